@@ -1,0 +1,136 @@
+//! The `sentient` command: `serve` runs the engine without a window (headless machines,
+//! browser mode, tests); `doctor` checks an installation.
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+use sentient_engine::home::Home;
+use sentient_engine::{Engine, EngineOptions, doctor, logging};
+
+#[derive(Parser)]
+#[command(
+    name = "sentient",
+    version,
+    about = "Sentient, your personal AI assistant"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Run the engine without a window; prints one JSON line {url, token, home, web_url} when ready.
+    Serve {
+        /// Home folder (default: SENTIENT_HOME, then ~/.sentient).
+        #[arg(long, env = "SENTIENT_HOME")]
+        home: Option<PathBuf>,
+        /// Port on 127.0.0.1 (default: gateway.port from the settings; 0 picks a free one).
+        #[arg(long, env = "SENTIENT_PORT")]
+        port: Option<u16>,
+        /// Token for the API (default: a new random one each launch).
+        #[arg(long, env = "SENTIENT_TOKEN", hide_env_values = true)]
+        token: Option<String>,
+    },
+    /// Check the home folder, the settings, the database and the port.
+    Doctor {
+        #[arg(long, env = "SENTIENT_HOME")]
+        home: Option<PathBuf>,
+        #[arg(long, env = "SENTIENT_PORT")]
+        port: Option<u16>,
+    },
+}
+
+#[tokio::main]
+async fn main() -> ExitCode {
+    match Cli::parse().command {
+        Command::Serve { home, port, token } => serve(home, port, token).await,
+        Command::Doctor { home, port } => run_doctor(home, port).await,
+    }
+}
+
+async fn serve(home: Option<PathBuf>, port: Option<u16>, token: Option<String>) -> ExitCode {
+    let home = match Home::resolve(home).and_then(|h| h.ensure_layout().map(|()| h)) {
+        Ok(home) => home,
+        Err(error) => {
+            eprintln!("{error}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let _logs = logging::init(&home.logs());
+    let options = EngineOptions {
+        home: Some(home.root().to_owned()),
+        port,
+        token,
+        ..Default::default()
+    };
+    let engine = match Engine::start(options).await {
+        Ok(engine) => engine,
+        Err(error) => {
+            tracing::error!(%error, "could not start");
+            eprintln!("{error}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let ready = serde_json::json!({
+        "url": engine.url(),
+        "token": engine.token(),
+        "home": engine.home().root().display().to_string(),
+        "web_url": engine.web_url(),
+    });
+    let mut stdout = std::io::stdout().lock();
+    let _ = writeln!(stdout, "{ready}");
+    let _ = stdout.flush();
+    drop(stdout);
+    eprintln!(
+        "Sentient is running. Open {} in a browser (the address holds your token). Press Ctrl+C to stop.",
+        engine.url()
+    );
+
+    wait_for_signal().await;
+    tracing::info!("shutting down");
+    engine.shutdown().await;
+    ExitCode::SUCCESS
+}
+
+async fn wait_for_signal() {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{SignalKind, signal};
+        match signal(SignalKind::terminate()) {
+            Ok(mut term) => {
+                tokio::select! {
+                    _ = tokio::signal::ctrl_c() => {}
+                    _ = term.recv() => {}
+                }
+            }
+            Err(_) => {
+                let _ = tokio::signal::ctrl_c().await;
+            }
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = tokio::signal::ctrl_c().await;
+    }
+}
+
+async fn run_doctor(home: Option<PathBuf>, port: Option<u16>) -> ExitCode {
+    let home = match Home::resolve(home) {
+        Ok(home) => home,
+        Err(error) => {
+            eprintln!("{error}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let port = port.unwrap_or_else(|| sentient_engine::config::Config::default().gateway.port);
+    let checks = doctor::run(&home, port).await;
+    print!("{}", doctor::table(&checks));
+    if checks.iter().all(|c| c.ok) {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    }
+}

@@ -1,0 +1,103 @@
+//! `GET /api/bootstrap`: everything the window needs on launch, in one answer (contract
+//! section 2). Parts that do not exist yet carry their documented empty values.
+
+use serde::{Deserialize, Serialize};
+
+use crate::Engine;
+use crate::config::Theme;
+use crate::error::ApiError;
+use crate::stop::StopState;
+
+#[derive(Debug, Clone, Serialize, Deserialize, specta::Type, utoipa::ToSchema)]
+pub struct Bootstrap {
+    pub version: String,
+    pub home: String,
+    pub assistant: BootstrapAssistant,
+    pub models: BootstrapModels,
+    pub memory_enabled: bool,
+    pub unread_notifications: u32,
+    pub ui: BootstrapUi,
+    pub features: BootstrapFeatures,
+    pub stop: StopState,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, specta::Type, utoipa::ToSchema)]
+pub struct BootstrapAssistant {
+    pub name: String,
+    pub user_name: String,
+    pub timezone: String,
+    pub location: String,
+    pub language: String,
+    pub onboarding_complete: bool,
+}
+
+/// The model picked for each role; null means "use primary".
+#[derive(Debug, Clone, Serialize, Deserialize, specta::Type, utoipa::ToSchema)]
+pub struct BootstrapModels {
+    pub primary: String,
+    pub fast: Option<String>,
+    pub planner: Option<String>,
+    pub executor: Option<String>,
+    pub embedding: Option<String>,
+    pub vision: Option<String>,
+    pub voice: Option<String>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, specta::Type, utoipa::ToSchema)]
+pub struct BootstrapUi {
+    #[schema(value_type = String)]
+    pub theme: Theme,
+    pub accent: String,
+    pub launch_at_login: bool,
+    pub minimize_to_tray: bool,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, specta::Type, utoipa::ToSchema)]
+pub struct BootstrapFeatures {
+    pub voice: bool,
+    pub proactivity: bool,
+}
+
+impl Engine {
+    /// `GET /api/bootstrap`.
+    pub async fn bootstrap(&self) -> Result<Bootstrap, ApiError> {
+        let config = self.config().current();
+        let a = &config.assistant;
+        let m = &config.models;
+        Ok(Bootstrap {
+            version: self.version().to_owned(),
+            home: self.home().root().display().to_string(),
+            assistant: BootstrapAssistant {
+                name: a.name.clone(),
+                user_name: a.user_name.clone(),
+                timezone: a.timezone.clone(),
+                location: a.location.clone(),
+                language: a.language.clone(),
+                onboarding_complete: a.onboarding_complete,
+            },
+            models: BootstrapModels {
+                primary: m.primary.clone(),
+                fast: m.fast.clone(),
+                planner: m.planner.clone(),
+                executor: m.executor.clone(),
+                embedding: m.embedding.clone(),
+                vision: m.vision.clone(),
+                voice: m.voice.clone(),
+            },
+            memory_enabled: config.memory.enabled,
+            // The notifications feed arrives with its own issue; until then nothing is unread.
+            unread_notifications: 0,
+            ui: BootstrapUi {
+                theme: config.ui.theme,
+                accent: config.ui.accent.clone(),
+                launch_at_login: config.ui.launch_at_login,
+                minimize_to_tray: config.ui.minimize_to_tray,
+            },
+            features: BootstrapFeatures {
+                voice: config.voice.enabled,
+                proactivity: config.proactivity.enabled,
+            },
+            stop: self.stop().state(),
+        })
+    }
+}

@@ -1,0 +1,448 @@
+//! Settings: one typed [`Config`] (in `config/schema.rs`), saved as YAML in `config.yaml`,
+//! changed through PUT/PATCH with the contract's merge rules, and watched by services so a
+//! change applies at once without a restart.
+
+mod merge;
+mod schema;
+mod validate;
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use serde_json::Value;
+use tokio::sync::watch;
+
+pub use merge::{FREE_FORM_MAPS, merge_patch};
+pub use schema::*;
+pub use validate::is_valid_timezone;
+
+use crate::bus::{DomainEvent, EventBus};
+use crate::error::{ApiError, FieldError};
+use crate::home::write_atomically;
+
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigError {
+    #[error("Some settings are not valid.")]
+    Invalid(Vec<FieldError>),
+    #[error("the settings file {path} could not be written: {source}")]
+    Write {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("the settings could not be turned into YAML: {0}")]
+    Encode(String),
+}
+
+impl From<ConfigError> for ApiError {
+    fn from(err: ConfigError) -> Self {
+        match err {
+            ConfigError::Invalid(fields) => ApiError::validation(fields),
+            other => ApiError::internal(&other),
+        }
+    }
+}
+
+struct Inner {
+    path: PathBuf,
+    tx: watch::Sender<Arc<Config>>,
+    bus: EventBus,
+    /// Saves happen one at a time so no change is lost between read and write.
+    saving: tokio::sync::Mutex<()>,
+}
+
+/// The settings service; cheap to clone.
+#[derive(Clone)]
+pub struct ConfigService {
+    inner: Arc<Inner>,
+}
+
+impl std::fmt::Debug for ConfigService {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ConfigService")
+            .field("path", &self.inner.path)
+            .finish()
+    }
+}
+
+impl ConfigService {
+    /// Reads `config.yaml`, or writes the defaults when there is none. A file that cannot be
+    /// read as settings is kept beside it as `config.yaml.broken-<time>` and defaults are used,
+    /// so a bad edit never stops Sentient from starting and never loses the user's text.
+    pub fn load(path: &Path, bus: EventBus) -> Result<Self, ConfigError> {
+        let config = match std::fs::read_to_string(path) {
+            Ok(text) => match parse_yaml(&text) {
+                Ok(config) => config,
+                Err(problem) => {
+                    let aside = path.with_extension(format!(
+                        "yaml.broken-{}",
+                        chrono::Utc::now().format("%Y%m%dT%H%M%S")
+                    ));
+                    tracing::warn!(%problem, kept_as = %aside.display(), "settings file could not be read; using defaults");
+                    std::fs::rename(path, &aside).map_err(|source| ConfigError::Write {
+                        path: aside.clone(),
+                        source,
+                    })?;
+                    let config = Config::default();
+                    write_yaml(path, &config)?;
+                    config
+                }
+            },
+            Err(_) => {
+                let config = Config::default();
+                write_yaml(path, &config)?;
+                config
+            }
+        };
+        let (tx, _) = watch::channel(Arc::new(config));
+        Ok(Self {
+            inner: Arc::new(Inner {
+                path: path.to_owned(),
+                tx,
+                bus,
+                saving: tokio::sync::Mutex::new(()),
+            }),
+        })
+    }
+
+    /// Whether `text` would load as settings (for `sentient doctor`).
+    pub fn check_file(text: &str) -> Result<(), String> {
+        parse_yaml(text).map(|_| ())
+    }
+
+    /// The settings now.
+    pub fn current(&self) -> Arc<Config> {
+        self.inner.tx.borrow().clone()
+    }
+
+    /// A receiver that sees every saved change; services hold one to apply changes live.
+    pub fn watch(&self) -> watch::Receiver<Arc<Config>> {
+        self.inner.tx.subscribe()
+    }
+
+    /// The JSON schema the Settings screen is generated from.
+    pub fn schema() -> Value {
+        serde_json::to_value(schemars::schema_for!(Config)).unwrap_or(Value::Null)
+    }
+
+    /// Replaces every setting (`PUT /api/config`).
+    pub async fn put(&self, body: Value) -> Result<Arc<Config>, ConfigError> {
+        let _saving = self.inner.saving.lock().await;
+        let config = parse_request(body)?;
+        self.save(config)
+    }
+
+    /// Deep-merges `patch` into the current settings (`PATCH /api/config`).
+    pub async fn patch(&self, patch: Value) -> Result<Arc<Config>, ConfigError> {
+        let _saving = self.inner.saving.lock().await;
+        if !patch.is_object() {
+            return Err(ConfigError::Invalid(vec![FieldError::new(
+                &["body"],
+                "Send the settings to change as a JSON object.",
+                "type_error",
+            )]));
+        }
+        let mut merged = to_json(&self.current())?;
+        merge_patch(&mut merged, patch);
+        let config = parse_request(merged)?;
+        self.save(config)
+    }
+
+    /// Changes settings from inside the engine (onboarding, accepted rules, ...).
+    pub async fn update(
+        &self,
+        change: impl FnOnce(&mut Config),
+    ) -> Result<Arc<Config>, ConfigError> {
+        let _saving = self.inner.saving.lock().await;
+        let mut config = (*self.current()).clone();
+        change(&mut config);
+        let problems = config.problems();
+        if !problems.is_empty() {
+            return Err(ConfigError::Invalid(problems));
+        }
+        self.save(config)
+    }
+
+    fn save(&self, config: Config) -> Result<Arc<Config>, ConfigError> {
+        let old = to_json(&self.current())?;
+        let new = to_json(&config)?;
+        write_yaml(&self.inner.path, &config)?;
+        let config = Arc::new(config);
+        self.inner.tx.send_replace(config.clone());
+        let sections = changed_sections(&old, &new);
+        tracing::info!(?sections, "settings saved");
+        self.inner
+            .bus
+            .publish(DomainEvent::ConfigUpdated { sections });
+        Ok(config)
+    }
+}
+
+fn to_json(config: &Config) -> Result<Value, ConfigError> {
+    serde_json::to_value(config).map_err(|e| ConfigError::Encode(e.to_string()))
+}
+
+fn write_yaml(path: &Path, config: &Config) -> Result<(), ConfigError> {
+    let text = serde_saphyr::to_string(config).map_err(|e| ConfigError::Encode(e.to_string()))?;
+    write_atomically(path, text.as_bytes()).map_err(|source| ConfigError::Write {
+        path: path.to_owned(),
+        source,
+    })
+}
+
+fn parse_yaml(text: &str) -> Result<Config, String> {
+    if text.trim().is_empty() {
+        return Ok(Config::default());
+    }
+    let value: Value = serde_saphyr::from_str(text).map_err(|e| e.to_string())?;
+    let mut value = if value.is_null() {
+        Value::Object(Default::default())
+    } else {
+        value
+    };
+    normalize(&mut value);
+    let config: Config = serde_path_to_error::deserialize(&value).map_err(|e| e.to_string())?;
+    let problems = config.problems();
+    if problems.is_empty() {
+        Ok(config)
+    } else {
+        Err(problems
+            .into_iter()
+            .map(|p| p.msg)
+            .collect::<Vec<_>>()
+            .join(" "))
+    }
+}
+
+/// Turns a request body into settings, or the list of every problem in it.
+fn parse_request(mut value: Value) -> Result<Config, ConfigError> {
+    normalize(&mut value);
+    let config: Config = match serde_path_to_error::deserialize(&value) {
+        Ok(config) => config,
+        Err(err) => {
+            let mut loc = vec!["body".to_owned()];
+            loc.extend(
+                err.path()
+                    .to_string()
+                    .split('.')
+                    .filter(|s| !s.is_empty() && *s != "?")
+                    .map(str::to_owned),
+            );
+            let msg = format!("This setting has the wrong kind of value: {}.", err.inner());
+            return Err(ConfigError::Invalid(vec![FieldError {
+                loc,
+                msg,
+                kind: "value_error".to_owned(),
+            }]));
+        }
+    };
+    let mut problems = unknown_keys(&value, &to_json(&config)?, &mut vec!["body".to_owned()]);
+    problems.extend(config.problems());
+    if problems.is_empty() {
+        Ok(config)
+    } else {
+        Err(ConfigError::Invalid(problems))
+    }
+}
+
+/// Rule keys are trimmed and rule values lower-cased on save (contract section 2).
+fn normalize(value: &mut Value) {
+    let Some(rules) = value
+        .pointer_mut("/tools/approvals/rules")
+        .and_then(Value::as_object_mut)
+    else {
+        return;
+    };
+    let entries = std::mem::take(rules);
+    for (key, rule) in entries {
+        let rule = match rule {
+            Value::String(s) => Value::String(s.trim().to_lowercase()),
+            other => other,
+        };
+        rules.insert(key.trim().to_owned(), rule);
+    }
+}
+
+/// Keys in `input` that the typed settings dropped: names Sentient does not have.
+fn unknown_keys(input: &Value, known: &Value, loc: &mut Vec<String>) -> Vec<FieldError> {
+    let (Value::Object(input), Value::Object(known)) = (input, known) else {
+        return Vec::new();
+    };
+    let mut problems = Vec::new();
+    for (key, value) in input {
+        loc.push(key.clone());
+        match known.get(key) {
+            None => problems.push(FieldError {
+                loc: loc.clone(),
+                msg: format!("Sentient has no setting called {key}."),
+                kind: "extra_forbidden".to_owned(),
+            }),
+            Some(inner) => problems.extend(unknown_keys(value, inner, loc)),
+        }
+        loc.pop();
+    }
+    problems
+}
+
+fn changed_sections(old: &Value, new: &Value) -> Vec<String> {
+    let (Value::Object(old), Value::Object(new)) = (old, new) else {
+        return Vec::new();
+    };
+    new.iter()
+        .filter(|(key, value)| old.get(*key) != Some(*value))
+        .map(|(key, _)| key.clone())
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use serde_json::json;
+
+    use super::*;
+    use crate::clock::SystemClock;
+
+    fn service(dir: &Path) -> (ConfigService, EventBus) {
+        let bus = EventBus::new(Arc::new(SystemClock));
+        (
+            ConfigService::load(&dir.join("config.yaml"), bus.clone()).expect("load"),
+            bus,
+        )
+    }
+
+    #[test]
+    fn first_load_writes_defaults_that_load_back() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let (svc, _) = service(dir.path());
+        assert_eq!(*svc.current(), Config::default());
+        let text = std::fs::read_to_string(dir.path().join("config.yaml")).expect("file");
+        assert_eq!(parse_yaml(&text).expect("parses"), Config::default());
+    }
+
+    #[test]
+    fn a_broken_file_is_kept_aside_and_defaults_are_used() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        std::fs::write(dir.path().join("config.yaml"), "ui: [not, a, map\n").expect("write");
+        let (svc, _) = service(dir.path());
+        assert_eq!(*svc.current(), Config::default());
+        let kept: Vec<_> = std::fs::read_dir(dir.path())
+            .expect("dir")
+            .filter_map(Result::ok)
+            .filter(|e| e.file_name().to_string_lossy().contains("broken"))
+            .collect();
+        assert_eq!(kept.len(), 1);
+    }
+
+    #[tokio::test]
+    async fn patch_merges_publishes_and_notifies_watchers() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let (svc, bus) = service(dir.path());
+        let mut events = bus.subscribe();
+        let mut watcher = svc.watch();
+        let saved = svc
+            .patch(json!({"ui": {"theme": "light"}}))
+            .await
+            .expect("patch");
+        assert_eq!(to_json(&saved).expect("json")["ui"]["theme"], "light");
+        assert!(watcher.has_changed().expect("open"));
+        assert_eq!(watcher.borrow_and_update().ui, saved.ui);
+        let ev = events.recv().await.expect("event");
+        assert_eq!(
+            ev.event,
+            DomainEvent::ConfigUpdated {
+                sections: vec!["ui".into()]
+            }
+        );
+        let reloaded = service(dir.path()).0;
+        assert_eq!(reloaded.current().ui, saved.ui);
+    }
+
+    #[tokio::test]
+    async fn rules_are_trimmed_and_lowercased_and_bad_ones_refused() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let (svc, _) = service(dir.path());
+        let saved = svc
+            .patch(json!({"tools": {"approvals": {"rules": {"  gmail ": "NEVER"}}}}))
+            .await
+            .expect("patch");
+        let wire = to_json(&saved).expect("json");
+        assert_eq!(wire["tools"]["approvals"]["rules"]["gmail"], "never");
+
+        let err = svc
+            .patch(json!({"tools": {"approvals": {"rules": {"slack": "sometimes"}}}}))
+            .await
+            .expect_err("refused");
+        let ConfigError::Invalid(fields) = err else {
+            panic!("expected a validation error")
+        };
+        assert_eq!(fields[0].loc[..4], ["body", "tools", "approvals", "rules"]);
+        assert!(!svc.current().tools.approvals.rules.contains_key("slack"));
+    }
+
+    #[tokio::test]
+    async fn unknown_settings_are_named() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let (svc, _) = service(dir.path());
+        let err = svc
+            .patch(json!({"ui": {"colour": "red"}}))
+            .await
+            .expect_err("refused");
+        let ConfigError::Invalid(fields) = err else {
+            panic!("expected a validation error")
+        };
+        assert_eq!(fields[0].loc, ["body", "ui", "colour"]);
+        assert_eq!(fields[0].kind, "extra_forbidden");
+    }
+
+    #[test]
+    fn every_field_in_the_schema_has_a_description() {
+        let schema = ConfigService::schema();
+        let defs = schema.get("$defs").cloned().unwrap_or(Value::Null);
+        let mut missing = Vec::new();
+        check_descriptions(&schema, &defs, "", &mut missing, 0);
+        assert!(
+            missing.is_empty(),
+            "fields without a description: {missing:?}"
+        );
+    }
+
+    fn check_descriptions(
+        node: &Value,
+        defs: &Value,
+        at: &str,
+        missing: &mut Vec<String>,
+        depth: usize,
+    ) {
+        if depth > 12 {
+            return;
+        }
+        let node = match node.get("$ref").and_then(Value::as_str) {
+            Some(r) => r
+                .rsplit('/')
+                .next()
+                .and_then(|name| defs.get(name))
+                .unwrap_or(node),
+            None => node,
+        };
+        if let Some(props) = node.get("properties").and_then(Value::as_object) {
+            for (name, prop) in props {
+                let path = format!("{at}.{name}");
+                let has = prop
+                    .get("description")
+                    .and_then(Value::as_str)
+                    .is_some_and(|d| !d.trim().is_empty());
+                if !has {
+                    missing.push(path.clone());
+                }
+                check_descriptions(prop, defs, &path, missing, depth + 1);
+            }
+        }
+        for key in ["allOf", "anyOf", "oneOf"] {
+            if let Some(list) = node.get(key).and_then(Value::as_array) {
+                for item in list {
+                    check_descriptions(item, defs, at, missing, depth + 1);
+                }
+            }
+        }
+    }
+}

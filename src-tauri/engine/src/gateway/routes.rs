@@ -1,0 +1,23 @@
+//! The HTTP routes, one file per area. Each handler only translates: body in, one service
+//! call, answer out.
+
+pub mod config;
+pub mod core;
+pub mod openapi;
+pub mod stop;
+
+use utoipa_axum::router::OpenApiRouter;
+
+use crate::Engine;
+
+/// Routes anyone on this computer may call.
+pub fn open() -> OpenApiRouter<Engine> {
+    core::open()
+}
+
+/// Routes behind the token.
+pub fn protected() -> OpenApiRouter<Engine> {
+    core::protected()
+        .merge(config::routes())
+        .merge(stop::routes())
+}

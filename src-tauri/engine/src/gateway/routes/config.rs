@@ -1,0 +1,74 @@
+//! Settings over HTTP (contract section 2, "Config").
+
+use axum::Json;
+use axum::extract::State;
+use serde::Serialize;
+use serde_json::Value;
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
+
+use crate::Engine;
+use crate::config::{Config, ConfigService};
+use crate::error::ApiError;
+use crate::gateway::body::JsonBody;
+
+pub fn routes() -> OpenApiRouter<Engine> {
+    OpenApiRouter::new()
+        .routes(routes!(get_config, put_config, patch_config))
+        .routes(routes!(config_schema))
+}
+
+#[derive(Serialize, utoipa::ToSchema)]
+pub struct Saved {
+    saved: bool,
+}
+
+#[derive(Serialize, utoipa::ToSchema)]
+pub struct SavedConfig {
+    saved: bool,
+    #[schema(value_type = Object)]
+    config: Config,
+}
+
+/// Every setting.
+#[utoipa::path(get, path = "/api/config", tag = "config", responses((status = 200, body = Object)))]
+pub async fn get_config(State(engine): State<Engine>) -> Json<Config> {
+    Json((*engine.config().current()).clone())
+}
+
+/// The JSON schema of the settings; every field has a description.
+#[utoipa::path(get, path = "/api/config/schema", tag = "config", responses((status = 200, body = Object)))]
+pub async fn config_schema() -> Json<Value> {
+    Json(ConfigService::schema())
+}
+
+/// Replaces every setting; applied at once.
+#[utoipa::path(
+    put, path = "/api/config", tag = "config",
+    request_body(content = Object, description = "The full settings object"),
+    responses((status = 200, body = Saved), (status = 422, body = ApiError))
+)]
+pub async fn put_config(
+    State(engine): State<Engine>,
+    JsonBody(body): JsonBody<Value>,
+) -> Result<Json<Saved>, ApiError> {
+    engine.config().put(body).await?;
+    Ok(Json(Saved { saved: true }))
+}
+
+/// Deep-merges a partial settings object; inside free-form maps a null removes an entry.
+#[utoipa::path(
+    patch, path = "/api/config", tag = "config",
+    request_body(content = Object, description = "Any part of the settings object"),
+    responses((status = 200, body = SavedConfig), (status = 422, body = ApiError))
+)]
+pub async fn patch_config(
+    State(engine): State<Engine>,
+    JsonBody(body): JsonBody<Value>,
+) -> Result<Json<SavedConfig>, ApiError> {
+    let config = engine.config().patch(body).await?;
+    Ok(Json(SavedConfig {
+        saved: true,
+        config: (*config).clone(),
+    }))
+}

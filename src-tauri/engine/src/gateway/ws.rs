@@ -1,0 +1,171 @@
+//! `WS /ws`: the live channel. Sends `hello` on connect, answers `ping`, and forwards every
+//! domain event. Each client reads from its own bounded queue; one that falls too far behind
+//! (or stops reading) is closed with 1013 and a log line, so it never slows the bus or others.
+
+use std::time::Duration;
+
+use axum::extract::State;
+use axum::extract::ws::{CloseFrame, Message, Utf8Bytes, WebSocket, WebSocketUpgrade};
+use axum::response::Response;
+use futures::{SinkExt, StreamExt};
+use serde_json::json;
+use tokio::sync::broadcast::error::RecvError;
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
+
+use crate::Engine;
+
+/// Close code for a client that could not keep up ("try again later").
+pub const CLOSE_TOO_SLOW: u16 = 1013;
+/// Close code when the engine shuts down.
+pub const CLOSE_GOING_AWAY: u16 = 1001;
+/// A single send that takes longer than this means the client stopped reading.
+const SEND_TIMEOUT: Duration = Duration::from_secs(10);
+
+pub fn routes() -> OpenApiRouter<Engine> {
+    OpenApiRouter::new().routes(routes!(live_channel))
+}
+
+/// The live channel (upgrade to WebSocket; token as `?token=`).
+#[utoipa::path(
+    get,
+    path = "/ws",
+    tag = "live",
+    params(("token" = String, Query, description = "The gateway token")),
+    responses(
+        (status = 101, description = "Switching to WebSocket: hello, then every domain event"),
+        (status = 401, description = "Missing or wrong token", body = crate::error::ApiError)
+    )
+)]
+pub async fn live_channel(State(engine): State<Engine>, upgrade: WebSocketUpgrade) -> Response {
+    upgrade.on_upgrade(move |socket| serve(engine, socket))
+}
+
+async fn serve(engine: Engine, socket: WebSocket) {
+    // Subscribe before saying hello so no event published in between is missed.
+    let mut events = engine.bus().subscribe();
+    let (mut sink, mut incoming) = socket.split();
+    let hello = json!({
+        "type": "hello",
+        "version": engine.version(),
+        "assistant": engine.config().current().assistant.name,
+    });
+    if send(&mut sink, hello.to_string()).await.is_err() {
+        return;
+    }
+    let shutdown = engine.shutdown_token();
+    loop {
+        tokio::select! {
+            () = shutdown.cancelled() => {
+                let _ = close(&mut sink, CLOSE_GOING_AWAY, "Sentient is shutting down.").await;
+                break;
+            }
+            message = incoming.next() => match message {
+                Some(Ok(Message::Text(text))) => {
+                    if let Some(reply) = answer(&text)
+                        && send(&mut sink, reply).await.is_err()
+                    {
+                        break;
+                    }
+                }
+                Some(Ok(Message::Close(_))) | None | Some(Err(_)) => break,
+                Some(Ok(_)) => {}
+            },
+            event = events.recv() => match event {
+                Ok(envelope) => {
+                    let Ok(text) = serde_json::to_string(&envelope) else { continue };
+                    if send(&mut sink, text).await.is_err() {
+                        tracing::warn!("live client stopped reading; closing it");
+                        break;
+                    }
+                }
+                Err(RecvError::Lagged(missed)) => {
+                    tracing::warn!(missed, "live client fell too far behind; closing it");
+                    let _ = close(&mut sink, CLOSE_TOO_SLOW, "Too far behind; reconnect to catch up.").await;
+                    break;
+                }
+                Err(RecvError::Closed) => break,
+            },
+        }
+    }
+}
+
+/// What the engine says back to a client message, if anything.
+fn answer(text: &str) -> Option<String> {
+    let message: serde_json::Value = match serde_json::from_str(text) {
+        Ok(m) => m,
+        Err(_) => {
+            return Some(
+                json!({"type": "error", "message": "That message is not valid JSON.", "recoverable": true})
+                    .to_string(),
+            );
+        }
+    };
+    match message.get("type").and_then(|t| t.as_str()) {
+        Some("ping") => Some(json!({"type": "pong"}).to_string()),
+        Some(other) => Some(
+            json!({
+                "type": "error",
+                "message": format!("Sentient does not handle {other} messages yet."),
+                "recoverable": true
+            })
+            .to_string(),
+        ),
+        None => Some(
+            json!({"type": "error", "message": "A message needs a type.", "recoverable": true})
+                .to_string(),
+        ),
+    }
+}
+
+type Sink = futures::stream::SplitSink<WebSocket, Message>;
+
+async fn send(sink: &mut Sink, text: String) -> Result<(), ()> {
+    match tokio::time::timeout(
+        SEND_TIMEOUT,
+        sink.send(Message::Text(Utf8Bytes::from(text))),
+    )
+    .await
+    {
+        Ok(Ok(())) => Ok(()),
+        _ => Err(()),
+    }
+}
+
+async fn close(sink: &mut Sink, code: u16, reason: &'static str) -> Result<(), ()> {
+    let frame = CloseFrame {
+        code,
+        reason: Utf8Bytes::from_static(reason),
+    };
+    match tokio::time::timeout(
+        Duration::from_secs(2),
+        sink.send(Message::Close(Some(frame))),
+    )
+    .await
+    {
+        Ok(Ok(())) => Ok(()),
+        _ => Err(()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::answer;
+
+    #[test]
+    fn ping_is_answered_and_unknown_messages_get_a_plain_error() {
+        assert_eq!(
+            answer(r#"{"type":"ping"}"#).as_deref(),
+            Some(r#"{"type":"pong"}"#)
+        );
+        let unknown: serde_json::Value =
+            serde_json::from_str(&answer(r#"{"type":"dance"}"#).expect("reply")).expect("json");
+        assert_eq!(unknown["type"], "error");
+        assert_eq!(unknown["recoverable"], true);
+        assert!(
+            answer("not json")
+                .expect("reply")
+                .contains("not valid JSON")
+        );
+    }
+}

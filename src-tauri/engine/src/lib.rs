@@ -1,0 +1,244 @@
+//! Sentient's engine: everything that is not the window. [`Engine`] is the composition root:
+//! it opens the home folder, the settings, the database and the bus, starts the gateway, and
+//! hands out the services. There are no globals, so tests run several engines side by side.
+
+pub mod bootstrap;
+pub mod bus;
+pub mod clock;
+pub mod config;
+pub mod doctor;
+pub mod error;
+pub mod gateway;
+pub mod home;
+pub mod logging;
+pub mod onboarding;
+pub mod stop;
+pub mod store;
+
+use std::net::{Ipv4Addr, SocketAddr};
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+
+use serde::{Deserialize, Serialize};
+use tokio::task::JoinHandle;
+use tokio_util::sync::CancellationToken;
+
+use crate::bus::EventBus;
+use crate::clock::{SharedClock, SystemClock};
+use crate::config::{ConfigError, ConfigService};
+use crate::home::{Home, HomeError};
+use crate::stop::StopService;
+use crate::store::{Store, StoreError};
+
+/// The engine's version, shown in health, hello and bootstrap.
+pub const VERSION: &str = env!("CARGO_PKG_VERSION");
+
+/// How to start an engine. Everything is optional; the defaults are the real product's.
+#[derive(Debug, Clone, Default)]
+pub struct EngineOptions {
+    /// The home folder; `None` resolves `SENTIENT_HOME`, then `~/.sentient`.
+    pub home: Option<PathBuf>,
+    /// The gateway port; `None` uses `gateway.port` from the settings, `Some(0)` picks a free one.
+    pub port: Option<u16>,
+    /// The gateway token; `None` makes a random one for this launch.
+    pub token: Option<String>,
+    /// Where the built window is (`ui/dist`); `None` looks beside the sources.
+    pub ui_dir: Option<PathBuf>,
+    /// The clock; `None` is the wall clock.
+    pub clock: Option<SharedClock>,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum StartError {
+    #[error(transparent)]
+    Home(#[from] HomeError),
+    #[error("Sentient's settings could not be loaded: {0}")]
+    Config(#[from] ConfigError),
+    #[error("Sentient's database could not be opened: {0}")]
+    Store(#[from] StoreError),
+    #[error(
+        "Port {port} on 127.0.0.1 is busy ({source}). Another Sentient may be running; pass --port 0 to pick a free port."
+    )]
+    Bind { port: u16, source: std::io::Error },
+}
+
+/// `GET /api/health`.
+#[derive(Debug, Clone, Serialize, Deserialize, specta::Type, utoipa::ToSchema)]
+pub struct Health {
+    pub ok: bool,
+    pub version: String,
+    pub name: String,
+}
+
+struct Inner {
+    home: Home,
+    store: Store,
+    bus: EventBus,
+    config: ConfigService,
+    stop: StopService,
+    clock: SharedClock,
+    token: String,
+    addr: SocketAddr,
+    ui_dir: Option<PathBuf>,
+    shutdown: CancellationToken,
+    gateway: Mutex<Option<JoinHandle<()>>>,
+}
+
+/// A running engine; cheap to clone (every clone is the same engine).
+#[derive(Clone)]
+pub struct Engine {
+    inner: Arc<Inner>,
+}
+
+impl std::fmt::Debug for Engine {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Engine")
+            .field("home", &self.inner.home.root())
+            .field("addr", &self.inner.addr)
+            .finish()
+    }
+}
+
+impl Engine {
+    /// Opens everything and starts the gateway; returns once it accepts connections.
+    pub async fn start(options: EngineOptions) -> Result<Self, StartError> {
+        let home = Home::resolve(options.home)?;
+        home.ensure_layout()?;
+        let clock = options.clock.unwrap_or_else(|| Arc::new(SystemClock));
+        let bus = EventBus::new(clock.clone());
+        let config = ConfigService::load(&home.config_file(), bus.clone())?;
+        let store = Store::open(&home.database(), clock.clone()).await?;
+        let stop = StopService::load(store.clone(), bus.clone(), clock.clone()).await?;
+
+        let port = options.port.unwrap_or(config.current().gateway.port);
+        let listener = tokio::net::TcpListener::bind((Ipv4Addr::LOCALHOST, port))
+            .await
+            .map_err(|source| StartError::Bind { port, source })?;
+        let addr = listener
+            .local_addr()
+            .map_err(|source| StartError::Bind { port, source })?;
+        let token = options.token.unwrap_or_else(new_token);
+        let ui_dir = options
+            .ui_dir
+            .or_else(default_ui_dir)
+            .filter(|d| d.join("index.html").is_file());
+
+        let engine = Self {
+            inner: Arc::new(Inner {
+                home,
+                store,
+                bus,
+                config,
+                stop,
+                clock,
+                token,
+                addr,
+                ui_dir,
+                shutdown: CancellationToken::new(),
+                gateway: Mutex::new(None),
+            }),
+        };
+        let app = gateway::router(engine.clone());
+        let shutdown = engine.inner.shutdown.clone();
+        let server = tokio::spawn(async move {
+            let serving =
+                axum::serve(listener, app).with_graceful_shutdown(shutdown.cancelled_owned());
+            if let Err(error) = serving.await {
+                tracing::error!(%error, "the gateway stopped with an error");
+            }
+        });
+        *engine
+            .inner
+            .gateway
+            .lock()
+            .unwrap_or_else(|e| e.into_inner()) = Some(server);
+        tracing::info!(addr = %addr, home = %engine.inner.home.root().display(), "engine started");
+        Ok(engine)
+    }
+
+    /// Stops everything in reverse order and waits for it: the gateway (and its sockets),
+    /// running jobs, then the database.
+    pub async fn shutdown(&self) {
+        self.inner.shutdown.cancel();
+        let server = self
+            .inner
+            .gateway
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .take();
+        if let Some(server) = server
+            && let Err(error) = server.await
+        {
+            tracing::error!(%error, "the gateway task failed while stopping");
+        }
+        self.inner.stop.halt_everything().await;
+        self.inner.store.close().await;
+        tracing::info!("engine stopped");
+    }
+
+    pub fn health(&self) -> Health {
+        Health {
+            ok: true,
+            version: VERSION.to_owned(),
+            name: "sentient".to_owned(),
+        }
+    }
+
+    pub fn version(&self) -> &'static str {
+        VERSION
+    }
+    pub fn home(&self) -> &Home {
+        &self.inner.home
+    }
+    pub fn store(&self) -> &Store {
+        &self.inner.store
+    }
+    pub fn bus(&self) -> &EventBus {
+        &self.inner.bus
+    }
+    pub fn config(&self) -> &ConfigService {
+        &self.inner.config
+    }
+    pub fn stop(&self) -> &StopService {
+        &self.inner.stop
+    }
+    pub fn clock(&self) -> &SharedClock {
+        &self.inner.clock
+    }
+    pub fn token(&self) -> &str {
+        &self.inner.token
+    }
+    pub fn addr(&self) -> SocketAddr {
+        self.inner.addr
+    }
+    /// `http://127.0.0.1:<port>`.
+    pub fn url(&self) -> String {
+        format!("http://{}", self.inner.addr)
+    }
+    /// The address that opens the window in a browser; the token rides in the fragment,
+    /// which browsers never send to a server, so it never lands in a request log.
+    pub fn web_url(&self) -> String {
+        format!("{}/#token={}", self.url(), self.inner.token)
+    }
+    pub fn ui_dir(&self) -> Option<&Path> {
+        self.inner.ui_dir.as_deref()
+    }
+    /// Fires when the engine begins shutting down; long-lived loops select on it.
+    pub fn shutdown_token(&self) -> CancellationToken {
+        self.inner.shutdown.clone()
+    }
+}
+
+/// A fresh 256-bit token for this launch.
+fn new_token() -> String {
+    hex::encode(rand::random::<[u8; 32]>())
+}
+
+/// The built window beside the sources (a development checkout), or `SENTIENT_UI_DIR`.
+fn default_ui_dir() -> Option<PathBuf> {
+    if let Some(dir) = std::env::var_os("SENTIENT_UI_DIR") {
+        return Some(PathBuf::from(dir));
+    }
+    let beside_sources = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../ui/dist");
+    beside_sources.canonicalize().ok()
+}

@@ -1,0 +1,208 @@
+//! The test harness: starts a real engine in this process (fresh home, port 0, known token)
+//! and gives back an HTTP client and a WebSocket client that collects events. Tests share
+//! nothing, so they run in parallel.
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use anyhow::{Context, Result, bail};
+use futures::{SinkExt, StreamExt};
+use sentient_engine::{Engine, EngineOptions};
+use serde_json::Value;
+use tokio_tungstenite::tungstenite::Message;
+
+pub use sentient_engine;
+
+/// How long a test waits for anything before failing (never a sleep: an upper bound).
+pub const WAIT: Duration = Duration::from_secs(10);
+
+/// A running engine with its own home folder.
+pub struct TestEngine {
+    pub engine: Engine,
+    pub client: Client,
+    home: PathBuf,
+    _dir: Option<tempfile::TempDir>,
+}
+
+impl TestEngine {
+    /// A new engine in a fresh temporary home.
+    pub async fn start() -> Result<Self> {
+        let dir = tempfile::tempdir()?;
+        let home = dir.path().join("home");
+        let mut started = Self::start_in(&home).await?;
+        started._dir = Some(dir);
+        Ok(started)
+    }
+
+    /// An engine on `home` (which the caller keeps), e.g. to restart on the same data.
+    pub async fn start_in(home: &Path) -> Result<Self> {
+        let token = format!("test-token-{}", std::process::id());
+        let engine = Engine::start(EngineOptions {
+            home: Some(home.to_owned()),
+            port: Some(0),
+            token: Some(token.clone()),
+            ui_dir: Some(home.join("no-ui")),
+            clock: None,
+        })
+        .await
+        .context("engine start")?;
+        let client = Client::new(engine.url(), token);
+        Ok(Self {
+            engine,
+            client,
+            home: home.to_owned(),
+            _dir: None,
+        })
+    }
+
+    pub fn home(&self) -> &Path {
+        &self.home
+    }
+
+    /// A WebSocket connected to `/ws` with the right token, past its `hello`.
+    pub async fn ws(&self) -> Result<WsClient> {
+        let mut ws = WsClient::connect(&self.engine.url(), Some(self.client.token())).await?;
+        let hello = ws.next_json().await?;
+        if hello["type"] != "hello" {
+            bail!("expected hello first, got {hello}");
+        }
+        Ok(ws)
+    }
+
+    /// Shuts the engine down and keeps the temporary home alive for inspection.
+    pub async fn stop(self) -> Option<tempfile::TempDir> {
+        self.engine.shutdown().await;
+        self._dir
+    }
+}
+
+/// An HTTP client that knows the base URL and the token.
+#[derive(Clone)]
+pub struct Client {
+    base: String,
+    token: String,
+    http: reqwest::Client,
+}
+
+impl Client {
+    pub fn new(base: String, token: String) -> Self {
+        let http = reqwest::Client::builder()
+            .timeout(WAIT)
+            .no_proxy()
+            .build()
+            .unwrap_or_default();
+        Self { base, token, http }
+    }
+
+    pub fn token(&self) -> &str {
+        &self.token
+    }
+
+    pub fn url(&self, path: &str) -> String {
+        format!("{}{}", self.base, path)
+    }
+
+    /// A request with the bearer token.
+    pub fn request(&self, method: reqwest::Method, path: &str) -> reqwest::RequestBuilder {
+        self.http
+            .request(method, self.url(path))
+            .bearer_auth(&self.token)
+    }
+
+    /// A request without any token.
+    pub fn anonymous(&self, method: reqwest::Method, path: &str) -> reqwest::RequestBuilder {
+        self.http.request(method, self.url(path))
+    }
+
+    pub async fn get(&self, path: &str) -> Result<(u16, Value)> {
+        send(self.request(reqwest::Method::GET, path)).await
+    }
+
+    pub async fn post(&self, path: &str, body: Value) -> Result<(u16, Value)> {
+        send(self.request(reqwest::Method::POST, path).json(&body)).await
+    }
+
+    pub async fn put(&self, path: &str, body: Value) -> Result<(u16, Value)> {
+        send(self.request(reqwest::Method::PUT, path).json(&body)).await
+    }
+
+    pub async fn patch(&self, path: &str, body: Value) -> Result<(u16, Value)> {
+        send(self.request(reqwest::Method::PATCH, path).json(&body)).await
+    }
+}
+
+/// Sends and returns the status with the JSON body (`Null` when the body is empty).
+pub async fn send(request: reqwest::RequestBuilder) -> Result<(u16, Value)> {
+    let response = request.send().await.context("request")?;
+    let status = response.status().as_u16();
+    let text = response.text().await?;
+    let body = if text.is_empty() {
+        Value::Null
+    } else {
+        serde_json::from_str(&text).with_context(|| format!("not JSON ({status}): {text}"))?
+    };
+    Ok((status, body))
+}
+
+type Socket =
+    tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>>;
+
+/// A `/ws` client that reads JSON messages with a time limit.
+pub struct WsClient {
+    socket: Socket,
+}
+
+impl WsClient {
+    pub async fn connect(base: &str, token: Option<&str>) -> Result<Self> {
+        let ws_base = base.replacen("http://", "ws://", 1);
+        let url = match token {
+            Some(t) => format!("{ws_base}/ws?token={t}"),
+            None => format!("{ws_base}/ws"),
+        };
+        let (socket, _) = tokio_tungstenite::connect_async(url).await?;
+        Ok(Self { socket })
+    }
+
+    pub async fn send_json(&mut self, value: Value) -> Result<()> {
+        self.socket.send(Message::text(value.to_string())).await?;
+        Ok(())
+    }
+
+    /// The next message, or an error when the socket closes (with its close code) or
+    /// nothing comes within [`WAIT`].
+    pub async fn next_message(&mut self) -> Result<Message> {
+        loop {
+            let message = tokio::time::timeout(WAIT, self.socket.next())
+                .await
+                .context("timed out waiting for a socket message")?
+                .context("socket ended")??;
+            match message {
+                Message::Ping(_) | Message::Pong(_) => continue,
+                other => return Ok(other),
+            }
+        }
+    }
+
+    /// The next JSON text message.
+    pub async fn next_json(&mut self) -> Result<Value> {
+        match self.next_message().await? {
+            Message::Text(text) => Ok(serde_json::from_str(text.as_str())?),
+            Message::Close(frame) => bail!("socket closed: {frame:?}"),
+            other => bail!("unexpected message {other:?}"),
+        }
+    }
+
+    /// Skips messages until one of `kind` arrives.
+    pub async fn wait_for(&mut self, kind: &str) -> Result<Value> {
+        loop {
+            let message = self.next_json().await?;
+            if message["type"] == kind {
+                return Ok(message);
+            }
+        }
+    }
+
+    pub fn into_inner(self) -> Socket {
+        self.socket
+    }
+}
