@@ -7,6 +7,7 @@ use serde::{Deserialize, Serialize};
 use tokio::sync::broadcast;
 
 use crate::clock::SharedClock;
+use crate::notifications::Notification;
 use crate::stop::StopState;
 
 /// How many events one listener may fall behind before it is dropped.
@@ -22,6 +23,9 @@ pub enum DomainEvent {
     /// Stop everything was turned on or off.
     #[serde(rename = "stop.updated")]
     StopUpdated(StopState),
+    /// A new entry in the notifications feed.
+    #[serde(rename = "notification.new")]
+    NotificationNew(Notification),
 }
 
 impl DomainEvent {
@@ -30,6 +34,7 @@ impl DomainEvent {
         match self {
             Self::ConfigUpdated { .. } => "config.updated",
             Self::StopUpdated(_) => "stop.updated",
+            Self::NotificationNew(_) => "notification.new",
         }
     }
 }

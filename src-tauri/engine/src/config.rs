@@ -42,6 +42,20 @@ impl From<ConfigError> for ApiError {
     }
 }
 
+/// `PUT /api/config`'s answer.
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize, specta::Type, utoipa::ToSchema)]
+pub struct Saved {
+    pub saved: bool,
+}
+
+/// `PATCH /api/config`'s answer: the settings as saved.
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize, specta::Type, utoipa::ToSchema)]
+pub struct SavedConfig {
+    pub saved: bool,
+    #[schema(value_type = Object)]
+    pub config: Config,
+}
+
 struct Inner {
     path: PathBuf,
     tx: watch::Sender<Arc<Config>>,
@@ -104,9 +118,9 @@ impl ConfigService {
         })
     }
 
-    /// Whether `text` would load as settings (for `sentient doctor`).
-    pub fn check_file(text: &str) -> Result<(), String> {
-        parse_yaml(text).map(|_| ())
+    /// `text` as settings, or why it cannot be used (for `sentient doctor`).
+    pub fn check_file(text: &str) -> Result<Config, String> {
+        parse_yaml(text)
     }
 
     /// The settings now.
@@ -147,6 +161,15 @@ impl ConfigService {
         self.save(config)
     }
 
+    /// [`ConfigService::patch`] answered the way both doors answer it.
+    pub async fn patch_saved(&self, patch: Value) -> Result<SavedConfig, ApiError> {
+        let config = self.patch(patch).await?;
+        Ok(SavedConfig {
+            saved: true,
+            config: (*config).clone(),
+        })
+    }
+
     /// Changes settings from inside the engine (onboarding, accepted rules, ...).
     pub async fn update(
         &self,
@@ -165,10 +188,14 @@ impl ConfigService {
     fn save(&self, config: Config) -> Result<Arc<Config>, ConfigError> {
         let old = to_json(&self.current())?;
         let new = to_json(&config)?;
+        let sections = changed_sections(&old, &new);
+        if sections.is_empty() {
+            // Nothing changed: no write, no event, no wake-up for watchers.
+            return Ok(self.current());
+        }
         write_yaml(&self.inner.path, &config)?;
         let config = Arc::new(config);
         self.inner.tx.send_replace(config.clone());
-        let sections = changed_sections(&old, &new);
         tracing::info!(?sections, "settings saved");
         self.inner
             .bus
@@ -355,6 +382,29 @@ mod tests {
         );
         let reloaded = service(dir.path()).0;
         assert_eq!(reloaded.current().ui, saved.ui);
+    }
+
+    #[tokio::test]
+    async fn a_patch_that_changes_nothing_publishes_nothing() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let (svc, bus) = service(dir.path());
+        let mut events = bus.subscribe();
+        let theme = to_json(&svc.current()).expect("json")["ui"]["theme"].clone();
+        svc.patch(json!({"ui": {"theme": theme}}))
+            .await
+            .expect("patch");
+        svc.patch(json!({"ui": {"theme": "light"}}))
+            .await
+            .expect("patch");
+        // The first event is the real change; the no-op made none.
+        let ev = events.recv().await.expect("event");
+        assert_eq!(
+            ev.event,
+            DomainEvent::ConfigUpdated {
+                sections: vec!["ui".into()]
+            }
+        );
+        assert!(events.try_recv().is_err());
     }
 
     #[tokio::test]

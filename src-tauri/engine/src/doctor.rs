@@ -26,6 +26,16 @@ fn check(name: &'static str, ok: bool, detail: impl Into<String>) -> Check {
     }
 }
 
+/// The port the engine on `home` would use: its settings' `gateway.port`, else the default.
+pub fn configured_port(home: &Home) -> u16 {
+    std::fs::read_to_string(home.config_file())
+        .ok()
+        .and_then(|text| ConfigService::check_file(&text).ok())
+        .unwrap_or_default()
+        .gateway
+        .port
+}
+
 /// Runs every check; never fails, each problem is a line.
 pub async fn run(home: &Home, port: u16) -> Vec<Check> {
     let mut checks = Vec::new();
@@ -48,7 +58,7 @@ pub async fn run(home: &Home, port: u16) -> Vec<Check> {
     checks.push(match std::fs::read_to_string(&config_path) {
         Err(_) => check("settings", true, "no config.yaml yet; defaults will be written on start"),
         Ok(text) => match ConfigService::check_file(&text) {
-            Ok(()) => check("settings", true, config_path.display().to_string()),
+            Ok(_) => check("settings", true, config_path.display().to_string()),
             Err(problem) => check("settings", false, format!("config.yaml cannot be used ({problem}); Sentient will set it aside and use defaults.")),
         },
     });

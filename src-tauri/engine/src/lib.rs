@@ -11,6 +11,7 @@ pub mod error;
 pub mod gateway;
 pub mod home;
 pub mod logging;
+pub mod notifications;
 pub mod onboarding;
 pub mod stop;
 pub mod store;

@@ -125,7 +125,7 @@ async fn run_doctor(home: Option<PathBuf>, port: Option<u16>) -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    let port = port.unwrap_or_else(|| sentient_engine::config::Config::default().gateway.port);
+    let port = port.unwrap_or_else(|| doctor::configured_port(&home));
     let checks = doctor::run(&home, port).await;
     print!("{}", doctor::table(&checks));
     if checks.iter().all(|c| c.ok) {

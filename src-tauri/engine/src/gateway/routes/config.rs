@@ -2,13 +2,12 @@
 
 use axum::Json;
 use axum::extract::State;
-use serde::Serialize;
 use serde_json::Value;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
 use crate::Engine;
-use crate::config::{Config, ConfigService};
+use crate::config::{Config, ConfigService, Saved, SavedConfig};
 use crate::error::ApiError;
 use crate::gateway::body::JsonBody;
 
@@ -16,18 +15,6 @@ pub fn routes() -> OpenApiRouter<Engine> {
     OpenApiRouter::new()
         .routes(routes!(get_config, put_config, patch_config))
         .routes(routes!(config_schema))
-}
-
-#[derive(Serialize, utoipa::ToSchema)]
-pub struct Saved {
-    saved: bool,
-}
-
-#[derive(Serialize, utoipa::ToSchema)]
-pub struct SavedConfig {
-    saved: bool,
-    #[schema(value_type = Object)]
-    config: Config,
 }
 
 /// Every setting.
@@ -66,9 +53,5 @@ pub async fn patch_config(
     State(engine): State<Engine>,
     JsonBody(body): JsonBody<Value>,
 ) -> Result<Json<SavedConfig>, ApiError> {
-    let config = engine.config().patch(body).await?;
-    Ok(Json(SavedConfig {
-        saved: true,
-        config: (*config).clone(),
-    }))
+    Ok(Json(engine.config().patch_saved(body).await?))
 }

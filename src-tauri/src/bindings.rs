@@ -1,0 +1,63 @@
+//! The one list of commands and the types the window sees. `ui/src/bindings.ts` is generated
+//! from it; a test fails when the committed file is stale (`npm run bindings` rewrites it).
+
+use tauri_specta::{Builder, collect_commands};
+
+use crate::commands;
+
+/// Where the generated TypeScript lives, relative to the repository root.
+pub const BINDINGS_PATH: &str = "ui/src/bindings.ts";
+
+pub fn builder<R: tauri::Runtime>() -> Builder<R> {
+    Builder::<R>::new()
+        .commands(collect_commands![
+            commands::core::health,
+            commands::core::bootstrap,
+            commands::core::onboarding,
+            commands::config::get_config,
+            commands::config::patch_config,
+            commands::stop::get_stop,
+            commands::stop::stop_all,
+            commands::stop::resume,
+        ])
+        .typ::<sentient_engine::bus::Envelope>()
+        // Ids and counters fit in a JavaScript number; SQLite hands us i64.
+        .dangerously_cast_bigints_to_number()
+}
+
+/// The TypeScript text for the current commands and types.
+pub fn typescript() -> Result<String, String> {
+    let dir = std::env::temp_dir().join(format!("sentient-bindings-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
+    let path = dir.join("bindings.ts");
+    builder::<tauri::Wry>()
+        .export(
+            specta_typescript::Typescript::default().header("// @ts-nocheck"),
+            &path,
+        )
+        .map_err(|e| e.to_string())?;
+    let text = std::fs::read_to_string(&path).map_err(|e| e.to_string())?;
+    let _ = std::fs::remove_dir_all(&dir);
+    Ok(text)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn committed_bindings_are_current() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+        let committed_path = root.join(BINDINGS_PATH);
+        let fresh = typescript().expect("bindings generate");
+        if std::env::var_os("UPDATE_BINDINGS").is_some() {
+            std::fs::write(&committed_path, &fresh).expect("write bindings");
+            return;
+        }
+        let committed = std::fs::read_to_string(&committed_path).unwrap_or_default();
+        assert!(
+            committed == fresh,
+            "{BINDINGS_PATH} is stale: run `npm run bindings` and commit the result"
+        );
+    }
+}

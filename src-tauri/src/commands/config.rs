@@ -1,0 +1,21 @@
+//! Settings.
+
+use sentient_engine::Engine;
+use sentient_engine::config::{Config, SavedConfig};
+use sentient_engine::error::ApiError;
+use tauri::State;
+
+#[tauri::command]
+#[specta::specta]
+pub async fn get_config(engine: State<'_, Engine>) -> Result<Config, ApiError> {
+    Ok((*engine.config().current()).clone())
+}
+
+#[tauri::command]
+#[specta::specta]
+pub async fn patch_config(
+    engine: State<'_, Engine>,
+    patch: serde_json::Value,
+) -> Result<SavedConfig, ApiError> {
+    engine.config().patch_saved(patch).await
+}

@@ -1,0 +1,28 @@
+//! Health, bootstrap and onboarding.
+
+use sentient_engine::bootstrap::Bootstrap;
+use sentient_engine::error::ApiError;
+use sentient_engine::onboarding::{OnboardingDone, OnboardingRequest};
+use sentient_engine::{Engine, Health};
+use tauri::State;
+
+#[tauri::command]
+#[specta::specta]
+pub async fn health(engine: State<'_, Engine>) -> Result<Health, ApiError> {
+    Ok(engine.health())
+}
+
+#[tauri::command]
+#[specta::specta]
+pub async fn bootstrap(engine: State<'_, Engine>) -> Result<Bootstrap, ApiError> {
+    engine.bootstrap().await
+}
+
+#[tauri::command]
+#[specta::specta]
+pub async fn onboarding(
+    engine: State<'_, Engine>,
+    body: OnboardingRequest,
+) -> Result<OnboardingDone, ApiError> {
+    engine.onboarding(body).await
+}

@@ -1,0 +1,47 @@
+//! The global Stop hotkey: Ctrl+Alt+Shift+S (Cmd+Alt+Shift+S on macOS). It only ever stops,
+//! never resumes, so a stray press cannot restart work.
+
+use sentient_engine::Engine;
+use tauri::plugin::TauriPlugin;
+use tauri::{AppHandle, Manager, Runtime};
+use tauri_plugin_global_shortcut::{Code, GlobalShortcutExt, Modifiers, Shortcut, ShortcutState};
+
+pub fn stop_shortcut() -> Shortcut {
+    #[cfg(target_os = "macos")]
+    let primary = Modifiers::SUPER;
+    #[cfg(not(target_os = "macos"))]
+    let primary = Modifiers::CONTROL;
+    Shortcut::new(
+        Some(primary | Modifiers::ALT | Modifiers::SHIFT),
+        Code::KeyS,
+    )
+}
+
+pub fn plugin<R: Runtime>() -> TauriPlugin<R> {
+    tauri_plugin_global_shortcut::Builder::new()
+        .with_handler(|app, shortcut, event| {
+            if event.state == ShortcutState::Pressed && *shortcut == stop_shortcut() {
+                stop_from_hotkey(app);
+            }
+        })
+        .build()
+}
+
+/// Registers the hotkey; where the system does not allow global shortcuts (Wayland) the
+/// title bar and tray still work, so this only logs.
+pub fn register<R: Runtime>(app: &AppHandle<R>) {
+    if let Err(error) = app.global_shortcut().register(stop_shortcut()) {
+        tracing::warn!(%error, "the global Stop hotkey could not be registered; use the title bar or the tray");
+    }
+}
+
+fn stop_from_hotkey<R: Runtime>(app: &AppHandle<R>) {
+    let Some(engine) = app.try_state::<Engine>().map(|e| e.inner().clone()) else {
+        return;
+    };
+    tauri::async_runtime::spawn(async move {
+        if let Err(error) = engine.stop().stop_all(Some("hotkey")).await {
+            tracing::error!(%error, "hotkey stop failed");
+        }
+    });
+}

@@ -1,0 +1,76 @@
+#!/usr/bin/env bash
+# Idle memory after start: the whole desktop app (engine + webview processes) under Xvfb, and
+# the engine alone (`sentient serve`). Reports PSS (shared pages split fairly) and RSS, read
+# from /proc after SETTLE seconds (default 10). Bounded: one launch of each.
+# Usage: npm run bench:memory
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+TARGET="${CARGO_TARGET_DIR:-$HOME/.cache/sentient-target}"
+APP="${SENTIENT_DESKTOP_BIN:-$TARGET/debug/sentient-desktop}"
+SERVE="${SENTIENT_BIN:-$TARGET/debug/sentient}"
+SETTLE="${SETTLE:-10}"
+
+# Sum PSS and RSS (kB) over a process and all its descendants.
+tree_memory() {
+  local pids=("$1") i=0
+  while [ $i -lt ${#pids[@]} ]; do
+    for child in $(cat /proc/"${pids[$i]}"/task/*/children 2>/dev/null); do pids+=("$child"); done
+    i=$((i + 1))
+  done
+  local pss=0 rss=0 names=()
+  for p in "${pids[@]}"; do
+    [ -r "/proc/$p/smaps_rollup" ] || continue
+    pss=$(( pss + $(awk '/^Pss:/ {print $2}' "/proc/$p/smaps_rollup") ))
+    rss=$(( rss + $(awk '/^Rss:/ {print $2}' "/proc/$p/smaps_rollup") ))
+    names+=("$(cat /proc/$p/comm)")
+  done
+  echo "$pss $rss ${names[*]}"
+}
+
+wait_health() {
+  for _ in $(seq 1 300); do
+    curl -sf --noproxy '*' "http://127.0.0.1:$1/api/health" >/dev/null 2>&1 && return 0
+    sleep 0.1
+  done
+  echo "no health answer on port $1" >&2; return 1
+}
+
+scratch="$(mktemp -d)"
+cleanup() {
+  kill $(jobs -p) 2>/dev/null || true
+  [ -n "${bus_pid:-}" ] && kill "$bus_pid" 2>/dev/null || true
+  # GTK may start the document portal, which mounts itself under the scratch home.
+  fusermount -uz "$scratch/.cache/doc" 2>/dev/null || true
+  rm -rf "$scratch"
+}
+trap cleanup EXIT
+
+port=$(( 20000 + RANDOM % 20000 ))
+"$SERVE" serve --home "$scratch/serve" --port "$port" --token bench >/dev/null 2>&1 &
+serve_pid=$!
+wait_health "$port"; sleep "$SETTLE"
+read -r serve_pss serve_rss _ < <(tree_memory "$serve_pid")
+kill -TERM "$serve_pid"; wait "$serve_pid" || true
+
+display=$(( 150 + RANDOM % 50 ))
+Xvfb ":$display" -screen 0 1280x900x24 -nolisten tcp >/dev/null 2>&1 &
+sleep 1
+port=$(( 20000 + RANDOM % 20000 ))
+# A private session bus, ended with the run.
+bus_address_file="$scratch/bus"
+dbus-daemon --session --nofork --print-address=1 >"$bus_address_file" 2>/dev/null &
+bus_pid=$!
+for _ in $(seq 1 50); do [ -s "$bus_address_file" ] && break; sleep 0.1; done
+DBUS_SESSION_BUS_ADDRESS="$(head -1 "$bus_address_file")" DISPLAY=":$display" HOME="$scratch" \
+  XDG_CONFIG_HOME="$scratch/config" SENTIENT_HOME="$scratch/app" SENTIENT_PORT="$port" SENTIENT_TOKEN=bench \
+  WEBKIT_DISABLE_COMPOSITING_MODE=1 WEBKIT_DISABLE_DMABUF_RENDERER=1 "$APP" >/dev/null 2>&1 &
+app_pid=$!
+wait_health "$port"; sleep "$SETTLE"
+read -r app_pss app_rss app_names < <(tree_memory "$app_pid")
+kill -TERM "$app_pid" || true
+wait "$app_pid" 2>/dev/null || true
+
+echo "Idle memory ${SETTLE} s after start ($(basename "$SERVE"), $(basename "$APP"); debug build unless the paths say otherwise)"
+printf '  %-38s PSS %6d MB   RSS %6d MB\n' "engine alone (sentient serve)" $((serve_pss / 1024)) $((serve_rss / 1024))
+printf '  %-38s PSS %6d MB   RSS %6d MB\n' "whole app (engine + webview)" $((app_pss / 1024)) $((app_rss / 1024))
+echo "  app processes: $app_names"

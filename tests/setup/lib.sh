@@ -1,0 +1,57 @@
+# Shared by the two README commands: install what is missing, say exactly what to run when
+# we cannot install it ourselves. Sourced, not run.
+
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+cd "$ROOT"
+
+# Reuse a build folder outside the clone when there is one (much faster), never depend on it.
+export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$HOME/.cache/sentient-target}"
+mkdir -p "$CARGO_TARGET_DIR"
+
+say() { printf '\033[1m==> %s\033[0m\n' "$*" >&2; }
+
+# Debian/Ubuntu packages the app, its tests and its native crates need.
+SYSTEM_PACKAGES=(
+  pkg-config build-essential cmake libclang-dev
+  libwebkit2gtk-4.1-dev libgtk-3-dev libayatana-appindicator3-dev librsvg2-dev libxdo-dev
+  libssl-dev libasound2-dev libdbus-1-dev
+  xvfb xauth chromium gnome-keyring dbus dbus-x11 xdotool
+)
+
+ensure_system_packages() {
+  local missing=()
+  for pkg in "${SYSTEM_PACKAGES[@]}"; do
+    dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || missing+=("$pkg")
+  done
+  [ ${#missing[@]} -eq 0 ] && return 0
+  local cmd=(apt-get install -y --no-install-recommends "${missing[@]}")
+  if [ "$(id -u)" -eq 0 ]; then
+    say "Installing system packages: ${missing[*]}"
+    DEBIAN_FRONTEND=noninteractive apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive "${cmd[@]}" -qq
+  elif command -v sudo >/dev/null 2>&1 && sudo -n true 2>/dev/null; then
+    say "Installing system packages with sudo: ${missing[*]}"
+    sudo DEBIAN_FRONTEND=noninteractive apt-get update -qq
+    sudo DEBIAN_FRONTEND=noninteractive "${cmd[@]}" -qq
+  else
+    say "Some system packages are missing. Install them, then run this again:"
+    echo "  sudo apt-get update && sudo ${cmd[*]}" >&2
+    exit 1
+  fi
+}
+
+ensure_node_packages() {
+  local stamp="node_modules/.sentient-lock"
+  if [ ! -f "$stamp" ] || ! cmp -s package-lock.json "$stamp"; then
+    say "Installing the window's npm packages"
+    npm ci --no-audit --no-fund --loglevel=error
+    cp package-lock.json "$stamp"
+  fi
+}
+
+build_ui() {
+  say "Building the window"
+  npm run --silent ui:build
+}

@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Runs every test: formatting, lints, Rust unit/integration/end-to-end tests, the window's
+# unit tests and the browser tests. Installs what it needs first.
+source "$(dirname "$0")/lib.sh"
+
+ensure_system_packages
+ensure_node_packages
+build_ui
+
+say "Checking formatting"
+cargo fmt --all --check
+
+say "Linting (clippy, warnings are errors)"
+cargo clippy --workspace --all-targets --locked -- -D warnings
+
+say "Rust tests"
+cargo test --workspace --locked
+
+say "Window unit tests"
+npm run --silent ui:test
+
+say "Building the app and the headless engine"
+cargo build -p sentient-engine -p sentient-desktop --bins --locked
+
+say "Browser tests (Chromium against sentient serve)"
+SENTIENT_BIN="$CARGO_TARGET_DIR/debug/sentient" npm run --silent e2e
+
+say "Desktop smoke test (the app under Xvfb)"
+SENTIENT_DESKTOP_BIN="$CARGO_TARGET_DIR/debug/sentient-desktop" npm run --silent desktop:smoke
+
+say "All tests passed"

@@ -1,0 +1,244 @@
+// Browser mode: the engine serves this window at `/` and answers `/api/*` and `/ws` on the same
+// origin. The engine's web link is `http://127.0.0.1:PORT/#token=TOKEN`; the token is taken from
+// the address bar once, kept in sessionStorage, and removed from the address bar so it never
+// ends up in a URL a server could log or a bookmark could keep.
+import { ApiError, detailToText, UNREACHABLE, UNREACHABLE_DETAIL } from './errors';
+import { dispatch, toEngineEvent } from './events';
+import type { EngineEvent, EventListener, SentientApi } from './types';
+
+export const TOKEN_KEY = 'sentient.token';
+export const PING_MS = 25_000;
+const BACKOFF_START_MS = 500;
+const BACKOFF_MAX_MS = 10_000;
+/** How long the socket stays open after its last listener leaves (covers React remounts). */
+const IDLE_CLOSE_MS = 1_000;
+
+export type HttpTransportOptions = {
+  origin?: string;
+  fetch?: typeof fetch;
+  WebSocket?: typeof WebSocket;
+  storage?: Storage;
+  location?: Location;
+  history?: History;
+  pingMs?: number;
+};
+
+/**
+ * Reads `token` from the location hash (`#token=...`, also `#/tasks&token=...`), stores it and
+ * removes it from the address bar. Without one in the hash, the stored token (from an earlier
+ * load in this tab) is used.
+ */
+export function takeToken(
+  location: Location = window.location,
+  history: History = window.history,
+  storage: Storage | undefined = safeSessionStorage(),
+): string | null {
+  const hash = location.hash.replace(/^#/, '');
+  const parts = hash.split('&');
+  const index = parts.findIndex((p) => p.startsWith('token=') || /[?/]token=/.test(p));
+  if (index === -1) return storage?.getItem(TOKEN_KEY) ?? null;
+
+  const part = parts[index];
+  const at = part.indexOf('token=');
+  const token = decodeURIComponent(part.slice(at + 'token='.length));
+  // Whatever came before `token=` in that part (e.g. a `/tasks?` route) stays.
+  const before = part.slice(0, at).replace(/[?]$/, '');
+  const rest = [...parts.slice(0, index), ...(before ? [before] : []), ...parts.slice(index + 1)]
+    .filter((p) => p !== '')
+    .join('&');
+  try {
+    storage?.setItem(TOKEN_KEY, token);
+  } catch {
+    // Storage can be off (private mode); the token still works for this page load.
+  }
+  history.replaceState(history.state, '', location.pathname + location.search + (rest ? `#${rest}` : ''));
+  return token || null;
+}
+
+function safeSessionStorage(): Storage | undefined {
+  try {
+    return window.sessionStorage;
+  } catch {
+    return undefined;
+  }
+}
+
+export function createHttpApi(options: HttpTransportOptions = {}): SentientApi {
+  const origin = (options.origin ?? window.location.origin).replace(/\/$/, '');
+  const fetchImpl = options.fetch ?? window.fetch.bind(window);
+  const token = takeToken(
+    options.location ?? window.location,
+    options.history ?? window.history,
+    options.storage ?? safeSessionStorage(),
+  );
+
+  async function request<T>(method: string, path: string, body?: unknown): Promise<T> {
+    const headers: Record<string, string> = { Accept: 'application/json' };
+    if (token) headers.Authorization = `Bearer ${token}`;
+    if (body !== undefined) headers['Content-Type'] = 'application/json';
+
+    let res: Response;
+    try {
+      res = await fetchImpl(`${origin}${path}`, {
+        method,
+        headers,
+        body: body === undefined ? undefined : JSON.stringify(body),
+        cache: 'no-store',
+        credentials: 'omit',
+      });
+    } catch {
+      throw new ApiError(UNREACHABLE, UNREACHABLE_DETAIL);
+    }
+
+    if (!res.ok) {
+      let detail: unknown;
+      try {
+        detail = ((await res.json()) as { detail?: unknown } | null)?.detail;
+      } catch {
+        detail = undefined;
+      }
+      throw new ApiError(res.status, detailToText(detail, res.status));
+    }
+    if (res.status === 204) return undefined as T;
+    try {
+      return (await res.json()) as T;
+    } catch {
+      throw new ApiError(502, "Sentient's engine sent an answer the window couldn't read. Try reloading.");
+    }
+  }
+
+  const socket = new LiveSocket(wsUrl(origin, token), options.WebSocket ?? window.WebSocket, options.pingMs ?? PING_MS);
+
+  return {
+    transport: 'http',
+    health: () => request('GET', '/api/health'),
+    bootstrap: () => request('GET', '/api/bootstrap'),
+    onboarding: (body) => request('POST', '/api/onboarding', body),
+    getStop: () => request('GET', '/api/stop'),
+    stopAll: (source = 'desktop') => request('POST', '/api/stop-all', { source }),
+    resume: (source = 'desktop') => request('POST', '/api/resume', { source }),
+    getConfig: () => request('GET', '/api/config'),
+    patchConfig: (partial) => request('PATCH', '/api/config', partial),
+    setTitle: (title) => {
+      document.title = title;
+    },
+    subscribe: (listener) => socket.add(listener),
+  };
+}
+
+function wsUrl(origin: string, token: string | null): string {
+  const base = origin.replace(/^http/, 'ws');
+  return `${base}/ws${token ? `?token=${encodeURIComponent(token)}` : ''}`;
+}
+
+/**
+ * The `/ws` connection, shared by every subscriber: opened with the first listener, closed a
+ * moment after the last one leaves, reconnected with backoff when it drops, pinged every 25 s.
+ */
+class LiveSocket {
+  private listeners = new Set<EventListener>();
+  private ws: WebSocket | null = null;
+  private attempt = 0;
+  private wasOpen = false;
+  private reconnectTimer: ReturnType<typeof setTimeout> | null = null;
+  private idleTimer: ReturnType<typeof setTimeout> | null = null;
+  private pingTimer: ReturnType<typeof setInterval> | null = null;
+
+  constructor(
+    private readonly url: string,
+    private readonly WS: typeof WebSocket,
+    private readonly pingMs: number,
+  ) {}
+
+  add(listener: EventListener): () => void {
+    this.listeners.add(listener);
+    if (this.idleTimer) {
+      clearTimeout(this.idleTimer);
+      this.idleTimer = null;
+    }
+    if (!this.ws && !this.reconnectTimer) this.open();
+    return () => {
+      this.listeners.delete(listener);
+      if (this.listeners.size === 0 && !this.idleTimer) {
+        this.idleTimer = setTimeout(() => {
+          this.idleTimer = null;
+          if (this.listeners.size === 0) this.shutdown();
+        }, IDLE_CLOSE_MS);
+      }
+    };
+  }
+
+  private open(): void {
+    let ws: WebSocket;
+    try {
+      ws = new this.WS(this.url);
+    } catch {
+      this.scheduleReconnect();
+      return;
+    }
+    this.ws = ws;
+    ws.onopen = () => {
+      this.attempt = 0;
+      this.wasOpen = true;
+      this.pingTimer = setInterval(() => this.send({ type: 'ping' }), this.pingMs);
+    };
+    ws.onmessage = (msg: MessageEvent) => {
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(typeof msg.data === 'string' ? msg.data : String(msg.data));
+      } catch {
+        return;
+      }
+      const ev = toEngineEvent(parsed);
+      if (ev) this.emit(ev);
+    };
+    ws.onclose = () => {
+      if (this.ws !== ws) return;
+      this.ws = null;
+      this.stopPing();
+      if (this.listeners.size === 0) return;
+      if (this.wasOpen) {
+        this.wasOpen = false;
+        this.emit({ type: 'connection.lost', data: null, ts: new Date().toISOString() });
+      }
+      this.scheduleReconnect();
+    };
+  }
+
+  private scheduleReconnect(): void {
+    const delay = Math.min(BACKOFF_START_MS * 2 ** this.attempt, BACKOFF_MAX_MS);
+    this.attempt += 1;
+    this.reconnectTimer = setTimeout(() => {
+      this.reconnectTimer = null;
+      if (this.listeners.size > 0) this.open();
+    }, delay);
+  }
+
+  private send(msg: unknown): void {
+    if (this.ws && this.ws.readyState === 1 /* OPEN */) this.ws.send(JSON.stringify(msg));
+  }
+
+  private emit(ev: EngineEvent): void {
+    dispatch(this.listeners, ev);
+  }
+
+  private stopPing(): void {
+    if (this.pingTimer) clearInterval(this.pingTimer);
+    this.pingTimer = null;
+  }
+
+  private shutdown(): void {
+    if (this.reconnectTimer) clearTimeout(this.reconnectTimer);
+    this.reconnectTimer = null;
+    this.stopPing();
+    const ws = this.ws;
+    this.ws = null;
+    this.wasOpen = false;
+    this.attempt = 0;
+    if (ws) {
+      ws.onclose = null;
+      ws.onmessage = null;
+      ws.close();
+    }
+  }
+}

@@ -1,0 +1,18 @@
+// The window's only door to the engine. Components use the hooks in `queries.ts` (or `useApi()`),
+// never `invoke` or `fetch`.
+import { createHttpApi } from './http';
+import { createTauriApi } from './tauri';
+import type { SentientApi } from './types';
+
+export { ApiError, toApiError, UNREACHABLE } from './errors';
+export type * from './types';
+
+/** True inside the desktop app (Tauri puts its internals on window before any script runs). */
+export function isTauri(w: object = window): boolean {
+  return '__TAURI_INTERNALS__' in w;
+}
+
+/** Picks the transport once, at start. */
+export function createApi(): SentientApi {
+  return isTauri() ? createTauriApi() : createHttpApi();
+}

@@ -1,0 +1,70 @@
+// Settings. For now: who you are, how the window looks, and which Sentient this is. Forms for
+// the rest of the settings will be generated from the engine's config schema.
+import type { Bootstrap } from '../../api';
+import { usePatchConfig } from '../../api/queries';
+import { ErrorNotice, Page } from '../../components/Page';
+
+const THEMES = [
+  { id: 'dark', label: 'Dark' },
+  { id: 'light', label: 'Light' },
+  { id: 'system', label: 'Same as this computer' },
+] as const;
+
+export function SettingsPage({ bootstrap }: { bootstrap: Bootstrap }) {
+  const { assistant, ui, version, home } = bootstrap;
+  const patch = usePatchConfig();
+  const theme: string = ui.theme;
+
+  return (
+    <Page title="Settings" intro="How Sentient works for you. More settings will come here: models, privacy, and apps.">
+      <div className="card settings-section">
+        <h2>About you</h2>
+        <dl className="facts">
+          <dt>Your name</dt>
+          <dd>{assistant.user_name || 'Not set'}</dd>
+          <dt>Assistant's name</dt>
+          <dd>{assistant.name}</dd>
+          <dt>Time zone</dt>
+          <dd>{assistant.timezone === 'auto' || !assistant.timezone ? 'Same as this computer' : assistant.timezone}</dd>
+          <dt>Location</dt>
+          <dd>{assistant.location || 'Not set'}</dd>
+        </dl>
+      </div>
+
+      <div className="card settings-section">
+        <h2>Appearance</h2>
+        <fieldset className="choice" disabled={patch.isPending}>
+          <legend>Theme</legend>
+          <div className="segmented">
+            {THEMES.map((t) => (
+              <label key={t.id} className={theme === t.id ? 'segment selected' : 'segment'}>
+                <input
+                  type="radio"
+                  name="theme"
+                  value={t.id}
+                  checked={theme === t.id}
+                  onChange={() => patch.mutate({ ui: { theme: t.id } })}
+                />
+                {t.label}
+              </label>
+            ))}
+          </div>
+        </fieldset>
+        {patch.isPending ? <p className="muted">Saving…</p> : null}
+        <ErrorNotice error={patch.error} prefix="Couldn't save that." />
+      </div>
+
+      <div className="card settings-section">
+        <h2>About Sentient</h2>
+        <dl className="facts">
+          <dt>Version</dt>
+          <dd>{version}</dd>
+          <dt>Data folder</dt>
+          <dd>
+            <code>{home}</code>
+          </dd>
+        </dl>
+      </div>
+    </Page>
+  );
+}

@@ -1,0 +1,60 @@
+// The app once it is set up: title bar, stop banner, sidebar and the current page.
+import { useEffect } from 'react';
+import type { Bootstrap } from '../../api';
+import { useApi } from '../../api/context';
+import { ChatPage } from '../chat/ChatPage';
+import { IntegrationsPage } from '../integrations/IntegrationsPage';
+import { MemoryPage } from '../memory/MemoryPage';
+import { NotificationsPage } from '../notifications/NotificationsPage';
+import { SettingsPage } from '../settings/SettingsPage';
+import { StopBanner } from '../stop/StopBanner';
+import { TasksPage } from '../tasks/TasksPage';
+import { PAGES, useHashRoute, useNavigationKeys, type PageId } from './routes';
+import { Sidebar } from './Sidebar';
+import { TitleBar } from './TitleBar';
+
+function CurrentPage({ page, bootstrap }: { page: PageId; bootstrap: Bootstrap }) {
+  switch (page) {
+    case 'chat':
+      return <ChatPage bootstrap={bootstrap} />;
+    case 'tasks':
+      return <TasksPage />;
+    case 'notifications':
+      return <NotificationsPage unread={bootstrap.unread_notifications} />;
+    case 'memory':
+      return <MemoryPage enabled={bootstrap.memory_enabled} />;
+    case 'integrations':
+      return <IntegrationsPage />;
+    case 'settings':
+      return <SettingsPage bootstrap={bootstrap} />;
+  }
+}
+
+export function AppShell({ bootstrap, connectionLost }: { bootstrap: Bootstrap; connectionLost: boolean }) {
+  const page = useHashRoute();
+  const api = useApi();
+  useNavigationKeys();
+
+  useEffect(() => {
+    const label = PAGES.find((p) => p.id === page)?.label;
+    api.setTitle(label ? `${label} · Sentient` : 'Sentient');
+  }, [api, page]);
+
+  return (
+    <div className="app">
+      <TitleBar />
+      <StopBanner />
+      {connectionLost ? (
+        <div className="notice notice-warn connection-notice" role="status">
+          Lost the live connection to Sentient. Trying to reconnect… If this stays, make sure Sentient is still running.
+        </div>
+      ) : null}
+      <div className="app-body">
+        <Sidebar current={page} unread={bootstrap.unread_notifications} />
+        <main className="content" key={page}>
+          <CurrentPage page={page} bootstrap={bootstrap} />
+        </main>
+      </div>
+    </div>
+  );
+}

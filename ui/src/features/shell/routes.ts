@@ -1,0 +1,55 @@
+// Which page is showing lives in the URL hash (`#/tasks`), so a reload keeps the page.
+import { useEffect, useState } from 'react';
+
+export const PAGES = [
+  { id: 'chat', label: 'Chat' },
+  { id: 'tasks', label: 'Tasks' },
+  { id: 'notifications', label: 'Notifications' },
+  { id: 'memory', label: 'Memory' },
+  { id: 'integrations', label: 'Integrations' },
+  { id: 'settings', label: 'Settings' },
+] as const;
+
+export type PageId = (typeof PAGES)[number]['id'];
+
+export const DEFAULT_PAGE: PageId = 'chat';
+
+export function pageFromHash(hash: string): PageId {
+  const id = hash.replace(/^#\/?/, '').split(/[/?&]/)[0];
+  return PAGES.some((p) => p.id === id) ? (id as PageId) : DEFAULT_PAGE;
+}
+
+export function hrefFor(id: PageId): string {
+  return `#/${id}`;
+}
+
+export function useHashRoute(): PageId {
+  const [page, setPage] = useState<PageId>(() => pageFromHash(window.location.hash));
+  useEffect(() => {
+    const onChange = () => setPage(pageFromHash(window.location.hash));
+    window.addEventListener('hashchange', onChange);
+    onChange();
+    return () => window.removeEventListener('hashchange', onChange);
+  }, []);
+  return page;
+}
+
+/** Ctrl+1…6 (Cmd on macOS) jumps to the sidebar's pages in order; anything else is not ours. */
+export function pageForKey(e: Pick<KeyboardEvent, 'key' | 'ctrlKey' | 'metaKey' | 'altKey' | 'shiftKey'>): PageId | null {
+  if (!(e.ctrlKey || e.metaKey) || e.altKey || e.shiftKey) return null;
+  const index = Number.parseInt(e.key, 10) - 1;
+  return Number.isInteger(index) && index >= 0 && index < PAGES.length ? PAGES[index].id : null;
+}
+
+export function useNavigationKeys(): void {
+  useEffect(() => {
+    const onKey = (e: KeyboardEvent) => {
+      const page = pageForKey(e);
+      if (!page) return;
+      e.preventDefault();
+      window.location.hash = hrefFor(page);
+    };
+    window.addEventListener('keydown', onKey);
+    return () => window.removeEventListener('keydown', onKey);
+  }, []);
+}
