@@ -5,13 +5,19 @@
 use sentient_engine::Engine;
 use sentient_engine::bus::DomainEvent;
 use sentient_engine::notifications::Notification;
-use tauri::{AppHandle, Emitter, Manager};
+use tauri::{AppHandle, Emitter, Manager, Runtime};
 use tokio::sync::broadcast::error::RecvError;
 
 /// The Tauri event name the window listens to.
 pub const EVENT_NAME: &str = "sentient://event";
 
-pub fn forward(app: AppHandle, engine: Engine) {
+/// Passes every bus event to the window; `pop_up` shows a notification natively (injected so
+/// tests can see what would have popped up).
+pub fn forward<R, P>(app: AppHandle<R>, engine: Engine, pop_up: P)
+where
+    R: Runtime,
+    P: Fn(&AppHandle<R>, Notification) + Send + Sync + 'static,
+{
     let mut events = engine.bus().subscribe();
     let shutdown = engine.shutdown_token();
     tauri::async_runtime::spawn(async move {
@@ -31,7 +37,7 @@ pub fn forward(app: AppHandle, engine: Engine) {
             if let DomainEvent::NotificationNew(notification) = &envelope.event
                 && !window_in_front(&app)
             {
-                pop_up(app.clone(), notification.clone());
+                pop_up(&app, notification.clone());
             }
             if let Err(error) = app.emit(EVENT_NAME, &envelope) {
                 tracing::warn!(%error, "could not pass an event to the window");
@@ -41,7 +47,7 @@ pub fn forward(app: AppHandle, engine: Engine) {
 }
 
 /// Whether the user is looking at the window right now.
-fn window_in_front(app: &AppHandle) -> bool {
+fn window_in_front<R: Runtime>(app: &AppHandle<R>) -> bool {
     app.get_webview_window(crate::MAIN_WINDOW).is_some_and(|w| {
         w.is_visible().unwrap_or(false)
             && w.is_focused().unwrap_or(false)
@@ -49,7 +55,9 @@ fn window_in_front(app: &AppHandle) -> bool {
     })
 }
 
-fn pop_up(app: AppHandle, notification: Notification) {
+/// The desktop's own notification (notify-rust); clicking it opens the window.
+pub fn native_pop_up(app: &AppHandle, notification: Notification) {
+    let app = app.clone();
     // Showing and waiting for a click block, so they get their own thread.
     tauri::async_runtime::spawn_blocking(move || {
         let mut native = notify_rust::Notification::new();
@@ -73,4 +81,75 @@ fn pop_up(app: AppHandle, notification: Notification) {
             Err(error) => tracing::warn!(%error, "no desktop notification service answered"),
         }
     });
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::{Arc, Mutex};
+    use std::time::Duration;
+
+    use sentient_engine::notifications::Notification;
+    use sentient_engine::{Engine, EngineOptions};
+    use tauri::Listener;
+
+    use super::*;
+
+    fn notification() -> Notification {
+        Notification {
+            id: "n1".into(),
+            kind: "task".into(),
+            title: "Morning news needs your answer".into(),
+            message: "Which topics?".into(),
+            payload: Default::default(),
+            task_id: None,
+            read: false,
+            created_at: chrono::Utc::now(),
+        }
+    }
+
+    #[test]
+    fn bus_events_reach_the_window_and_notifications_pop_up_when_it_is_hidden() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let engine = tauri::async_runtime::block_on(Engine::start(EngineOptions {
+            home: Some(dir.path().to_owned()),
+            port: Some(0),
+            ..Default::default()
+        }))
+        .expect("engine");
+        let app = tauri::test::mock_app();
+        let (tx, rx) = std::sync::mpsc::channel::<serde_json::Value>();
+        app.listen(EVENT_NAME, move |event| {
+            let _ = tx.send(serde_json::from_str(event.payload()).expect("json payload"));
+        });
+        let popped = Arc::new(Mutex::new(Vec::new()));
+        let seen = popped.clone();
+        forward(app.handle().clone(), engine.clone(), move |_, n| {
+            seen.lock().expect("lock").push(n.title);
+        });
+
+        engine.bus().publish(DomainEvent::ConfigUpdated {
+            sections: vec!["ui".into()],
+        });
+        let got = rx
+            .recv_timeout(Duration::from_secs(10))
+            .expect("config event");
+        assert_eq!(got["type"], "config.updated");
+        assert_eq!(got["data"]["sections"][0], "ui");
+        assert!(got["ts"].is_string());
+
+        engine
+            .bus()
+            .publish(DomainEvent::NotificationNew(notification()));
+        let got = rx
+            .recv_timeout(Duration::from_secs(10))
+            .expect("notification event");
+        assert_eq!(got["type"], "notification.new");
+        assert_eq!(got["data"]["title"], "Morning news needs your answer");
+        // No window is in front in this app, so it popped up natively too.
+        assert_eq!(
+            *popped.lock().expect("lock"),
+            vec!["Morning news needs your answer".to_owned()]
+        );
+        tauri::async_runtime::block_on(engine.shutdown());
+    }
 }

@@ -35,7 +35,7 @@ pub fn register<R: Runtime>(app: &AppHandle<R>) {
     }
 }
 
-fn stop_from_hotkey<R: Runtime>(app: &AppHandle<R>) {
+pub fn stop_from_hotkey<R: Runtime>(app: &AppHandle<R>) {
     let Some(engine) = app.try_state::<Engine>().map(|e| e.inner().clone()) else {
         return;
     };
@@ -44,4 +44,61 @@ fn stop_from_hotkey<R: Runtime>(app: &AppHandle<R>) {
             tracing::error!(%error, "hotkey stop failed");
         }
     });
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use sentient_engine::bus::DomainEvent;
+    use sentient_engine::{Engine, EngineOptions};
+    use tauri::Manager;
+
+    use super::*;
+
+    #[test]
+    fn the_shortcut_is_ctrl_alt_shift_s() {
+        let expected = if cfg!(target_os = "macos") {
+            Modifiers::SUPER
+        } else {
+            Modifiers::CONTROL
+        };
+        assert_eq!(
+            stop_shortcut(),
+            Shortcut::new(
+                Some(expected | Modifiers::ALT | Modifiers::SHIFT),
+                Code::KeyS
+            )
+        );
+    }
+
+    #[test]
+    fn the_hotkey_only_stops_even_when_pressed_twice() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let engine = tauri::async_runtime::block_on(Engine::start(EngineOptions {
+            home: Some(dir.path().to_owned()),
+            port: Some(0),
+            ..Default::default()
+        }))
+        .expect("engine");
+        let app = tauri::test::mock_app();
+        app.manage(engine.clone());
+        let mut events = engine.bus().subscribe();
+        for _ in 0..2 {
+            stop_from_hotkey(app.handle());
+            let envelope = tauri::async_runtime::block_on(async {
+                tokio::time::timeout(Duration::from_secs(10), events.recv())
+                    .await
+                    .expect("in time")
+                    .expect("event")
+            });
+            let DomainEvent::StopUpdated(state) = envelope.event else {
+                panic!("expected stop.updated")
+            };
+            // The second press keeps Sentient stopped; it never resumes.
+            assert!(state.stopped);
+            assert_eq!(state.source.as_deref(), Some("hotkey"));
+        }
+        tauri::async_runtime::block_on(engine.shutdown());
+    }
 }

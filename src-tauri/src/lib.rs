@@ -69,7 +69,7 @@ pub fn run() {
             let engine = tauri::async_runtime::block_on(Engine::start(options))?;
             announce_ready(&engine);
             app.manage(engine.clone());
-            events::forward(app.handle().clone(), engine.clone());
+            events::forward(app.handle().clone(), engine.clone(), events::native_pop_up);
             tray::build(app.handle(), &engine)?;
             hotkey::register(app.handle());
             autostart::follow_setting(app.handle().clone(), engine.clone());

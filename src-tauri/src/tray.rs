@@ -5,7 +5,7 @@ use sentient_engine::Engine;
 use sentient_engine::bus::DomainEvent;
 use tauri::menu::{Menu, MenuItem};
 use tauri::tray::TrayIconBuilder;
-use tauri::{AppHandle, Manager};
+use tauri::{AppHandle, Manager, Runtime};
 
 fn stop_label(stopped: bool) -> &'static str {
     if stopped { "Resume" } else { "Stop everything" }
@@ -59,7 +59,7 @@ pub fn build(app: &AppHandle, engine: &Engine) -> tauri::Result<()> {
 }
 
 /// The tray's Stop everything / Resume item, with `source: "tray"`.
-pub fn toggle_stop(app: &AppHandle) {
+pub fn toggle_stop<R: Runtime>(app: &AppHandle<R>) {
     let Some(engine) = app.try_state::<Engine>().map(|e| e.inner().clone()) else {
         return;
     };
@@ -77,7 +77,49 @@ pub fn toggle_stop(app: &AppHandle) {
 
 #[cfg(test)]
 mod tests {
-    use super::stop_label;
+    use std::time::Duration;
+
+    use sentient_engine::bus::DomainEvent;
+    use sentient_engine::{Engine, EngineOptions};
+    use tauri::Manager;
+
+    use super::{stop_label, toggle_stop};
+
+    #[test]
+    fn the_tray_item_stops_then_resumes_with_source_tray() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let engine = tauri::async_runtime::block_on(Engine::start(EngineOptions {
+            home: Some(dir.path().to_owned()),
+            port: Some(0),
+            ..Default::default()
+        }))
+        .expect("engine");
+        let app = tauri::test::mock_app();
+        app.manage(engine.clone());
+        let mut events = engine.bus().subscribe();
+        let next_state = |events: &mut tokio::sync::broadcast::Receiver<_>| {
+            tauri::async_runtime::block_on(async {
+                let envelope: sentient_engine::bus::Envelope =
+                    tokio::time::timeout(Duration::from_secs(10), events.recv())
+                        .await
+                        .expect("in time")
+                        .expect("event");
+                match envelope.event {
+                    DomainEvent::StopUpdated(state) => state,
+                    other => panic!("unexpected {other:?}"),
+                }
+            })
+        };
+        toggle_stop(app.handle());
+        let stopped = next_state(&mut events);
+        assert!(stopped.stopped);
+        assert_eq!(stopped.source.as_deref(), Some("tray"));
+        toggle_stop(app.handle());
+        let resumed = next_state(&mut events);
+        assert!(!resumed.stopped);
+        assert_eq!(resumed.source.as_deref(), Some("tray"));
+        tauri::async_runtime::block_on(engine.shutdown());
+    }
 
     #[test]
     fn the_label_offers_the_opposite_of_the_state() {

@@ -5,7 +5,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { tmpdir, homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -111,6 +111,16 @@ test('the desktop app starts, shows its window, stops on the hotkey and quits cl
   await until('the Tasks page', async () => findWindow('Tasks · Sentient'));
   await delay(500);
   const tasksShot = screenshot(display, 'tasks-page.png');
+
+  // "Launch at login" follows the setting live: an autostart entry appears, then goes.
+  const autostart = join(scratch, '.config/autostart');
+  const entries = () => (existsSync(autostart) ? readdirSync(autostart).filter((f) => f.endsWith('.desktop')) : []);
+  const patch = (ui) => api('/api/config', { method: 'PATCH', body: JSON.stringify({ ui }) });
+  assert.equal((await patch({ launch_at_login: true })).status, 200);
+  const [entry] = await until('the autostart entry', async () => (entries().length ? entries() : null));
+  assert.match(readFileSync(join(autostart, entry), 'utf8'), /sentient-desktop/);
+  assert.equal((await patch({ launch_at_login: false })).status, 200);
+  await until('the autostart entry to go', async () => entries().length === 0);
   console.log(`# screenshot: ${tasksShot}`);
 
   // The global hotkey, as a person presses it.

@@ -1,4 +1,4 @@
-//! Logs: human-readable lines on stderr and a daily rolling file in `logs/`. Set up once by
+//! Logs: human-readable lines on stderr and a daily rolling file of JSON lines in `logs/`. Set up once by
 //! each binary (the subscriber is process-wide); the engine itself only emits `tracing` events.
 //! Never log a token or a secret.
 
@@ -25,8 +25,10 @@ pub fn init(logs_dir: &Path) -> LogGuard {
     let stderr = tracing_subscriber::fmt::layer()
         .with_writer(std::io::stderr)
         .with_filter(filter());
+    // JSON lines in the file: structured fields for tools, and its own field formatter, so the
+    // colours of the stderr layer never leak into the file.
     let file = tracing_subscriber::fmt::layer()
-        .with_ansi(false)
+        .json()
         .with_writer(file_writer)
         .with_filter(filter());
     // A second init (tests, embedding) keeps the first subscriber.

@@ -45,17 +45,24 @@ fn serve_prints_its_ready_line_and_stops_on_sigterm() -> anyhow::Result<()> {
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()?;
-    let health: serde_json::Value = runtime.block_on(async {
-        reqwest::Client::builder()
-            .no_proxy()
-            .build()?
+    let (health, bootstrap_status) = runtime.block_on(async {
+        let http = reqwest::Client::builder().no_proxy().build()?;
+        let health: serde_json::Value = http
             .get(format!("{url}/api/health"))
             .send()
             .await?
             .json()
-            .await
+            .await?;
+        // A socket URL carries the token in its query; it must not reach the log.
+        let with_query = http
+            .get(format!("{url}/api/bootstrap?token=serve-test-token"))
+            .bearer_auth("serve-test-token")
+            .send()
+            .await?;
+        Ok::<_, reqwest::Error>((health, with_query.status().as_u16()))
     })?;
     assert_eq!(health["ok"], true);
+    assert_eq!(bootstrap_status, 200);
     // Recorded for the eye; the benchmark script measures this properly.
     eprintln!("ready and healthy after {:?}", started.elapsed());
 
@@ -76,6 +83,22 @@ fn serve_prints_its_ready_line_and_stops_on_sigterm() -> anyhow::Result<()> {
         std::thread::sleep(Duration::from_millis(20));
     };
     assert!(exit.success(), "serve exited with {exit}");
+
+    // The daily log file has the request with its path, and never the token.
+    let log_text: String = std::fs::read_dir(home.join("logs"))?
+        .filter_map(Result::ok)
+        .filter(|e| e.file_name().to_string_lossy().starts_with("sentient.log"))
+        .map(|e| std::fs::read_to_string(e.path()).unwrap_or_default())
+        .collect();
+    assert!(
+        log_text.contains("/api/bootstrap"),
+        "request not logged:\n{log_text}"
+    );
+    assert!(log_text.contains("engine started"));
+    assert!(
+        !log_text.contains("serve-test-token"),
+        "the token reached the log"
+    );
 
     let doctor = Command::new(env!("CARGO_BIN_EXE_sentient"))
         .args(["doctor", "--port", "0", "--home"])
