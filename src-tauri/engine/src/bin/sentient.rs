@@ -85,8 +85,7 @@ async fn serve(home: Option<PathBuf>, port: Option<u16>, token: Option<String>) 
     let _ = stdout.flush();
     drop(stdout);
     eprintln!(
-        "Sentient is running. Open {} in a browser (the address holds your token). Press Ctrl+C to stop.",
-        engine.url()
+        "Sentient is running. Open the web_url above in a browser (it holds your token). Press Ctrl+C to stop."
     );
 
     wait_for_signal().await;
