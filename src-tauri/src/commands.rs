@@ -3,4 +3,5 @@
 
 pub mod config;
 pub mod core;
+pub mod models;
 pub mod stop;

@@ -264,6 +264,58 @@ describe('Sentient in the browser', () => {
     assert.equal(await page.evaluate(() => window.__sameLoad), true, 'the page was not reloaded');
   });
 
+  test('Settings > Models: Ollama shows as not running, and a model picked for quick jobs is saved', async () => {
+    await sidebarLink('Settings').click();
+    await heading('Settings').waitFor();
+    await page.getByRole('navigation', { name: 'Settings' }).getByRole('link', { name: 'Models', exact: true }).click();
+    await page.waitForURL((url) => url.hash === '#/settings/models');
+    await page.getByRole('heading', { name: 'Which model does each job', exact: true }).waitFor();
+
+    // Nothing answers on Ollama's port here: one sentence says to start or install it.
+    const ollama = page.getByTestId('ollama-status');
+    await ollama.getByText("Ollama isn't running. Start Ollama, or install it from", { exact: false }).waitFor();
+    assert.equal(await page.getByLabel('Download a model', { exact: true }).isDisabled(), true);
+    await page.getByTestId('model-busy').getByText('Local model: idle').waitFor();
+    await page.getByText('Recommended for this computer:', { exact: false }).waitFor();
+    // The built-in setups are listed.
+    for (const name of ['Local only', 'Cloud', 'Mixed']) await page.getByTestId(`preset-${name}`).waitFor();
+
+    // Every job has its section; pick a model for quick jobs and save it.
+    for (const title of ['Main model', 'Quick jobs', 'Planning tasks', 'Running tasks', 'Memory search', 'Pictures', 'Voice']) {
+      await page.getByRole('region', { name: title, exact: true }).waitFor();
+    }
+    const fast = page.getByRole('region', { name: 'Quick jobs', exact: true });
+    await fast.getByLabel('Model', { exact: true }).selectOption('ollama_chat/qwen3:4b');
+    await fast.getByRole('button', { name: 'Save', exact: true }).click();
+    await fast.locator('.role-now').filter({ hasText: 'Uses ollama_chat/qwen3:4b' }).waitFor();
+    await page.screenshot({ path: join(screenshots, 'settings-models.png'), fullPage: true });
+
+    const config = await api('GET', '/api/config');
+    assert.equal(config.models.fast, 'ollama_chat/qwen3:4b');
+
+    // A reload keeps the tab, and the saved model.
+    await page.reload();
+    await page.getByRole('heading', { name: 'Which model does each job', exact: true }).waitFor();
+    assert.equal(new URL(page.url()).hash, '#/settings/models');
+    await page
+      .getByRole('region', { name: 'Quick jobs', exact: true })
+      .locator('.role-now')
+      .filter({ hasText: 'Uses ollama_chat/qwen3:4b' })
+      .waitFor();
+    assert.equal(
+      await page.getByRole('region', { name: 'Quick jobs', exact: true }).getByLabel('Model', { exact: true }).inputValue(),
+      'ollama_chat/qwen3:4b',
+    );
+
+    // A change made elsewhere (here through the HTTP API) shows up live, without a reload.
+    await api('PUT', '/api/models/roles', { fast: null });
+    await page
+      .getByRole('region', { name: 'Quick jobs', exact: true })
+      .locator('.role-now')
+      .filter({ hasText: 'Uses the main model' })
+      .waitFor();
+  });
+
   test('no script errors in the page', () => {
     assert.deepEqual(pageErrors, []);
   });

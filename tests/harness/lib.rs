@@ -7,7 +7,15 @@ use std::time::Duration;
 
 use anyhow::{Context, Result, bail};
 use futures::{SinkExt, StreamExt};
+use sentient_engine::llm::RetryPolicy;
 use sentient_engine::{Engine, EngineOptions};
+
+/// The one environment variable test engines see, and its value (for key fallbacks).
+pub const TEST_ENV_KEY: &str = "SENTIENT_TEST_API_KEY";
+pub const TEST_ENV_VALUE: &str = "sk-from-the-test-environment";
+
+/// Numbers engines within this test process (keychain service names).
+static NEXT_ENGINE: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
 use serde_json::Value;
 use tokio_tungstenite::tungstenite::Message;
 
@@ -42,7 +50,22 @@ impl TestEngine {
             port: Some(0),
             token: Some(token.clone()),
             ui_dir: Some(home.join("no-ui")),
-            clock: None,
+            // Model tests should not wait on real back-off times.
+            llm_retry: Some(RetryPolicy {
+                attempts: 1,
+                backoff: std::time::Duration::from_millis(5),
+            }),
+            // A keychain service of its own, so tests never read or change real keys.
+            keychain_service: Some(format!(
+                "sentient-test-{}-{}",
+                std::process::id(),
+                NEXT_ENGINE.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+            )),
+            // Key fallbacks see one fixed test variable, never a developer's real keys.
+            env_lookup: Some(std::sync::Arc::new(|name: &str| {
+                (name == TEST_ENV_KEY).then(|| TEST_ENV_VALUE.to_owned())
+            })),
+            ..Default::default()
         })
         .await
         .context("engine start")?;
@@ -205,4 +228,29 @@ impl WsClient {
     pub fn into_inner(self) -> Socket {
         self.socket
     }
+}
+
+/// Points Ollama, LM Studio, OpenAI and Anthropic at the scripted model server, so every model
+/// call of `t` is answered by its script.
+pub async fn point_models_at(
+    t: &TestEngine,
+    server: &sentient_model_server::ScriptedModel,
+) -> Result<()> {
+    let (status, body) = t
+        .client
+        .patch(
+            "/api/config",
+            serde_json::json!({"models": {"providers": {
+                "ollama_chat": {"api_base": server.base_url()},
+                "ollama": {"api_base": server.base_url()},
+                "openai": {"api_base": server.openai_url()},
+                "lm_studio": {"api_base": server.openai_url()},
+                "anthropic": {"api_base": server.anthropic_url()},
+            }}}),
+        )
+        .await?;
+    if status != 200 {
+        bail!("could not point the models at the scripted server: {status} {body}");
+    }
+    Ok(())
 }

@@ -17,7 +17,7 @@ SYSTEM_PACKAGES=(
   pkg-config build-essential cmake libclang-dev
   libwebkit2gtk-4.1-dev libgtk-3-dev libayatana-appindicator3-dev librsvg2-dev libxdo-dev
   libssl-dev libasound2-dev libdbus-1-dev
-  xvfb xauth chromium gnome-keyring dbus dbus-x11 xdotool
+  xvfb xauth chromium gnome-keyring dbus dbus-x11 xdotool libsecret-tools imagemagick
 )
 
 ensure_system_packages() {

@@ -13,8 +13,8 @@ cargo fmt --all --check
 say "Linting (clippy, warnings are errors)"
 cargo clippy --workspace --all-targets --locked -- -D warnings
 
-say "Rust tests"
-cargo test --workspace --locked
+say "Rust tests (secrets against gnome-keyring in a private D-Bus session)"
+bash tests/setup/with-keyring.sh cargo test --workspace --locked
 
 say "Window unit tests"
 npm run --silent ui:test

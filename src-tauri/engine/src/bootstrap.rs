@@ -6,6 +6,7 @@ use serde::{Deserialize, Serialize};
 use crate::Engine;
 use crate::config::Theme;
 use crate::error::ApiError;
+use crate::models::Roles;
 use crate::stop::StopState;
 
 #[derive(Debug, Clone, Serialize, Deserialize, specta::Type, utoipa::ToSchema)]
@@ -13,7 +14,7 @@ pub struct Bootstrap {
     pub version: String,
     pub home: String,
     pub assistant: BootstrapAssistant,
-    pub models: BootstrapModels,
+    pub models: Roles,
     pub memory_enabled: bool,
     pub unread_notifications: u32,
     pub ui: BootstrapUi,
@@ -29,18 +30,6 @@ pub struct BootstrapAssistant {
     pub location: String,
     pub language: String,
     pub onboarding_complete: bool,
-}
-
-/// The model picked for each role; null means "use primary".
-#[derive(Debug, Clone, Serialize, Deserialize, specta::Type, utoipa::ToSchema)]
-pub struct BootstrapModels {
-    pub primary: String,
-    pub fast: Option<String>,
-    pub planner: Option<String>,
-    pub executor: Option<String>,
-    pub embedding: Option<String>,
-    pub vision: Option<String>,
-    pub voice: Option<String>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, specta::Type, utoipa::ToSchema)]
@@ -63,7 +52,6 @@ impl Engine {
     pub async fn bootstrap(&self) -> Result<Bootstrap, ApiError> {
         let config = self.config().current();
         let a = &config.assistant;
-        let m = &config.models;
         Ok(Bootstrap {
             version: self.version().to_owned(),
             home: self.home().root().display().to_string(),
@@ -75,15 +63,7 @@ impl Engine {
                 language: a.language.clone(),
                 onboarding_complete: a.onboarding_complete,
             },
-            models: BootstrapModels {
-                primary: m.primary.clone(),
-                fast: m.fast.clone(),
-                planner: m.planner.clone(),
-                executor: m.executor.clone(),
-                embedding: m.embedding.clone(),
-                vision: m.vision.clone(),
-                voice: m.voice.clone(),
-            },
+            models: self.roles(),
             memory_enabled: config.memory.enabled,
             // The notifications feed arrives with its own issue; until then nothing is unread.
             unread_notifications: 0,

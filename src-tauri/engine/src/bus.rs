@@ -7,6 +7,7 @@ use serde::{Deserialize, Serialize};
 use tokio::sync::broadcast;
 
 use crate::clock::SharedClock;
+use crate::llm::queue::ModelBusy;
 use crate::notifications::Notification;
 use crate::stop::StopState;
 
@@ -23,6 +24,9 @@ pub enum DomainEvent {
     /// Stop everything was turned on or off.
     #[serde(rename = "stop.updated")]
     StopUpdated(StopState),
+    /// What the local model is doing changed.
+    #[serde(rename = "model.busy")]
+    ModelBusy(ModelBusy),
     /// A new entry in the notifications feed.
     #[serde(rename = "notification.new")]
     NotificationNew(Notification),
@@ -35,6 +39,7 @@ impl DomainEvent {
             Self::ConfigUpdated { .. } => "config.updated",
             Self::StopUpdated(_) => "stop.updated",
             Self::NotificationNew(_) => "notification.new",
+            Self::ModelBusy(_) => "model.busy",
         }
     }
 }

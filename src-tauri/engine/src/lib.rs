@@ -10,11 +10,15 @@ pub mod doctor;
 pub mod error;
 pub mod gateway;
 pub mod home;
+pub mod llm;
 pub mod logging;
+pub mod models;
 pub mod notifications;
 pub mod onboarding;
+pub mod secrets;
 pub mod stop;
 pub mod store;
+pub mod system;
 
 use std::net::{Ipv4Addr, SocketAddr};
 use std::path::{Path, PathBuf};
@@ -24,18 +28,23 @@ use serde::{Deserialize, Serialize};
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 
-use crate::bus::EventBus;
+use crate::bus::{DomainEvent, EventBus};
 use crate::clock::{SharedClock, SystemClock};
 use crate::config::{ConfigError, ConfigService};
 use crate::home::{Home, HomeError};
+use crate::llm::queue::{LocalQueue, QueueSettings, SystemPower};
+use crate::llm::usage::UsageLedger;
+use crate::llm::{LlmService, RetryPolicy};
+use crate::secrets::SecretsService;
 use crate::stop::StopService;
 use crate::store::{Store, StoreError};
+use crate::system::HardwareCache;
 
 /// The engine's version, shown in health, hello and bootstrap.
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");
 
 /// How to start an engine. Everything is optional; the defaults are the real product's.
-#[derive(Debug, Clone, Default)]
+#[derive(Clone, Default)]
 pub struct EngineOptions {
     /// The home folder; `None` resolves `SENTIENT_HOME`, then `~/.sentient`.
     pub home: Option<PathBuf>,
@@ -47,6 +56,25 @@ pub struct EngineOptions {
     pub ui_dir: Option<PathBuf>,
     /// The clock; `None` is the wall clock.
     pub clock: Option<SharedClock>,
+    /// How model calls retry passing failures; `None` is the product's policy.
+    pub llm_retry: Option<RetryPolicy>,
+    /// The keychain service secrets are stored under; `None` is the product's (`sentient`).
+    /// Tests use their own so they never touch a person's real keys.
+    pub keychain_service: Option<String>,
+    /// Where environment-variable key fallbacks are read; `None` is the process environment.
+    /// Tests pass their own so a developer's `ANTHROPIC_API_KEY` never leaks into them.
+    pub env_lookup: Option<secrets::EnvLookup>,
+}
+
+impl std::fmt::Debug for EngineOptions {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("EngineOptions")
+            .field("home", &self.home)
+            .field("port", &self.port)
+            .field("ui_dir", &self.ui_dir)
+            .field("keychain_service", &self.keychain_service)
+            .finish_non_exhaustive()
+    }
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -77,6 +105,9 @@ struct Inner {
     bus: EventBus,
     config: ConfigService,
     stop: StopService,
+    secrets: SecretsService,
+    llm: LlmService,
+    hardware: HardwareCache,
     clock: SharedClock,
     token: String,
     addr: SocketAddr,
@@ -110,6 +141,31 @@ impl Engine {
         let config = ConfigService::load(&home.config_file(), bus.clone())?;
         let store = Store::open(&home.database(), clock.clone()).await?;
         let stop = StopService::load(store.clone(), bus.clone(), clock.clone()).await?;
+        let secrets = SecretsService::with_env(
+            options
+                .keychain_service
+                .unwrap_or_else(|| secrets::KEYCHAIN_SERVICE.to_owned()),
+            config.clone(),
+            bus.clone(),
+            options.env_lookup.unwrap_or_else(secrets::process_env),
+        );
+        let queue = {
+            let bus = bus.clone();
+            LocalQueue::new(
+                queue_settings(&config.current()),
+                Arc::new(SystemPower::new()),
+                Arc::new(move |busy| bus.publish(DomainEvent::ModelBusy(busy))),
+            )
+        };
+        let llm = LlmService::new(
+            config.clone(),
+            stop.clone(),
+            Arc::new(secrets.clone()),
+            UsageLedger::new(store.clone(), clock.clone()),
+            queue,
+            options.llm_retry.unwrap_or_default(),
+        );
+        let hardware = HardwareCache::new(llm.ollama().base);
 
         let port = options.port.unwrap_or(config.current().gateway.port);
         let listener = tokio::net::TcpListener::bind((Ipv4Addr::LOCALHOST, port))
@@ -131,6 +187,9 @@ impl Engine {
                 bus,
                 config,
                 stop,
+                secrets,
+                llm,
+                hardware,
                 clock,
                 token,
                 addr,
@@ -139,9 +198,14 @@ impl Engine {
                 gateway: Mutex::new(None),
             }),
         };
+        engine.follow_queue_settings();
         let app = gateway::router(engine.clone());
         let shutdown = engine.inner.shutdown.clone();
         let server = tokio::spawn(async move {
+            // Streamed replies and live events go out as written, not held for ACKs.
+            let listener = axum::serve::ListenerExt::tap_io(listener, |tcp| {
+                let _ = tcp.set_nodelay(true);
+            });
             let serving =
                 axum::serve(listener, app).with_graceful_shutdown(shutdown.cancelled_owned());
             if let Err(error) = serving.await {
@@ -203,6 +267,37 @@ impl Engine {
     pub fn stop(&self) -> &StopService {
         &self.inner.stop
     }
+    pub fn llm(&self) -> &LlmService {
+        &self.inner.llm
+    }
+    pub fn hardware(&self) -> &HardwareCache {
+        &self.inner.hardware
+    }
+
+    /// The local-model queue applies `models.local_queue` and friends as soon as they change.
+    fn follow_queue_settings(&self) {
+        let mut settings = self.config().watch();
+        let queue = self.llm().queue().clone();
+        let shutdown = self.shutdown_token();
+        tokio::spawn(async move {
+            loop {
+                tokio::select! {
+                    () = shutdown.cancelled() => break,
+                    changed = settings.changed() => {
+                        if changed.is_err() {
+                            break;
+                        }
+                        let current = settings.borrow_and_update().clone();
+                        queue.update_settings(queue_settings(&current));
+                    }
+                }
+            }
+        });
+    }
+
+    pub fn secrets(&self) -> &SecretsService {
+        &self.inner.secrets
+    }
     pub fn clock(&self) -> &SharedClock {
         &self.inner.clock
     }
@@ -227,6 +322,16 @@ impl Engine {
     /// Fires when the engine begins shutting down; long-lived loops select on it.
     pub fn shutdown_token(&self) -> CancellationToken {
         self.inner.shutdown.clone()
+    }
+}
+
+fn queue_settings(config: &config::Config) -> QueueSettings {
+    QueueSettings {
+        enabled: config.models.local_queue,
+        background_quiet: std::time::Duration::from_secs(u64::from(
+            config.models.background_quiet_s,
+        )),
+        background_on_battery: config.models.background_on_battery,
     }
 }
 

@@ -198,8 +198,14 @@ impl StopService {
 
     /// Starts tracking a job of `kind`; its token is cancelled by the next stop.
     pub fn start_job(&self, kind: &str) -> Job {
+        self.start_job_within(kind, &CancellationToken::new())
+    }
+
+    /// Like [`StopService::start_job`], for work that belongs to something with its own
+    /// token (a run's Cancel, a reply's stop): the job's token fires on either.
+    pub fn start_job_within(&self, kind: &str, parent: &CancellationToken) -> Job {
         let id = self.inner.jobs.next.fetch_add(1, Ordering::Relaxed);
-        let token = CancellationToken::new();
+        let token = parent.child_token();
         self.inner
             .jobs
             .live
@@ -401,6 +407,19 @@ mod tests {
         assert!(c.is_cancelled());
         assert_eq!(second.state.stopped_at, first.state.stopped_at);
         assert_eq!(second.state.source.as_deref(), Some("hotkey"));
+    }
+
+    #[tokio::test]
+    async fn a_job_within_a_parent_ends_with_either() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let (stop, _bus) = service(dir.path()).await;
+        let parent = CancellationToken::new();
+        let job = stop.start_job_within("reply", &parent);
+        parent.cancel();
+        assert!(job.is_cancelled(), "the owner's cancel reaches the job");
+        let other = stop.start_job_within("reply", &CancellationToken::new());
+        stop.stop_all(None).await.expect("stop");
+        assert!(other.is_cancelled(), "Stop everything reaches it too");
     }
 
     #[tokio::test]

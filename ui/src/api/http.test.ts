@@ -290,3 +290,285 @@ describe('live events over /ws', () => {
     expect(seen).toEqual(['stop.updated']);
   });
 });
+
+describe('models and secrets', () => {
+  function setup(routes: Record<string, () => Response>) {
+    window.history.replaceState(null, '', '/#token=tok');
+    const stub = stubFetch(routes);
+    const api = createHttpApi({ fetch: stub.fetch, WebSocket: FakeWebSocket as unknown as typeof WebSocket });
+    return { api, ...stub };
+  }
+  const bodyOf = (call: Call) => (call.init.body === undefined ? undefined : JSON.parse(call.init.body as string));
+  const route = (call: Call) => `${call.init.method} ${new URL(call.url).pathname}${new URL(call.url).search}`;
+
+  it('sends every call to its route with the right body', async () => {
+    const ROLES = { primary: 'ollama_chat/qwen3:8b', fast: null, planner: null, executor: null, embedding: 'ollama/nomic-embed-text', vision: null, voice: null };
+    const { api, calls } = setup({
+      'GET /api/models/providers': () => jsonResponse(200, [{ id: 'anthropic' }]),
+      'GET /api/models/local': () => jsonResponse(200, { ollama: { reachable: false, models: [] }, lm_studio: { reachable: false, models: [] } }),
+      'POST /api/models/test': () => jsonResponse(200, { ok: true, latency_ms: 900, reply: 'hi', error: null, supports_tools: true }),
+      'POST /api/models/test-embedding': () => jsonResponse(200, { ok: true, dim: 768, error: null }),
+      'GET /api/config': () => jsonResponse(200, { models: { ...ROLES, fallbacks: {}, reasoning: {} }, ui: {} }),
+      'PUT /api/models/roles': () => jsonResponse(200, { ...ROLES, fast: 'openai/gpt-5-mini' }),
+      'PUT /api/models/fallbacks': () => jsonResponse(200, { ok: true }),
+      'GET /api/models/busy': () => jsonResponse(200, { busy: false, job: null, model: null, since: null, waiting: 0, deferred: 0, deferred_reason: null }),
+      'GET /api/system/hardware': () => jsonResponse(200, { os: 'linux', summary: 'unknown' }),
+      'GET /api/secrets': () => jsonResponse(200, [{ name: 'anthropic', set: true, source: 'keychain', kind: 'provider' }]),
+      'PUT /api/secrets/anthropic': () => jsonResponse(200, { ok: true }),
+      'DELETE /api/secrets/open%20ai': () => jsonResponse(200, { ok: true }),
+    });
+
+    expect(await api.modelProviders()).toEqual([{ id: 'anthropic' }]);
+    expect((await api.localModels()).ollama.reachable).toBe(false);
+    expect((await api.testModel({ model: 'ollama_chat/qwen3:8b', role: 'fast' })).supports_tools).toBe(true);
+    expect((await api.testEmbedding({ model: 'ollama/nomic-embed-text' })).dim).toBe(768);
+    // The roles come from the models settings, without the other fields.
+    expect(await api.getRoles()).toEqual(ROLES);
+    expect((await api.setRoles({ fast: 'openai/gpt-5-mini', vision: null })).fast).toBe('openai/gpt-5-mini');
+    expect(await api.setFallbacks({ primary: ['anthropic/claude-haiku-4-5'] })).toEqual({ ok: true });
+    expect((await api.modelBusy()).busy).toBe(false);
+    await api.hardware();
+    await api.hardware(true);
+    expect((await api.listSecrets())[0].set).toBe(true);
+    expect(await api.setSecret('anthropic', 'sk-ant-123')).toEqual({ ok: true });
+    expect(await api.deleteSecret('open ai')).toEqual({ ok: true });
+
+    expect(calls.map(route)).toEqual([
+      'GET /api/models/providers',
+      'GET /api/models/local',
+      'POST /api/models/test',
+      'POST /api/models/test-embedding',
+      'GET /api/config',
+      'PUT /api/models/roles',
+      'PUT /api/models/fallbacks',
+      'GET /api/models/busy',
+      'GET /api/system/hardware?refresh=false',
+      'GET /api/system/hardware?refresh=true',
+      'GET /api/secrets',
+      'PUT /api/secrets/anthropic',
+      'DELETE /api/secrets/open%20ai',
+    ]);
+    for (const call of calls) expect(header(call, 'Authorization')).toBe('Bearer tok');
+    expect(bodyOf(calls[2])).toEqual({ model: 'ollama_chat/qwen3:8b', role: 'fast' });
+    expect(bodyOf(calls[3])).toEqual({ model: 'ollama/nomic-embed-text' });
+    expect(bodyOf(calls[5])).toEqual({ fast: 'openai/gpt-5-mini', vision: null });
+    expect(bodyOf(calls[6])).toEqual({ primary: ['anthropic/claude-haiku-4-5'] });
+    expect(bodyOf(calls[11])).toEqual({ value: 'sk-ant-123' });
+    expect(bodyOf(calls[12])).toBeUndefined();
+  });
+
+  it("gives the engine's sentence when saving a role fails", async () => {
+    const { api } = setup({
+      'PUT /api/models/roles': () =>
+        jsonResponse(422, {
+          detail: [{ loc: ['body', 'fast'], msg: '"gpt5" is not a model name. Write it as provider/model.', type: 'value_error' }],
+        }),
+    });
+    await expect(api.setRoles({ fast: 'gpt5' })).rejects.toMatchObject({
+      status: 422,
+      detail: '"gpt5" is not a model name. Write it as provider/model.',
+    });
+  });
+});
+
+describe('Ollama downloads (NDJSON)', () => {
+  /** A streamed answer whose body arrives in exactly these chunks, one per read. */
+  function streamed(chunks: string[], opts: { failAfter?: number } = {}) {
+    const encoder = new TextEncoder();
+    let i = 0;
+    const body = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        if (opts.failAfter !== undefined && i === opts.failAfter) {
+          controller.error(new TypeError('network error'));
+          return;
+        }
+        if (i < chunks.length) controller.enqueue(encoder.encode(chunks[i++]));
+        else controller.close();
+      },
+    });
+    return new Response(body, { status: 200, headers: { 'Content-Type': 'application/x-ndjson' } });
+  }
+
+  function setup(answer: () => Response) {
+    window.history.replaceState(null, '', '/#token=tok');
+    const stub = stubFetch({ 'POST /api/models/ollama/pull': answer });
+    const api = createHttpApi({ fetch: stub.fetch, WebSocket: FakeWebSocket as unknown as typeof WebSocket });
+    return { api, ...stub };
+  }
+
+  it('calls onProgress once per line, also when lines are split across chunks', async () => {
+    const { api, calls } = setup(() =>
+      streamed([
+        '{"status":"pulling manifest"}\n{"status":"pull',
+        'ing 6a0746","completed":0,"total":2000}\n',
+        '{"status":"pulling 6a0746","completed":1000,',
+        '"total":2000}\n\n{"status":"pulling 6a0746","completed":2000,"total":2000}\n{"status":"verifying sha256 digest"}',
+        '\n{"status":"succ',
+        'ess"}',
+      ]),
+    );
+    const lines: unknown[] = [];
+    await api.pullModel('qwen3:8b', (line) => lines.push(line));
+
+    expect(lines).toEqual([
+      { status: 'pulling manifest' },
+      { status: 'pulling 6a0746', completed: 0, total: 2000 },
+      { status: 'pulling 6a0746', completed: 1000, total: 2000 },
+      { status: 'pulling 6a0746', completed: 2000, total: 2000 },
+      { status: 'verifying sha256 digest' },
+      { status: 'success' },
+    ]);
+    expect(calls).toHaveLength(1);
+    expect(JSON.parse(calls[0].init.body as string)).toEqual({ name: 'qwen3:8b' });
+    expect(header(calls[0], 'Authorization')).toBe('Bearer tok');
+    expect(header(calls[0], 'Accept')).toBe('application/x-ndjson');
+  });
+
+  it('hands each line over as soon as it arrives, before the download ends', async () => {
+    const encoder = new TextEncoder();
+    let controller!: ReadableStreamDefaultController<Uint8Array>;
+    const body = new ReadableStream<Uint8Array>({
+      start(c) {
+        controller = c;
+      },
+    });
+    const { api } = setup(() => new Response(body, { status: 200 }));
+    const lines: Array<{ status: string }> = [];
+    const done = api.pullModel('qwen3:8b', (line) => lines.push(line as { status: string }));
+
+    controller.enqueue(encoder.encode('{"status":"pulling manifest"}\n{"status":"half'));
+    await vi.waitFor(() => expect(lines).toEqual([{ status: 'pulling manifest' }]));
+    controller.enqueue(encoder.encode(' a line"}\n'));
+    await vi.waitFor(() => expect(lines).toHaveLength(2));
+    controller.close();
+    await done;
+    expect(lines[1]).toEqual({ status: 'half a line' });
+  });
+
+  it('keeps a multi-byte character that is split across chunks whole', async () => {
+    const bytes = new TextEncoder().encode('{"status":"téléchargement"}\n');
+    const cut = bytes.indexOf(0xc3) + 1; // inside the first "é"
+    const body = new ReadableStream<Uint8Array>({
+      start(c) {
+        c.enqueue(bytes.slice(0, cut));
+        c.enqueue(bytes.slice(cut));
+        c.close();
+      },
+    });
+    const { api } = setup(() => new Response(body, { status: 200 }));
+    const lines: unknown[] = [];
+    await api.pullModel('x', (line) => lines.push(line));
+    expect(lines).toEqual([{ status: 'téléchargement' }]);
+  });
+
+  it('passes the error line on and ends normally (the window shows it)', async () => {
+    const { api } = setup(() =>
+      streamed(['{"status":"pulling manifest"}\n{"status":"error","error":"Ollama could not download it: file does not exist"}\n']),
+    );
+    const lines: unknown[] = [];
+    await api.pullModel('nope:1b', (line) => lines.push(line));
+    expect(lines.at(-1)).toEqual({ status: 'error', error: 'Ollama could not download it: file does not exist' });
+  });
+
+  it("turns a refused download into ApiError with the engine's detail", async () => {
+    const { api } = setup(() => jsonResponse(503, { detail: "Ollama isn't running. Start Ollama and try again." }));
+    const onProgress = vi.fn();
+    await expect(api.pullModel('qwen3:8b', onProgress)).rejects.toMatchObject({
+      status: 503,
+      detail: "Ollama isn't running. Start Ollama and try again.",
+    });
+    expect(onProgress).not.toHaveBeenCalled();
+  });
+
+  it('says the connection was lost when the stream breaks midway', async () => {
+    const { api } = setup(() => streamed(['{"status":"pulling manifest"}\n'], { failAfter: 1 }));
+    const lines: unknown[] = [];
+    const err = (await api.pullModel('qwen3:8b', (line) => lines.push(line)).catch((e: unknown) => e)) as ApiError;
+    expect(lines).toEqual([{ status: 'pulling manifest' }]);
+    expect(err).toBeInstanceOf(ApiError);
+    expect(err.unreachable).toBe(true);
+    expect(err.detail).toMatch(/Lost the connection/);
+  });
+
+  it('refuses a line that is not JSON with a plain sentence', async () => {
+    const { api } = setup(() => streamed(['<html>oops</html>\n']));
+    await expect(api.pullModel('qwen3:8b', () => {})).rejects.toMatchObject({ status: 502 });
+  });
+});
+
+describe('model presets and the check-up', () => {
+  function setup(routes: Record<string, () => Response>) {
+    window.history.replaceState(null, '', '/#token=tok');
+    const stub = stubFetch(routes);
+    const api = createHttpApi({ fetch: stub.fetch, WebSocket: FakeWebSocket as unknown as typeof WebSocket });
+    return { api, ...stub };
+  }
+
+  it('sends the preset calls to their routes, with the name in the path', async () => {
+    const SWITCH = { preset: null, changed: [], missing: [], can_undo: true };
+    const { api, calls } = setup({
+      'GET /api/models/presets': () => jsonResponse(200, { active: null, modified: false, can_undo: false, undo_preset: null, presets: [] }),
+      'POST /api/models/presets/Local%20only/apply': () => jsonResponse(200, SWITCH),
+      'POST /api/models/presets/undo': () => jsonResponse(200, { ...SWITCH, can_undo: false }),
+      'POST /api/models/presets': () => jsonResponse(200, { name: 'Work' }),
+      'PATCH /api/models/presets/Work': () => jsonResponse(200, { name: 'Office' }),
+      'DELETE /api/models/presets/Office': () => jsonResponse(200, { ok: true }),
+    });
+
+    expect((await api.modelPresets()).presets).toEqual([]);
+    expect(await api.applyModelPreset('Local only')).toEqual(SWITCH);
+    expect((await api.undoModelPreset()).can_undo).toBe(false);
+    expect(await api.saveModelPreset({ name: 'Work', overwrite: true })).toEqual({ name: 'Work' });
+    expect(await api.renameModelPreset('Work', 'Office')).toEqual({ name: 'Office' });
+    expect(await api.deleteModelPreset('Office')).toEqual({ ok: true });
+
+    expect(calls.map((c) => `${c.init.method} ${new URL(c.url).pathname}`)).toEqual([
+      'GET /api/models/presets',
+      'POST /api/models/presets/Local%20only/apply',
+      'POST /api/models/presets/undo',
+      'POST /api/models/presets',
+      'PATCH /api/models/presets/Work',
+      'DELETE /api/models/presets/Office',
+    ]);
+    expect(JSON.parse(calls[3].init.body as string)).toEqual({ name: 'Work', overwrite: true });
+    expect(JSON.parse(calls[4].init.body as string)).toEqual({ name: 'Office' });
+  });
+
+  it("gives the engine's sentence when a preset can't be used", async () => {
+    const { api } = setup({
+      'POST /api/models/presets/Cloud/apply': () =>
+        jsonResponse(409, { detail: 'Add a key for Anthropic, OpenAI or OpenRouter in Settings > Models to use cloud models.' }),
+    });
+    await expect(api.applyModelPreset('Cloud')).rejects.toMatchObject({ status: 409, detail: expect.stringMatching(/^Add a key/) });
+  });
+
+  it('streams the check-up lines as they arrive', async () => {
+    const lines = [
+      { type: 'start', roles: [{ role: 'primary', model: 'ollama_chat/qwen3:8b' }], hardware: { summary: 'unknown' } },
+      { type: 'step', role: 'primary', label: 'Trying a tool call' },
+      { type: 'role', role: 'primary', model: 'ollama_chat/qwen3:8b', provider: 'ollama_chat', local: true, inherits: null, status: 'pass', checks: [] },
+      { type: 'done', status: 'pass', roles: [] },
+    ];
+    const text = lines.map((l) => JSON.stringify(l)).join('\n') + '\n';
+    const encoder = new TextEncoder();
+    // Cut the text every 7 bytes, so most lines span several chunks.
+    const bytes = encoder.encode(text);
+    const body = new ReadableStream<Uint8Array>({
+      start(c) {
+        for (let i = 0; i < bytes.length; i += 7) c.enqueue(bytes.slice(i, i + 7));
+        c.close();
+      },
+    });
+    const { api, calls } = setup({ 'POST /api/models/checkup': () => new Response(body, { status: 200 }) });
+    const seen: unknown[] = [];
+    await api.modelCheckup({ roles: { primary: 'ollama_chat/qwen3:8b' } }, (line) => seen.push(line));
+
+    expect(seen).toEqual(lines);
+    expect(JSON.parse(calls[0].init.body as string)).toEqual({ roles: { primary: 'ollama_chat/qwen3:8b' } });
+  });
+
+  it("turns a refused check-up (unknown role) into ApiError with the engine's detail", async () => {
+    const { api } = setup({ 'POST /api/models/checkup': () => jsonResponse(400, { detail: 'boss is not a role.' }) });
+    await expect(api.modelCheckup({ roles: { boss: null } }, () => {})).rejects.toMatchObject({ status: 400, detail: 'boss is not a role.' });
+  });
+});

@@ -4,7 +4,7 @@
 // ends up in a URL a server could log or a bookmark could keep.
 import { ApiError, detailToText, UNREACHABLE, UNREACHABLE_DETAIL } from './errors';
 import { dispatch, toEngineEvent } from './events';
-import type { EngineEvent, EventListener, SentientApi } from './types';
+import type { CheckupLine, Config, EngineEvent, EventListener, PullProgress, Roles, SentientApi } from './types';
 
 export const TOKEN_KEY = 'sentient.token';
 export const PING_MS = 25_000;
@@ -72,8 +72,9 @@ export function createHttpApi(options: HttpTransportOptions = {}): SentientApi {
     options.storage ?? safeSessionStorage(),
   );
 
-  async function request<T>(method: string, path: string, body?: unknown): Promise<T> {
-    const headers: Record<string, string> = { Accept: 'application/json' };
+  /** Sends one request; an answer that is not OK becomes ApiError with the engine's detail. */
+  async function send(method: string, path: string, body?: unknown, accept = 'application/json'): Promise<Response> {
+    const headers: Record<string, string> = { Accept: accept };
     if (token) headers.Authorization = `Bearer ${token}`;
     if (body !== undefined) headers['Content-Type'] = 'application/json';
 
@@ -99,11 +100,16 @@ export function createHttpApi(options: HttpTransportOptions = {}): SentientApi {
       }
       throw new ApiError(res.status, detailToText(detail, res.status));
     }
+    return res;
+  }
+
+  async function request<T>(method: string, path: string, body?: unknown): Promise<T> {
+    const res = await send(method, path, body);
     if (res.status === 204) return undefined as T;
     try {
       return (await res.json()) as T;
     } catch {
-      throw new ApiError(502, "Sentient's engine sent an answer the window couldn't read. Try reloading.");
+      throw new ApiError(502, UNREADABLE_DETAIL);
     }
   }
 
@@ -119,12 +125,105 @@ export function createHttpApi(options: HttpTransportOptions = {}): SentientApi {
     resume: (source = 'desktop') => request('POST', '/api/resume', { source }),
     getConfig: () => request('GET', '/api/config'),
     patchConfig: (partial) => request('PATCH', '/api/config', partial),
+    modelProviders: () => request('GET', '/api/models/providers'),
+    localModels: () => request('GET', '/api/models/local'),
+    testModel: (body) => request('POST', '/api/models/test', body),
+    testEmbedding: (body) => request('POST', '/api/models/test-embedding', body),
+    // There is no GET for the roles alone: they are the role fields of the models settings.
+    getRoles: async () => rolesOf(await request<Config>('GET', '/api/config')),
+    setRoles: (changes) => request('PUT', '/api/models/roles', changes),
+    setFallbacks: (fallbacks) => request('PUT', '/api/models/fallbacks', fallbacks),
+    modelBusy: () => request('GET', '/api/models/busy'),
+    hardware: (refresh = false) => request('GET', `/api/system/hardware?refresh=${refresh ? 'true' : 'false'}`),
+    pullModel: async (name, onProgress) => {
+      const res = await send('POST', '/api/models/ollama/pull', { name }, 'application/x-ndjson');
+      if (!res.body) throw new ApiError(502, UNREADABLE_DETAIL);
+      await readNdjson<PullProgress>(res.body, onProgress);
+    },
+    listSecrets: () => request('GET', '/api/secrets'),
+    setSecret: (name, value) => request('PUT', `/api/secrets/${encodeURIComponent(name)}`, { value }),
+    deleteSecret: (name) => request('DELETE', `/api/secrets/${encodeURIComponent(name)}`),
+    modelPresets: () => request('GET', '/api/models/presets'),
+    applyModelPreset: (name) => request('POST', `/api/models/presets/${encodeURIComponent(name)}/apply`),
+    undoModelPreset: () => request('POST', '/api/models/presets/undo'),
+    saveModelPreset: (body) => request('POST', '/api/models/presets', body),
+    renameModelPreset: (name, newName) => request('PATCH', `/api/models/presets/${encodeURIComponent(name)}`, { name: newName }),
+    deleteModelPreset: (name) => request('DELETE', `/api/models/presets/${encodeURIComponent(name)}`),
+    modelCheckup: async (body, onLine) => {
+      const res = await send('POST', '/api/models/checkup', body, 'application/x-ndjson');
+      if (!res.body) throw new ApiError(502, UNREADABLE_DETAIL);
+      await readNdjson<CheckupLine>(res.body, onLine);
+    },
     setTitle: (title) => {
       document.title = title;
     },
     subscribe: (listener) => socket.add(listener),
   };
 }
+
+const UNREADABLE_DETAIL = "Sentient's engine sent an answer the window couldn't read. Try reloading.";
+
+function rolesOf(config: Config): Roles {
+  const m = config.models;
+  return {
+    primary: m.primary,
+    fast: m.fast,
+    planner: m.planner,
+    executor: m.executor,
+    embedding: m.embedding,
+    vision: m.vision,
+    voice: m.voice,
+  };
+}
+
+/**
+ * Reads a streamed NDJSON body line by line as it arrives, calling `onLine` with each parsed line
+ * (a line may be split across chunks, and a chunk may hold several lines). Blank lines are
+ * skipped. A line that is not JSON, or the connection dropping midway, throws ApiError.
+ */
+export async function readNdjson<T>(body: ReadableStream<Uint8Array>, onLine: (line: T) => void): Promise<void> {
+  const reader = body.getReader();
+  const decoder = new TextDecoder();
+  let buffer = '';
+  const emit = (raw: string) => {
+    const text = raw.trim();
+    if (text === '') return;
+    let parsed: T;
+    try {
+      parsed = JSON.parse(text) as T;
+    } catch {
+      throw new ApiError(502, UNREADABLE_DETAIL);
+    }
+    onLine(parsed);
+  };
+  try {
+    for (;;) {
+      let chunk: ReadableStreamReadResult<Uint8Array>;
+      try {
+        chunk = await reader.read();
+      } catch {
+        throw new ApiError(UNREACHABLE, LOST_DETAIL);
+      }
+      if (chunk.done) break;
+      buffer += decoder.decode(chunk.value, { stream: true });
+      let newline = buffer.indexOf('\n');
+      while (newline !== -1) {
+        emit(buffer.slice(0, newline));
+        buffer = buffer.slice(newline + 1);
+        newline = buffer.indexOf('\n');
+      }
+    }
+    emit(buffer + decoder.decode());
+  } catch (e) {
+    // Stop the download's answer too, so nothing keeps streaming that nobody reads.
+    await reader.cancel().catch(() => {});
+    throw e;
+  } finally {
+    reader.releaseLock();
+  }
+}
+
+const LOST_DETAIL = "Lost the connection to Sentient's engine partway. Make sure Sentient is running, then try again.";
 
 function wsUrl(origin: string, token: string | null): string {
   const base = origin.replace(/^http/, 'ws');

@@ -1,12 +1,13 @@
+import { Channel } from '@tauri-apps/api/core';
 import { emit } from '@tauri-apps/api/event';
 import { clearMocks, mockIPC, mockWindows } from '@tauri-apps/api/mocks';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ONBOARDING_BODY } from '../test/fakes';
 import { ApiError } from './errors';
 import { TAURI_EVENT } from './events';
 import { createApi, isTauri } from './index';
 import { createTauriApi } from './tauri';
-import type { EngineEvent } from './types';
+import type { CheckupLine, EngineEvent, PullProgress } from './types';
 
 const STOPPED = { stopped: true, stopped_at: '2030-05-04T10:00:00Z', source: 'tray' };
 
@@ -149,5 +150,167 @@ describe('Tauri transport', () => {
     await settle();
     await emit(TAURI_EVENT, { type: 'stop.updated', data: STOPPED, ts: 't' });
     expect(seen).toEqual([]);
+  });
+});
+
+describe('Tauri transport: models and secrets', () => {
+  it('calls the model and secret commands with their arguments', async () => {
+    const calls: Array<[string, unknown]> = [];
+    mockIPC((cmd, args) => {
+      calls.push([cmd, args]);
+      switch (cmd) {
+        case 'model_providers':
+          return [{ id: 'anthropic' }];
+        case 'local_models':
+          return { ollama: { reachable: true, models: [] }, lm_studio: { reachable: false, models: [] } };
+        case 'test_model':
+          return { ok: false, latency_ms: 12, reply: null, error: 'No key is set for Anthropic.', supports_tools: null };
+        case 'test_embedding':
+          return { ok: true, dim: 768, error: null };
+        case 'get_roles':
+        case 'set_roles':
+          return { primary: 'ollama_chat/qwen3:8b', fast: 'ollama_chat/qwen3:4b' };
+        case 'set_fallbacks':
+        case 'set_secret':
+        case 'delete_secret':
+          return { ok: true };
+        case 'model_busy':
+          return { busy: true, job: 'task', model: 'ollama_chat/qwen3:8b', since: 't', waiting: 1, deferred: 0, deferred_reason: null };
+        case 'hardware':
+          return { summary: 'unknown' };
+        case 'list_secrets':
+          return [{ name: 'anthropic', set: false, source: null, kind: 'provider' }];
+      }
+      throw new Error(`unexpected command ${cmd}`);
+    });
+    const api = createTauriApi();
+
+    expect(await api.modelProviders()).toEqual([{ id: 'anthropic' }]);
+    expect((await api.localModels()).ollama.reachable).toBe(true);
+    expect((await api.testModel({ model: 'anthropic/claude-sonnet-5', role: 'primary' })).error).toBe('No key is set for Anthropic.');
+    expect((await api.testEmbedding({ model: 'ollama/nomic-embed-text' })).dim).toBe(768);
+    expect((await api.getRoles()).fast).toBe('ollama_chat/qwen3:4b');
+    await api.setRoles({ fast: 'ollama_chat/qwen3:4b', voice: null });
+    await api.setFallbacks({ primary: ['openai/gpt-5-mini'] });
+    expect((await api.modelBusy()).job).toBe('task');
+    await api.hardware();
+    await api.hardware(true);
+    expect((await api.listSecrets())[0].set).toBe(false);
+    await api.setSecret('anthropic', 'sk-ant-123');
+    await api.deleteSecret('anthropic');
+
+    expect(calls).toEqual([
+      ['model_providers', {}],
+      ['local_models', {}],
+      ['test_model', { body: { model: 'anthropic/claude-sonnet-5', role: 'primary' } }],
+      ['test_embedding', { body: { model: 'ollama/nomic-embed-text' } }],
+      ['get_roles', {}],
+      ['set_roles', { roles: { fast: 'ollama_chat/qwen3:4b', voice: null } }],
+      ['set_fallbacks', { fallbacks: { primary: ['openai/gpt-5-mini'] } }],
+      ['model_busy', {}],
+      ['hardware', { refresh: false }],
+      ['hardware', { refresh: true }],
+      ['list_secrets', {}],
+      ['set_secret', { name: 'anthropic', body: { value: 'sk-ant-123' } }],
+      ['delete_secret', { name: 'anthropic' }],
+    ]);
+  });
+
+  it('streams download progress through a channel, in order, and resolves when the command returns', async () => {
+    const sent: PullProgress[] = [
+      { status: 'pulling manifest' },
+      { status: 'pulling 6a0746', completed: 500, total: 2000 },
+      { status: 'pulling 6a0746', completed: 2000, total: 2000 },
+      { status: 'success' },
+    ];
+    let pullArgs: Record<string, unknown> | undefined;
+    mockIPC(async (cmd, args) => {
+      if (cmd !== 'pull_model') throw new Error(`unexpected command ${cmd}`);
+      pullArgs = args as Record<string, unknown>;
+      const channel = pullArgs.onProgress as Channel<PullProgress>;
+      expect(channel).toBeInstanceOf(Channel);
+      const internals = (window as unknown as { __TAURI_INTERNALS__: { runCallback: (id: number, data: unknown) => void } })
+        .__TAURI_INTERNALS__;
+      // Rust numbers each message; send two out of order to check they are delivered in order.
+      internals.runCallback(channel.id, { index: 1, message: sent[1] });
+      internals.runCallback(channel.id, { index: 0, message: sent[0] });
+      await settle();
+      internals.runCallback(channel.id, { index: 2, message: sent[2] });
+      internals.runCallback(channel.id, { index: 3, message: sent[3] });
+      internals.runCallback(channel.id, { index: 4, end: true });
+      return null;
+    });
+
+    const lines: PullProgress[] = [];
+    await createTauriApi().pullModel('qwen3:8b', (line) => lines.push(line));
+
+    expect(pullArgs?.body).toEqual({ name: 'qwen3:8b' });
+    expect(lines).toEqual(sent);
+  });
+
+  it('throws ApiError when the download is refused', async () => {
+    mockIPC((cmd) => {
+      if (cmd === 'pull_model') return Promise.reject({ status: 422, detail: [{ loc: ['body', 'name'], msg: 'Name the model to download, for example qwen3:8b.', type: 'value_error' }] });
+      return null;
+    });
+    const onProgress = vi.fn();
+    const err = await createTauriApi()
+      .pullModel(' ', onProgress)
+      .catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ApiError);
+    expect(err).toMatchObject({ status: 422, detail: 'Name the model to download, for example qwen3:8b.' });
+    expect(onProgress).not.toHaveBeenCalled();
+  });
+});
+
+describe('Tauri transport: presets and the check-up', () => {
+  it('calls the preset commands with their arguments', async () => {
+    const calls: Array<[string, unknown]> = [];
+    mockIPC((cmd, args) => {
+      calls.push([cmd, args]);
+      if (cmd === 'model_presets') return { active: null, modified: false, can_undo: false, undo_preset: null, presets: [] };
+      if (cmd === 'apply_model_preset' || cmd === 'undo_model_preset') return { preset: null, changed: [], missing: [], can_undo: true };
+      if (cmd === 'save_model_preset' || cmd === 'rename_model_preset') return { name: 'x' };
+      if (cmd === 'delete_model_preset') return { ok: true };
+      throw new Error(`unexpected command ${cmd}`);
+    });
+    const api = createTauriApi();
+    await api.modelPresets();
+    await api.applyModelPreset('Local only');
+    await api.undoModelPreset();
+    await api.saveModelPreset({ name: 'Work' });
+    await api.renameModelPreset('Work', 'Office');
+    await api.deleteModelPreset('Office');
+    expect(calls).toEqual([
+      ['model_presets', {}],
+      ['apply_model_preset', { name: 'Local only' }],
+      ['undo_model_preset', {}],
+      ['save_model_preset', { body: { name: 'Work' } }],
+      ['rename_model_preset', { name: 'Work', body: { name: 'Office' } }],
+      ['delete_model_preset', { name: 'Office' }],
+    ]);
+  });
+
+  it('streams the check-up through a channel', async () => {
+    const sent = [
+      { type: 'start', roles: [{ role: 'fast', model: null }], hardware: {} },
+      { type: 'role', role: 'fast', model: null, provider: null, local: false, inherits: 'primary', status: 'skip', checks: [] },
+      { type: 'done', status: 'skip', roles: [] },
+    ];
+    let body: unknown;
+    mockIPC(async (cmd, args) => {
+      if (cmd !== 'model_checkup') throw new Error(`unexpected command ${cmd}`);
+      const a = args as { body: unknown; onLine: Channel<unknown> };
+      body = a.body;
+      const internals = (window as unknown as { __TAURI_INTERNALS__: { runCallback: (id: number, data: unknown) => void } })
+        .__TAURI_INTERNALS__;
+      sent.forEach((message, index) => internals.runCallback(a.onLine.id, { index, message }));
+      internals.runCallback(a.onLine.id, { index: sent.length, end: true });
+      return null;
+    });
+    const lines: CheckupLine[] = [];
+    await createTauriApi().modelCheckup({ roles: { fast: null } }, (line) => lines.push(line));
+    expect(body).toEqual({ roles: { fast: null } });
+    expect(lines).toEqual(sent);
   });
 });

@@ -5,13 +5,38 @@
 // present), `_Deserialize` what it accepts (defaulted fields optional).
 import type {
   Bootstrap_Serialize,
+  CheckAction_Serialize,
+  Check_Serialize,
+  CheckupLine_Serialize,
+  CheckupRequest_Deserialize,
+  Missing_Serialize,
+  PresetList_Serialize,
+  PresetSwitch_Serialize,
+  Preset_Serialize,
+  RoleChange_Serialize,
+  RolePick_Serialize,
+  RoleResult_Serialize,
+  SavePresetRequest_Deserialize,
   Config_Serialize,
+  EmbeddingTestRequest as WireEmbeddingTestRequest,
+  EmbeddingTestResult_Serialize,
+  Hardware_Serialize,
   Health,
+  LocalModel_Serialize,
+  LocalModels_Serialize,
+  ModelBusy_Serialize,
+  OkReply as WireOkReply,
   OnboardingDone,
   OnboardingRequest_Deserialize,
+  ProviderView_Serialize,
+  PullProgress_Deserialize,
+  Roles_Serialize,
   SavedConfig_Serialize,
+  SecretInfo_Serialize,
   StopResult_Serialize,
   StopState_Serialize,
+  TestRequest_Deserialize,
+  TestResult_Serialize,
 } from '../bindings';
 
 export type { Health, Theme } from '../bindings';
@@ -25,6 +50,49 @@ type SavedConfig = SavedConfig_Serialize;
 export type OkResponse = OnboardingDone;
 export type StopAllResponse = StopResult;
 export type PatchConfigResponse = SavedConfig;
+
+// Models & secrets (contract section 3).
+export type { Recommendation, Gpu_Serialize as Gpu } from '../bindings';
+export type ProviderView = ProviderView_Serialize;
+export type LocalModel = LocalModel_Serialize;
+export type LocalModels = LocalModels_Serialize;
+export type TestRequest = TestRequest_Deserialize;
+export type TestResult = TestResult_Serialize;
+export type EmbeddingTestRequest = WireEmbeddingTestRequest;
+export type EmbeddingTestResult = EmbeddingTestResult_Serialize;
+export type Roles = Roles_Serialize;
+export type ModelBusy = ModelBusy_Serialize;
+export type Hardware = Hardware_Serialize;
+export type SecretInfo = SecretInfo_Serialize;
+export type OkReply = WireOkReply;
+/** One progress line of an Ollama download (`error` set on the last line when it failed). */
+export type PullProgress = PullProgress_Deserialize;
+
+// Model presets: named setups that switch every role in one step.
+export type { MissingAction, MissingKind, CheckStatus, ModelRole } from '../bindings';
+export type Preset = Preset_Serialize;
+export type PresetList = PresetList_Serialize;
+export type PresetSwitch = PresetSwitch_Serialize;
+export type RoleChange = RoleChange_Serialize;
+export type Missing = Missing_Serialize;
+export type SavePresetRequest = SavePresetRequest_Deserialize;
+
+// The check-up: each role's model tried the way Sentient uses it.
+export type CheckupRequest = CheckupRequest_Deserialize;
+/** One line of the check-up: `start`, `step`s, a `role` per role, then `done`. */
+export type CheckupLine = CheckupLine_Serialize;
+export type RoleResult = RoleResult_Serialize;
+export type RolePick = RolePick_Serialize;
+export type Check = Check_Serialize;
+export type CheckAction = CheckAction_Serialize;
+
+/** The seven model roles, in the order Settings shows them. */
+export const ROLE_NAMES = ['primary', 'fast', 'planner', 'executor', 'embedding', 'vision', 'voice'] as const;
+export type RoleName = (typeof ROLE_NAMES)[number];
+/** `PUT /api/models/roles`: only the roles named change; null = use the main model. */
+export type RoleChanges = Partial<Record<RoleName, string | null>>;
+/** `PUT /api/models/fallbacks`: each named role's backup models, in order. */
+export type Fallbacks = Partial<Record<RoleName, string[]>>;
 
 /**
  * One live event from the engine's bus: `{type, data, ts}`. Domain events have a dotted type
@@ -52,6 +120,53 @@ export interface SentientApi {
   resume(source?: StopSource): Promise<StopState>;
   getConfig(): Promise<Config>;
   patchConfig(partial: Record<string, unknown>): Promise<PatchConfigResponse>;
+
+  // Models & secrets.
+  /** Every model provider, with whether its key is set. */
+  modelProviders(): Promise<ProviderView[]>;
+  /** What Ollama and LM Studio have installed (never fails; `reachable: false` when not running). */
+  localModels(): Promise<LocalModels>;
+  /** One short call to a model; says whether it can use tools. */
+  testModel(body: TestRequest): Promise<TestResult>;
+  /** One embedding call; says the vector size. */
+  testEmbedding(body: EmbeddingTestRequest): Promise<EmbeddingTestResult>;
+  /** The model of every role as saved (null = uses the main model). */
+  getRoles(): Promise<Roles>;
+  setRoles(changes: RoleChanges): Promise<Roles>;
+  setFallbacks(fallbacks: Fallbacks): Promise<OkReply>;
+  /** What the local model is doing now (live as the `model.busy` event). */
+  modelBusy(): Promise<ModelBusy>;
+  /** What this computer can run; `refresh` checks again instead of using what was found before. */
+  hardware(refresh?: boolean): Promise<Hardware>;
+  /**
+   * Downloads a model into Ollama, calling `onProgress` with each progress line as it arrives.
+   * Resolves when the download has ended; a failure after the start is a last line with `error`.
+   */
+  pullModel(name: string, onProgress: (line: PullProgress) => void): Promise<void>;
+  /** Which keys are set and where from; never their values. */
+  listSecrets(): Promise<SecretInfo[]>;
+  /** Saves a key in this computer's keychain; it is never sent back. */
+  setSecret(name: string, value: string): Promise<OkReply>;
+  deleteSecret(name: string): Promise<OkReply>;
+
+  // Model presets.
+  /** Every setup (built-ins first), the active one, and whether the last switch can be undone. */
+  modelPresets(): Promise<PresetList>;
+  /** Switches every role to a setup in one save; says what its models still need. */
+  applyModelPreset(name: string): Promise<PresetSwitch>;
+  /** Puts back the setup from before the last switch (one step only). */
+  undoModelPreset(): Promise<PresetSwitch>;
+  /** Saves the current setup under a name and makes it active. */
+  saveModelPreset(body: SavePresetRequest): Promise<Preset>;
+  renameModelPreset(name: string, newName: string): Promise<Preset>;
+  deleteModelPreset(name: string): Promise<OkReply>;
+
+  /**
+   * The check-up: tries each role's model (or only `body.roles`), calling `onLine` with each line
+   * as it arrives. Resolves after the last line. It changes no settings.
+   */
+  modelCheckup(body: CheckupRequest, onLine: (line: CheckupLine) => void): Promise<void>;
+
   /** Names what the window shows (the page title, and in the desktop app the window's title). */
   setTitle(title: string): void;
   /** Listen to live events; returns the function that stops listening. */

@@ -1,7 +1,29 @@
 // Test doubles shared by the unit tests: a WebSocket the test drives by hand, and a fake engine
 // behind the SentientApi interface.
 import { vi } from 'vitest';
-import type { Bootstrap, Config, EngineEvent, OnboardingRequest, SentientApi, StopState } from '../api';
+import type {
+  Bootstrap,
+  CheckupLine,
+  CheckupRequest,
+  Config,
+  EmbeddingTestResult,
+  EngineEvent,
+  Hardware,
+  LocalModels,
+  ModelBusy,
+  OnboardingRequest,
+  Preset,
+  PresetList,
+  PresetSwitch,
+  ProviderView,
+  PullProgress,
+  RoleChanges,
+  Roles,
+  SecretInfo,
+  SentientApi,
+  StopState,
+  TestResult,
+} from '../api';
 
 export class FakeWebSocket {
   static readonly CONNECTING = 0;
@@ -81,11 +103,187 @@ export function makeBootstrap(overrides: { stop?: StopState; onboarding_complete
   };
 }
 
+// ----------------------------------------------------------------------- models & secrets
+
+export const PROVIDERS: ProviderView[] = [
+  {
+    id: 'ollama_chat',
+    label: 'Ollama',
+    kind: 'local',
+    key_required: false,
+    key_set: false,
+    api_base: 'http://localhost:11434',
+    docs_url: 'https://ollama.com/download',
+    suggested: ['ollama_chat/qwen3:8b', 'ollama_chat/qwen3:4b'],
+    sign_in: false,
+  },
+  {
+    id: 'ollama',
+    label: 'Ollama (embeddings)',
+    kind: 'local',
+    key_required: false,
+    key_set: false,
+    api_base: 'http://localhost:11434',
+    docs_url: 'https://ollama.com/download',
+    suggested: ['ollama/nomic-embed-text'],
+    sign_in: false,
+  },
+  {
+    id: 'anthropic',
+    label: 'Anthropic',
+    kind: 'cloud',
+    key_required: true,
+    key_set: true,
+    api_base: null,
+    docs_url: 'https://console.anthropic.com/',
+    suggested: ['anthropic/claude-sonnet-5', 'anthropic/claude-haiku-4-5'],
+    sign_in: false,
+  },
+  {
+    id: 'openai',
+    label: 'OpenAI',
+    kind: 'cloud',
+    key_required: true,
+    key_set: false,
+    api_base: null,
+    docs_url: 'https://platform.openai.com/api-keys',
+    suggested: ['openai/gpt-5', 'openai/gpt-5-mini'],
+    sign_in: false,
+  },
+];
+
+export const SECRETS: SecretInfo[] = [
+  { name: 'anthropic', set: true, source: 'keychain', kind: 'provider' },
+  { name: 'openai', set: false, source: null, kind: 'provider' },
+  { name: 'github', set: false, source: null, kind: 'integration' },
+];
+
+export const LOCAL_MODELS: LocalModels = {
+  ollama: {
+    reachable: true,
+    models: [
+      { name: 'qwen3:8b', size: 5.2e9, family: 'qwen3', parameter_size: '8.2B', is_embedding: false, capabilities: ['completion', 'tools'] },
+      { name: 'nomic-embed-text:latest', size: 2.7e8, family: 'nomic-bert', parameter_size: '137M', is_embedding: true, capabilities: ['embedding'] },
+    ],
+  },
+  lm_studio: { reachable: false, models: [] },
+};
+
+export const ROLES: Roles = {
+  primary: 'ollama_chat/qwen3:8b',
+  fast: null,
+  planner: null,
+  executor: null,
+  embedding: 'ollama/nomic-embed-text',
+  vision: null,
+  voice: null,
+};
+
+export const IDLE: ModelBusy = {
+  busy: false,
+  job: null,
+  model: null,
+  since: null,
+  waiting: 0,
+  deferred: 0,
+  deferred_reason: null,
+};
+
+export function makeHardware(overrides: Partial<Hardware['recommendation']> = {}): Hardware {
+  return {
+    os: 'linux',
+    ram_gb: 15.3,
+    unified_memory: false,
+    usable_vram_gb: 8,
+    ollama_vram_gb: null,
+    gpus: [{ name: 'NVIDIA GeForce RTX 4060 Laptop GPU', vendor: 'nvidia', vram_gb: 8, usable: true }],
+    summary: 'NVIDIA GeForce RTX 4060 Laptop GPU with 8 GB of graphics memory, 15.3 GB of memory',
+    recommendation: {
+      tier: 'gpu_8',
+      model: 'ollama_chat/qwen3:8b',
+      name: 'qwen3:8b',
+      context_length: 8192,
+      runs_on: 'graphics',
+      cloud_first: false,
+      summary: 'qwen3:8b, reading 8,192 tokens at a time',
+      note: 'Fits on the graphics card, so replies stay quick.',
+      ...overrides,
+    },
+  };
+}
+
+export function makePreset(overrides: Partial<Preset> & { name: string }): Preset {
+  return {
+    builtin: false,
+    available: true,
+    reason: null,
+    provider: null,
+    description: '',
+    roles: {},
+    fallbacks: null,
+    reasoning: null,
+    context_length: null,
+    context_length_per_role: null,
+    active: false,
+    ...overrides,
+  };
+}
+
+export const PRESETS: PresetList = {
+  active: 'Local only',
+  modified: false,
+  can_undo: false,
+  undo_preset: null,
+  presets: [
+    makePreset({
+      name: 'Local only',
+      builtin: true,
+      active: true,
+      description: 'Everything runs on this computer with qwen3:8b.',
+      roles: { primary: 'ollama_chat/qwen3:8b', fast: 'ollama_chat/qwen3:8b' },
+    }),
+    makePreset({
+      name: 'Cloud',
+      builtin: true,
+      available: false,
+      reason: 'Add a key for Anthropic, OpenAI or OpenRouter in Settings > Models to use cloud models.',
+      description: 'A cloud model does every job except memory search.',
+    }),
+    makePreset({
+      name: 'Mixed',
+      builtin: true,
+      provider: 'anthropic',
+      description: 'A cloud main model, with quick jobs and memory search on this computer.',
+      roles: { primary: 'anthropic/claude-sonnet-5' },
+    }),
+    makePreset({ name: 'Work', description: 'Your own setup.', roles: { primary: 'anthropic/claude-sonnet-5' } }),
+  ],
+};
+
+/** A long job the test drives by hand: send lines, then finish or fail it. */
+export type FakeStream<T> = {
+  progress: (line: T) => void;
+  finish: () => void;
+  fail: (error: unknown) => void;
+};
+
+/** A download the test drives by hand: send progress lines, then finish or fail it. */
+export type FakePull = {
+  name: string;
+  progress: (line: PullProgress) => void;
+  finish: () => void;
+  fail: (error: unknown) => void;
+};
+
 /** A fake engine: every method is a vi.fn, and `emit` plays an event to subscribers. */
 export function fakeApi(initial: Bootstrap) {
   const listeners = new Set<(ev: EngineEvent) => void>();
   let bootstrap = initial;
   let stop = initial.stop;
+  let roles: Roles = { ...ROLES };
+  const pulls: FakePull[] = [];
+  const checkups: Array<FakeStream<CheckupLine> & { body: CheckupRequest }> = [];
+  const noSwitch: PresetSwitch = { preset: null, changed: [], missing: [], can_undo: true };
   const api = {
     transport: 'http' as const,
     health: vi.fn(async () => ({ ok: true, version: bootstrap.version, name: 'Sentient' })),
@@ -117,6 +315,50 @@ export function fakeApi(initial: Bootstrap) {
     setTitle: vi.fn(),
     getConfig: vi.fn(async () => ({}) as Config),
     patchConfig: vi.fn(async () => ({ saved: true, config: {} as Config })),
+    modelProviders: vi.fn(async () => PROVIDERS),
+    localModels: vi.fn(async () => LOCAL_MODELS),
+    testModel: vi.fn(
+      async (): Promise<TestResult> => ({
+        ok: true,
+        latency_ms: 840,
+        reply: 'Called find_city with {"name":"Pune"}',
+        error: null,
+        supports_tools: true,
+      }),
+    ),
+    testEmbedding: vi.fn(async (): Promise<EmbeddingTestResult> => ({ ok: true, dim: 768, error: null })),
+    getRoles: vi.fn(async () => roles),
+    setRoles: vi.fn(async (changes: RoleChanges) => {
+      roles = { ...roles, ...changes, primary: changes.primary ?? roles.primary };
+      return roles;
+    }),
+    setFallbacks: vi.fn(async () => ({ ok: true })),
+    modelBusy: vi.fn(async () => IDLE),
+    hardware: vi.fn(async () => makeHardware()),
+    pullModel: vi.fn(
+      (name: string, onProgress: (line: PullProgress) => void) =>
+        new Promise<void>((resolve, reject) => {
+          pulls.push({ name, progress: onProgress, finish: resolve, fail: reject });
+        }),
+    ),
+    listSecrets: vi.fn(async () => SECRETS),
+    setSecret: vi.fn(async () => ({ ok: true })),
+    deleteSecret: vi.fn(async () => ({ ok: true })),
+    modelPresets: vi.fn(async (): Promise<PresetList> => PRESETS),
+    applyModelPreset: vi.fn(async (name: string): Promise<PresetSwitch> => ({
+      ...noSwitch,
+      preset: PRESETS.presets.find((p) => p.name === name) ?? null,
+    })),
+    undoModelPreset: vi.fn(async (): Promise<PresetSwitch> => ({ ...noSwitch, can_undo: false })),
+    saveModelPreset: vi.fn(async (body: { name: string }) => makePreset({ name: body.name, active: true })),
+    renameModelPreset: vi.fn(async (_name: string, newName: string) => makePreset({ name: newName })),
+    deleteModelPreset: vi.fn(async () => ({ ok: true })),
+    modelCheckup: vi.fn(
+      (body: CheckupRequest, onLine: (line: CheckupLine) => void) =>
+        new Promise<void>((resolve, reject) => {
+          checkups.push({ body, progress: onLine, finish: resolve, fail: reject });
+        }),
+    ),
     subscribe: vi.fn((listener: (ev: EngineEvent) => void) => {
       listeners.add(listener);
       return () => listeners.delete(listener);
@@ -130,6 +372,20 @@ export function fakeApi(initial: Bootstrap) {
     },
     setStop(s: StopState) {
       stop = s;
+    },
+    /** Downloads started so far, oldest first. */
+    pulls,
+    /** Check-ups started so far, oldest first. */
+    checkups,
+    lastCheckup() {
+      const run = checkups.at(-1);
+      if (!run) throw new Error('no check-up was started');
+      return run;
+    },
+    lastPull(): FakePull {
+      const pull = pulls.at(-1);
+      if (!pull) throw new Error('no download was started');
+      return pull;
     },
   };
 }

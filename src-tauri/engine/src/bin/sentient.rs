@@ -6,7 +6,9 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
+use futures::StreamExt;
 use sentient_engine::home::Home;
+use sentient_engine::models::checkup::{self, CheckStatus, CheckupLine, CheckupRequest};
 use sentient_engine::{Engine, EngineOptions, doctor, logging};
 
 #[derive(Parser)]
@@ -40,6 +42,9 @@ enum Command {
         home: Option<PathBuf>,
         #[arg(long, env = "SENTIENT_PORT")]
         port: Option<u16>,
+        /// Instead, try every role's model from the saved settings (the model check-up).
+        #[arg(long)]
+        models: bool,
     },
 }
 
@@ -47,7 +52,10 @@ enum Command {
 async fn main() -> ExitCode {
     match Cli::parse().command {
         Command::Serve { home, port, token } => serve(home, port, token).await,
-        Command::Doctor { home, port } => run_doctor(home, port).await,
+        Command::Doctor {
+            home, models: true, ..
+        } => run_model_checkup(home).await,
+        Command::Doctor { home, port, .. } => run_doctor(home, port).await,
     }
 }
 
@@ -131,5 +139,54 @@ async fn run_doctor(home: Option<PathBuf>, port: Option<u16>) -> ExitCode {
         ExitCode::SUCCESS
     } else {
         ExitCode::FAILURE
+    }
+}
+
+/// `doctor --models`: the model check-up against the home's saved settings, as a table.
+/// Progress goes to stderr; the table to stdout. Exits 1 when any check fails.
+async fn run_model_checkup(home: Option<PathBuf>) -> ExitCode {
+    let home = match Home::resolve(home).and_then(|h| h.ensure_layout().map(|()| h)) {
+        Ok(home) => home,
+        Err(error) => {
+            eprintln!("{error}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let options = EngineOptions {
+        home: Some(home.root().to_owned()),
+        port: Some(0),
+        ..Default::default()
+    };
+    let engine = match Engine::start(options).await {
+        Ok(engine) => engine,
+        Err(error) => {
+            eprintln!("{error}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let mut finished = None;
+    match engine.checkup(CheckupRequest::default()).await {
+        Ok(lines) => {
+            let mut lines = std::pin::pin!(lines);
+            while let Some(line) = lines.next().await {
+                match line {
+                    CheckupLine::Step { role, label } => eprintln!("{}: {label}...", role.as_str()),
+                    CheckupLine::Done { status, roles } => finished = Some((status, roles)),
+                    CheckupLine::Start { .. } | CheckupLine::Role(_) => {}
+                }
+            }
+        }
+        Err(error) => eprintln!("{}", error.message()),
+    }
+    engine.shutdown().await;
+    let Some((status, roles)) = finished else {
+        eprintln!("The model check-up stopped before it finished.");
+        return ExitCode::FAILURE;
+    };
+    print!("{}", checkup::table(status, &roles));
+    if status == CheckStatus::Fail {
+        ExitCode::FAILURE
+    } else {
+        ExitCode::SUCCESS
     }
 }

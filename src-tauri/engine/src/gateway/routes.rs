@@ -1,9 +1,13 @@
 //! The HTTP routes, one file per area. Each handler only translates: body in, one service
 //! call, answer out.
 
+pub mod checkup;
 pub mod config;
 pub mod core;
+pub mod models;
 pub mod openapi;
+pub mod presets;
+pub mod secrets;
 pub mod stop;
 
 use utoipa_axum::router::OpenApiRouter;
@@ -20,4 +24,8 @@ pub fn protected() -> OpenApiRouter<Engine> {
     core::protected()
         .merge(config::routes())
         .merge(stop::routes())
+        .merge(secrets::routes())
+        .merge(models::routes())
+        .merge(presets::routes())
+        .merge(checkup::routes())
 }

@@ -1,8 +1,12 @@
-// Settings. For now: who you are, how the window looks, and which Sentient this is. Forms for
-// the rest of the settings will be generated from the engine's config schema.
+// Settings, in two tabs. General: who you are, how the window looks, and which Sentient this is.
+// Models: which model does each job, models on this computer, and keys (models/). Forms for the
+// rest of the settings will be generated from the engine's config schema.
 import type { Bootstrap } from '../../api';
 import { usePatchConfig } from '../../api/queries';
 import { ErrorNotice, Page } from '../../components/Page';
+import { ModelsSettings } from './models/ModelsSettings';
+import { SETTINGS_TABS, useSettingsTab } from './tabs';
+import './settings.css';
 
 const THEMES = [
   { id: 'dark', label: 'Dark' },
@@ -11,12 +15,28 @@ const THEMES = [
 ] as const;
 
 export function SettingsPage({ bootstrap }: { bootstrap: Bootstrap }) {
+  const tab = useSettingsTab();
+  return (
+    <Page title="Settings" intro="How Sentient works for you. More settings will come here: privacy and apps.">
+      <nav className="settings-tabs" aria-label="Settings">
+        {SETTINGS_TABS.map((t) => (
+          <a key={t.id} className="settings-tab" href={t.href} aria-current={tab === t.id ? 'page' : undefined}>
+            {t.label}
+          </a>
+        ))}
+      </nav>
+      {tab === 'models' ? <ModelsSettings /> : <GeneralSettings bootstrap={bootstrap} />}
+    </Page>
+  );
+}
+
+function GeneralSettings({ bootstrap }: { bootstrap: Bootstrap }) {
   const { assistant, ui, version, home } = bootstrap;
   const patch = usePatchConfig();
   const theme: string = ui.theme;
 
   return (
-    <Page title="Settings" intro="How Sentient works for you. More settings will come here: models, privacy, and apps.">
+    <>
       <div className="card settings-section">
         <h2>About you</h2>
         <dl className="facts">
@@ -65,6 +85,6 @@ export function SettingsPage({ bootstrap }: { bootstrap: Bootstrap }) {
           </dd>
         </dl>
       </div>
-    </Page>
+    </>
   );
 }

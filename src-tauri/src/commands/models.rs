@@ -1,0 +1,211 @@
+//! Settings > Models: providers and keys, local models, a test call per model, roles and
+//! fallbacks, what the local model is busy with, this computer's hardware, model presets, and
+//! the two long jobs whose progress streams through a channel (one message per NDJSON line of
+//! the HTTP route): Ollama downloads and the check-up.
+
+use std::collections::BTreeMap;
+
+use futures::StreamExt;
+use sentient_engine::Engine;
+use sentient_engine::error::ApiError;
+use sentient_engine::llm::queue::ModelBusy;
+use sentient_engine::models::checkup::{CheckupLine, CheckupRequest};
+use sentient_engine::models::presets::{
+    Preset, PresetList, PresetSwitch, RenamePresetRequest, SavePresetRequest,
+};
+use sentient_engine::models::{
+    EmbeddingTestRequest, EmbeddingTestResult, LocalModels, ProviderView, PullProgress,
+    PullRequest, Roles, TestRequest, TestResult,
+};
+use sentient_engine::secrets::{OkReply, SecretInfo, SecretValue};
+use sentient_engine::system::Hardware;
+use tauri::State;
+use tauri::ipc::Channel;
+
+#[tauri::command]
+#[specta::specta]
+pub async fn model_providers(engine: State<'_, Engine>) -> Result<Vec<ProviderView>, ApiError> {
+    Ok(engine.model_providers().await)
+}
+
+#[tauri::command]
+#[specta::specta]
+pub async fn local_models(engine: State<'_, Engine>) -> Result<LocalModels, ApiError> {
+    Ok(engine.local_models().await)
+}
+
+#[tauri::command]
+#[specta::specta]
+pub async fn test_model(
+    engine: State<'_, Engine>,
+    body: TestRequest,
+) -> Result<TestResult, ApiError> {
+    engine.test_model(body).await
+}
+
+#[tauri::command]
+#[specta::specta]
+pub async fn test_embedding(
+    engine: State<'_, Engine>,
+    body: EmbeddingTestRequest,
+) -> Result<EmbeddingTestResult, ApiError> {
+    engine.test_embedding(body).await
+}
+
+#[tauri::command]
+#[specta::specta]
+pub async fn get_roles(engine: State<'_, Engine>) -> Result<Roles, ApiError> {
+    Ok(engine.roles())
+}
+
+/// The roles named in `roles` (null = use the main model); the others keep their model.
+#[tauri::command]
+#[specta::specta]
+pub async fn set_roles(
+    engine: State<'_, Engine>,
+    roles: BTreeMap<String, Option<String>>,
+) -> Result<Roles, ApiError> {
+    engine.set_roles(roles).await
+}
+
+#[tauri::command]
+#[specta::specta]
+pub async fn set_fallbacks(
+    engine: State<'_, Engine>,
+    fallbacks: BTreeMap<String, Vec<String>>,
+) -> Result<OkReply, ApiError> {
+    engine.set_fallbacks(fallbacks).await?;
+    Ok(OkReply::yes())
+}
+
+#[tauri::command]
+#[specta::specta]
+pub async fn model_busy(engine: State<'_, Engine>) -> Result<ModelBusy, ApiError> {
+    Ok(engine.llm().queue().busy())
+}
+
+#[tauri::command]
+#[specta::specta]
+pub async fn hardware(
+    engine: State<'_, Engine>,
+    refresh: Option<bool>,
+) -> Result<Hardware, ApiError> {
+    Ok(engine.hardware().get(refresh.unwrap_or(false)).await)
+}
+
+/// Downloads a model into Ollama, sending each progress line through `on_progress`; returns once
+/// the download has finished or failed (a failure after the start arrives as a line with `error`).
+#[tauri::command]
+#[specta::specta]
+pub async fn pull_model(
+    engine: State<'_, Engine>,
+    body: PullRequest,
+    on_progress: Channel<PullProgress>,
+) -> Result<(), ApiError> {
+    let mut lines = std::pin::pin!(engine.pull_model(&body.name).await?);
+    while let Some(line) = lines.next().await {
+        if on_progress.send(line).is_err() {
+            // The window went away; nobody is listening to the rest.
+            break;
+        }
+    }
+    Ok(())
+}
+
+#[tauri::command]
+#[specta::specta]
+pub async fn list_secrets(engine: State<'_, Engine>) -> Result<Vec<SecretInfo>, ApiError> {
+    Ok(engine.secrets().list().await)
+}
+
+/// Saves a key in the keychain; it is never sent back.
+#[tauri::command]
+#[specta::specta]
+pub async fn set_secret(
+    engine: State<'_, Engine>,
+    name: String,
+    body: SecretValue,
+) -> Result<OkReply, ApiError> {
+    engine.secrets().put(&name, &body.value).await?;
+    Ok(OkReply::yes())
+}
+
+#[tauri::command]
+#[specta::specta]
+pub async fn delete_secret(engine: State<'_, Engine>, name: String) -> Result<OkReply, ApiError> {
+    engine.secrets().delete(&name).await?;
+    Ok(OkReply::yes())
+}
+
+/// Every model setup, built-ins first, with the active one and whether a switch can be undone.
+#[tauri::command]
+#[specta::specta]
+pub async fn model_presets(engine: State<'_, Engine>) -> Result<PresetList, ApiError> {
+    engine.model_presets().await
+}
+
+/// Switches every role to a setup in one save, and says what its models still need.
+#[tauri::command]
+#[specta::specta]
+pub async fn apply_model_preset(
+    engine: State<'_, Engine>,
+    name: String,
+) -> Result<PresetSwitch, ApiError> {
+    engine.apply_model_preset(&name).await
+}
+
+/// Puts back the setup from before the last switch (one step only).
+#[tauri::command]
+#[specta::specta]
+pub async fn undo_model_preset(engine: State<'_, Engine>) -> Result<PresetSwitch, ApiError> {
+    engine.undo_model_preset().await
+}
+
+/// Saves the current roles, fallbacks, reasoning and context lengths as a setup.
+#[tauri::command]
+#[specta::specta]
+pub async fn save_model_preset(
+    engine: State<'_, Engine>,
+    body: SavePresetRequest,
+) -> Result<Preset, ApiError> {
+    engine.save_model_preset(body).await
+}
+
+#[tauri::command]
+#[specta::specta]
+pub async fn rename_model_preset(
+    engine: State<'_, Engine>,
+    name: String,
+    body: RenamePresetRequest,
+) -> Result<Preset, ApiError> {
+    engine.rename_model_preset(&name, body).await
+}
+
+#[tauri::command]
+#[specta::specta]
+pub async fn delete_model_preset(
+    engine: State<'_, Engine>,
+    name: String,
+) -> Result<OkReply, ApiError> {
+    engine.delete_model_preset(&name).await?;
+    Ok(OkReply::yes())
+}
+
+/// Tries each role's model, one role at a time, sending each line (`start`, `step`s, a `role`
+/// per role, then `done`) through `on_line`; returns once it is done. It changes no settings.
+#[tauri::command]
+#[specta::specta]
+pub async fn model_checkup(
+    engine: State<'_, Engine>,
+    body: CheckupRequest,
+    on_line: Channel<CheckupLine>,
+) -> Result<(), ApiError> {
+    let mut lines = std::pin::pin!(engine.checkup(body).await?);
+    while let Some(line) = lines.next().await {
+        if on_line.send(line).is_err() {
+            // The window went away: dropping the stream stops the check-up.
+            break;
+        }
+    }
+    Ok(())
+}

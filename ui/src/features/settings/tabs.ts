@@ -1,0 +1,26 @@
+// Which part of Settings shows lives in the hash after the page (`#/settings/models`), so a
+// reload keeps it and the sidebar still marks Settings.
+import { useEffect, useState } from 'react';
+
+export const SETTINGS_TABS = [
+  { id: 'general', label: 'General', href: '#/settings' },
+  { id: 'models', label: 'Models', href: '#/settings/models' },
+] as const;
+
+export type SettingsTab = (typeof SETTINGS_TABS)[number]['id'];
+
+export function settingsTabFromHash(hash: string): SettingsTab {
+  const parts = hash.replace(/^#\/?/, '').split(/[?&]/)[0].split('/');
+  return parts[0] === 'settings' && parts[1] === 'models' ? 'models' : 'general';
+}
+
+export function useSettingsTab(): SettingsTab {
+  const [tab, setTab] = useState<SettingsTab>(() => settingsTabFromHash(window.location.hash));
+  useEffect(() => {
+    const onChange = () => setTab(settingsTabFromHash(window.location.hash));
+    window.addEventListener('hashchange', onChange);
+    onChange();
+    return () => window.removeEventListener('hashchange', onChange);
+  }, []);
+  return tab;
+}
