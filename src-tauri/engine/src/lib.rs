@@ -2,6 +2,7 @@
 //! it opens the home folder, the settings, the database and the bus, starts the gateway, and
 //! hands out the services. There are no globals, so tests run several engines side by side.
 
+pub mod agent;
 pub mod bootstrap;
 pub mod bus;
 pub mod clock;
