@@ -89,7 +89,6 @@ mod tests {
     use std::time::Duration;
 
     use sentient_engine::notifications::Notification;
-    use sentient_engine::{Engine, EngineOptions};
     use tauri::Listener;
 
     use super::*;
@@ -109,14 +108,7 @@ mod tests {
 
     #[test]
     fn bus_events_reach_the_window_and_notifications_pop_up_when_it_is_hidden() {
-        let dir = tempfile::tempdir().expect("tempdir");
-        let engine = tauri::async_runtime::block_on(Engine::start(EngineOptions {
-            home: Some(dir.path().to_owned()),
-            port: Some(0),
-            ..Default::default()
-        }))
-        .expect("engine");
-        let app = tauri::test::mock_app();
+        let (_home, engine, app) = crate::test_support::engine_and_app();
         let (tx, rx) = std::sync::mpsc::channel::<serde_json::Value>();
         app.listen(EVENT_NAME, move |event| {
             let _ = tx.send(serde_json::from_str(event.payload()).expect("json payload"));

@@ -48,11 +48,7 @@ pub fn stop_from_hotkey<R: Runtime>(app: &AppHandle<R>) {
 
 #[cfg(test)]
 mod tests {
-    use std::time::Duration;
-
-    use sentient_engine::bus::DomainEvent;
-    use sentient_engine::{Engine, EngineOptions};
-    use tauri::Manager;
+    use crate::test_support::{engine_and_app, next_stop_state};
 
     use super::*;
 
@@ -74,27 +70,11 @@ mod tests {
 
     #[test]
     fn the_hotkey_only_stops_even_when_pressed_twice() {
-        let dir = tempfile::tempdir().expect("tempdir");
-        let engine = tauri::async_runtime::block_on(Engine::start(EngineOptions {
-            home: Some(dir.path().to_owned()),
-            port: Some(0),
-            ..Default::default()
-        }))
-        .expect("engine");
-        let app = tauri::test::mock_app();
-        app.manage(engine.clone());
+        let (_home, engine, app) = engine_and_app();
         let mut events = engine.bus().subscribe();
         for _ in 0..2 {
             stop_from_hotkey(app.handle());
-            let envelope = tauri::async_runtime::block_on(async {
-                tokio::time::timeout(Duration::from_secs(10), events.recv())
-                    .await
-                    .expect("in time")
-                    .expect("event")
-            });
-            let DomainEvent::StopUpdated(state) = envelope.event else {
-                panic!("expected stop.updated")
-            };
+            let state = next_stop_state(&mut events);
             // The second press keeps Sentient stopped; it never resumes.
             assert!(state.stopped);
             assert_eq!(state.source.as_deref(), Some("hotkey"));

@@ -7,6 +7,8 @@ pub mod bindings;
 pub mod commands;
 mod events;
 mod hotkey;
+#[cfg(test)]
+mod test_support;
 mod tray;
 
 use sentient_engine::home::Home;

@@ -77,45 +77,20 @@ pub fn toggle_stop<R: Runtime>(app: &AppHandle<R>) {
 
 #[cfg(test)]
 mod tests {
-    use std::time::Duration;
-
-    use sentient_engine::bus::DomainEvent;
-    use sentient_engine::{Engine, EngineOptions};
-    use tauri::Manager;
+    use crate::test_support::{engine_and_app, next_stop_state};
 
     use super::{stop_label, toggle_stop};
 
     #[test]
     fn the_tray_item_stops_then_resumes_with_source_tray() {
-        let dir = tempfile::tempdir().expect("tempdir");
-        let engine = tauri::async_runtime::block_on(Engine::start(EngineOptions {
-            home: Some(dir.path().to_owned()),
-            port: Some(0),
-            ..Default::default()
-        }))
-        .expect("engine");
-        let app = tauri::test::mock_app();
-        app.manage(engine.clone());
+        let (_home, engine, app) = engine_and_app();
         let mut events = engine.bus().subscribe();
-        let next_state = |events: &mut tokio::sync::broadcast::Receiver<_>| {
-            tauri::async_runtime::block_on(async {
-                let envelope: sentient_engine::bus::Envelope =
-                    tokio::time::timeout(Duration::from_secs(10), events.recv())
-                        .await
-                        .expect("in time")
-                        .expect("event");
-                match envelope.event {
-                    DomainEvent::StopUpdated(state) => state,
-                    other => panic!("unexpected {other:?}"),
-                }
-            })
-        };
         toggle_stop(app.handle());
-        let stopped = next_state(&mut events);
+        let stopped = next_stop_state(&mut events);
         assert!(stopped.stopped);
         assert_eq!(stopped.source.as_deref(), Some("tray"));
         toggle_stop(app.handle());
-        let resumed = next_state(&mut events);
+        let resumed = next_stop_state(&mut events);
         assert!(!resumed.stopped);
         assert_eq!(resumed.source.as_deref(), Some("tray"));
         tauri::async_runtime::block_on(engine.shutdown());

@@ -20,6 +20,7 @@ pub mod secrets;
 pub mod stop;
 pub mod store;
 pub mod system;
+pub mod tools;
 
 use std::net::{Ipv4Addr, SocketAddr};
 use std::path::{Path, PathBuf};
@@ -40,6 +41,7 @@ use crate::secrets::SecretsService;
 use crate::stop::StopService;
 use crate::store::{Store, StoreError};
 use crate::system::HardwareCache;
+use crate::tools::ToolRegistry;
 
 /// The engine's version, shown in health, hello and bootstrap.
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");
@@ -109,6 +111,7 @@ struct Inner {
     secrets: SecretsService,
     llm: LlmService,
     hardware: HardwareCache,
+    tools: ToolRegistry,
     clock: SharedClock,
     token: String,
     addr: SocketAddr,
@@ -191,6 +194,7 @@ impl Engine {
                 secrets,
                 llm,
                 hardware,
+                tools: ToolRegistry::with_builtins(),
                 clock,
                 token,
                 addr,
@@ -273,6 +277,10 @@ impl Engine {
     }
     pub fn hardware(&self) -> &HardwareCache {
         &self.inner.hardware
+    }
+    /// The agent's apps and tools.
+    pub fn tools(&self) -> &ToolRegistry {
+        &self.inner.tools
     }
 
     /// The local-model queue applies `models.local_queue` and friends as soon as they change.

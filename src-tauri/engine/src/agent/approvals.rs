@@ -279,14 +279,18 @@ pub enum Decision {
         offer_allow_for_chat: bool,
     },
     /// Not run; the tool result is `{error: result_error}`.
-    Refuse { result_error: String },
+    Refuse {
+        result_error: String,
+    },
     /// Not run and kept for the user; the tool result is `{error: result_error}`.
     Hold {
         reason: HoldReason,
         result_error: String,
     },
     /// Not run, and the whole run fails with this error.
-    Fail { error: String },
+    Fail {
+        error: String,
+    },
 }
 
 impl ApprovalSettings {
@@ -334,8 +338,10 @@ impl ApprovalSettings {
         risk_varies: bool,
         origin: Origin,
     ) -> bool {
-        !self.is_hidden(tool, plugin, declared_risk, risk_varies)
-            && !(origin.is_unprompted() && self.rule_for(tool, plugin) == Some(RuleValue::Ask))
+        let hidden = self.is_hidden(tool, plugin, declared_risk, risk_varies);
+        let left_out =
+            origin.is_unprompted() && self.rule_for(tool, plugin) == Some(RuleValue::Ask);
+        !hidden && !left_out
     }
 
     /// The name refusals use: the app's name when the rule is the app's, else the tool's plain
@@ -518,10 +524,7 @@ impl ApprovalSettings {
             let known = !host.is_empty() && ctx.visited_hosts.contains(&host);
             (!known && address_carries_data(url)).then(|| {
                 let shown = if host.is_empty() { url.trim() } else { &host };
-                (
-                    untrusted_address_reason(source, shown),
-                    source.to_owned(),
-                )
+                (untrusted_address_reason(source, shown), source.to_owned())
             })
         })
     }
@@ -571,7 +574,11 @@ pub fn tool_title(name: &str, plugin: &str) -> String {
 /// The lower-case host of a web address; an address without a scheme counts as https.
 pub fn address_host(url: &str) -> String {
     parse_address(url)
-        .and_then(|parsed| parsed.host_str().map(|h| h.trim_end_matches('.').to_lowercase()))
+        .and_then(|parsed| {
+            parsed
+                .host_str()
+                .map(|h| h.trim_end_matches('.').to_lowercase())
+        })
         .unwrap_or_default()
 }
 
@@ -590,7 +597,9 @@ pub fn address_carries_data(url: &str) -> bool {
         || !parsed.username().is_empty()
         || parsed.password().is_some()
         || parsed.path().len() > MAX_CLEAN_PATH
-        || parsed.fragment().is_some_and(|f| f.len() > MAX_CLEAN_FRAGMENT)
+        || parsed
+            .fragment()
+            .is_some_and(|f| f.len() > MAX_CLEAN_FRAGMENT)
 }
 
 fn parse_address(url: &str) -> Option<reqwest::Url> {
@@ -863,12 +872,22 @@ mod tests {
             (vec![], None),
             (vec![("slack", Never)], Some(Never)),
             (vec![("slack_post_message", Ask)], Some(Ask)),
-            (vec![("slack", Never), ("slack_post_message", Allow)], Some(Allow)),
-            (vec![("slack", Allow), ("slack_post_message", Never)], Some(Never)),
+            (
+                vec![("slack", Never), ("slack_post_message", Allow)],
+                Some(Allow),
+            ),
+            (
+                vec![("slack", Allow), ("slack_post_message", Never)],
+                Some(Never),
+            ),
             (vec![("gmail", Never)], None),
         ] {
             let s = settings(ASK, &rules);
-            assert_eq!(s.rule_for("slack_post_message", "slack"), expected, "{rules:?}");
+            assert_eq!(
+                s.rule_for("slack_post_message", "slack"),
+                expected,
+                "{rules:?}"
+            );
         }
     }
 
@@ -877,7 +896,12 @@ mod tests {
         use RuleValue::{Allow, Ask, Never};
         let mut s = settings(
             ASK,
-            &[("slack", Never), ("slack_read", Allow), ("gmail_send_email", Never), ("notion", Ask)],
+            &[
+                ("slack", Never),
+                ("slack_read", Allow),
+                ("gmail_send_email", Never),
+                ("notion", Ask),
+            ],
         );
         s.read_only.insert("github".to_owned());
         for (tool, plugin, risk, varies, hidden) in [
@@ -895,7 +919,7 @@ mod tests {
         // Proactive look-ups leave Ask tools out; a chat still gets them.
         assert!(!s.is_offered("notion_update", "notion", W, false, Origin::Proactive));
         assert!(s.is_offered("notion_update", "notion", W, false, Origin::Chat));
-        assert!(!s.is_offered("slack_read", "slack", R, false, Origin::Chat) == s.is_hidden("slack_read", "slack", R, false));
+        assert!(s.is_offered("slack_read", "slack", R, false, Origin::Chat));
         assert!(!s.is_offered("slack_post_message", "slack", S, false, Origin::Chat));
     }
 
@@ -949,7 +973,12 @@ mod tests {
             for mode in MODES {
                 let s = settings(mode, &[(key, RuleValue::Ask)]);
                 for risk in RISKS {
-                    for c in [ctx(Origin::Chat), ctx(Origin::Voice), ctx(Origin::Channel), granted(X)] {
+                    for c in [
+                        ctx(Origin::Chat),
+                        ctx(Origin::Voice),
+                        ctx(Origin::Channel),
+                        granted(X),
+                    ] {
                         let decision = s.decide(&post(risk), &c);
                         assert_eq!(
                             decision,
@@ -968,19 +997,23 @@ mod tests {
         }
         // An Ask rule also wins over a purchase's own question.
         let s = settings(OFF, &[("browser", RuleValue::Ask)]);
-        assert_eq!(reason_of(&s.decide(&purchase(), &ctx(Origin::Chat))), Some(AskReason::Rule));
+        assert_eq!(
+            reason_of(&s.decide(&purchase(), &ctx(Origin::Chat))),
+            Some(AskReason::Rule)
+        );
     }
 
     #[test]
     fn ask_rules_where_nobody_can_be_asked() {
         let s = settings(OFF, &[("files", RuleValue::Ask)]);
         let write = ToolCall::new("file_write", "files", "Files", W);
-        let stopped =
-            "Files is set to Ask, and tasks can't ask yet. Change it in Settings > Approvals & safety.";
+        let stopped = "Files is set to Ask, and tasks can't ask yet. Change it in Settings > Approvals & safety.";
         for origin in [Origin::Task, Origin::Swarm] {
             assert_eq!(
                 s.decide(&write, &ctx(origin)),
-                Decision::Fail { error: stopped.to_owned() }
+                Decision::Fail {
+                    error: stopped.to_owned()
+                }
             );
         }
         for (origin, text) in [
@@ -1001,7 +1034,10 @@ mod tests {
             assert_eq!(refusal(&s.decide(&read, &ctx(origin))), text, "{origin:?}");
         }
         // A chat with nobody to answer does not run it either.
-        let silent = CallContext { can_ask: false, ..ctx(Origin::Chat) };
+        let silent = CallContext {
+            can_ask: false,
+            ..ctx(Origin::Chat)
+        };
         assert!(matches!(s.decide(&write, &silent), Decision::Refuse { .. }));
         // A tool's own Ask rule names the tool.
         let own = settings(OFF, &[("file_write", RuleValue::Ask)]);
@@ -1019,7 +1055,11 @@ mod tests {
             for mode in MODES {
                 let s = settings(mode, &[(key, RuleValue::Allow)]);
                 for risk in RISKS {
-                    assert_eq!(s.decide(&post(risk), &ctx(Origin::Chat)), Decision::Run, "{mode:?} {risk:?}");
+                    assert_eq!(
+                        s.decide(&post(risk), &ctx(Origin::Chat)),
+                        Decision::Run,
+                        "{mode:?} {risk:?}"
+                    );
                 }
             }
         }
@@ -1035,7 +1075,11 @@ mod tests {
             offer_allow_for_chat: false,
         };
         for mode in MODES {
-            for rules in [vec![], vec![("browser", RuleValue::Allow)], vec![("browser_click", RuleValue::Allow)]] {
+            for rules in [
+                vec![],
+                vec![("browser", RuleValue::Allow)],
+                vec![("browser_click", RuleValue::Allow)],
+            ] {
                 let s = settings(mode, &rules);
                 for c in [ctx(Origin::Chat), granted(X), ctx(Origin::Voice)] {
                     assert_eq!(s.decide(&purchase(), &c), place_order, "{mode:?} {rules:?}");
@@ -1043,14 +1087,32 @@ mod tests {
             }
         }
         // Exec with the Purchase wording is a purchase too; a write with it is not.
-        let exec = ToolCall { risk: X, ..purchase() };
-        assert_eq!(reason_of(&settings(OFF, &[]).decide(&exec, &ctx(Origin::Chat))), Some(AskReason::Purchase));
-        let write = ToolCall { risk: W, ..purchase() };
+        let exec = ToolCall {
+            risk: X,
+            ..purchase()
+        };
+        assert_eq!(
+            reason_of(&settings(OFF, &[]).decide(&exec, &ctx(Origin::Chat))),
+            Some(AskReason::Purchase)
+        );
+        let write = ToolCall {
+            risk: W,
+            ..purchase()
+        };
         assert!(!write.is_purchase());
-        assert_eq!(settings(OFF, &[]).decide(&write, &ctx(Origin::Chat)), Decision::Run);
+        assert_eq!(
+            settings(OFF, &[]).decide(&write, &ctx(Origin::Chat)),
+            Decision::Run
+        );
         // Another wording at send is an ordinary send.
-        let sends = ToolCall { risk_label: Some("Sends".to_owned()), ..purchase() };
-        assert_eq!(settings(OFF, &[]).decide(&sends, &ctx(Origin::Chat)), Decision::Run);
+        let sends = ToolCall {
+            risk_label: Some("Sends".to_owned()),
+            ..purchase()
+        };
+        assert_eq!(
+            settings(OFF, &[]).decide(&sends, &ctx(Origin::Chat)),
+            Decision::Run
+        );
     }
 
     #[test]
@@ -1065,7 +1127,11 @@ mod tests {
                 confirm_purchases: false,
                 ..settings(mode, &rules)
             };
-            assert_eq!(reason_of(&s.decide(&purchase(), &ctx(Origin::Chat))), expected, "{mode:?}");
+            assert_eq!(
+                reason_of(&s.decide(&purchase(), &ctx(Origin::Chat))),
+                expected,
+                "{mode:?}"
+            );
         }
     }
 
@@ -1109,7 +1175,10 @@ mod tests {
             (ALWAYS, S, false, true),
             (ALWAYS, X, false, true),
         ] {
-            let call = ToolCall { internal, ..post(risk) };
+            let call = ToolCall {
+                internal,
+                ..post(risk)
+            };
             let expected = if asks {
                 Decision::Ask {
                     reason: AskReason::Mode,
@@ -1121,7 +1190,11 @@ mod tests {
             } else {
                 Decision::Run
             };
-            assert_eq!(settings(mode, &[]).decide(&call, &ctx(Origin::Chat)), expected, "{mode:?} {risk:?} {internal}");
+            assert_eq!(
+                settings(mode, &[]).decide(&call, &ctx(Origin::Chat)),
+                expected,
+                "{mode:?} {risk:?} {internal}"
+            );
         }
     }
 
@@ -1176,9 +1249,18 @@ mod tests {
     #[test]
     fn allow_for_this_chat_never_covers_raised_risks_or_tools_that_opt_out() {
         let s = settings(ASK, &[]);
-        let raised = ToolCall { risk_raised: true, ..post(S) };
-        let raised_write = ToolCall { risk_raised: true, ..post(W) };
-        let opted_out = ToolCall { allow_for_chat: false, ..ToolCall::new("terminal_run", "terminal", "Terminal", X) };
+        let raised = ToolCall {
+            risk_raised: true,
+            ..post(S)
+        };
+        let raised_write = ToolCall {
+            risk_raised: true,
+            ..post(W)
+        };
+        let opted_out = ToolCall {
+            allow_for_chat: false,
+            ..ToolCall::new("terminal_run", "terminal", "Terminal", X)
+        };
         for (call, covered) in [(&raised, false), (&raised_write, true), (&opted_out, false)] {
             let decision = s.decide(call, &granted(X));
             assert_eq!(decision == Decision::Run, covered, "{}", call.name);
@@ -1186,15 +1268,25 @@ mod tests {
         for call in [&raised, &opted_out] {
             assert!(matches!(
                 s.decide(call, &ctx(Origin::Chat)),
-                Decision::Ask { reason: AskReason::Mode, offer_allow_for_chat: false, .. }
+                Decision::Ask {
+                    reason: AskReason::Mode,
+                    offer_allow_for_chat: false,
+                    ..
+                }
             ));
         }
     }
 
     #[test]
     fn unprompted_work_may_only_read() {
-        let tasks_write = ToolCall { internal: true, ..ToolCall::new("tasks_create", "tasks", "Tasks", W) };
-        let memory_write = ToolCall { internal: true, ..ToolCall::new("memory_remember", "memory", "Memory", W) };
+        let tasks_write = ToolCall {
+            internal: true,
+            ..ToolCall::new("tasks_create", "tasks", "Tasks", W)
+        };
+        let memory_write = ToolCall {
+            internal: true,
+            ..ToolCall::new("memory_remember", "memory", "Memory", W)
+        };
         let held = |label: &str| Decision::Hold {
             reason: HoldReason::Unprompted,
             result_error: format!(
@@ -1211,10 +1303,20 @@ mod tests {
                     assert_eq!(s.decide(&memory_write, &c), Decision::Run);
                     assert_eq!(s.decide(&tasks_write, &c), held("\"Create\" in Tasks"));
                     for risk in [W, S, X] {
-                        assert_eq!(s.decide(&post(risk), &c), held("\"Post message\" in Slack"), "{origin:?} {mode:?} {risk:?}");
+                        assert_eq!(
+                            s.decide(&post(risk), &c),
+                            held("\"Post message\" in Slack"),
+                            "{origin:?} {mode:?} {risk:?}"
+                        );
                     }
-                    let internal_send = ToolCall { internal: true, ..post(S) };
-                    assert_eq!(s.decide(&internal_send, &c), held("\"Post message\" in Slack"));
+                    let internal_send = ToolCall {
+                        internal: true,
+                        ..post(S)
+                    };
+                    assert_eq!(
+                        s.decide(&internal_send, &c),
+                        held("\"Post message\" in Slack")
+                    );
                 }
             }
         }
@@ -1235,20 +1337,36 @@ mod tests {
                 for c in [
                     marked(Origin::Chat, "Gmail"),
                     marked(Origin::Voice, "Gmail"),
-                    CallContext { chat_grant: Some(X), ..marked(Origin::Channel, "Gmail") },
+                    CallContext {
+                        chat_grant: Some(X),
+                        ..marked(Origin::Channel, "Gmail")
+                    },
                 ] {
                     for risk in [S, X] {
-                        assert_eq!(s.decide(&post(risk), &c), untrusted_ask(risk), "{mode:?} {rules:?}");
+                        assert_eq!(
+                            s.decide(&post(risk), &c),
+                            untrusted_ask(risk),
+                            "{mode:?} {rules:?}"
+                        );
                     }
-                    let typing = ToolCall { exfiltrates: true, ..ToolCall::new("slack_post_message", "slack", "Slack", W) };
+                    let typing = ToolCall {
+                        exfiltrates: true,
+                        ..ToolCall::new("slack_post_message", "slack", "Slack", W)
+                    };
                     assert_eq!(s.decide(&typing, &c), untrusted_ask(W));
                 }
             }
         }
         // Calls that can't send out are not touched by the mark.
         let s = settings(OFF, &[]);
-        assert_eq!(s.decide(&post(W), &marked(Origin::Chat, "Gmail")), Decision::Run);
-        assert_eq!(s.decide(&post(R), &marked(Origin::Chat, "Gmail")), Decision::Run);
+        assert_eq!(
+            s.decide(&post(W), &marked(Origin::Chat, "Gmail")),
+            Decision::Run
+        );
+        assert_eq!(
+            s.decide(&post(R), &marked(Origin::Chat, "Gmail")),
+            Decision::Run
+        );
         // An empty mark is a clean chat.
         assert_eq!(s.decide(&post(S), &marked(Origin::Chat, "")), Decision::Run);
         // An Ask rule still asks, now with the outside-content reason on the card.
@@ -1273,17 +1391,26 @@ mod tests {
     #[test]
     fn never_rules_and_the_unprompted_limit_come_before_outside_content() {
         let never = settings(OFF, &[("slack", RuleValue::Never)]);
-        assert_eq!(refusal(&never.decide(&post(S), &marked(Origin::Chat, "Gmail"))), NEVER_SLACK);
+        assert_eq!(
+            refusal(&never.decide(&post(S), &marked(Origin::Chat, "Gmail"))),
+            NEVER_SLACK
+        );
         let s = settings(OFF, &[]);
         assert!(matches!(
             s.decide(&post(S), &marked(Origin::Proactive, "Gmail")),
-            Decision::Hold { reason: HoldReason::Unprompted, .. }
+            Decision::Hold {
+                reason: HoldReason::Unprompted,
+                ..
+            }
         ));
     }
 
     #[test]
     fn outside_content_holds_sends_where_nobody_can_be_asked() {
-        let call = ToolCall { target: Some("#general".to_owned()), ..post(S) };
+        let call = ToolCall {
+            target: Some("#general".to_owned()),
+            ..post(S)
+        };
         let expected = Decision::Hold {
             reason: HoldReason::NeedsOk {
                 question: "This task read content from Webhooks, so it checks with you before anything leaves Sentient. OK to use \"Post message\" in Slack (#general)?".to_owned(),
@@ -1294,15 +1421,25 @@ mod tests {
             for rules in [vec![], vec![("slack", RuleValue::Allow)]] {
                 let s = settings(mode, &rules);
                 for origin in [Origin::Task, Origin::Swarm, Origin::Script] {
-                    assert_eq!(s.decide(&call, &marked(origin, "Webhooks")), expected, "{origin:?} {mode:?}");
+                    assert_eq!(
+                        s.decide(&call, &marked(origin, "Webhooks")),
+                        expected,
+                        "{origin:?} {mode:?}"
+                    );
                 }
             }
         }
         // Subagents never send at all; their exfiltrating writes are held.
-        let typing = ToolCall { exfiltrates: true, ..post(W) };
+        let typing = ToolCall {
+            exfiltrates: true,
+            ..post(W)
+        };
         assert!(matches!(
             settings(OFF, &[]).decide(&typing, &marked(Origin::Subagent, "Gmail")),
-            Decision::Hold { reason: HoldReason::NeedsOk { .. }, .. }
+            Decision::Hold {
+                reason: HoldReason::NeedsOk { .. },
+                ..
+            }
         ));
         // Without a target the question names only the tool.
         assert!(matches!(
@@ -1353,7 +1490,10 @@ mod tests {
             }
         }
         // Clean chats load anything.
-        assert_eq!(s.decide(&fetch("https://evil.example/?q=secret"), &ctx(Origin::Chat)), Decision::Run);
+        assert_eq!(
+            s.decide(&fetch("https://evil.example/?q=secret"), &ctx(Origin::Chat)),
+            Decision::Run
+        );
         // A task run is held instead.
         assert!(matches!(
             s.decide(&fetch("https://evil.example/?q=secret"), &marked(Origin::Task, "Gmail")),
@@ -1361,10 +1501,16 @@ mod tests {
         ));
         // Any one of several addresses is enough.
         let many = ToolCall {
-            urls: vec!["https://example.com/".to_owned(), "https://evil.example/?q=1".to_owned()],
+            urls: vec![
+                "https://example.com/".to_owned(),
+                "https://evil.example/?q=1".to_owned(),
+            ],
             ..fetch("")
         };
-        assert_eq!(reason_of(&s.decide(&many, &visited)), Some(AskReason::OutsideContent));
+        assert_eq!(
+            reason_of(&s.decide(&many, &visited)),
+            Some(AskReason::OutsideContent)
+        );
     }
 
     #[test]
@@ -1403,11 +1549,18 @@ mod tests {
     fn read_only_connections_refuse_changes_whatever_else_says() {
         let text = "GitHub is set to Read only, so Sentient can look things up there but can't change, send or delete anything. \"Update issue\" was not done. Change this in Integrations.";
         for mode in MODES {
-            for rules in [vec![], vec![("github", RuleValue::Allow)], vec![("github_update_issue", RuleValue::Allow)]] {
+            for rules in [
+                vec![],
+                vec![("github", RuleValue::Allow)],
+                vec![("github_update_issue", RuleValue::Allow)],
+            ] {
                 let mut s = settings(mode, &rules);
                 s.read_only.insert("github".to_owned());
                 for origin in [Origin::Chat, Origin::Task, Origin::Script, Origin::Subagent] {
-                    let c = CallContext { chat_grant: Some(X), ..ctx(origin) };
+                    let c = CallContext {
+                        chat_grant: Some(X),
+                        ..ctx(origin)
+                    };
                     for risk in [W, S, X] {
                         let call = ToolCall::new("github_update_issue", "github", "GitHub", risk);
                         assert_eq!(refusal(&s.decide(&call, &c)), text, "{mode:?} {origin:?}");
@@ -1437,7 +1590,10 @@ mod tests {
             (OFF, X, false, true),
         ] {
             for rules in [vec![], vec![("slack", RuleValue::Allow)]] {
-                let call = ToolCall { internal, ..post(risk) };
+                let call = ToolCall {
+                    internal,
+                    ..post(risk)
+                };
                 let decision = settings(mode, &rules).decide(&call, &ctx(Origin::Script));
                 if runs {
                     assert_eq!(decision, Decision::Run, "{mode:?} {risk:?}");
@@ -1458,8 +1614,14 @@ mod tests {
                     "Subagents can't send anything or run code, so \"Post message\" in Slack was not done. Say in your summary what should be done, so the chat can ask the user."
                 );
             }
-            assert_eq!(settings(mode, &[]).decide(&post(W), &ctx(Origin::Subagent)), Decision::Run);
-            assert_eq!(settings(mode, &[]).decide(&post(R), &ctx(Origin::Subagent)), Decision::Run);
+            assert_eq!(
+                settings(mode, &[]).decide(&post(W), &ctx(Origin::Subagent)),
+                Decision::Run
+            );
+            assert_eq!(
+                settings(mode, &[]).decide(&post(R), &ctx(Origin::Subagent)),
+                Decision::Run
+            );
         }
     }
 
@@ -1467,7 +1629,10 @@ mod tests {
     fn runs_nobody_can_be_asked_in_do_not_ask_for_the_mode() {
         for origin in [Origin::Task, Origin::Swarm] {
             for risk in RISKS {
-                assert_eq!(settings(ALWAYS, &[]).decide(&post(risk), &ctx(origin)), Decision::Run);
+                assert_eq!(
+                    settings(ALWAYS, &[]).decide(&post(risk), &ctx(origin)),
+                    Decision::Run
+                );
             }
         }
     }
@@ -1476,12 +1641,19 @@ mod tests {
     fn settings_come_from_the_config() {
         let mut config = Config::default();
         config.tools.approvals.mode = ALWAYS;
-        config.tools.approvals.rules.insert("slack".to_owned(), RuleValue::Never);
+        config
+            .tools
+            .approvals
+            .rules
+            .insert("slack".to_owned(), RuleValue::Never);
         config.browser.confirm_purchases = false;
         config.integrations.read_only.push("github".to_owned());
         let s = ApprovalSettings::from_config(&config);
         assert_eq!(s.mode, ALWAYS);
-        assert_eq!(s.rule_for("slack_post_message", "slack"), Some(RuleValue::Never));
+        assert_eq!(
+            s.rule_for("slack_post_message", "slack"),
+            Some(RuleValue::Never)
+        );
         assert!(!s.confirm_purchases);
         assert!(s.read_only.contains("github"));
         let defaults = ApprovalSettings::from_config(&Config::default());

@@ -9,6 +9,7 @@ pub mod openapi;
 pub mod presets;
 pub mod secrets;
 pub mod stop;
+pub mod tools;
 
 use utoipa_axum::router::OpenApiRouter;
 
@@ -28,4 +29,5 @@ pub fn protected() -> OpenApiRouter<Engine> {
         .merge(models::routes())
         .merge(presets::routes())
         .merge(checkup::routes())
+        .merge(tools::routes())
 }
