@@ -2,3 +2,4 @@
 //! approvals decision ([`approvals`]); the loop that uses it lives elsewhere until it moves here.
 
 pub mod approvals;
+pub mod sessions;

@@ -24,6 +24,9 @@ pub enum DomainEvent {
     /// Stop everything was turned on or off.
     #[serde(rename = "stop.updated")]
     StopUpdated(StopState),
+    /// A chat was renamed (by the user or by its automatic title).
+    #[serde(rename = "session.updated")]
+    SessionUpdated { session_id: String, title: String },
     /// What the local model is doing changed.
     #[serde(rename = "model.busy")]
     ModelBusy(ModelBusy),
@@ -40,6 +43,7 @@ impl DomainEvent {
             Self::StopUpdated(_) => "stop.updated",
             Self::NotificationNew(_) => "notification.new",
             Self::ModelBusy(_) => "model.busy",
+            Self::SessionUpdated { .. } => "session.updated",
         }
     }
 }

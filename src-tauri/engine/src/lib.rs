@@ -94,6 +94,18 @@ pub enum StartError {
     Bind { port: u16, source: std::io::Error },
 }
 
+/// The contract's plain `{ok: true}` answer, shared by every route that has nothing else to say.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, specta::Type, utoipa::ToSchema)]
+pub struct OkReply {
+    pub ok: bool,
+}
+
+impl OkReply {
+    pub const fn yes() -> Self {
+        Self { ok: true }
+    }
+}
+
 /// `GET /api/health`.
 #[derive(Debug, Clone, Serialize, Deserialize, specta::Type, utoipa::ToSchema)]
 pub struct Health {
@@ -111,6 +123,7 @@ struct Inner {
     secrets: SecretsService,
     llm: LlmService,
     hardware: HardwareCache,
+    sessions: agent::sessions::Sessions,
     tools: ToolRegistry,
     clock: SharedClock,
     token: String,
@@ -170,6 +183,7 @@ impl Engine {
             options.llm_retry.unwrap_or_default(),
         );
         let hardware = HardwareCache::new(llm.ollama().base);
+        let sessions = agent::sessions::Sessions::new(store.clone(), bus.clone(), clock.clone());
 
         let port = options.port.unwrap_or(config.current().gateway.port);
         let listener = tokio::net::TcpListener::bind((Ipv4Addr::LOCALHOST, port))
@@ -194,6 +208,7 @@ impl Engine {
                 secrets,
                 llm,
                 hardware,
+                sessions,
                 tools: ToolRegistry::with_builtins(),
                 clock,
                 token,
@@ -277,6 +292,9 @@ impl Engine {
     }
     pub fn hardware(&self) -> &HardwareCache {
         &self.inner.hardware
+    }
+    pub fn sessions(&self) -> &agent::sessions::Sessions {
+        &self.inner.sessions
     }
     /// The agent's apps and tools.
     pub fn tools(&self) -> &ToolRegistry {

@@ -92,18 +92,6 @@ impl std::fmt::Debug for SecretValue {
     }
 }
 
-/// The contract's plain `{ok: true}` answer.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, specta::Type, utoipa::ToSchema)]
-pub struct OkReply {
-    pub ok: bool,
-}
-
-impl OkReply {
-    pub const fn yes() -> Self {
-        Self { ok: true }
-    }
-}
-
 #[derive(Debug, thiserror::Error)]
 pub enum SecretsError {
     #[error("Sentient has no secret called {0}.")]

@@ -328,6 +328,24 @@ pub trait Tool: Send + Sync {
     }
 }
 
+/// How an approval question words a call: the tool's own description where it gives one, the
+/// effective risk's default wording (`Looks something up`, `Changes something`, ...) otherwise.
+pub fn describe_call(tool: &dyn Tool, args: &Value) -> (Risk, CallDescription) {
+    let risk = tool.risk_for(args);
+    let own = tool.describe(args);
+    let target = own.as_ref().and_then(|d| d.target.clone());
+    let risk_label = own
+        .and_then(|d| d.risk_label)
+        .unwrap_or_else(|| risk.default_label().to_owned());
+    (
+        risk,
+        CallDescription {
+            risk_label: Some(risk_label),
+            target,
+        },
+    )
+}
+
 /// An app: a group of tools shown together in Settings and named by approval rules.
 #[derive(Clone)]
 pub struct Plugin {

@@ -7,6 +7,7 @@ use std::collections::BTreeMap;
 
 use futures::StreamExt;
 use sentient_engine::Engine;
+use sentient_engine::OkReply;
 use sentient_engine::error::ApiError;
 use sentient_engine::llm::queue::ModelBusy;
 use sentient_engine::models::checkup::{CheckupLine, CheckupRequest};
@@ -17,7 +18,7 @@ use sentient_engine::models::{
     EmbeddingTestRequest, EmbeddingTestResult, LocalModels, ProviderView, PullProgress,
     PullRequest, Roles, TestRequest, TestResult,
 };
-use sentient_engine::secrets::{OkReply, SecretInfo, SecretValue};
+use sentient_engine::secrets::{SecretInfo, SecretValue};
 use sentient_engine::system::Hardware;
 use tauri::State;
 use tauri::ipc::Channel;

@@ -1044,7 +1044,7 @@ mod tests {
         assert_eq!(
             own.decide(&write, &ctx(Origin::Task)),
             Decision::Fail {
-                error: "\"Write\" in Files is set to Ask, and tasks can't ask yet. Change it in Settings > Approvals & safety.".to_owned()
+                error: "\"File write\" in Files is set to Ask, and tasks can't ask yet. Change it in Settings > Approvals & safety.".to_owned()
             }
         );
     }

@@ -8,6 +8,7 @@ pub mod models;
 pub mod openapi;
 pub mod presets;
 pub mod secrets;
+pub mod sessions;
 pub mod stop;
 pub mod tools;
 
@@ -29,5 +30,6 @@ pub fn protected() -> OpenApiRouter<Engine> {
         .merge(models::routes())
         .merge(presets::routes())
         .merge(checkup::routes())
+        .merge(sessions::routes())
         .merge(tools::routes())
 }

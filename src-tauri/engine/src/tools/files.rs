@@ -226,8 +226,11 @@ pub fn read(files_root: &Path, path: &str) -> Result<String, ToolError> {
         )));
     }
     let bytes = std::fs::read(&file).map_err(|e| io_failure(&shown, &e))?;
-    String::from_utf8(bytes)
-        .map_err(|_| ToolError::Failed(format!("{shown} isn't a text file, so it can't be read as text.")))
+    String::from_utf8(bytes).map_err(|_| {
+        ToolError::Failed(format!(
+            "{shown} isn't a text file, so it can't be read as text."
+        ))
+    })
 }
 
 pub fn write(files_root: &Path, path: &str, content: &str) -> Result<Value, ToolError> {
@@ -387,7 +390,12 @@ mod tests {
             std::fs::read_to_string(ctx.files_root().join("outputs/notes/today.md")).expect("file"),
             "héllo"
         );
-        let (_, text) = run(&ctx, "files_read", json!({"path": "./outputs/notes/today.md"})).await;
+        let (_, text) = run(
+            &ctx,
+            "files_read",
+            json!({"path": "./outputs/notes/today.md"}),
+        )
+        .await;
         assert_eq!(text, "héllo");
         let (_, listing) = run(&ctx, "files_list", json!({})).await;
         assert_eq!(
@@ -396,20 +404,30 @@ mod tests {
                 {"name": "outputs", "kind": "folder"}, {"name": "uploads", "kind": "folder"}]})
         );
         let (_, listing) = run(&ctx, "files_list", json!({"path": "outputs/notes"})).await;
-        assert_eq!(listing["entries"], json!([{"name": "today.md", "kind": "file", "size": 6}]));
+        assert_eq!(
+            listing["entries"],
+            json!([{"name": "today.md", "kind": "file", "size": 6}])
+        );
     }
 
     #[tokio::test]
     async fn paths_outside_are_refused() {
         let (dir, ctx) = setup();
         std::fs::write(dir.path().join("secret.txt"), "top secret").expect("secret");
-        let outside = "is outside Sentient's files folder. Use a path inside it, such as uploads/notes.txt.";
+        let outside =
+            "is outside Sentient's files folder. Use a path inside it, such as uploads/notes.txt.";
         for (tool, args) in [
             ("files_read", json!({"path": "../secret.txt"})),
             ("files_read", json!({"path": "uploads/../../secret.txt"})),
             ("files_read", json!({"path": dir.path().join("secret.txt")})),
-            ("files_write", json!({"path": "../evil.txt", "content": "x"})),
-            ("files_write", json!({"path": "/tmp/evil.txt", "content": "x"})),
+            (
+                "files_write",
+                json!({"path": "../evil.txt", "content": "x"}),
+            ),
+            (
+                "files_write",
+                json!({"path": "/tmp/evil.txt", "content": "x"}),
+            ),
             ("files_list", json!({"path": ".."})),
         ] {
             let (err, value) = run(&ctx, tool, args.clone()).await;
@@ -431,13 +449,20 @@ mod tests {
         std::os::unix::fs::symlink(&elsewhere, files.join("door")).expect("dir link");
         std::os::unix::fs::symlink(elsewhere.join("secret.txt"), files.join("peek.txt"))
             .expect("file link");
-        let through_link = "leads outside Sentient's files folder through a link, so it can't be used.";
+        let through_link =
+            "leads outside Sentient's files folder through a link, so it can't be used.";
         for (tool, args) in [
             ("files_read", json!({"path": "door/secret.txt"})),
             ("files_read", json!({"path": "peek.txt"})),
             ("files_list", json!({"path": "door"})),
-            ("files_write", json!({"path": "door/new.txt", "content": "x"})),
-            ("files_write", json!({"path": "door/deeper/new.txt", "content": "x"})),
+            (
+                "files_write",
+                json!({"path": "door/new.txt", "content": "x"}),
+            ),
+            (
+                "files_write",
+                json!({"path": "door/deeper/new.txt", "content": "x"}),
+            ),
             ("files_write", json!({"path": "peek.txt", "content": "x"})),
         ] {
             let (err, value) = run(&ctx, tool, args.clone()).await;
@@ -454,7 +479,12 @@ mod tests {
 
         // A link that stays inside is fine.
         std::os::unix::fs::symlink(files.join("uploads"), files.join("up")).expect("inner link");
-        let (err, _) = run(&ctx, "files_write", json!({"path": "up/a.txt", "content": "ok"})).await;
+        let (err, _) = run(
+            &ctx,
+            "files_write",
+            json!({"path": "up/a.txt", "content": "ok"}),
+        )
+        .await;
         assert!(!err);
         let (_, text) = run(&ctx, "files_read", json!({"path": "uploads/a.txt"})).await;
         assert_eq!(text, "ok");
@@ -476,17 +506,34 @@ mod tests {
             "uploads/pic.bin isn't a text file, so it can't be read as text."
         );
         let (_, value) = run(&ctx, "files_read", json!({"path": "uploads"})).await;
-        assert_eq!(value["error"], "uploads is a folder. List it with files_list.");
-        let (_, value) = run(&ctx, "files_write", json!({"path": "uploads", "content": "x"})).await;
-        assert_eq!(value["error"], "uploads is a folder. Pick a file name inside it.");
+        assert_eq!(
+            value["error"],
+            "uploads is a folder. List it with files_list."
+        );
+        let (_, value) = run(
+            &ctx,
+            "files_write",
+            json!({"path": "uploads", "content": "x"}),
+        )
+        .await;
+        assert_eq!(
+            value["error"],
+            "uploads is a folder. Pick a file name inside it."
+        );
         let (_, value) = run(&ctx, "files_write", json!({"path": "uploads/x.txt"})).await;
-        assert_eq!(value["error"], "Invalid arguments for files_write: missing field `content`");
+        assert_eq!(
+            value["error"],
+            "Invalid arguments for files_write: missing field `content`"
+        );
     }
 
     #[test]
     fn write_describes_itself() {
         let tool = FilesWrite::new();
         assert_eq!(tool.def().risk, Risk::Write);
+        let (risk, wording) = crate::tools::describe_call(&tool, &json!({"path": "b.md"}));
+        assert_eq!(risk, Risk::Write);
+        assert_eq!(wording.risk_label.as_deref(), Some("Saves a file"));
         assert_eq!(
             tool.describe(&json!({"path": "outputs/a.md"})),
             Some(CallDescription {

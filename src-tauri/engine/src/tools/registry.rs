@@ -414,7 +414,10 @@ mod tests {
             .register(plugin(
                 "deep",
                 true,
-                vec![Arc::new(Echo(echo("deep_echo"))), Arc::new(Forever(echo("forever")))],
+                vec![
+                    Arc::new(Echo(echo("deep_echo"))),
+                    Arc::new(Forever(echo("forever"))),
+                ],
             ))
             .expect("deep");
         registry
@@ -434,7 +437,11 @@ mod tests {
         );
         let catalog = registry.catalog();
         let ids: Vec<&str> = catalog.iter().map(|p| p.id.as_str()).collect();
-        assert_eq!(ids, ["echo", "deep"], "the engine app has only internal tools");
+        assert_eq!(
+            ids,
+            ["echo", "deep"],
+            "the engine app has only internal tools"
+        );
         assert_eq!(catalog[0].tools[0].risk, Risk::Read);
         assert_eq!(registry.plugin_of("deep_echo").as_deref(), Some("deep"));
         let schema = &registry.offered(&[])[0].parameters;
@@ -470,9 +477,18 @@ mod tests {
             result.value["error"],
             "Invalid arguments for echo: missing field `text`"
         );
-        assert_eq!(result.value["schema"], registry.get("echo").expect("echo").def().parameters);
-        assert_eq!(result.value["schema"]["properties"]["text"]["type"], "string");
-        assert_eq!(serde_json::from_str::<Value>(&result.content).expect("json"), result.value);
+        assert_eq!(
+            result.value["schema"],
+            registry.get("echo").expect("echo").def().parameters
+        );
+        assert_eq!(
+            result.value["schema"]["properties"]["text"]["type"],
+            "string"
+        );
+        assert_eq!(
+            serde_json::from_str::<Value>(&result.content).expect("json"),
+            result.value
+        );
 
         let result = registry
             .invoke("echo", json!({"text": 5}), &ctx, 1000)
@@ -484,7 +500,10 @@ mod tests {
 
         let result = registry.invoke("nope", json!({}), &ctx, 1000).await;
         assert!(result.is_error);
-        assert_eq!(result.value, json!({"error": "There is no tool called nope."}));
+        assert_eq!(
+            result.value,
+            json!({"error": "There is no tool called nope."})
+        );
     }
 
     #[tokio::test]
@@ -503,14 +522,14 @@ mod tests {
             .await;
         assert!(!result.is_error);
         let path = result.saved_to.clone().expect("saved");
-        assert_eq!(path, dir.path().join("files/outputs/tool-call_.._9.txt"));
+        assert_eq!(path, dir.path().join("files/outputs/tool-call____9.txt"));
         let whole = std::fs::read_to_string(&path).expect("read");
         assert_eq!(whole, "abcdé".repeat(10));
         assert_eq!(result.value, Value::String(whole));
         assert_eq!(
             result.content,
             "abcdéabcdéab\n\n[Result cut: this is only the first 12 of 50 characters. \
-             The full result is saved as files/outputs/tool-call_.._9.txt.]"
+             The full result is saved as files/outputs/tool-call____9.txt.]"
         );
     }
 

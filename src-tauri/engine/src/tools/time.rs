@@ -63,7 +63,10 @@ impl TimeNowTool {
 /// The zone a call means: the argument, else the assistant's setting, else this computer's
 /// zone, else UTC. An unknown name is the caller's mistake and says so.
 pub fn resolve_zone(asked: Option<&str>, setting: &str) -> Result<Tz, ToolError> {
-    if let Some(name) = asked.map(str::trim).filter(|n| !n.is_empty() && *n != "auto") {
+    if let Some(name) = asked
+        .map(str::trim)
+        .filter(|n| !n.is_empty() && *n != "auto")
+    {
         return name.parse::<Tz>().map_err(|_| {
             ToolError::Failed(format!(
                 "{name} isn't a time zone name. Use one such as Europe/Berlin, America/New_York or Asia/Kolkata."
@@ -123,7 +126,9 @@ mod tests {
     fn ctx(timezone: &str) -> ToolCtx {
         let mut ctx = ToolCtx::new(Home::at("/nonexistent"), reqwest::Client::new(), "t");
         ctx.clock = Arc::new(ManualClock::new(
-            Utc.with_ymd_and_hms(2026, 3, 1, 8, 35, 0).single().expect("time"),
+            Utc.with_ymd_and_hms(2026, 3, 1, 8, 35, 0)
+                .single()
+                .expect("time"),
         ));
         ctx.timezone = timezone.to_owned();
         ctx

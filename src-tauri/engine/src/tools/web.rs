@@ -12,8 +12,8 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::{
-    CallDescription, Plugin, Risk, Tool, ToolCtx, ToolDef, ToolError, ToolOutput, blocking,
-    parse_args,
+    CallDescription, Plugin, ProgressKind, Risk, Tool, ToolCtx, ToolDef, ToolError, ToolOutput,
+    blocking, parse_args,
 };
 
 /// Some sites refuse clients that don't look like a browser; the suffix says who we are.
@@ -105,6 +105,10 @@ fn tidy(text: &str) -> String {
     out
 }
 
+fn one_line(text: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
 /// The readable title and text of an HTML page: the article Readability finds, else the body
 /// without scripts, styles and other non-text parts.
 pub fn readable_text(html: &str, url: &str) -> (String, String) {
@@ -162,6 +166,10 @@ async fn body_up_to(
 
 pub async fn fetch(ctx: &ToolCtx, address: &str) -> Result<Page, ToolError> {
     let url = web_address(address)?;
+    ctx.progress(
+        ProgressKind::Status,
+        format!("Reading {}", url.host_str().unwrap_or("the page")),
+    );
     let shown = url.to_string();
     let unreachable = |e: reqwest::Error| {
         tracing::info!(error = %e, url = %shown, "web_fetch failed");
@@ -214,6 +222,7 @@ pub async fn fetch(ctx: &ToolCtx, address: &str) -> Result<Page, ToolError> {
             "{shown} is a {kind} file, not a web page or text, so it can't be read."
         )));
     };
+    content = limit_chars(content, ctx.web.fetch_max_chars);
     if more {
         content.push_str(&format!(
             "\n\n[Only the first {} KB of the page were read.]",
@@ -223,7 +232,7 @@ pub async fn fetch(ctx: &ToolCtx, address: &str) -> Result<Page, ToolError> {
     Ok(Page {
         url: final_url,
         title,
-        content: limit_chars(content, ctx.web.fetch_max_chars),
+        content,
     })
 }
 
@@ -256,9 +265,9 @@ pub fn parse_results(html: &str, base: &Url) -> Option<Vec<SearchResult>> {
             continue;
         };
         results.push(SearchResult {
-            title: tidy(&link.text()),
+            title: one_line(&link.text()),
             url,
-            snippet: tidy(&block.select(".result__snippet").text()),
+            snippet: one_line(&block.select(".result__snippet").text()),
         });
         if results.len() == MAX_RESULTS {
             break;
@@ -278,6 +287,10 @@ pub async fn search(ctx: &ToolCtx, query: &str) -> Result<Vec<SearchResult>, Too
         tracing::info!(%cause, "internet_search failed");
         ToolError::Failed(SEARCH_UNREACHABLE.to_owned())
     };
+    ctx.progress(
+        ProgressKind::Status,
+        format!("Searching the web for {query}"),
+    );
     let mut url = Url::parse(&ctx.web.search_url).map_err(|e| unreachable(&e))?;
     url.query_pairs_mut().append_pair("q", query);
     let response = ctx
@@ -433,7 +446,8 @@ mod tests {
 </div>
 </div></div></body></html>"#;
 
-    const NO_RESULTS: &str = r#"<html><body><div class="no-results">No results.</div></body></html>"#;
+    const NO_RESULTS: &str =
+        r#"<html><body><div class="no-results">No results.</div></body></html>"#;
 
     /// A local web server for the tests; the internet is never used.
     async fn serve(router: axum::Router) -> String {
@@ -520,9 +534,19 @@ mod tests {
         assert_eq!(page["title"], "Otters at Work");
         assert_eq!(page["url"], format!("{base}/article"));
         let content = page["content"].as_str().expect("content");
-        assert!(content.contains("Sea otters use rocks as tools"), "{content}");
+        assert!(
+            content.contains("Sea otters use rocks as tools"),
+            "{content}"
+        );
         assert!(content.contains("some carry the same stone for years"));
-        for gone in ["SCRIPT-TEXT", "INLINE-SCRIPT", "color: red", "secret-style"] {
+        // Readability keeps the article: the menu and the footer are left out too.
+        for gone in [
+            "SCRIPT-TEXT",
+            "INLINE-SCRIPT",
+            "color: red",
+            "secret-style",
+            "Copyright Otter News",
+        ] {
             assert!(!content.contains(gone), "{gone} in {content}");
         }
 
@@ -576,7 +600,9 @@ mod tests {
             ),
             (
                 format!("{base}/image"),
-                format!("{base}/image is a image/png file, not a web page or text, so it can't be read."),
+                format!(
+                    "{base}/image is a image/png file, not a web page or text, so it can't be read."
+                ),
             ),
             (
                 format!("{base}/missing"),
@@ -589,6 +615,45 @@ mod tests {
         }
     }
 
+    #[tokio::test]
+    async fn the_web_tools_report_what_they_are_doing() {
+        let base = site().await;
+        let dir = tempfile::tempdir().expect("dir");
+        let mut ctx = ctx(&dir, &base);
+        let seen = Arc::new(std::sync::Mutex::new(Vec::new()));
+        let sink = Arc::clone(&seen);
+        ctx.progress = Arc::new(move |update| {
+            sink.lock().expect("lock").push(update);
+        });
+        run(&ctx, "web_fetch", json!({"url": format!("{base}/plain")})).await;
+        run(&ctx, "internet_search", json!({"query": "sea otters"})).await;
+        let seen = seen.lock().expect("lock").clone();
+        assert_eq!(
+            seen,
+            [
+                crate::tools::ProgressUpdate {
+                    kind: ProgressKind::Status,
+                    text: "Reading 127.0.0.1".to_owned()
+                },
+                crate::tools::ProgressUpdate {
+                    kind: ProgressKind::Status,
+                    text: "Searching the web for sea otters".to_owned()
+                },
+            ]
+        );
+    }
+
+    #[test]
+    fn pages_without_an_article_still_give_their_text() {
+        let (title, text) = readable_text(
+            "<html><head><title> Tiny </title><script>alert('x')</script></head>\
+             <body><div>Short <b>note</b></div><style>.a { color: red }</style></body></html>",
+            "http://127.0.0.1/tiny",
+        );
+        assert_eq!(title, "Tiny");
+        assert_eq!(text, "Short note");
+    }
+
     #[test]
     fn web_fetch_names_its_address() {
         let tool = WebFetch::new();
@@ -598,6 +663,15 @@ mod tests {
         assert_eq!(
             tool.describe(&args).and_then(|d| d.target).as_deref(),
             Some("example.com")
+        );
+        let (risk, wording) = crate::tools::describe_call(&tool, &args);
+        assert_eq!(risk, Risk::Read);
+        assert_eq!(
+            wording,
+            CallDescription {
+                risk_label: Some("Looks something up".to_owned()),
+                target: Some("example.com".to_owned()),
+            }
         );
         assert!(tool.def().untrusted_output);
         assert!(InternetSearch::new().def().untrusted_output);
@@ -640,7 +714,12 @@ mod tests {
             listener.local_addr().expect("addr")
         };
         let ctx_closed = ctx(&dir, &format!("http://{closed}"));
-        let (err, value) = run(&ctx_closed, "internet_search", json!({"query": "sea otters"})).await;
+        let (err, value) = run(
+            &ctx_closed,
+            "internet_search",
+            json!({"query": "sea otters"}),
+        )
+        .await;
         assert!(err);
         assert_eq!(value, json!({"error": SEARCH_UNREACHABLE}));
 

@@ -7,12 +7,12 @@ use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
 use crate::Engine;
+use crate::OkReply;
 use crate::error::ApiError;
 use crate::gateway::body::JsonBody;
 use crate::models::presets::{
     Preset, PresetList, PresetSwitch, RenamePresetRequest, SavePresetRequest,
 };
-use crate::secrets::OkReply;
 
 pub fn routes() -> OpenApiRouter<Engine> {
     OpenApiRouter::new()

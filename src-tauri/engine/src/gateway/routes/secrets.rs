@@ -7,9 +7,10 @@ use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
 use crate::Engine;
+use crate::OkReply;
 use crate::error::ApiError;
 use crate::gateway::body::JsonBody;
-use crate::secrets::{OkReply, SecretInfo, SecretValue};
+use crate::secrets::{SecretInfo, SecretValue};
 
 pub fn routes() -> OpenApiRouter<Engine> {
     OpenApiRouter::new()

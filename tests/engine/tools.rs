@@ -1,0 +1,112 @@
+//! The agent's tools through a real engine: `GET /api/tools` lists the built-in apps and their
+//! tools, and calls made with the engine's own context land in its home and follow its settings.
+
+use reqwest::Method;
+use sentient_e2e::sentient_engine::tools::ToolCtx;
+use sentient_e2e::{TestEngine, send};
+use serde_json::{Value, json};
+
+#[tokio::test]
+async fn get_tools_lists_the_built_in_apps() -> anyhow::Result<()> {
+    let t = TestEngine::start().await?;
+    let (status, body) = t.client.get("/api/tools").await?;
+    assert_eq!(status, 200, "{body}");
+    let apps = body.as_array().expect("a list");
+    let ids: Vec<&str> = apps.iter().filter_map(|a| a["id"].as_str()).collect();
+    assert_eq!(ids, ["time", "files", "web"]);
+    for app in apps {
+        for key in [
+            "display_name",
+            "description",
+            "category",
+            "icon",
+            "auth",
+            "selection_hint",
+        ] {
+            assert!(app[key].is_string(), "{key} in {app}");
+        }
+        for tool in app["tools"].as_array().expect("tools") {
+            let keys: Vec<&String> = tool.as_object().expect("tool").keys().collect();
+            assert_eq!(keys, ["description", "name", "risk"], "{tool}");
+        }
+    }
+    let tools: Vec<(String, String)> = apps
+        .iter()
+        .flat_map(|a| a["tools"].as_array().cloned().unwrap_or_default())
+        .map(|t| {
+            (
+                t["name"].as_str().unwrap_or_default().to_owned(),
+                t["risk"].as_str().unwrap_or_default().to_owned(),
+            )
+        })
+        .collect();
+    let expected = [
+        ("time_now", "read"),
+        ("files_list", "read"),
+        ("files_read", "read"),
+        ("files_write", "write"),
+        ("web_fetch", "read"),
+        ("internet_search", "read"),
+    ];
+    assert_eq!(
+        tools,
+        expected.map(|(n, r)| (n.to_owned(), r.to_owned())).to_vec()
+    );
+
+    let (status, _) = send(t.client.anonymous(Method::GET, "/api/tools")).await?;
+    assert_eq!(status, 401);
+    let (_, doc) = t.client.get("/api/openapi.json").await?;
+    assert!(doc["paths"]["/api/tools"]["get"].is_object());
+    t.stop().await;
+    Ok(())
+}
+
+#[tokio::test]
+async fn calls_use_the_engine_home_and_settings() -> anyhow::Result<()> {
+    let t = TestEngine::start().await?;
+    let tools = t.engine.tools().clone();
+    let ctx = ToolCtx::for_engine(&t.engine, "e2e-1");
+
+    let saved = tools
+        .invoke(
+            "files_write",
+            json!({"path": "outputs/hello.txt", "content": "hi there"}),
+            &ctx,
+            16_000,
+        )
+        .await;
+    assert!(!saved.is_error, "{}", saved.content);
+    assert_eq!(
+        std::fs::read_to_string(t.home().join("files/outputs/hello.txt"))?,
+        "hi there"
+    );
+
+    let (status, _) = t
+        .client
+        .patch(
+            "/api/config",
+            json!({"assistant": {"timezone": "Asia/Kolkata"}}),
+        )
+        .await?;
+    assert_eq!(status, 200);
+    let ctx = ToolCtx::for_engine(&t.engine, "e2e-2");
+    let now = tools.invoke("time_now", Value::Null, &ctx, 16_000).await;
+    assert!(!now.is_error, "{}", now.content);
+    assert_eq!(now.value["timezone"], "Asia/Kolkata");
+    assert_eq!(now.value["utc_offset"], "+05:30");
+
+    // A long result is cut for the model and saved whole in the engine's home.
+    let long = tools
+        .invoke("files_read", json!({"path": "outputs/hello.txt"}), &ctx, 2)
+        .await;
+    assert!(
+        long.content
+            .starts_with("hi\n\n[Result cut: this is only the first 2 of 8 characters.")
+    );
+    assert_eq!(
+        std::fs::read_to_string(t.home().join("files/outputs/tool-e2e-2.txt"))?,
+        "hi there"
+    );
+    t.stop().await;
+    Ok(())
+}
