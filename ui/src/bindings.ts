@@ -747,6 +747,11 @@ export type DomainEvent_Deserialize =
 } } | 
 /**  Stop everything was turned on or off. */
 { type: "stop.updated"; data: StopState_Deserialize } | 
+/**  A chat was renamed (by the user or by its automatic title). */
+{ type: "session.updated"; data: {
+	session_id: string,
+	title: string,
+} } | 
 /**  What the local model is doing changed. */
 { type: "model.busy"; data: ModelBusy_Deserialize } | 
 /**  A new entry in the notifications feed. */
@@ -760,6 +765,11 @@ export type DomainEvent_Serialize =
 } } | 
 /**  Stop everything was turned on or off. */
 { type: "stop.updated"; data: StopState_Serialize } | 
+/**  A chat was renamed (by the user or by its automatic title). */
+{ type: "session.updated"; data: {
+	session_id: string,
+	title: string,
+} } | 
 /**  What the local model is doing changed. */
 { type: "model.busy"; data: ModelBusy_Serialize } | 
 /**  A new entry in the notifications feed. */
@@ -1626,7 +1636,7 @@ export type Notification_Serialize = {
 	created_at: string,
 };
 
-/**  The contract's plain `{ok: true}` answer. */
+/**  The contract's plain `{ok: true}` answer, shared by every route that has nothing else to say. */
 export type OkReply = {
 	ok: boolean,
 };

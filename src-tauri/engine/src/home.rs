@@ -56,6 +56,7 @@ impl Home {
             self.workspace(),
             self.root.join("skills"),
             self.uploads(),
+            self.screens(),
             self.outputs(),
             self.root.join("models"),
             self.logs(),
@@ -93,6 +94,10 @@ impl Home {
     }
     pub fn uploads(&self) -> PathBuf {
         self.root.join("files").join("uploads")
+    }
+    /// Screen captures the window attaches to a chat.
+    pub fn screens(&self) -> PathBuf {
+        self.root.join("files").join("screens")
     }
     pub fn outputs(&self) -> PathBuf {
         self.root.join("files").join("outputs")

@@ -9,6 +9,7 @@ pub mod clock;
 pub mod config;
 pub mod doctor;
 pub mod error;
+pub mod files;
 pub mod gateway;
 pub mod home;
 pub mod llm;
@@ -124,6 +125,7 @@ struct Inner {
     llm: LlmService,
     hardware: HardwareCache,
     sessions: agent::sessions::Sessions,
+    files: files::Files,
     tools: ToolRegistry,
     clock: SharedClock,
     token: String,
@@ -184,6 +186,7 @@ impl Engine {
         );
         let hardware = HardwareCache::new(llm.ollama().base);
         let sessions = agent::sessions::Sessions::new(store.clone(), bus.clone(), clock.clone());
+        let files = files::Files::new(home.clone());
 
         let port = options.port.unwrap_or(config.current().gateway.port);
         let listener = tokio::net::TcpListener::bind((Ipv4Addr::LOCALHOST, port))
@@ -209,6 +212,7 @@ impl Engine {
                 llm,
                 hardware,
                 sessions,
+                files,
                 tools: ToolRegistry::with_builtins(),
                 clock,
                 token,
@@ -295,6 +299,9 @@ impl Engine {
     }
     pub fn sessions(&self) -> &agent::sessions::Sessions {
         &self.inner.sessions
+    }
+    pub fn files(&self) -> &files::Files {
+        &self.inner.files
     }
     /// The agent's apps and tools.
     pub fn tools(&self) -> &ToolRegistry {

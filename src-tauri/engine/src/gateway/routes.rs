@@ -4,6 +4,7 @@
 pub mod checkup;
 pub mod config;
 pub mod core;
+pub mod files;
 pub mod models;
 pub mod openapi;
 pub mod presets;
@@ -31,5 +32,6 @@ pub fn protected() -> OpenApiRouter<Engine> {
         .merge(presets::routes())
         .merge(checkup::routes())
         .merge(sessions::routes())
+        .merge(files::routes())
         .merge(tools::routes())
 }

@@ -1,0 +1,271 @@
+//! Files a person attaches to chats (uploads and screen captures) and files the assistant
+//! writes (outputs), all under the home's `files/` folder. Names are what the API shows:
+//! `report.pdf` for an upload, `screens/<name>` and `outputs/<name>` for the others.
+
+use std::path::{Path, PathBuf};
+
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+
+use crate::error::{ApiError, FieldError};
+use crate::home::Home;
+
+/// A stored file.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, specta::Type, utoipa::ToSchema)]
+pub struct FileInfo {
+    pub name: String,
+    /// Bytes.
+    pub size: f64,
+    pub mime: String,
+    pub modified_at: DateTime<Utc>,
+}
+
+/// Where an upload comes from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum UploadSource {
+    #[default]
+    Upload,
+    Screen,
+}
+
+/// The largest upload accepted.
+pub const MAX_UPLOAD_BYTES: usize = 50 * 1024 * 1024;
+
+#[derive(Debug, thiserror::Error)]
+pub enum FilesError {
+    #[error("There is no file called {0}.")]
+    NotFound(String),
+    #[error("{0} is not a file name Sentient can use. Use a plain name such as report.pdf.")]
+    BadName(String),
+    #[error("the file could not be saved or read: {0}")]
+    Io(#[from] std::io::Error),
+}
+
+impl From<FilesError> for ApiError {
+    fn from(err: FilesError) -> Self {
+        match err {
+            FilesError::NotFound(_) => ApiError::not_found(err.to_string()),
+            FilesError::BadName(_) => ApiError::validation(vec![FieldError::new(
+                &["body", "file"],
+                err.to_string(),
+                "value_error",
+            )]),
+            FilesError::Io(e) => ApiError::internal(&e),
+        }
+    }
+}
+
+/// The files of one home; cheap to clone.
+#[derive(Debug, Clone)]
+pub struct Files {
+    home: Home,
+}
+
+/// Keeps only the last part of a name and refuses anything that could leave the folder.
+fn plain_name(raw: &str) -> Result<String, FilesError> {
+    let last = raw.rsplit(['/', '\\']).next().unwrap_or_default().trim();
+    if last.is_empty()
+        || last == "."
+        || last == ".."
+        || last.starts_with('.')
+        || last.chars().any(char::is_control)
+    {
+        return Err(FilesError::BadName(raw.to_owned()));
+    }
+    Ok(last.to_owned())
+}
+
+/// `report.pdf` → `report (1).pdf`, `report (2).pdf`, ... until the name is free.
+fn free_name(dir: &Path, name: &str) -> String {
+    if !dir.join(name).exists() {
+        return name.to_owned();
+    }
+    let (stem, ext) = match name.rsplit_once('.') {
+        Some((stem, ext)) if !stem.is_empty() => (stem.to_owned(), format!(".{ext}")),
+        _ => (name.to_owned(), String::new()),
+    };
+    (1..)
+        .map(|n| format!("{stem} ({n}){ext}"))
+        .find(|candidate| !dir.join(candidate).exists())
+        .unwrap_or_else(|| name.to_owned())
+}
+
+impl Files {
+    pub fn new(home: Home) -> Self {
+        Self { home }
+    }
+
+    /// The folder and file name an API name points at.
+    fn locate(&self, name: &str) -> Result<(PathBuf, String), FilesError> {
+        let (dir, rest) = match name.split_once('/') {
+            Some(("screens", rest)) => (self.home.screens(), rest),
+            Some(("outputs", rest)) => (self.home.outputs(), rest),
+            Some(_) => return Err(FilesError::BadName(name.to_owned())),
+            None => (self.home.uploads(), name),
+        };
+        let plain = plain_name(rest)?;
+        if plain != rest {
+            return Err(FilesError::BadName(name.to_owned()));
+        }
+        Ok((dir, plain))
+    }
+
+    /// Saves an upload under a free name and says what it is called.
+    pub async fn save(
+        &self,
+        raw_name: &str,
+        bytes: &[u8],
+        source: UploadSource,
+    ) -> Result<FileInfo, FilesError> {
+        let name = plain_name(raw_name)?;
+        let (dir, prefix) = match source {
+            UploadSource::Upload => (self.home.uploads(), ""),
+            UploadSource::Screen => (self.home.screens(), "screens/"),
+        };
+        tokio::fs::create_dir_all(&dir).await?;
+        let name = free_name(&dir, &name);
+        crate::home::write_atomically(&dir.join(&name), bytes)?;
+        self.info(&format!("{prefix}{name}")).await
+    }
+
+    pub async fn info(&self, name: &str) -> Result<FileInfo, FilesError> {
+        let (dir, file) = self.locate(name)?;
+        let meta = tokio::fs::metadata(dir.join(&file))
+            .await
+            .map_err(|_| FilesError::NotFound(name.to_owned()))?;
+        if !meta.is_file() {
+            return Err(FilesError::NotFound(name.to_owned()));
+        }
+        #[allow(clippy::cast_precision_loss)]
+        let size = meta.len() as f64;
+        Ok(FileInfo {
+            name: name.to_owned(),
+            size,
+            mime: mime_guess::from_path(&file)
+                .first_or_octet_stream()
+                .essence_str()
+                .to_owned(),
+            modified_at: meta
+                .modified()
+                .map(DateTime::<Utc>::from)
+                .unwrap_or_default(),
+        })
+    }
+
+    /// Every upload, screen capture and output, newest first.
+    pub async fn list(&self) -> Result<Vec<FileInfo>, FilesError> {
+        let mut out = Vec::new();
+        for (dir, prefix) in [
+            (self.home.uploads(), ""),
+            (self.home.screens(), "screens/"),
+            (self.home.outputs(), "outputs/"),
+        ] {
+            let Ok(mut entries) = tokio::fs::read_dir(&dir).await else {
+                continue;
+            };
+            while let Some(entry) = entries.next_entry().await? {
+                let name = entry.file_name().to_string_lossy().into_owned();
+                if name.starts_with('.') {
+                    continue;
+                }
+                if let Ok(info) = self.info(&format!("{prefix}{name}")).await {
+                    out.push(info);
+                }
+            }
+        }
+        out.sort_by(|a, b| {
+            b.modified_at
+                .cmp(&a.modified_at)
+                .then_with(|| a.name.cmp(&b.name))
+        });
+        Ok(out)
+    }
+
+    /// The bytes and the type of a file.
+    pub async fn read(&self, name: &str) -> Result<(Vec<u8>, String), FilesError> {
+        let info = self.info(name).await?;
+        let (dir, file) = self.locate(name)?;
+        Ok((tokio::fs::read(dir.join(file)).await?, info.mime))
+    }
+
+    pub async fn delete(&self, name: &str) -> Result<(), FilesError> {
+        self.info(name).await?;
+        let (dir, file) = self.locate(name)?;
+        tokio::fs::remove_file(dir.join(file)).await?;
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn files() -> (tempfile::TempDir, Files) {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let home = Home::at(dir.path());
+        home.ensure_layout().expect("layout");
+        (dir, Files::new(home))
+    }
+
+    #[tokio::test]
+    async fn taken_names_get_numbers_and_screens_get_their_prefix() {
+        let (_dir, f) = files();
+        assert_eq!(
+            f.save("report.pdf", b"1", UploadSource::Upload)
+                .await
+                .expect("one")
+                .name,
+            "report.pdf"
+        );
+        assert_eq!(
+            f.save("report.pdf", b"2", UploadSource::Upload)
+                .await
+                .expect("two")
+                .name,
+            "report (1).pdf"
+        );
+        assert_eq!(
+            f.save("C:\\Users\\me\\report.pdf", b"3", UploadSource::Upload)
+                .await
+                .expect("three")
+                .name,
+            "report (2).pdf"
+        );
+        let shot = f
+            .save("Inbox - Mail.png", b"png", UploadSource::Screen)
+            .await
+            .expect("screen");
+        assert_eq!(shot.name, "screens/Inbox - Mail.png");
+        assert_eq!(shot.mime, "image/png");
+        let (bytes, mime) = f.read("report (1).pdf").await.expect("read");
+        assert_eq!(
+            (bytes.as_slice(), mime.as_str()),
+            (b"2".as_slice(), "application/pdf")
+        );
+        assert_eq!(f.list().await.expect("list").len(), 4);
+    }
+
+    #[tokio::test]
+    async fn names_cannot_leave_the_files_folder() {
+        let (_dir, f) = files();
+        for bad in [
+            "../config.yaml",
+            "screens/../../sentient.db",
+            "workspace/USER.md",
+            ".hidden",
+            "",
+        ] {
+            assert!(f.read(bad).await.is_err(), "{bad}");
+            assert!(f.delete(bad).await.is_err(), "{bad}");
+        }
+        assert!(matches!(
+            f.save("..", b"x", UploadSource::Upload).await,
+            Err(FilesError::BadName(_))
+        ));
+        assert!(matches!(
+            f.delete("missing.txt").await,
+            Err(FilesError::NotFound(_))
+        ));
+    }
+}
