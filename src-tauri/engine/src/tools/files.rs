@@ -401,7 +401,8 @@ mod tests {
         assert_eq!(
             listing,
             json!({"path": "the files folder", "entries": [
-                {"name": "outputs", "kind": "folder"}, {"name": "uploads", "kind": "folder"}]})
+                {"name": "outputs", "kind": "folder"}, {"name": "screens", "kind": "folder"},
+                {"name": "uploads", "kind": "folder"}]})
         );
         let (_, listing) = run(&ctx, "files_list", json!({"path": "outputs/notes"})).await;
         assert_eq!(
