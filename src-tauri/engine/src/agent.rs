@@ -2,4 +2,5 @@
 //! approvals decision ([`approvals`]); the loop that uses it lives elsewhere until it moves here.
 
 pub mod approvals;
+pub mod run_loop;
 pub mod sessions;
