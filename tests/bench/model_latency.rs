@@ -7,6 +7,8 @@ use std::time::{Duration, Instant};
 
 use futures::StreamExt;
 use sentient_e2e::TestEngine;
+use sentient_e2e::sentient_engine::agent::approvals::Origin;
+use sentient_e2e::sentient_engine::agent::run_loop::LoopInput;
 use sentient_e2e::sentient_engine::llm::queue::{JobKind, LocalQueue, PowerSource, QueueSettings};
 use sentient_e2e::sentient_engine::llm::{CallOptions, ChatRequest, Chunk, Message, ModelRole};
 use sentient_model_server::{Reply, ScriptedModel};
@@ -15,6 +17,20 @@ use tokio_util::sync::CancellationToken;
 
 const ROUNDS: usize = 300;
 const QUEUE_ROUNDS: usize = 20_000;
+const LOOP_RUNS: usize = 30;
+const LOOP_ROUNDS: usize = 10;
+const ZONES: [&str; LOOP_ROUNDS] = [
+    "UTC",
+    "Europe/London",
+    "Europe/Paris",
+    "Asia/Kolkata",
+    "Asia/Tokyo",
+    "America/New_York",
+    "America/Chicago",
+    "Australia/Sydney",
+    "Africa/Cairo",
+    "America/Sao_Paulo",
+];
 
 struct OnMains;
 impl PowerSource for OnMains {
@@ -108,6 +124,59 @@ async fn main() -> anyhow::Result<()> {
     }
     let per_call = started.elapsed() / u32::try_from(QUEUE_ROUNDS)?;
 
+    // The loop: ROUND_RUNS runs of LOOP_ROUNDS tool rounds plus the answer, against the same
+    // number of direct calls with the same replies; the difference per round is the loop's own work.
+    let mut per_round = Vec::with_capacity(LOOP_RUNS);
+    for _ in 0..LOOP_RUNS + 3 {
+        // Different arguments each round, so the repeated-call breaker stays out of it.
+        for zone in ZONES.iter().take(LOOP_ROUNDS) {
+            server.push(Reply::tool_call("time_now", json!({"timezone": zone})));
+        }
+        server.push(Reply::text("done"));
+        let input = LoopInput {
+            messages: vec![
+                Message::system("be brief"),
+                Message::user("what time is it?"),
+            ],
+            opts: CallOptions::new(ModelRole::Primary, "bench", JobKind::Chat)
+                .with_model(Some("ollama_chat/qwen3:8b".into())),
+            origin: Origin::Chat,
+            approver: None,
+            scoped_apps: Vec::new(),
+            max_rounds: 100,
+            tool_result_limit: 16_000,
+            untrusted: None,
+            visited_hosts: Default::default(),
+        };
+        let started = Instant::now();
+        let result = t.engine.run_loop(input, &mut |_| {}).await;
+        let through_loop = started.elapsed();
+        anyhow::ensure!(
+            result.text == "done",
+            "loop did not finish: {:?}",
+            result.error
+        );
+
+        // Different arguments each round, so the repeated-call breaker stays out of it.
+        for zone in ZONES.iter().take(LOOP_ROUNDS) {
+            server.push(Reply::tool_call("time_now", json!({"timezone": zone})));
+        }
+        server.push(Reply::text("done"));
+        let started = Instant::now();
+        for _ in 0..=LOOP_ROUNDS {
+            let response = http
+                .post(format!("{}/api/chat", server.base_url()))
+                .json(&body("qwen3:8b"))
+                .send()
+                .await?;
+            response.bytes().await?;
+        }
+        let direct_calls = started.elapsed();
+        per_round.push(through_loop.saturating_sub(direct_calls) / u32::try_from(LOOP_ROUNDS + 1)?);
+    }
+    let per_round: Vec<Duration> = per_round.into_iter().skip(3).collect();
+    let (r_med, r_p95) = median(per_round);
+
     let (d_med, d_p95) = median(direct);
     let (e_med, e_p95) = median(engine);
     println!(
@@ -126,6 +195,11 @@ async fn main() -> anyhow::Result<()> {
     println!(
         "  added by the engine     median {:>8.3} ms",
         (e_med.as_secs_f64() - d_med.as_secs_f64()) * 1e3
+    );
+    println!(
+        "agent loop, engine work per round excluding the model ({LOOP_RUNS} runs of {LOOP_ROUNDS} tool rounds + answer): median {:.3} ms   p95 {:.3} ms",
+        r_med.as_secs_f64() * 1e3,
+        r_p95.as_secs_f64() * 1e3
     );
     println!(
         "local-model queue, uncontended acquire + release ({QUEUE_ROUNDS} calls): {:.2} µs per call",
