@@ -126,6 +126,7 @@ struct Inner {
     hardware: HardwareCache,
     sessions: agent::sessions::Sessions,
     files: files::Files,
+    chat: Arc<agent::chat::ChatState>,
     tools: ToolRegistry,
     clock: SharedClock,
     token: String,
@@ -213,6 +214,7 @@ impl Engine {
                 hardware,
                 sessions,
                 files,
+                chat: Arc::default(),
                 tools: ToolRegistry::with_builtins(),
                 clock,
                 token,
@@ -302,6 +304,10 @@ impl Engine {
     }
     pub fn files(&self) -> &files::Files {
         &self.inner.files
+    }
+    /// Running chat turns and the approval questions they wait on.
+    pub fn chat_state(&self) -> Arc<agent::chat::ChatState> {
+        self.inner.chat.clone()
     }
     /// The agent's apps and tools.
     pub fn tools(&self) -> &ToolRegistry {

@@ -54,15 +54,22 @@ async fn serve(engine: Engine, socket: WebSocket) {
         return;
     }
     let shutdown = engine.shutdown_token();
+    // Chat turns run on their own tasks and send their events here.
+    let (chat_tx, mut chat_rx) = tokio::sync::mpsc::unbounded_channel::<serde_json::Value>();
     loop {
         tokio::select! {
+            Some(chat_event) = chat_rx.recv() => {
+                if send(&mut sink, chat_event.to_string()).await.is_err() {
+                    break;
+                }
+            }
             () = shutdown.cancelled() => {
                 let _ = close(&mut sink, CLOSE_GOING_AWAY, "Sentient is shutting down.").await;
                 break;
             }
             message = incoming.next() => match message {
                 Some(Ok(Message::Text(text))) => {
-                    if let Some(reply) = answer(&text)
+                    if let Some(reply) = handle(&engine, &text, &chat_tx)
                         && send(&mut sink, reply).await.is_err()
                     {
                         break;
@@ -90,7 +97,42 @@ async fn serve(engine: Engine, socket: WebSocket) {
     }
 }
 
-/// What the engine says back to a client message, if anything.
+/// Handles a client message: chat messages start or steer work, the rest is answered at once.
+fn handle(
+    engine: &Engine,
+    text: &str,
+    chat: &tokio::sync::mpsc::UnboundedSender<serde_json::Value>,
+) -> Option<String> {
+    let message: serde_json::Value = serde_json::from_str(text).unwrap_or_default();
+    match message.get("type").and_then(|t| t.as_str()) {
+        Some("chat.send") => {
+            match serde_json::from_value::<crate::agent::chat::ChatSend>(message) {
+                Ok(send) => {
+                    let (engine, out) = (engine.clone(), chat.clone());
+                    tokio::spawn(async move { engine.chat_turn(send, out).await });
+                    None
+                }
+                Err(_) => Some(
+                    json!({"type": "error", "message": "chat.send needs the message text.", "recoverable": true}).to_string(),
+                ),
+            }
+        }
+        Some("chat.cancel") => {
+            let session = message.get("session_id").and_then(|s| s.as_str()).unwrap_or_default();
+            engine.cancel_chat(session);
+            None
+        }
+        Some("approval.respond") => {
+            let id = message.get("approval_id").and_then(|s| s.as_str()).unwrap_or_default();
+            let decision = message.get("decision").and_then(|s| s.as_str()).unwrap_or_default();
+            let resolved = engine.resolve_approval(id, decision);
+            Some(json!({"type": "approval.ack", "approval_id": id, "resolved": resolved}).to_string())
+        }
+        _ => answer(text),
+    }
+}
+
+/// What the engine says back to a client message that needs no engine work, if anything.
 fn answer(text: &str) -> Option<String> {
     let message: serde_json::Value = match serde_json::from_str(text) {
         Ok(m) => m,

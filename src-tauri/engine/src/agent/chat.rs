@@ -1,0 +1,338 @@
+//! A chat turn on the live channel: the user's message is saved, the loop runs with the chat
+//! window as its approver, every delta and tool event goes to the socket in the contract's flat
+//! shape (section 1), and the reply is saved. `chat.cancel`, Stop everything and approval
+//! answers reach the running turn through this module.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+use futures::future::BoxFuture;
+use serde::Deserialize;
+use serde_json::{Value, json};
+use tokio::sync::{mpsc, oneshot};
+use tokio_util::sync::CancellationToken;
+
+use super::approvals::Origin;
+use super::run_loop::{ApprovalAnswer, ApprovalQuestion, Approver, LoopEvent, LoopInput};
+use super::sessions::{MessageRow, NewMessage, StoredFunction, StoredToolCall};
+use crate::Engine;
+use crate::llm::queue::JobKind;
+use crate::llm::{CallOptions, Message, ModelRole, ToolCall};
+
+/// `chat.send`.
+#[derive(Debug, Clone, Deserialize)]
+pub struct ChatSend {
+    #[serde(default)]
+    pub session_id: Option<String>,
+    pub text: String,
+    #[serde(default)]
+    pub attachments: Vec<String>,
+    #[serde(default)]
+    pub model: Option<String>,
+    #[serde(default)]
+    pub client_id: Option<String>,
+}
+
+/// Replies waiting on a person, and running turns by chat.
+#[derive(Debug, Default)]
+pub struct ChatState {
+    approvals: Mutex<HashMap<String, oneshot::Sender<ApprovalAnswer>>>,
+    running: Mutex<HashMap<String, CancellationToken>>,
+}
+
+fn new_id() -> String {
+    hex::encode(rand::random::<[u8; 12]>())
+}
+
+/// The chat window as the loop's approver: questions go out on the socket, answers come back
+/// through `approval.respond`.
+struct WindowApprover {
+    state: Arc<ChatState>,
+    out: mpsc::UnboundedSender<Value>,
+    session_id: String,
+    turn_id: String,
+    cancel: CancellationToken,
+}
+
+impl Approver for WindowApprover {
+    fn ask(&self, q: ApprovalQuestion) -> BoxFuture<'_, ApprovalAnswer> {
+        Box::pin(async move {
+            let approval_id = new_id();
+            let (tx, rx) = oneshot::channel();
+            self.state
+                .approvals
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .insert(approval_id.clone(), tx);
+            let _ = self.out.send(json!({
+                "type": "approval_request", "session_id": self.session_id, "turn_id": self.turn_id,
+                "approval_id": approval_id, "call_id": q.call_id, "name": q.name, "arguments": q.arguments,
+                "risk": q.risk, "reason": q.reason, "risk_label": q.risk_label, "target": q.target, "untrusted": q.untrusted,
+            }));
+            let answer = tokio::select! {
+                answer = rx => answer.unwrap_or(ApprovalAnswer::Deny),
+                () = self.cancel.cancelled() => ApprovalAnswer::Deny,
+            };
+            self.state
+                .approvals
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .remove(&approval_id);
+            answer
+        })
+    }
+}
+
+/// A stored row back into a model message.
+fn to_message(row: &MessageRow) -> Message {
+    match row.role.as_str() {
+        "assistant" => Message::assistant_calls(
+            row.content.clone(),
+            row.tool_calls
+                .iter()
+                .map(|c| ToolCall {
+                    id: c.id.clone(),
+                    name: c.function.name.clone(),
+                    arguments: serde_json::from_str(&c.function.arguments)
+                        .unwrap_or(Value::String(c.function.arguments.clone())),
+                })
+                .collect(),
+        ),
+        "tool" => {
+            let call = ToolCall {
+                id: row.tool_call_id.clone().unwrap_or_default(),
+                name: row.name.clone().unwrap_or_default(),
+                arguments: Value::Null,
+            };
+            Message::tool_result(&call, row.content.clone())
+        }
+        _ => Message::user(row.content.clone()),
+    }
+}
+
+fn stored_message(message: &Message, thinking: Option<String>) -> NewMessage {
+    use crate::llm::types::Speaker;
+    NewMessage {
+        role: match message.role {
+            Speaker::Tool => "tool",
+            Speaker::User | Speaker::System => "user",
+            Speaker::Assistant => "assistant",
+        }
+        .to_owned(),
+        content: message.content.clone(),
+        thinking,
+        tool_calls: message
+            .tool_calls
+            .iter()
+            .map(|c| StoredToolCall {
+                id: c.id.clone(),
+                kind: "function".to_owned(),
+                function: StoredFunction {
+                    name: c.name.clone(),
+                    arguments: c.arguments.to_string(),
+                },
+            })
+            .collect(),
+        tool_call_id: message.tool_call_id.clone(),
+        name: message.name.clone(),
+        ..Default::default()
+    }
+}
+
+impl Engine {
+    /// Answers a waiting approval question; `false` when there is none with that id.
+    pub fn resolve_approval(&self, approval_id: &str, decision: &str) -> bool {
+        let answer = match decision {
+            "allow" => ApprovalAnswer::Allow,
+            "allow_session" => ApprovalAnswer::AllowForChat,
+            _ => ApprovalAnswer::Deny,
+        };
+        let waiting = self
+            .chat_state()
+            .approvals
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .remove(approval_id);
+        waiting.is_some_and(|tx| tx.send(answer).is_ok())
+    }
+
+    /// Stops the reply running in a chat; `false` when none is.
+    pub fn cancel_chat(&self, session_id: &str) -> bool {
+        let running = self
+            .chat_state()
+            .running
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .get(session_id)
+            .cloned();
+        running.map(|token| token.cancel()).is_some()
+    }
+
+    /// Runs one chat turn, sending its events to `out`.
+    pub async fn chat_turn(&self, send: ChatSend, out: mpsc::UnboundedSender<Value>) {
+        let turn_id = new_id();
+        let error = |session: &str, message: String| {
+            let _ = out.send(json!({"type": "error", "session_id": session, "turn_id": turn_id, "message": message, "recoverable": true}));
+        };
+        if send.text.trim().is_empty() {
+            error("", "Type a message first.".to_owned());
+            return;
+        }
+        let session = match &send.session_id {
+            Some(id) => self.sessions().get(id).await,
+            None => self.sessions().create("desktop").await,
+        };
+        let session = match session {
+            Ok(s) => s,
+            Err(e) => {
+                return error(
+                    send.session_id.as_deref().unwrap_or_default(),
+                    crate::error::ApiError::from(e).message(),
+                );
+            }
+        };
+        let sid = session.id.clone();
+        let _ = out.send(json!({"type": "session", "session_id": sid, "turn_id": turn_id, "client_id": send.client_id}));
+
+        let history = self
+            .sessions()
+            .messages(&sid, 500)
+            .await
+            .unwrap_or_default();
+        let user = NewMessage {
+            role: "user".to_owned(),
+            content: send.text.clone(),
+            attachments: send.attachments.clone(),
+            ..Default::default()
+        };
+        if let Err(e) = self.sessions().append(&sid, user).await {
+            return error(&sid, crate::error::ApiError::from(e).message());
+        }
+        let mut messages = vec![Message::system(self.system_prompt())];
+        messages.extend(history.iter().map(to_message));
+        messages.push(Message::user(send.text.clone()));
+
+        let cancel = CancellationToken::new();
+        let job = self.stop().start_job_within("chat reply", &cancel);
+        self.chat_state()
+            .running
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .insert(sid.clone(), job.token().clone());
+        let approver = WindowApprover {
+            state: self.chat_state(),
+            out: out.clone(),
+            session_id: sid.clone(),
+            turn_id: turn_id.clone(),
+            cancel: job.token().clone(),
+        };
+        let config = self.config().current();
+        let input = LoopInput {
+            messages,
+            opts: CallOptions::new(ModelRole::Primary, "chat", JobKind::Chat)
+                .with_model(send.model.clone())
+                .with_cancel(job.token().clone()),
+            origin: Origin::Chat,
+            approver: Some(&approver),
+            scoped_apps: Vec::new(),
+            max_rounds: config.models.max_tool_rounds.max(1),
+            tool_result_limit: usize::try_from(config.chat.tool_result_max_chars).unwrap_or(16_000),
+            untrusted: session.untrusted.clone().filter(|u| !u.is_empty()),
+            visited_hosts: session
+                .visited_hosts
+                .clone()
+                .unwrap_or_default()
+                .into_iter()
+                .collect(),
+        };
+        let mut partial = String::new();
+        let mut thinking = String::new();
+        let result = self
+            .run_loop(input, &mut |event| {
+                let flat = match event {
+                    LoopEvent::TextDelta(text) => {
+                        partial.push_str(&text);
+                        json!({"type": "text_delta", "text": text})
+                    }
+                    LoopEvent::ThinkingDelta(text) => {
+                        thinking.push_str(&text);
+                        json!({"type": "thinking_delta", "text": text})
+                    }
+                    LoopEvent::ToolCall { call_id, name, arguments } => {
+                        partial.clear();
+                        json!({"type": "tool_call", "call_id": call_id, "name": name, "arguments": arguments})
+                    }
+                    LoopEvent::ToolResult { call_id, name, result, is_error, duration_ms } => {
+                        json!({"type": "tool_result", "call_id": call_id, "name": name, "result": result, "is_error": is_error, "duration_ms": duration_ms})
+                    }
+                    // The window approver sends the question with its approval id.
+                    LoopEvent::ApprovalRequest(_) => return,
+                    LoopEvent::Usage { model, prompt_tokens, completion_tokens, meter } => json!({
+                        "type": "usage", "model": model, "prompt_tokens": prompt_tokens, "completion_tokens": completion_tokens,
+                        "context_used": meter.context_used, "context_length": meter.context_length,
+                        "context_percent": meter.context_percent, "context_warning": meter.context_warning,
+                    }),
+                };
+                let mut flat = flat;
+                flat["session_id"] = json!(sid);
+                flat["turn_id"] = json!(turn_id);
+                let _ = out.send(flat);
+            })
+            .await;
+        self.chat_state()
+            .running
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .remove(&sid);
+        drop(job);
+
+        // Save what the run added; a stopped reply keeps what was already written.
+        let mut message_id = None;
+        let count = result.added.len();
+        for (i, message) in result.added.iter().enumerate() {
+            let thought = (i + 1 == count && !thinking.is_empty()).then(|| thinking.clone());
+            if let Ok(row) = self
+                .sessions()
+                .append(&sid, stored_message(message, thought))
+                .await
+                && row.role == "assistant"
+            {
+                message_id = Some(row.id);
+            }
+        }
+        let mut content = result.text.clone();
+        if result.cancelled {
+            content = format!("{} (stopped)", partial.trim_end())
+                .trim_start()
+                .to_owned();
+            if let Ok(row) = self
+                .sessions()
+                .append(
+                    &sid,
+                    NewMessage {
+                        role: "assistant".to_owned(),
+                        content: content.clone(),
+                        ..Default::default()
+                    },
+                )
+                .await
+            {
+                message_id = Some(row.id);
+            }
+        } else if let Some(message) = &result.error {
+            error(&sid, message.clone());
+        }
+        if let Some(app) = &result.untrusted {
+            let _ = self.sessions().mark_untrusted(&sid, app).await;
+        }
+        for host in &result.visited_hosts {
+            let _ = self.sessions().add_visited_host(&sid, host).await;
+        }
+        let mut done = json!({"type": "done", "session_id": sid, "turn_id": turn_id, "content": content,
+                              "message_id": message_id, "memory_sources": []});
+        if result.cancelled {
+            done["cancelled"] = json!(true);
+        }
+        let _ = out.send(done);
+    }
+}
