@@ -116,3 +116,78 @@ async fn cancelling_keeps_the_partial_reply_marked_stopped() -> Result<()> {
     t.stop().await;
     Ok(())
 }
+
+#[tokio::test]
+async fn the_http_fallback_streams_a_turn_and_approvals_answer_over_http() -> Result<()> {
+    let server = ScriptedModel::start().await;
+    let t = engine(&server).await?;
+    server.push(Reply::tool_call(
+        "files_write",
+        json!({"path": "outputs/http.txt", "content": "via http"}),
+    ));
+    server.push(Reply::text("Written."));
+    let response = t
+        .client
+        .request(reqwest::Method::POST, "/api/chat")
+        .json(&json!({"text": "write it"}))
+        .send()
+        .await?;
+    assert_eq!(response.status(), 200);
+    assert_eq!(response.headers()["content-type"], "application/x-ndjson");
+    let mut body = response.bytes_stream();
+    let mut buffer = String::new();
+    let mut lines: Vec<Value> = Vec::new();
+    use futures::StreamExt;
+    while let Some(part) = body.next().await {
+        buffer.push_str(&String::from_utf8_lossy(&part?));
+        while let Some(end) = buffer.find('\n') {
+            let line: Value = serde_json::from_str(&buffer[..end])?;
+            buffer.drain(..=end);
+            if line["type"] == "approval_request" {
+                let (status, answer) = t
+                    .client
+                    .post(
+                        "/api/approvals",
+                        json!({"approval_id": line["approval_id"], "decision": "allow"}),
+                    )
+                    .await?;
+                assert_eq!((status, answer), (200, json!({"resolved": true})));
+            }
+            lines.push(line);
+        }
+    }
+    assert_eq!(
+        lines.first().map(|l| l["type"].clone()),
+        Some(json!("session"))
+    );
+    assert_eq!(lines.last().map(|l| l["type"].clone()), Some(json!("done")));
+    assert_eq!(
+        lines.last().map(|l| l["content"].clone()),
+        Some(json!("Written."))
+    );
+    assert_eq!(
+        std::fs::read_to_string(t.home().join("files/outputs/http.txt"))?,
+        "via http"
+    );
+
+    let (status, _) = t
+        .client
+        .post(
+            "/api/approvals",
+            json!({"approval_id": "nope", "decision": "maybe"}),
+        )
+        .await?;
+    assert_eq!(status, 422);
+    let (status, answer) = t
+        .client
+        .post(
+            "/api/approvals",
+            json!({"approval_id": "nope", "decision": "deny"}),
+        )
+        .await?;
+    assert_eq!((status, answer), (200, json!({"resolved": false})));
+    let (status, _) = t.client.post("/api/chat", json!({"text": " "})).await?;
+    assert_eq!(status, 422);
+    t.stop().await;
+    Ok(())
+}

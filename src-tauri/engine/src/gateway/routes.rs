@@ -1,6 +1,7 @@
 //! The HTTP routes, one file per area. Each handler only translates: body in, one service
 //! call, answer out.
 
+pub mod chat;
 pub mod checkup;
 pub mod config;
 pub mod core;
@@ -33,5 +34,6 @@ pub fn protected() -> OpenApiRouter<Engine> {
         .merge(checkup::routes())
         .merge(sessions::routes())
         .merge(files::routes())
+        .merge(chat::routes())
         .merge(tools::routes())
 }

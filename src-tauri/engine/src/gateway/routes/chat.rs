@@ -1,0 +1,98 @@
+//! Chat over plain HTTP (contract section 2): the NDJSON fallback of a `/ws` chat turn, and
+//! answering approval questions without a socket.
+
+use axum::Json;
+use axum::body::Body;
+use axum::extract::State;
+use axum::http::header::CONTENT_TYPE;
+use axum::response::{IntoResponse, Response};
+use serde::{Deserialize, Serialize};
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
+
+use crate::Engine;
+use crate::agent::chat::ChatSend;
+use crate::error::{ApiError, FieldError};
+use crate::gateway::body::JsonBody;
+
+pub fn routes() -> OpenApiRouter<Engine> {
+    OpenApiRouter::new()
+        .routes(routes!(chat))
+        .routes(routes!(approvals))
+}
+
+#[derive(Debug, Deserialize, utoipa::ToSchema)]
+pub struct ChatBody {
+    text: String,
+    session_id: Option<String>,
+    #[serde(default)]
+    attachments: Vec<String>,
+    model: Option<String>,
+}
+
+/// Runs one chat turn and streams its events as NDJSON; the first line is `{type: "session"}`.
+#[utoipa::path(post, path = "/api/chat", tag = "chat", request_body = ChatBody,
+    responses((status = 200, description = "NDJSON chat events", content_type = "application/x-ndjson"),
+              (status = 422, body = ApiError)))]
+pub async fn chat(
+    State(engine): State<Engine>,
+    JsonBody(body): JsonBody<ChatBody>,
+) -> Result<Response, ApiError> {
+    if body.text.trim().is_empty() {
+        return Err(ApiError::validation(vec![FieldError::new(
+            &["body", "text"],
+            "Type a message first.",
+            "missing",
+        )]));
+    }
+    let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
+    let send = ChatSend {
+        session_id: body.session_id,
+        text: body.text,
+        attachments: body.attachments,
+        model: body.model,
+        client_id: None,
+    };
+    tokio::spawn(async move { engine.chat_turn(send, tx).await });
+    // The stream ends when the turn drops its sender, after `done`.
+    let lines = futures::stream::unfold(rx, |mut rx| async move {
+        let event = rx.recv().await?;
+        Some((Ok::<_, std::convert::Infallible>(format!("{event}\n")), rx))
+    });
+    Ok((
+        [(CONTENT_TYPE, "application/x-ndjson")],
+        Body::from_stream(lines),
+    )
+        .into_response())
+}
+
+#[derive(Debug, Deserialize, utoipa::ToSchema)]
+pub struct ApprovalBody {
+    approval_id: String,
+    /// allow, allow_session or deny.
+    decision: String,
+}
+
+#[derive(Debug, Serialize, Deserialize, specta::Type, utoipa::ToSchema)]
+pub struct Resolved {
+    pub resolved: bool,
+}
+
+/// Answers an approval question (the HTTP twin of `approval.respond`).
+#[utoipa::path(post, path = "/api/approvals", tag = "chat", request_body = ApprovalBody,
+    responses((status = 200, body = Resolved), (status = 422, body = ApiError)))]
+pub async fn approvals(
+    State(engine): State<Engine>,
+    JsonBody(body): JsonBody<ApprovalBody>,
+) -> Result<Json<Resolved>, ApiError> {
+    if !matches!(body.decision.as_str(), "allow" | "allow_session" | "deny") {
+        return Err(ApiError::validation(vec![FieldError::new(
+            &["body", "decision"],
+            "decision is allow, allow_session or deny.",
+            "value_error",
+        )]));
+    }
+    Ok(Json(Resolved {
+        resolved: engine.resolve_approval(&body.approval_id, &body.decision),
+    }))
+}
