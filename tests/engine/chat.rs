@@ -191,3 +191,44 @@ async fn the_http_fallback_streams_a_turn_and_approvals_answer_over_http() -> Re
     t.stop().await;
     Ok(())
 }
+
+#[tokio::test]
+async fn a_new_chat_gets_a_title_from_the_fast_model() -> Result<()> {
+    let server = ScriptedModel::start().await;
+    let t = engine(&server).await?;
+    // Titles are background work, held back for the quiet period after a reply; none here.
+    t.client
+        .patch("/api/config", json!({"models": {"background_quiet_s": 0}}))
+        .await?;
+    server.push(Reply::text("Paris is the capital of France."));
+    server.push(Reply::text("\"Capital of France.\""));
+    let mut ws = t.ws().await?;
+    ws.send_json(json!({"type": "chat.send", "text": "What is the capital of France?"}))
+        .await?;
+    let sid = ws.wait_for("session").await?["session_id"]
+        .as_str()
+        .expect("id")
+        .to_owned();
+    ws.wait_for("done").await?;
+    let named = ws.wait_for("session.updated").await?;
+    assert_eq!(
+        named["data"],
+        json!({"session_id": sid, "title": "Capital of France"})
+    );
+    let asked = &server.requests_to("/api/chat")[1].body;
+    assert!(
+        asked["messages"][1]["content"]
+            .as_str()
+            .is_some_and(|c| c.contains("capital of France"))
+    );
+    let (_, usage) = t.client.get("/api/usage").await?;
+    let sources: Vec<&str> = usage["by_source"]
+        .as_array()
+        .expect("list")
+        .iter()
+        .filter_map(|s| s["source"].as_str())
+        .collect();
+    assert!(sources.contains(&"titles"), "{sources:?}");
+    t.stop().await;
+    Ok(())
+}

@@ -17,7 +17,7 @@ use super::run_loop::{ApprovalAnswer, ApprovalQuestion, Approver, LoopEvent, Loo
 use super::sessions::{MessageRow, NewMessage, StoredFunction, StoredToolCall};
 use crate::Engine;
 use crate::llm::queue::JobKind;
-use crate::llm::{CallOptions, Message, ModelRole, ToolCall};
+use crate::llm::{CallOptions, ChatRequest, Message, ModelRole, Reasoning, ToolCall};
 
 /// `chat.send`.
 #[derive(Debug, Clone, Deserialize)]
@@ -334,5 +334,53 @@ impl Engine {
             done["cancelled"] = json!(true);
         }
         let _ = out.send(done);
+        if session.title.is_empty() && !result.cancelled && result.error.is_none() {
+            let engine = self.clone();
+            let (question, answer) = (send.text, content);
+            tokio::spawn(async move { engine.name_chat(&sid, &question, &answer).await });
+        }
+    }
+
+    /// Gives a new chat a short title from its first exchange (the fast role), announced as
+    /// `session.updated`. A failure leaves the chat untitled; the window shows its first words.
+    async fn name_chat(&self, session_id: &str, question: &str, answer: &str) {
+        let excerpt = |text: &str| text.chars().take(600).collect::<String>();
+        let request = ChatRequest {
+            messages: vec![
+                Message::system(
+                    "You name chats. Reply with a title of at most six words for the conversation below, and nothing else: no quotes, no full stop.",
+                ),
+                Message::user(format!(
+                    "User: {}\n\nAssistant: {}",
+                    excerpt(question),
+                    excerpt(answer)
+                )),
+            ],
+            max_tokens: Some(24),
+            reasoning: Some(Reasoning::None),
+            ..Default::default()
+        };
+        let opts = CallOptions::new(ModelRole::Fast, "titles", JobKind::Titles);
+        match self.llm().complete(request, &opts).await {
+            Ok(outcome) => {
+                let title: String = outcome
+                    .reply
+                    .text
+                    .lines()
+                    .find(|l| !l.trim().is_empty())
+                    .unwrap_or_default()
+                    .trim()
+                    .trim_matches(['"', '\'', '.', '*'])
+                    .chars()
+                    .take(80)
+                    .collect();
+                if !title.is_empty()
+                    && let Err(error) = self.sessions().rename(session_id, &title).await
+                {
+                    tracing::warn!(%error, "could not save the chat's title");
+                }
+            }
+            Err(error) => tracing::info!(%error, "no title for the chat this time"),
+        }
     }
 }
