@@ -346,6 +346,12 @@ async fn reading_the_web_marks_the_run_as_having_read_outside_content() -> Resul
     let (result, events) = run(&t, Origin::Chat, None, 12).await;
     assert!(!results(&events)[0].2, "{events:?}");
     assert_eq!(result.untrusted.as_deref(), Some("Web"));
+    // The fetch reported what it was doing while it ran, before its result.
+    let progress = events.iter().position(|e| matches!(e, LoopEvent::ToolProgress { name, update, .. } if name == "web_fetch" && update.text.contains("127.0.0.1")));
+    let finished = events
+        .iter()
+        .position(|e| matches!(e, LoopEvent::ToolResult { .. }));
+    assert!(progress.is_some() && progress < finished, "{events:?}");
     assert!(result.visited_hosts.contains("127.0.0.1"));
     t.stop().await;
     Ok(())

@@ -265,6 +265,9 @@ impl Engine {
                     LoopEvent::ToolResult { call_id, name, result, is_error, duration_ms } => {
                         json!({"type": "tool_result", "call_id": call_id, "name": name, "result": result, "is_error": is_error, "duration_ms": duration_ms})
                     }
+                    LoopEvent::ToolProgress { call_id, name, update } => {
+                        json!({"type": "tool_progress", "call_id": call_id, "name": name, "kind": update.kind, "text": update.text})
+                    }
                     // The window approver sends the question with its approval id.
                     LoopEvent::ApprovalRequest(_) => return,
                     LoopEvent::Usage { model, prompt_tokens, completion_tokens, meter } => json!({

@@ -15,7 +15,10 @@ use super::approvals::{
 use crate::Engine;
 use crate::llm::tokens::ContextMeter;
 use crate::llm::{CallOptions, ChatRequest, Chunk, LlmError, Message, ToolCall};
-use crate::tools::{Risk, ToolCtx, describe_call};
+use crate::tools::{ProgressUpdate, Risk, ToolCtx, describe_call};
+
+/// Progress reports from running tools, with the call they belong to.
+type ProgressSender = tokio::sync::mpsc::UnboundedSender<(String, String, ProgressUpdate)>;
 
 /// What the person answered to an approval question.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -62,6 +65,12 @@ pub enum LoopEvent {
         duration_ms: u32,
     },
     ApprovalRequest(ApprovalQuestion),
+    /// A running tool's progress (`tool_progress`).
+    ToolProgress {
+        call_id: String,
+        name: String,
+        update: ProgressUpdate,
+    },
     Usage {
         model: String,
         prompt_tokens: u32,
@@ -177,6 +186,7 @@ impl Engine {
         };
         let mut messages = input.messages;
         let mut chat_grant: Option<ApprovalRisk> = None;
+        let (progress_tx, mut progress_rx) = tokio::sync::mpsc::unbounded_channel();
         let mut recent: Vec<String> = Vec::new();
         let mut nudged = false;
 
@@ -262,12 +272,10 @@ impl Engine {
                             arguments: p.call.arguments.clone(),
                         });
                     }
-                    let runs = join_all(
-                        batch
-                            .iter()
-                            .map(|p| self.run_tool(&p.call, &input.opts, input.tool_result_limit)),
-                    )
-                    .await;
+                    let work = join_all(batch.iter().map(|p| {
+                        self.run_tool(&p.call, &input.opts, input.tool_result_limit, &progress_tx)
+                    }));
+                    let runs = relay_progress(work, &mut progress_rx, on_event).await;
                     for (p, (value, content, is_error, ms)) in batch.iter().zip(runs) {
                         self.finish_call(
                             p,
@@ -291,9 +299,14 @@ impl Engine {
                 });
                 match settings.decide(&p.proposed, &context) {
                     Decision::Run => {
-                        let (value, content, is_error, ms) = self
-                            .run_tool(&p.call, &input.opts, input.tool_result_limit)
-                            .await;
+                        let work = self.run_tool(
+                            &p.call,
+                            &input.opts,
+                            input.tool_result_limit,
+                            &progress_tx,
+                        );
+                        let (value, content, is_error, ms) =
+                            relay_progress(work, &mut progress_rx, on_event).await;
                         self.finish_call(
                             p,
                             value,
@@ -345,9 +358,14 @@ impl Engine {
                                 if allowed == ApprovalAnswer::AllowForChat {
                                     chat_grant = chat_grant.max(Some(p.proposed.risk));
                                 }
-                                let (value, content, is_error, ms) = self
-                                    .run_tool(&p.call, &input.opts, input.tool_result_limit)
-                                    .await;
+                                let work = self.run_tool(
+                                    &p.call,
+                                    &input.opts,
+                                    input.tool_result_limit,
+                                    &progress_tx,
+                                );
+                                let (value, content, is_error, ms) =
+                                    relay_progress(work, &mut progress_rx, on_event).await;
                                 self.finish_call(
                                     p,
                                     value,
@@ -462,9 +480,14 @@ impl Engine {
         call: &ToolCall,
         opts: &CallOptions,
         limit: usize,
+        progress: &ProgressSender,
     ) -> (Value, String, bool, u32) {
         let mut ctx = ToolCtx::for_engine(self, call.id.clone());
         ctx.cancel = opts.cancel.clone();
+        let (sender, call_id, name) = (progress.clone(), call.id.clone(), call.name.clone());
+        ctx.progress = std::sync::Arc::new(move |update| {
+            let _ = sender.send((call_id.clone(), name.clone(), update));
+        });
         let started = Instant::now();
         let outcome = self
             .tools()
@@ -508,6 +531,29 @@ impl Engine {
         messages.push(message.clone());
         result.added.push(message);
     }
+}
+
+/// Awaits `work` while passing on the progress its tools report, as it happens.
+async fn relay_progress<T>(
+    work: impl std::future::Future<Output = T>,
+    progress: &mut tokio::sync::mpsc::UnboundedReceiver<(String, String, ProgressUpdate)>,
+    on_event: &mut (dyn FnMut(LoopEvent) + Send),
+) -> T {
+    let mut work = std::pin::pin!(work);
+    let done = loop {
+        tokio::select! {
+            done = &mut work => break done,
+            Some((call_id, name, update)) = progress.recv() => on_event(LoopEvent::ToolProgress { call_id, name, update }),
+        }
+    };
+    while let Ok((call_id, name, update)) = progress.try_recv() {
+        on_event(LoopEvent::ToolProgress {
+            call_id,
+            name,
+            update,
+        });
+    }
+    done
 }
 
 #[cfg(test)]
