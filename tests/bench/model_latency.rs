@@ -147,6 +147,7 @@ async fn main() -> anyhow::Result<()> {
             tool_result_limit: 16_000,
             untrusted: None,
             visited_hosts: Default::default(),
+            steering: None,
         };
         let started = Instant::now();
         let result = t.engine.run_loop(input, &mut |_| {}).await;

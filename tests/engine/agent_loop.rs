@@ -69,6 +69,7 @@ async fn run(
         tool_result_limit: 16_000,
         untrusted: None,
         visited_hosts: BTreeSet::new(),
+        steering: None,
     };
     let result = t.engine.run_loop(input, &mut |e| events.push(e)).await;
     (result, events)

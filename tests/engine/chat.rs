@@ -232,3 +232,60 @@ async fn a_new_chat_gets_a_title_from_the_fast_model() -> Result<()> {
     t.stop().await;
     Ok(())
 }
+
+#[tokio::test]
+async fn a_steer_reaches_the_next_round_and_is_saved_as_an_interjection() -> Result<()> {
+    let server = ScriptedModel::start().await;
+    let t = engine(&server).await?;
+    server.push(Reply::tool_call(
+        "files_write",
+        json!({"path": "outputs/list.txt", "content": "eggs"}),
+    ));
+    server.push(Reply::text("Saved eggs, and added bread as you asked."));
+    let mut ws = t.ws().await?;
+    ws.send_json(json!({"type": "chat.send", "text": "Write my shopping list"}))
+        .await?;
+    let sid = ws.wait_for("session").await?["session_id"]
+        .as_str()
+        .expect("id")
+        .to_owned();
+    // While the reply waits for approval, the person adds something.
+    let question = ws.wait_for("approval_request").await?;
+    ws.send_json(json!({"type": "chat.steer", "session_id": sid, "text": "also add bread", "client_id": "s1"})).await?;
+    let ack = ws.wait_for("steer_ack").await?;
+    assert_eq!(ack["queued"], true);
+    assert_eq!(ack["client_id"], "s1");
+    ws.send_json(json!({"type": "approval.respond", "approval_id": question["approval_id"], "decision": "allow"})).await?;
+    let interjection = ws.wait_for("user_interjection").await?;
+    assert_eq!(interjection["text"], "also add bread");
+    let done = ws.wait_for("done").await?;
+    assert_eq!(done["content"], "Saved eggs, and added bread as you asked.");
+    // The model read the steer in its next round.
+    let second = &server.requests_to("/api/chat")[1].body["messages"];
+    assert!(second.as_array().is_some_and(|m| {
+        m.iter()
+            .any(|m| m["role"] == "user" && m["content"] == "also add bread")
+    }));
+    let (_, rows) = t
+        .client
+        .get(&format!("/api/sessions/{sid}/messages"))
+        .await?;
+    let steer = rows
+        .as_array()
+        .expect("rows")
+        .iter()
+        .find(|r| r["content"] == "also add bread")
+        .cloned()
+        .expect("steer row");
+    assert_eq!(steer["role"], "user");
+    assert_eq!(steer["interjection"], true);
+
+    // With no reply running, a steer is an ordinary new turn.
+    server.push(Reply::text("Anything else?"));
+    ws.send_json(json!({"type": "chat.steer", "session_id": sid, "text": "thanks"}))
+        .await?;
+    assert_eq!(ws.wait_for("steer_ack").await?["queued"], false);
+    assert_eq!(ws.wait_for("done").await?["content"], "Anything else?");
+    t.stop().await;
+    Ok(())
+}

@@ -13,7 +13,7 @@ use tokio::sync::{mpsc, oneshot};
 use tokio_util::sync::CancellationToken;
 
 use super::approvals::Origin;
-use super::run_loop::{ApprovalAnswer, ApprovalQuestion, Approver, LoopEvent, LoopInput};
+use super::run_loop::{ApprovalAnswer, ApprovalQuestion, Approver, LoopEvent, LoopInput, Steering};
 use super::sessions::{MessageRow, NewMessage, StoredFunction, StoredToolCall};
 use crate::Engine;
 use crate::llm::queue::JobKind;
@@ -38,6 +38,25 @@ pub struct ChatSend {
 pub struct ChatState {
     approvals: Mutex<HashMap<String, oneshot::Sender<ApprovalAnswer>>>,
     running: Mutex<HashMap<String, CancellationToken>>,
+    /// Steer messages waiting for the running reply's next round, by chat.
+    steers: Mutex<HashMap<String, Vec<String>>>,
+}
+
+/// The steer queue of one chat, as the loop sees it.
+struct ChatSteering {
+    state: Arc<ChatState>,
+    session_id: String,
+}
+
+impl Steering for ChatSteering {
+    fn take(&self) -> Vec<String> {
+        self.state
+            .steers
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .remove(&self.session_id)
+            .unwrap_or_default()
+    }
 }
 
 fn new_id() -> String {
@@ -156,6 +175,26 @@ impl Engine {
         waiting.is_some_and(|tx| tx.send(answer).is_ok())
     }
 
+    /// Queues `text` for the reply running in a chat; `false` when none is running.
+    pub fn steer_chat(&self, session_id: &str, text: &str) -> bool {
+        let state = self.chat_state();
+        let running = state
+            .running
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .contains_key(session_id);
+        if running {
+            state
+                .steers
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .entry(session_id.to_owned())
+                .or_default()
+                .push(text.to_owned());
+        }
+        running
+    }
+
     /// Stops the reply running in a chat; `false` when none is.
     pub fn cancel_chat(&self, session_id: &str) -> bool {
         let running = self
@@ -168,15 +207,32 @@ impl Engine {
         running.map(|token| token.cancel()).is_some()
     }
 
-    /// Runs one chat turn, sending its events to `out`.
-    pub async fn chat_turn(&self, send: ChatSend, out: mpsc::UnboundedSender<Value>) {
+    /// Runs a chat turn, sending its events to `out`. Steers that arrive after its last round
+    /// become the next turn, run here one after the other.
+    pub async fn chat_turn(&self, mut send: ChatSend, out: mpsc::UnboundedSender<Value>) {
+        loop {
+            let late = self.one_turn(send.clone(), out.clone()).await;
+            if late.is_empty() {
+                break;
+            }
+            send = ChatSend {
+                text: late.join("\n"),
+                attachments: Vec::new(),
+                client_id: None,
+                ..send
+            };
+        }
+    }
+
+    /// One turn; returns the steer messages that came too late for it.
+    async fn one_turn(&self, send: ChatSend, out: mpsc::UnboundedSender<Value>) -> Vec<String> {
         let turn_id = new_id();
         let error = |session: &str, message: String| {
             let _ = out.send(json!({"type": "error", "session_id": session, "turn_id": turn_id, "message": message, "recoverable": true}));
         };
         if send.text.trim().is_empty() {
             error("", "Type a message first.".to_owned());
-            return;
+            return Vec::new();
         }
         let session = match &send.session_id {
             Some(id) => self.sessions().get(id).await,
@@ -185,10 +241,11 @@ impl Engine {
         let session = match session {
             Ok(s) => s,
             Err(e) => {
-                return error(
+                error(
                     send.session_id.as_deref().unwrap_or_default(),
                     crate::error::ApiError::from(e).message(),
                 );
+                return Vec::new();
             }
         };
         let sid = session.id.clone();
@@ -206,7 +263,10 @@ impl Engine {
             ..Default::default()
         };
         if let Err(e) = self.sessions().append(&sid, user).await {
-            return error(&sid, crate::error::ApiError::from(e).message());
+            {
+                error(&sid, crate::error::ApiError::from(e).message());
+                return Vec::new();
+            }
         }
         let mut messages = vec![Message::system(self.system_prompt())];
         messages.extend(history.iter().map(to_message));
@@ -226,6 +286,10 @@ impl Engine {
             turn_id: turn_id.clone(),
             cancel: job.token().clone(),
         };
+        let steering = ChatSteering {
+            state: self.chat_state(),
+            session_id: sid.clone(),
+        };
         let config = self.config().current();
         let input = LoopInput {
             messages,
@@ -244,6 +308,7 @@ impl Engine {
                 .unwrap_or_default()
                 .into_iter()
                 .collect(),
+            steering: Some(&steering),
         };
         let mut partial = String::new();
         let mut thinking = String::new();
@@ -264,6 +329,10 @@ impl Engine {
                     }
                     LoopEvent::ToolResult { call_id, name, result, is_error, duration_ms } => {
                         json!({"type": "tool_result", "call_id": call_id, "name": name, "result": result, "is_error": is_error, "duration_ms": duration_ms})
+                    }
+                    LoopEvent::UserInterjection(text) => {
+                        partial.clear();
+                        json!({"type": "user_interjection", "text": text})
                     }
                     LoopEvent::ToolProgress { call_id, name, update } => {
                         json!({"type": "tool_progress", "call_id": call_id, "name": name, "kind": update.kind, "text": update.text})
@@ -294,10 +363,9 @@ impl Engine {
         let count = result.added.len();
         for (i, message) in result.added.iter().enumerate() {
             let thought = (i + 1 == count && !thinking.is_empty()).then(|| thinking.clone());
-            if let Ok(row) = self
-                .sessions()
-                .append(&sid, stored_message(message, thought))
-                .await
+            let mut stored = stored_message(message, thought);
+            stored.interjection = result.interjections.contains(&i);
+            if let Ok(row) = self.sessions().append(&sid, stored).await
                 && row.role == "assistant"
             {
                 message_id = Some(row.id);
@@ -337,11 +405,14 @@ impl Engine {
             done["cancelled"] = json!(true);
         }
         let _ = out.send(done);
+        // Steers that arrived after the last round become the next turn.
+        let late = steering.take();
         if session.title.is_empty() && !result.cancelled && result.error.is_none() {
             let engine = self.clone();
             let (question, answer) = (send.text, content);
             tokio::spawn(async move { engine.name_chat(&sid, &question, &answer).await });
         }
+        late
     }
 
     /// Gives a new chat a short title from its first exchange (the fast role), announced as

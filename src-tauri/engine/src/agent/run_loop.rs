@@ -65,6 +65,8 @@ pub enum LoopEvent {
         duration_ms: u32,
     },
     ApprovalRequest(ApprovalQuestion),
+    /// A steer message the model just received (`user_interjection`).
+    UserInterjection(String),
     /// A running tool's progress (`tool_progress`).
     ToolProgress {
         call_id: String,
@@ -94,6 +96,13 @@ pub struct LoopInput<'a> {
     /// The app whose content this run (or chat) already read.
     pub untrusted: Option<String>,
     pub visited_hosts: BTreeSet<String>,
+    /// Messages the person sent while the reply runs (steering), taken at each round.
+    pub steering: Option<&'a dyn Steering>,
+}
+
+/// Where steer messages for a running reply wait until the next round takes them.
+pub trait Steering: Send + Sync {
+    fn take(&self) -> Vec<String>;
 }
 
 /// How a run ended.
@@ -113,6 +122,8 @@ pub struct LoopResult {
     pub visited_hosts: BTreeSet<String>,
     pub error: Option<String>,
     pub cancelled: bool,
+    /// Positions in `added` of the steer messages the model received (saved as interjections).
+    pub interjections: Vec<usize>,
 }
 
 /// Calls with the same name and arguments this many times in a row trip the breaker.
@@ -229,6 +240,12 @@ impl Engine {
             result.added.push(assistant);
             if reply.tool_calls.is_empty() {
                 result.text = reply.text;
+                // A steer that came in while this answer streamed continues the same turn.
+                if round + 1 < input.max_rounds
+                    && take_steers(input.steering, &mut messages, &mut result, on_event)
+                {
+                    continue;
+                }
                 break;
             }
 
@@ -421,6 +438,7 @@ impl Engine {
             if result.needs_ok.is_some() {
                 break;
             }
+            take_steers(input.steering, &mut messages, &mut result, on_event);
             if stuck {
                 if nudged {
                     result.stopped_by_repeat = true;
@@ -531,6 +549,27 @@ impl Engine {
         messages.push(message.clone());
         result.added.push(message);
     }
+}
+
+/// Gives the model the steer messages that arrived since the last round; `true` when any did.
+fn take_steers(
+    steering: Option<&dyn Steering>,
+    messages: &mut Vec<Message>,
+    result: &mut LoopResult,
+    on_event: &mut (dyn FnMut(LoopEvent) + Send),
+) -> bool {
+    let Some(steering) = steering else {
+        return false;
+    };
+    let steers = steering.take();
+    for text in &steers {
+        on_event(LoopEvent::UserInterjection(text.clone()));
+        let message = Message::user(text.clone());
+        messages.push(message.clone());
+        result.interjections.push(result.added.len());
+        result.added.push(message);
+    }
+    !steers.is_empty()
 }
 
 /// Awaits `work` while passing on the progress its tools report, as it happens.

@@ -105,9 +105,26 @@ fn handle(
 ) -> Option<String> {
     let message: serde_json::Value = serde_json::from_str(text).unwrap_or_default();
     match message.get("type").and_then(|t| t.as_str()) {
-        Some("chat.send") => {
+        Some(kind @ ("chat.send" | "chat.steer")) => {
+            let steer = kind == "chat.steer";
             match serde_json::from_value::<crate::agent::chat::ChatSend>(message) {
+                // A message for a chat whose reply is running steers it (attachments never do).
+                Ok(send)
+                    if (steer || send.attachments.is_empty())
+                        && send
+                            .session_id
+                            .as_deref()
+                            .is_some_and(|sid| engine.steer_chat(sid, &send.text)) =>
+                {
+                    Some(
+                        json!({"type": "steer_ack", "session_id": send.session_id, "queued": true, "client_id": send.client_id})
+                            .to_string(),
+                    )
+                }
                 Ok(send) => {
+                    if steer {
+                        let _ = chat.send(json!({"type": "steer_ack", "session_id": send.session_id, "queued": false, "client_id": send.client_id}));
+                    }
                     let (engine, out) = (engine.clone(), chat.clone());
                     tokio::spawn(async move { engine.chat_turn(send, out).await });
                     None
@@ -118,15 +135,27 @@ fn handle(
             }
         }
         Some("chat.cancel") => {
-            let session = message.get("session_id").and_then(|s| s.as_str()).unwrap_or_default();
+            let session = message
+                .get("session_id")
+                .and_then(|s| s.as_str())
+                .unwrap_or_default();
             engine.cancel_chat(session);
             None
         }
         Some("approval.respond") => {
-            let id = message.get("approval_id").and_then(|s| s.as_str()).unwrap_or_default();
-            let decision = message.get("decision").and_then(|s| s.as_str()).unwrap_or_default();
+            let id = message
+                .get("approval_id")
+                .and_then(|s| s.as_str())
+                .unwrap_or_default();
+            let decision = message
+                .get("decision")
+                .and_then(|s| s.as_str())
+                .unwrap_or_default();
             let resolved = engine.resolve_approval(id, decision);
-            Some(json!({"type": "approval.ack", "approval_id": id, "resolved": resolved}).to_string())
+            Some(
+                json!({"type": "approval.ack", "approval_id": id, "resolved": resolved})
+                    .to_string(),
+            )
         }
         _ => answer(text),
     }
