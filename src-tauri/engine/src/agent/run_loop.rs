@@ -10,7 +10,8 @@ use futures::future::{BoxFuture, join_all};
 use serde_json::{Value, json};
 
 use super::approvals::{
-    ApprovalRisk, ApprovalSettings, CallContext, Decision, HoldReason, Origin, ToolCall as Proposed,
+    ApprovalRisk, ApprovalSettings, CallContext, Decision, HoldReason, Origin,
+    ToolCall as Proposed, address_host,
 };
 use crate::Engine;
 use crate::llm::tokens::ContextMeter;
@@ -129,13 +130,6 @@ pub struct LoopResult {
 /// Calls with the same name and arguments this many times in a row trip the breaker.
 const REPEAT_LIMIT: usize = 3;
 const REPEAT_NUDGE: &str = "You have made the same tool call several times with the same arguments and got the same result. Do not call it again: answer now with what you have, or say plainly what is missing.";
-
-fn host_of(url: &str) -> Option<String> {
-    let rest = url.split_once("://").map_or(url, |(_, r)| r);
-    let host = rest.split(['/', '?', '#']).next()?.rsplit('@').next()?;
-    let host = host.split(':').next()?.to_ascii_lowercase();
-    (!host.is_empty()).then_some(host)
-}
 
 fn approval_risk(risk: Risk) -> ApprovalRisk {
     match risk {
@@ -533,7 +527,8 @@ impl Engine {
                 result.untrusted = Some(p.display_name.clone());
             }
             for url in &p.proposed.urls {
-                if let Some(host) = host_of(url) {
+                let host = address_host(url);
+                if !host.is_empty() {
                     result.visited_hosts.insert(host);
                 }
             }
@@ -597,15 +592,15 @@ async fn relay_progress<T>(
 
 #[cfg(test)]
 mod tests {
-    use super::host_of;
+    use super::address_host;
 
     #[test]
     fn hosts_come_from_addresses() {
         assert_eq!(
-            host_of("https://User@Example.com:8443/a?b#c").as_deref(),
-            Some("example.com")
+            address_host("https://User@Example.com:8443/a?b#c"),
+            "example.com"
         );
-        assert_eq!(host_of("http://127.0.0.1/x").as_deref(), Some("127.0.0.1"));
-        assert_eq!(host_of(""), None);
+        assert_eq!(address_host("http://127.0.0.1/x"), "127.0.0.1");
+        assert_eq!(address_host(""), "");
     }
 }

@@ -40,6 +40,20 @@ pub trait Provider: Send + Sync {
     }
 }
 
+/// Runs each line or event of a streamed body through a format's decoder; transport errors
+/// pass through as they are.
+fn decoded<I: Send + 'static>(
+    items: impl Stream<Item = Result<I, LlmError>> + Send + 'static,
+    mut feed: impl FnMut(I) -> Vec<Result<Chunk, LlmError>> + Send + 'static,
+) -> ChunkStream {
+    Box::pin(items.flat_map(move |item| {
+        stream::iter(match item {
+            Ok(item) => feed(item),
+            Err(e) => vec![Err(e)],
+        })
+    }))
+}
+
 /// A provider reached over HTTP in one of the three wire formats.
 #[derive(Clone)]
 pub struct HttpProvider {
@@ -126,69 +140,41 @@ impl Provider for HttpProvider {
             let provider = self.id();
             let model = self.model.name.clone();
             let headers = self.headers();
-            let stream: ChunkStream = match self.model.provider.format {
+            let (url, body) = match self.model.provider.format {
+                WireFormat::Ollama => (
+                    format!("{}/api/chat", self.base),
+                    ollama::encode(&req, true),
+                ),
+                WireFormat::OpenAi => (
+                    format!("{}/chat/completions", self.base),
+                    openai::encode(&req, true),
+                ),
+                WireFormat::Anthropic => (
+                    format!("{}/v1/messages", self.base),
+                    anthropic::encode(&req, true),
+                ),
+            };
+            let response =
+                transport::post_json(&self.http, provider, &model, &url, &headers, &body).await?;
+            let stream = match self.model.provider.format {
                 WireFormat::Ollama => {
-                    let url = format!("{}/api/chat", self.base);
-                    let response = transport::post_json(
-                        &self.http,
-                        provider,
-                        &model,
-                        &url,
-                        &headers,
-                        &ollama::encode(&req, true),
-                    )
-                    .await?;
                     let mut decoder = ollama::Decoder::default();
-                    Box::pin(
-                        transport::ndjson_lines(provider, response).flat_map(move |line| {
-                            stream::iter(match line {
-                                Ok(line) => decoder.feed(provider, &model, &line),
-                                Err(e) => vec![Err(e)],
-                            })
-                        }),
+                    decoded(
+                        transport::ndjson_lines(provider, response),
+                        move |line: String| decoder.feed(provider, &model, &line),
                     )
                 }
                 WireFormat::OpenAi => {
-                    let url = format!("{}/chat/completions", self.base);
-                    let response = transport::post_json(
-                        &self.http,
-                        provider,
-                        &model,
-                        &url,
-                        &headers,
-                        &openai::encode(&req, true),
-                    )
-                    .await?;
                     let mut decoder = openai::Decoder::default();
-                    Box::pin(
-                        transport::sse_events(provider, response).flat_map(move |event| {
-                            stream::iter(match event {
-                                Ok(event) => decoder.feed(provider, &event.data),
-                                Err(e) => vec![Err(e)],
-                            })
-                        }),
-                    )
+                    decoded(transport::sse_events(provider, response), move |event| {
+                        decoder.feed(provider, &event.data)
+                    })
                 }
                 WireFormat::Anthropic => {
-                    let url = format!("{}/v1/messages", self.base);
-                    let response = transport::post_json(
-                        &self.http,
-                        provider,
-                        &model,
-                        &url,
-                        &headers,
-                        &anthropic::encode(&req, true),
-                    )
-                    .await?;
                     let mut decoder = anthropic::Decoder::default();
-                    Box::pin(
-                        transport::sse_events(provider, response).flat_map(move |event| {
-                            stream::iter(match event {
-                                Ok(event) => decoder.feed(provider, &event.event, &event.data),
-                                Err(e) => vec![Err(e)],
-                            })
-                        }),
-                    )
+                    decoded(transport::sse_events(provider, response), move |event| {
+                        decoder.feed(provider, &event.event, &event.data)
+                    })
                 }
             };
             Ok(stream)
