@@ -148,6 +148,7 @@ async fn main() -> anyhow::Result<()> {
             untrusted: None,
             visited_hosts: Default::default(),
             steering: None,
+            session_id: None,
         };
         let started = Instant::now();
         let result = t.engine.run_loop(input, &mut |_| {}).await;

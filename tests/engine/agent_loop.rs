@@ -70,6 +70,7 @@ async fn run(
         untrusted: None,
         visited_hosts: BTreeSet::new(),
         steering: None,
+        session_id: None,
     };
     let result = t.engine.run_loop(input, &mut |e| events.push(e)).await;
     (result, events)

@@ -289,3 +289,340 @@ async fn a_steer_reaches_the_next_round_and_is_saved_as_an_interjection() -> Res
     t.stop().await;
     Ok(())
 }
+
+/// Reads socket events until `n` `done` events have arrived; returns every event seen.
+async fn until_done(ws: &mut sentient_e2e::WsClient, n: usize) -> Result<Vec<Value>> {
+    let mut seen = Vec::new();
+    let mut dones = 0;
+    while dones < n {
+        let event = ws.next_json().await?;
+        if event["type"] == "done" {
+            dones += 1;
+        }
+        seen.push(event);
+    }
+    Ok(seen)
+}
+
+#[tokio::test]
+async fn stop_everything_drops_queued_messages_and_unsent_steers() -> Result<()> {
+    let server = ScriptedModel::start().await;
+    let t = engine(&server).await?;
+    server.push(Reply::text("Here is a long answer that never ends").stalls_after(2));
+    let mut ws = t.ws().await?;
+    ws.send_json(json!({"type": "chat.send", "text": "Tell me everything", "client_id": "c1"}))
+        .await?;
+    let sid = ws.wait_for("session").await?["session_id"]
+        .as_str()
+        .expect("id")
+        .to_owned();
+    ws.wait_for("text_delta").await?;
+    // A steer the reply has not picked up yet, and a message with an attachment queued behind it.
+    ws.send_json(json!({"type": "chat.steer", "session_id": sid, "text": "and the weather", "client_id": "s1"}))
+        .await?;
+    assert_eq!(ws.wait_for("steer_ack").await?["queued"], true);
+    ws.send_json(
+        json!({"type": "chat.send", "session_id": sid, "text": "look at this",
+                        "attachments": ["uploads/photo.png"], "client_id": "q1"}),
+    )
+    .await?;
+    // Give the queued turn a moment to start waiting behind the reply.
+    tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+    let (status, _) = t
+        .client
+        .post("/api/stop-all", json!({"source": "desktop"}))
+        .await?;
+    assert_eq!(status, 200);
+
+    let events = until_done(&mut ws, 2).await?;
+    let stopped = events
+        .iter()
+        .find(|e| e["type"] == "done" && e["client_id"].is_null())
+        .expect("the stopped reply's done");
+    assert_eq!(stopped["cancelled"], true);
+    assert_eq!(stopped["dropped"], json!(["and the weather"]));
+    let error = events
+        .iter()
+        .find(|e| e["type"] == "error")
+        .expect("the dropped message's error");
+    assert_eq!(
+        error["message"],
+        "Stopped. Your queued message wasn't sent."
+    );
+    assert_eq!(error["dropped"], true);
+    assert_eq!(error["client_id"], "q1");
+    let dropped = events
+        .iter()
+        .find(|e| e["type"] == "done" && e["client_id"] == "q1")
+        .expect("the dropped message's done");
+    assert_eq!(dropped["cancelled"], true);
+    assert_eq!(dropped["dropped"], json!(["look at this"]));
+    assert_eq!(dropped["session_id"], sid.as_str());
+
+    // Nothing queued was sent to the model or saved.
+    assert_eq!(server.requests_to("/api/chat").len(), 1);
+    let (_, rows) = t
+        .client
+        .get(&format!("/api/sessions/{sid}/messages"))
+        .await?;
+    let contents: Vec<&str> = rows
+        .as_array()
+        .expect("rows")
+        .iter()
+        .filter_map(|r| r["content"].as_str())
+        .collect();
+    assert_eq!(contents.len(), 2, "{contents:?}");
+    assert_eq!(contents[0], "Tell me everything");
+    assert!(contents[1].ends_with("(stopped)"), "{contents:?}");
+
+    // Messages sent after the stop work as usual.
+    server.push(Reply::text("Still here."));
+    ws.send_json(json!({"type": "chat.send", "session_id": sid, "text": "hello?"}))
+        .await?;
+    assert_eq!(ws.wait_for("done").await?["content"], "Still here.");
+    t.stop().await;
+    Ok(())
+}
+
+#[tokio::test]
+async fn a_message_with_attachments_waits_for_the_running_reply_and_http_steers() -> Result<()> {
+    let server = ScriptedModel::start().await;
+    let t = engine(&server).await?;
+    server.push(Reply::tool_call(
+        "files_write",
+        json!({"path": "outputs/a.txt", "content": "a"}),
+    ));
+    server.push(Reply::text("First done."));
+    server.push(Reply::text("Second answer."));
+    let mut ws = t.ws().await?;
+    ws.send_json(json!({"type": "chat.send", "text": "write a"}))
+        .await?;
+    let sid = ws.wait_for("session").await?["session_id"]
+        .as_str()
+        .expect("id")
+        .to_owned();
+    let question = ws.wait_for("approval_request").await?;
+
+    // Over HTTP, a message for the running reply steers it: one steer_ack line.
+    let response = t
+        .client
+        .request(reqwest::Method::POST, "/api/chat")
+        .json(&json!({"session_id": sid, "text": "call it a.txt"}))
+        .send()
+        .await?;
+    assert_eq!(response.status(), 200);
+    let body = response.text().await?;
+    let lines: Vec<Value> = body
+        .lines()
+        .map(serde_json::from_str)
+        .collect::<Result<_, _>>()?;
+    assert_eq!(
+        lines,
+        [json!({"type": "steer_ack", "session_id": sid, "queued": true})]
+    );
+
+    // A message with an attachment never steers: it waits for its own turn.
+    ws.send_json(
+        json!({"type": "chat.send", "session_id": sid, "text": "and this file",
+                        "attachments": ["uploads/b.txt"], "client_id": "q2"}),
+    )
+    .await?;
+    tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+    assert_eq!(server.requests_to("/api/chat").len(), 1);
+    ws.send_json(json!({"type": "approval.respond", "approval_id": question["approval_id"], "decision": "allow"})).await?;
+    let events = until_done(&mut ws, 2).await?;
+    let dones: Vec<&Value> = events.iter().filter(|e| e["type"] == "done").collect();
+    assert_eq!(dones[0]["content"], "First done.");
+    assert_eq!(dones[1]["content"], "Second answer.");
+    let session = events
+        .iter()
+        .find(|e| e["type"] == "session")
+        .expect("the queued turn's session event");
+    assert_eq!(session["client_id"], "q2");
+    // The queued turn read the whole first reply, steer included.
+    let third = &server.requests_to("/api/chat")[2].body["messages"];
+    let said: Vec<&str> = third
+        .as_array()
+        .expect("messages")
+        .iter()
+        .filter_map(|m| m["content"].as_str())
+        .collect();
+    assert!(said.contains(&"call it a.txt"), "{said:?}");
+    assert!(said.contains(&"First done."), "{said:?}");
+    assert_eq!(said.last(), Some(&"and this file"));
+    let (_, rows) = t
+        .client
+        .get(&format!("/api/sessions/{sid}/messages"))
+        .await?;
+    let last_user = rows
+        .as_array()
+        .expect("rows")
+        .iter()
+        .rfind(|r| r["role"] == "user")
+        .cloned()
+        .expect("user row");
+    assert_eq!(last_user["attachments"], json!(["uploads/b.txt"]));
+    t.stop().await;
+    Ok(())
+}
+
+/// Remembers what each flush was given.
+struct Recorder(std::sync::Mutex<Vec<String>>);
+
+impl sentient_engine::agent::compression::ConversationFlush for Recorder {
+    fn flush<'a>(
+        &'a self,
+        _session_id: &'a str,
+        transcript: &'a str,
+    ) -> futures::future::BoxFuture<'a, ()> {
+        Box::pin(async move {
+            self.0.lock().expect("recorder").push(transcript.to_owned());
+        })
+    }
+}
+
+#[tokio::test]
+async fn a_long_chat_is_summarized_and_replies_read_the_summary() -> Result<()> {
+    let server = ScriptedModel::start().await;
+    let t = engine(&server).await?;
+    t.client
+        .patch(
+            "/api/config",
+            json!({"models": {"background_quiet_s": 0},
+                   "chat": {"compress_after_messages": 10, "history_window": 4, "auto_title": false},
+                   "integrations": {"read_only": ["web"]}}),
+        )
+        .await?;
+    let flushed = std::sync::Arc::new(Recorder(std::sync::Mutex::new(Vec::new())));
+    t.engine.add_flush_hook(flushed.clone());
+    let mut ws = t.ws().await?;
+    let mut sid = Value::Null;
+    for n in 1..=6 {
+        server.push(Reply::text(format!("Answer {n}.")));
+        ws.send_json(json!({"type": "chat.send", "session_id": sid, "text": format!("Question {n}: I like tea.")}))
+            .await?;
+        let done = ws.wait_for("done").await?;
+        sid = done["session_id"].clone();
+        if n < 6 {
+            continue;
+        }
+        // Twelve messages are past the limit of ten: the older ones are folded by the fast model.
+        server.push(Reply::text("The user likes tea and asked six questions."));
+        for _ in 0..200 {
+            if server.requests_to("/api/chat").len() >= 7 {
+                break;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(25)).await;
+        }
+    }
+    let folded = &server.requests_to("/api/chat")[6].body["messages"][1]["content"];
+    let folded = folded.as_str().expect("summary request");
+    assert!(folded.contains("User: Question 1: I like tea."), "{folded}");
+    assert!(folded.contains("Assistant: Answer 4."), "{folded}");
+    assert!(!folded.contains("Question 5"), "{folded}");
+    // The hook read the same part first.
+    let hook_saw = flushed.0.lock().expect("recorder").clone();
+    assert_eq!(hook_saw.len(), 1);
+    assert!(
+        hook_saw[0].starts_with("User: Question 1"),
+        "{}",
+        hook_saw[0]
+    );
+
+    // The next reply reads the summary and only the recent messages.
+    let summarized = async {
+        loop {
+            let (summary, _) = t
+                .engine
+                .sessions()
+                .summary(sid.as_str().unwrap_or_default())
+                .await?;
+            if !summary.is_empty() {
+                return anyhow::Ok(summary);
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+        }
+    };
+    let summary = tokio::time::timeout(std::time::Duration::from_secs(5), summarized).await??;
+    assert_eq!(summary, "The user likes tea and asked six questions.");
+    server.push(Reply::text("Answer 7."));
+    ws.send_json(json!({"type": "chat.send", "session_id": sid, "text": "Question 7"}))
+        .await?;
+    ws.wait_for("done").await?;
+    let asked = &server.requests_to("/api/chat")[7].body["messages"];
+    let asked = asked.as_array().expect("messages");
+    let system = asked[0]["content"].as_str().unwrap_or_default();
+    assert!(
+        system.contains("## Earlier in this chat\nThe user likes tea"),
+        "{system}"
+    );
+    // Connected apps set to Read only are named for the model.
+    assert!(system.contains("set to Read only: Web."), "{system}");
+    let said: Vec<&str> = asked[1..]
+        .iter()
+        .filter_map(|m| m["content"].as_str())
+        .collect();
+    assert_eq!(
+        said,
+        [
+            "Question 5: I like tea.",
+            "Answer 5.",
+            "Question 6: I like tea.",
+            "Answer 6.",
+            "Question 7"
+        ]
+    );
+    t.stop().await;
+    Ok(())
+}
+
+#[tokio::test]
+async fn a_steer_that_states_a_standing_rule_is_proposed_from_its_saved_row() -> Result<()> {
+    let server = ScriptedModel::start().await;
+    let t = engine(&server).await?;
+    // No title call to take the rule check's scripted answer.
+    t.client
+        .patch("/api/config", json!({"chat": {"auto_title": false}}))
+        .await?;
+    server.push(Reply::tool_call(
+        "files_write",
+        json!({"path": "outputs/plan.txt", "content": "draft"}),
+    ));
+    server.push(Reply::text("Saved the draft."));
+    // The fast role's answer to the rule check that follows the turn.
+    server.push(Reply::text(
+        json!({"keys": ["files_write"], "rule": "never"}).to_string(),
+    ));
+    let mut ws = t.ws().await?;
+    ws.send_json(json!({"type": "chat.send", "text": "Draft my plan"}))
+        .await?;
+    let sid = ws.wait_for("session").await?["session_id"]
+        .as_str()
+        .expect("id")
+        .to_owned();
+    let question = ws.wait_for("approval_request").await?;
+    ws.send_json(
+        json!({"type": "chat.steer", "session_id": sid, "text": "Never write to my files again."}),
+    )
+    .await?;
+    ws.wait_for("steer_ack").await?;
+    ws.send_json(json!({"type": "approval.respond", "approval_id": question["approval_id"], "decision": "allow"})).await?;
+    ws.wait_for("done").await?;
+    let proposal = ws.wait_for("rule_proposal.updated").await?;
+    let (_, rows) = t
+        .client
+        .get(&format!("/api/sessions/{sid}/messages"))
+        .await?;
+    let steer = rows
+        .as_array()
+        .expect("rows")
+        .iter()
+        .find(|r| r["interjection"] == true)
+        .cloned()
+        .expect("steer row");
+    assert_eq!(proposal["data"]["message_id"], steer["id"]);
+    assert_eq!(proposal["data"]["keys"], json!(["files_write"]));
+    assert_eq!(proposal["data"]["rule"], "never");
+    t.stop().await;
+    Ok(())
+}

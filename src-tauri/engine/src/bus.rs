@@ -6,10 +6,12 @@ use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use tokio::sync::broadcast;
 
+use crate::agent::chat_rules::RuleProposal;
 use crate::clock::SharedClock;
 use crate::llm::queue::ModelBusy;
 use crate::notifications::Notification;
 use crate::stop::StopState;
+use crate::tasks::model::{ProgressUpdate, Task};
 
 /// How many events one listener may fall behind before it is dropped.
 pub const LISTENER_QUEUE: usize = 1024;
@@ -33,6 +35,29 @@ pub enum DomainEvent {
     /// A new entry in the notifications feed.
     #[serde(rename = "notification.new")]
     NotificationNew(Notification),
+    /// A "Make this a rule?" card from a chat message, new or answered (#130).
+    #[serde(rename = "rule_proposal.updated")]
+    RuleProposalUpdated(RuleProposal),
+    /// A task changed (the whole task, runs included).
+    #[serde(rename = "task.updated")]
+    TaskUpdated(Box<Task>),
+    /// A task was deleted.
+    #[serde(rename = "task.deleted")]
+    TaskDeleted { task_id: String },
+    /// A run added a line to its progress log.
+    #[serde(rename = "task.run_progress")]
+    TaskRunProgress {
+        task_id: String,
+        run_id: String,
+        update: ProgressUpdate,
+    },
+    /// A run ended (for services that follow runs; the window reads `task.updated`).
+    #[serde(rename = "task.run_finished")]
+    TaskRunFinished {
+        task_id: String,
+        run_id: String,
+        status: String,
+    },
 }
 
 impl DomainEvent {
@@ -44,6 +69,11 @@ impl DomainEvent {
             Self::NotificationNew(_) => "notification.new",
             Self::ModelBusy(_) => "model.busy",
             Self::SessionUpdated { .. } => "session.updated",
+            Self::RuleProposalUpdated(_) => "rule_proposal.updated",
+            Self::TaskUpdated(_) => "task.updated",
+            Self::TaskDeleted { .. } => "task.deleted",
+            Self::TaskRunProgress { .. } => "task.run_progress",
+            Self::TaskRunFinished { .. } => "task.run_finished",
         }
     }
 }

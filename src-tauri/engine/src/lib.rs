@@ -21,6 +21,7 @@ pub mod secrets;
 pub mod stop;
 pub mod store;
 pub mod system;
+pub mod tasks;
 pub mod tools;
 
 use std::net::{Ipv4Addr, SocketAddr};
@@ -126,7 +127,9 @@ struct Inner {
     hardware: HardwareCache,
     sessions: agent::sessions::Sessions,
     files: files::Files,
+    tasks: tasks::Tasks,
     chat: Arc<agent::chat::ChatState>,
+    chat_rules: Arc<agent::chat_rules::ChatRulesState>,
     tools: ToolRegistry,
     clock: SharedClock,
     token: String,
@@ -188,6 +191,7 @@ impl Engine {
         let hardware = HardwareCache::new(llm.ollama().base);
         let sessions = agent::sessions::Sessions::new(store.clone(), bus.clone(), clock.clone());
         let files = files::Files::new(home.clone());
+        let tasks = tasks::Tasks::new(store.clone());
 
         let port = options.port.unwrap_or(config.current().gateway.port);
         let listener = tokio::net::TcpListener::bind((Ipv4Addr::LOCALHOST, port))
@@ -214,7 +218,9 @@ impl Engine {
                 hardware,
                 sessions,
                 files,
+                tasks,
                 chat: Arc::default(),
+                chat_rules: Arc::default(),
                 tools: ToolRegistry::with_builtins(),
                 clock,
                 token,
@@ -225,6 +231,7 @@ impl Engine {
             }),
         };
         engine.follow_queue_settings();
+        engine.start_scheduler();
         let app = gateway::router(engine.clone());
         let shutdown = engine.inner.shutdown.clone();
         let server = tokio::spawn(async move {
@@ -305,9 +312,17 @@ impl Engine {
     pub fn files(&self) -> &files::Files {
         &self.inner.files
     }
+    /// Tasks and their runs.
+    pub fn tasks(&self) -> &tasks::Tasks {
+        &self.inner.tasks
+    }
     /// Running chat turns and the approval questions they wait on.
     pub fn chat_state(&self) -> Arc<agent::chat::ChatState> {
         self.inner.chat.clone()
+    }
+    /// Rule checks still weighing a chat's message (#130).
+    pub fn chat_rules_state(&self) -> Arc<agent::chat_rules::ChatRulesState> {
+        self.inner.chat_rules.clone()
     }
     /// The agent's apps and tools.
     pub fn tools(&self) -> &ToolRegistry {

@@ -4,7 +4,8 @@
 //!
 //! The order matters and follows the contract: a Never rule and a Read only connection refuse
 //! first, then work nobody asked for may only read, then Ask rules, then outside content, then
-//! purchases, then Allow rules, "Allow for this chat" and finally the approvals mode.
+//! purchases, then Allow rules, "Allow for this chat" and finally the approvals mode. A rule
+//! proposed from the chat and not yet answered (#130) asks like an Ask rule, after the refusals.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -222,6 +223,9 @@ pub struct CallContext {
     pub untrusted: Option<String>,
     /// Web hosts this run or chat already loaded.
     pub visited_hosts: BTreeSet<String>,
+    /// Tool names and app ids a rule proposed in this chat covers while it waits for the
+    /// user's answer (or is still being weighed): they ask first, whatever else says.
+    pub pending_rule_keys: BTreeSet<String>,
 }
 
 impl CallContext {
@@ -233,7 +237,14 @@ impl CallContext {
             chat_grant: None,
             untrusted: None,
             visited_hosts: BTreeSet::new(),
+            pending_rule_keys: BTreeSet::new(),
         }
+    }
+
+    /// Whether a rule proposed in this chat and not yet answered covers the call.
+    fn rule_pending_for(&self, call: &ToolCall) -> bool {
+        self.pending_rule_keys.contains(&call.name)
+            || (!call.plugin.is_empty() && self.pending_rule_keys.contains(&call.plugin))
     }
 
     fn mark(&self) -> Option<&str> {
@@ -252,6 +263,21 @@ pub enum AskReason {
     Purchase,
     /// The approvals mode asks for this risk.
     Mode,
+    /// A rule proposed from this chat waits for the user's answer.
+    PendingRule,
+}
+
+impl AskReason {
+    /// The `reason` an approval request carries.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Rule => "rule",
+            Self::OutsideContent => "outside_content",
+            Self::Purchase => "purchase",
+            Self::Mode => "mode",
+            Self::PendingRule => "pending_rule",
+        }
+    }
 }
 
 /// Why a call was held instead of run.
@@ -418,6 +444,22 @@ impl ApprovalSettings {
                 origin => Decision::Refuse {
                     result_error: refused_ask_message(&label, origin),
                 },
+            };
+        }
+        // A rule the user was offered in this chat asks until they answer it, even under an
+        // Allow rule, in mode off and after "Allow for this chat"; it only ever adds a question.
+        if ctx.rule_pending_for(call) {
+            if ctx.can_ask {
+                return Decision::Ask {
+                    reason: AskReason::PendingRule,
+                    risk_label: call.label(),
+                    target: call.target.clone(),
+                    untrusted: outside.map(|(reason, _)| reason),
+                    offer_allow_for_chat: false,
+                };
+            }
+            return Decision::Refuse {
+                result_error: pending_rule_message(&call.tool_label(), ctx.origin),
             };
         }
 
@@ -634,6 +676,18 @@ fn refused_ask_message(label: &str, origin: Origin) -> String {
         _ => "nobody can be asked here",
     };
     format!("{label} is set to Ask, and {who}, so it was not done. {SETTINGS_HINT}")
+}
+
+/// A call matched by an unanswered rule proposal where nobody can be asked (a subagent of the
+/// chat): not in the contract's words, which name no text for it.
+fn pending_rule_message(label: &str, origin: Origin) -> String {
+    let who = match origin {
+        Origin::Subagent => "subagents can't ask",
+        _ => "nobody can be asked here",
+    };
+    format!(
+        "The user was asked in this chat whether to make a rule about {label}, and {who}, so it was not done until they answer."
+    )
 }
 
 fn read_only_message(call: &ToolCall) -> String {
@@ -1658,5 +1712,102 @@ mod tests {
         assert!(s.read_only.contains("github"));
         let defaults = ApprovalSettings::from_config(&Config::default());
         assert_eq!(defaults, ApprovalSettings::default());
+    }
+
+    fn pending(keys: &[&str], origin: Origin) -> CallContext {
+        CallContext {
+            pending_rule_keys: keys.iter().map(|k| (*k).to_owned()).collect(),
+            ..ctx(origin)
+        }
+    }
+
+    #[test]
+    fn a_pending_rule_proposal_asks_whatever_the_mode_allow_rules_or_grants_say() {
+        let asks = |risk: ApprovalRisk| Decision::Ask {
+            reason: AskReason::PendingRule,
+            risk_label: risk.default_label().to_owned(),
+            target: None,
+            untrusted: None,
+            offer_allow_for_chat: false,
+        };
+        for key in ["slack", "slack_post_message"] {
+            for mode in MODES {
+                for rules in [vec![], vec![("slack", RuleValue::Allow)]] {
+                    let s = settings(mode, &rules);
+                    for risk in RISKS {
+                        let mut c = pending(&[key], Origin::Chat);
+                        assert_eq!(s.decide(&post(risk), &c), asks(risk), "{key} {mode:?}");
+                        c.chat_grant = Some(X);
+                        assert_eq!(s.decide(&post(risk), &c), asks(risk), "granted");
+                    }
+                }
+            }
+        }
+        // Other tools and apps are not touched.
+        let s = settings(OFF, &[]);
+        let gmail = ToolCall::new("gmail_send_email", "gmail", "Gmail", S);
+        assert_eq!(
+            s.decide(&gmail, &pending(&["slack"], Origin::Chat)),
+            Decision::Run
+        );
+        assert_eq!(
+            reason_of(&s.decide(&post(R), &pending(&["slack_post_message"], Origin::Voice))),
+            Some(AskReason::PendingRule)
+        );
+    }
+
+    #[test]
+    fn refusals_come_before_a_pending_rule_and_nobody_to_ask_refuses() {
+        let never = settings(OFF, &[("slack", RuleValue::Never)]);
+        assert_eq!(
+            refusal(&never.decide(&post(W), &pending(&["slack"], Origin::Chat))),
+            NEVER_SLACK
+        );
+        // An Ask rule keeps its own reason.
+        let ask = settings(OFF, &[("slack", RuleValue::Ask)]);
+        assert_eq!(
+            reason_of(&ask.decide(&post(R), &pending(&["slack"], Origin::Chat))),
+            Some(AskReason::Rule)
+        );
+        // Work nobody asked for is held before anything else.
+        let s = settings(OFF, &[]);
+        assert!(matches!(
+            s.decide(&post(S), &pending(&["slack"], Origin::Proactive)),
+            Decision::Hold { .. }
+        ));
+        // A subagent of the chat refuses the call, even a read.
+        assert_eq!(
+            refusal(&s.decide(&post(R), &pending(&["slack"], Origin::Subagent))),
+            "The user was asked in this chat whether to make a rule about \"Post message\" in Slack, and subagents can't ask, so it was not done until they answer."
+        );
+        assert!(matches!(
+            s.decide(&post(R), &pending(&["slack"], Origin::Script)),
+            Decision::Refuse { .. }
+        ));
+        // Outside content rides along on the question.
+        let mut marked = pending(&["slack"], Origin::Chat);
+        marked.untrusted = Some("Gmail".to_owned());
+        match s.decide(&post(S), &marked) {
+            Decision::Ask {
+                reason, untrusted, ..
+            } => {
+                assert_eq!(reason, AskReason::PendingRule);
+                assert_eq!(untrusted.as_deref(), Some(GMAIL_REASON));
+            }
+            other => panic!("expected a question, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn ask_reasons_have_wire_names() {
+        for (reason, name) in [
+            (AskReason::Rule, "rule"),
+            (AskReason::OutsideContent, "outside_content"),
+            (AskReason::Purchase, "purchase"),
+            (AskReason::Mode, "mode"),
+            (AskReason::PendingRule, "pending_rule"),
+        ] {
+            assert_eq!(reason.as_str(), name);
+        }
     }
 }

@@ -13,6 +13,7 @@ use tokio::sync::{mpsc, oneshot};
 use tokio_util::sync::CancellationToken;
 
 use super::approvals::Origin;
+use super::compression::{Compression, recent_window};
 use super::run_loop::{ApprovalAnswer, ApprovalQuestion, Approver, LoopEvent, LoopInput, Steering};
 use super::sessions::{MessageRow, NewMessage, StoredFunction, StoredToolCall};
 use crate::Engine;
@@ -40,7 +41,13 @@ pub struct ChatState {
     running: Mutex<HashMap<String, CancellationToken>>,
     /// Steer messages waiting for the running reply's next round, by chat.
     steers: Mutex<HashMap<String, Vec<String>>>,
+    /// One turn at a time per chat: a message queued behind a running reply waits on its lock.
+    turns: Mutex<HashMap<String, Arc<tokio::sync::Mutex<()>>>>,
+    pub(super) compression: Compression,
 }
+
+/// What Stop everything says to a message that was waiting behind a reply (section 17).
+const DROPPED: &str = "Stopped. Your queued message wasn't sent.";
 
 /// The steer queue of one chat, as the loop sees it.
 struct ChatSteering {
@@ -207,9 +214,30 @@ impl Engine {
         running.map(|token| token.cancel()).is_some()
     }
 
-    /// Runs a chat turn, sending its events to `out`. Steers that arrive after its last round
+    /// Runs a chat turn, sending its events to `out`. A turn for a chat whose reply is running
+    /// waits for it (Stop everything drops it unsent). Steers that arrive after its last round
     /// become the next turn, run here one after the other.
     pub async fn chat_turn(&self, mut send: ChatSend, out: mpsc::UnboundedSender<Value>) {
+        if send.text.trim().is_empty() {
+            let _ = out.send(json!({"type": "error", "session_id": send.session_id.clone().unwrap_or_default(),
+                                    "turn_id": new_id(), "message": "Type a message first.", "recoverable": true}));
+            return;
+        }
+        // A new chat is made here, before its lock, so no second turn can slip in first.
+        if send.session_id.is_none() {
+            match self.sessions().create("desktop").await {
+                Ok(session) => send.session_id = Some(session.id),
+                Err(e) => {
+                    let _ = out.send(json!({"type": "error", "session_id": "", "turn_id": new_id(),
+                                            "message": crate::error::ApiError::from(e).message(), "recoverable": true}));
+                    return;
+                }
+            }
+        }
+        let sid = send.session_id.clone().unwrap_or_default();
+        let Some(_turn) = self.wait_for_turn(&sid, &send, &out).await else {
+            return;
+        };
         loop {
             let late = self.one_turn(send.clone(), out.clone()).await;
             if late.is_empty() {
@@ -224,20 +252,50 @@ impl Engine {
         }
     }
 
+    /// Takes the chat's turn lock, waiting behind a running reply. `None` when Stop everything
+    /// (or shutdown) came first: the message is dropped, and the client hears so.
+    async fn wait_for_turn(
+        &self,
+        sid: &str,
+        send: &ChatSend,
+        out: &mpsc::UnboundedSender<Value>,
+    ) -> Option<tokio::sync::OwnedMutexGuard<()>> {
+        let lock = self
+            .chat_state()
+            .turns
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .entry(sid.to_owned())
+            .or_default()
+            .clone();
+        if let Ok(guard) = lock.clone().try_lock_owned() {
+            return Some(guard);
+        }
+        let job = self.stop().start_job("queued chat message");
+        tokio::select! {
+            guard = lock.lock_owned() => Some(guard),
+            () = job.token().cancelled() => {
+                let turn_id = new_id();
+                let _ = out.send(json!({"type": "error", "session_id": sid, "turn_id": turn_id, "message": DROPPED,
+                                        "recoverable": true, "dropped": true, "client_id": send.client_id}));
+                let _ = out.send(json!({"type": "done", "session_id": sid, "turn_id": turn_id, "content": "",
+                                        "message_id": null, "memory_sources": [], "cancelled": true,
+                                        "dropped": [send.text], "client_id": send.client_id}));
+                None
+            }
+        }
+    }
+
     /// One turn; returns the steer messages that came too late for it.
     async fn one_turn(&self, send: ChatSend, out: mpsc::UnboundedSender<Value>) -> Vec<String> {
         let turn_id = new_id();
         let error = |session: &str, message: String| {
             let _ = out.send(json!({"type": "error", "session_id": session, "turn_id": turn_id, "message": message, "recoverable": true}));
         };
-        if send.text.trim().is_empty() {
-            error("", "Type a message first.".to_owned());
-            return Vec::new();
-        }
-        let session = match &send.session_id {
-            Some(id) => self.sessions().get(id).await,
-            None => self.sessions().create("desktop").await,
-        };
+        let session = self
+            .sessions()
+            .get(send.session_id.as_deref().unwrap_or_default())
+            .await;
         let session = match session {
             Ok(s) => s,
             Err(e) => {
@@ -251,24 +309,40 @@ impl Engine {
         let sid = session.id.clone();
         let _ = out.send(json!({"type": "session", "session_id": sid, "turn_id": turn_id, "client_id": send.client_id}));
 
-        let history = self
+        // The running summary stands in for older messages; the recent ones go word for word.
+        let (summary, upto) = self.sessions().summary(&sid).await.unwrap_or_default();
+        let after = self
             .sessions()
-            .messages(&sid, 500)
+            .messages_after(&sid, upto)
             .await
             .unwrap_or_default();
+        let config = self.config().current();
+        let window = usize::try_from(config.chat.history_window).unwrap_or(30);
+        let history: Vec<MessageRow> = recent_window(&after, window)
+            .iter()
+            .map(|(_, row)| row.clone())
+            .collect();
         let user = NewMessage {
             role: "user".to_owned(),
             content: send.text.clone(),
             attachments: send.attachments.clone(),
             ..Default::default()
         };
-        if let Err(e) = self.sessions().append(&sid, user).await {
-            {
+        let user_row = match self.sessions().append(&sid, user).await {
+            Ok(row) => row,
+            Err(e) => {
                 error(&sid, crate::error::ApiError::from(e).message());
                 return Vec::new();
             }
+        };
+        // A standing "never"/"ask me first" becomes a rule proposal before the reply (#130).
+        self.check_chat_rules(&sid, &user_row.id, &send.text).await;
+        let mut system = self.system_prompt();
+        if !summary.trim().is_empty() {
+            system.push_str("\n\n## Earlier in this chat\n");
+            system.push_str(summary.trim());
         }
-        let mut messages = vec![Message::system(self.system_prompt())];
+        let mut messages = vec![Message::system(system)];
         messages.extend(history.iter().map(to_message));
         messages.push(Message::user(send.text.clone()));
 
@@ -290,7 +364,6 @@ impl Engine {
             state: self.chat_state(),
             session_id: sid.clone(),
         };
-        let config = self.config().current();
         let input = LoopInput {
             messages,
             opts: CallOptions::new(ModelRole::Primary, "chat", JobKind::Chat)
@@ -309,6 +382,7 @@ impl Engine {
                 .into_iter()
                 .collect(),
             steering: Some(&steering),
+            session_id: Some(sid.clone()),
         };
         let mut partial = String::new();
         let mut thinking = String::new();
@@ -365,10 +439,18 @@ impl Engine {
             let thought = (i + 1 == count && !thinking.is_empty()).then(|| thinking.clone());
             let mut stored = stored_message(message, thought);
             stored.interjection = result.interjections.contains(&i);
-            if let Ok(row) = self.sessions().append(&sid, stored).await
-                && row.role == "assistant"
-            {
-                message_id = Some(row.id);
+            let steer = stored.interjection;
+            match self.sessions().append(&sid, stored).await {
+                Ok(row) if row.role == "assistant" => message_id = Some(row.id),
+                // Steers are checked for standing rules once saved (so a proposal names its
+                // row), in the background so `done` is not held up.
+                Ok(row) if steer => {
+                    let (engine, sid) = (self.clone(), sid.clone());
+                    tokio::spawn(async move {
+                        engine.check_chat_rules(&sid, &row.id, &row.content).await;
+                    });
+                }
+                _ => {}
             }
         }
         let mut content = result.text.clone();
@@ -399,18 +481,33 @@ impl Engine {
         for host in &result.visited_hosts {
             let _ = self.sessions().add_visited_host(&sid, host).await;
         }
+        // Steers that arrived after the last round become the next turn; a stopped reply
+        // never sends them.
+        let late = steering.take();
         let mut done = json!({"type": "done", "session_id": sid, "turn_id": turn_id, "content": content,
                               "message_id": message_id, "memory_sources": []});
         if result.cancelled {
             done["cancelled"] = json!(true);
+            if !late.is_empty() {
+                done["dropped"] = json!(late);
+            }
         }
         let _ = out.send(done);
-        // Steers that arrived after the last round become the next turn.
-        let late = steering.take();
-        if session.title.is_empty() && !result.cancelled && result.error.is_none() {
+        if result.cancelled {
+            return Vec::new();
+        }
+        if result.error.is_none() {
             let engine = self.clone();
+            let named = !session.title.is_empty() || !config.chat.auto_title;
             let (question, answer) = (send.text, content);
-            tokio::spawn(async move { engine.name_chat(&sid, &question, &answer).await });
+            tokio::spawn(async move {
+                if !named {
+                    engine.name_chat(&sid, &question, &answer).await;
+                }
+                if let Err(error) = engine.compress_chat(&sid).await {
+                    tracing::info!(%error, "the chat could not be summarized this time");
+                }
+            });
         }
         late
     }

@@ -1,6 +1,7 @@
 //! The system prompt: who the assistant is (SOUL.md), who the user is (USER.md), what it keeps
-//! in mind (MEMORY.md), and the time where the user is. Memory recall, skills and the user model
-//! add their parts here when they arrive.
+//! in mind (MEMORY.md), the time where the user is, and the connected apps set to Read only
+//! (so the model can say why it can't act there). Memory recall, skills and the user model add
+//! their parts here when they arrive.
 
 use chrono::Utc;
 
@@ -14,7 +15,8 @@ impl Engine {
         };
         let config = self.config().current();
         let now = self.clock().now();
-        let zone = config.assistant.timezone.trim();
+        let zone = self.user_timezone();
+        let zone = zone.as_str();
         let local = zone
             .parse::<chrono_tz::Tz>()
             .map(|tz| {
@@ -40,6 +42,24 @@ impl Engine {
             }
         }
         prompt.push_str(&format!("It is now {local}."));
+        let read_only = self.read_only_apps();
+        if !read_only.is_empty() {
+            prompt.push_str(&format!(
+                "\n\nThese apps are set to Read only: {}. You can look things up there but can't change, send or delete anything; if asked to, say it is set to Read only and can be changed in Integrations.",
+                read_only.join(", ")
+            ));
+        }
         prompt
+    }
+
+    /// Display names of the registered apps the user set to Read only.
+    fn read_only_apps(&self) -> Vec<String> {
+        let config = self.config().current();
+        self.tools()
+            .catalog()
+            .into_iter()
+            .filter(|app| config.integrations.read_only.contains(&app.id))
+            .map(|app| app.display_name)
+            .collect()
     }
 }

@@ -99,6 +99,9 @@ pub struct LoopInput<'a> {
     pub visited_hosts: BTreeSet<String>,
     /// Messages the person sent while the reply runs (steering), taken at each round.
     pub steering: Option<&'a dyn Steering>,
+    /// The chat this run belongs to: rules proposed there and not yet answered make the tools
+    /// they cover ask first (read again before every call, so an answer applies at once).
+    pub session_id: Option<String>,
 }
 
 /// Where steer messages for a running reply wait until the next round takes them.
@@ -155,7 +158,6 @@ impl Engine {
         input: LoopInput<'_>,
         on_event: &mut (dyn FnMut(LoopEvent) + Send),
     ) -> LoopResult {
-        let settings = ApprovalSettings::from_config(&self.config().current());
         let apps: BTreeMap<String, String> = self
             .tools()
             .catalog()
@@ -163,25 +165,6 @@ impl Engine {
             .map(|p| (p.id, p.display_name))
             .collect();
         let scoped: Vec<&str> = input.scoped_apps.iter().map(String::as_str).collect();
-        let offered: Vec<_> = self
-            .tools()
-            .offered(&scoped)
-            .into_iter()
-            .filter(|spec| {
-                let plugin = self.tools().plugin_of(&spec.name).unwrap_or_default();
-                let risk = self
-                    .tools()
-                    .get(&spec.name)
-                    .map_or(Risk::Read, |t| t.def().risk);
-                settings.is_offered(
-                    &spec.name,
-                    &plugin,
-                    approval_risk(risk),
-                    false,
-                    input.origin,
-                )
-            })
-            .collect();
 
         let mut result = LoopResult {
             tool_result_limit: input.tool_result_limit,
@@ -200,9 +183,11 @@ impl Engine {
                 result.stopped_by_budget = true;
                 break;
             }
+            // Rules are read again each round, so one saved mid-turn hides its tool at once.
+            let settings = ApprovalSettings::from_config(&self.config().current());
             let request = ChatRequest {
                 messages: messages.clone(),
-                tools: offered.clone(),
+                tools: self.offered_tools(&settings, &scoped, input.origin),
                 ..Default::default()
             };
             let mut on_chunk = |chunk: &Chunk| match chunk {
@@ -259,12 +244,20 @@ impl Engine {
                 .collect();
             let mut index = 0;
             while index < planned.len() {
+                // Read right before the calls run: a rule saved or answered while an earlier
+                // call waited applies to this one.
+                let settings = ApprovalSettings::from_config(&self.config().current());
+                let pending_rule_keys = match &input.session_id {
+                    Some(session_id) => self.chat_rule_keys(session_id).await,
+                    None => BTreeSet::new(),
+                };
                 let context = CallContext {
                     origin: input.origin,
                     can_ask: input.approver.is_some(),
                     chat_grant,
                     untrusted: result.untrusted.clone(),
                     visited_hosts: result.visited_hosts.clone(),
+                    pending_rule_keys,
                 };
                 // Consecutive reads that need nobody's OK run side by side; results keep their order.
                 let mut batch = Vec::new();
@@ -341,7 +334,7 @@ impl Engine {
                             name: p.call.name.clone(),
                             arguments: p.call.arguments.clone(),
                             risk: p.proposed.risk.as_str().to_owned(),
-                            reason: format!("{reason:?}").to_lowercase(),
+                            reason: reason.as_str().to_owned(),
                             risk_label,
                             target,
                             untrusted,
@@ -452,6 +445,27 @@ impl Engine {
                 .unwrap_or_default();
         }
         result
+    }
+
+    /// The tools this run may be offered under `settings`.
+    fn offered_tools(
+        &self,
+        settings: &ApprovalSettings,
+        scoped: &[&str],
+        origin: Origin,
+    ) -> Vec<crate::llm::ToolSpec> {
+        self.tools()
+            .offered(scoped)
+            .into_iter()
+            .filter(|spec| {
+                let plugin = self.tools().plugin_of(&spec.name).unwrap_or_default();
+                let risk = self
+                    .tools()
+                    .get(&spec.name)
+                    .map_or(Risk::Read, |t| t.def().risk);
+                settings.is_offered(&spec.name, &plugin, approval_risk(risk), false, origin)
+            })
+            .collect()
     }
 
     fn plan(&self, call: &ToolCall, apps: &BTreeMap<String, String>) -> Planned {

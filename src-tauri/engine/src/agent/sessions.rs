@@ -140,6 +140,22 @@ type MessageRecord = (
     String,
 );
 
+/// A message record led by its seq.
+type SeqMessageRecord = (
+    i64,
+    String,
+    String,
+    String,
+    Option<String>,
+    String,
+    Option<String>,
+    Option<String>,
+    String,
+    i64,
+    String,
+    String,
+);
+
 fn time(text: &str) -> DateTime<Utc> {
     DateTime::parse_from_rfc3339(text)
         .map(|t| t.with_timezone(&Utc))
@@ -341,6 +357,65 @@ impl Sessions {
         .fetch_all(self.store.pool())
         .await?;
         Ok(rows.into_iter().map(message_from).collect())
+    }
+
+    /// The chat's running summary (empty when it has none) and the seq of the last message it
+    /// covers (0 when none).
+    pub async fn summary(&self, session_id: &str) -> Result<(String, i64), SessionError> {
+        let row: Option<(Option<String>, i64)> =
+            sqlx::query_as("SELECT summary, summary_upto FROM chat_sessions WHERE id = ?")
+                .bind(session_id)
+                .fetch_optional(self.store.pool())
+                .await?;
+        row.map(|(summary, upto)| (summary.unwrap_or_default(), upto))
+            .ok_or_else(|| SessionError::NotFound(session_id.to_owned()))
+    }
+
+    /// Replaces the running summary; it now covers every message up to seq `upto`.
+    pub async fn save_summary(
+        &self,
+        session_id: &str,
+        summary: &str,
+        upto: i64,
+    ) -> Result<(), SessionError> {
+        let done =
+            sqlx::query("UPDATE chat_sessions SET summary = ?, summary_upto = ? WHERE id = ?")
+                .bind(summary)
+                .bind(upto)
+                .bind(session_id)
+                .execute(self.store.pool())
+                .await?;
+        if done.rows_affected() == 0 {
+            return Err(SessionError::NotFound(session_id.to_owned()));
+        }
+        Ok(())
+    }
+
+    /// Every message after seq `after`, oldest first, each with its seq.
+    pub async fn messages_after(
+        &self,
+        session_id: &str,
+        after: i64,
+    ) -> Result<Vec<(i64, MessageRow)>, SessionError> {
+        let rows: Vec<SeqMessageRecord> = sqlx::query_as(
+                "SELECT seq, id, role, content, thinking, tool_calls, tool_call_id, name, attachments, interjection,
+                        memory_sources, created_at
+                 FROM chat_messages WHERE session_id = ? AND seq > ? ORDER BY seq",
+            )
+            .bind(session_id)
+            .bind(after)
+            .fetch_all(self.store.pool())
+            .await?;
+        Ok(rows
+            .into_iter()
+            .map(|r| {
+                let seq = r.0;
+                (
+                    seq,
+                    message_from((r.1, r.2, r.3, r.4, r.5, r.6, r.7, r.8, r.9, r.10, r.11)),
+                )
+            })
+            .collect())
     }
 
     /// Messages whose words match `q`, best first.

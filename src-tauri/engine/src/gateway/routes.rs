@@ -9,9 +9,11 @@ pub mod files;
 pub mod models;
 pub mod openapi;
 pub mod presets;
+pub mod rules;
 pub mod secrets;
 pub mod sessions;
 pub mod stop;
+pub mod tasks;
 pub mod tools;
 
 use utoipa_axum::router::OpenApiRouter;
@@ -36,4 +38,6 @@ pub fn protected() -> OpenApiRouter<Engine> {
         .merge(files::routes())
         .merge(chat::routes())
         .merge(tools::routes())
+        .merge(rules::routes())
+        .merge(tasks::routes())
 }

@@ -31,6 +31,8 @@ pub struct ChatBody {
 }
 
 /// Runs one chat turn and streams its events as NDJSON; the first line is `{type: "session"}`.
+/// For a chat whose reply is running (and no attachments) it steers that reply instead and
+/// answers one `steer_ack` line.
 #[utoipa::path(post, path = "/api/chat", tag = "chat", request_body = ChatBody,
     responses((status = 200, description = "NDJSON chat events", content_type = "application/x-ndjson"),
               (status = 422, body = ApiError)))]
@@ -44,6 +46,14 @@ pub async fn chat(
             "Type a message first.",
             "missing",
         )]));
+    }
+    // A message for a chat whose reply is running steers it (attachments never do).
+    if let Some(sid) = body.session_id.as_deref()
+        && body.attachments.is_empty()
+        && engine.steer_chat(sid, &body.text)
+    {
+        let ack = serde_json::json!({"type": "steer_ack", "session_id": sid, "queued": true});
+        return Ok(([(CONTENT_TYPE, "application/x-ndjson")], format!("{ack}\n")).into_response());
     }
     let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
     let send = ChatSend {

@@ -1,0 +1,65 @@
+//! Rules from chat over HTTP (contract section 2, "Rules from chat", #130): a chat's
+//! "Make this a rule?" cards and the user's answer.
+
+use axum::Json;
+use axum::extract::{Path, Query, State};
+use serde::{Deserialize, Serialize};
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
+
+use crate::Engine;
+use crate::agent::chat_rules::{RuleDecision, RuleProposal};
+use crate::error::{ApiError, FieldError};
+use crate::gateway::body::JsonBody;
+
+pub fn routes() -> OpenApiRouter<Engine> {
+    OpenApiRouter::new()
+        .routes(routes!(list))
+        .routes(routes!(decide))
+}
+
+#[derive(Debug, Deserialize, utoipa::IntoParams)]
+pub struct StatusQuery {
+    /// pending (the default), accepted, declined or all.
+    status: Option<String>,
+}
+
+/// A chat's rule suggestions, oldest first.
+#[utoipa::path(get, path = "/api/sessions/{id}/rule-proposals", tag = "chat", params(StatusQuery),
+    responses((status = 200, body = Vec<RuleProposal>), (status = 400, body = ApiError), (status = 404, body = ApiError)))]
+pub async fn list(
+    State(engine): State<Engine>,
+    Path(id): Path<String>,
+    Query(q): Query<StatusQuery>,
+) -> Result<Json<Vec<RuleProposal>>, ApiError> {
+    Ok(Json(engine.rule_proposals(&id, q.status.as_deref()).await?))
+}
+
+#[derive(Debug, Serialize, Deserialize, specta::Type, utoipa::ToSchema)]
+pub struct DecisionBody {
+    /// accept or decline.
+    pub decision: String,
+}
+
+/// Answers a rule suggestion: accept saves the rule, decline saves nothing.
+#[utoipa::path(post, path = "/api/rule-proposals/{id}", tag = "chat", request_body = DecisionBody,
+    responses((status = 200, body = RuleProposal), (status = 404, body = ApiError),
+              (status = 409, body = ApiError), (status = 422, body = ApiError)))]
+pub async fn decide(
+    State(engine): State<Engine>,
+    Path(id): Path<String>,
+    JsonBody(body): JsonBody<DecisionBody>,
+) -> Result<Json<RuleProposal>, ApiError> {
+    let decision = match body.decision.trim() {
+        "accept" => RuleDecision::Accept,
+        "decline" => RuleDecision::Decline,
+        _ => {
+            return Err(ApiError::validation(vec![FieldError::new(
+                &["body", "decision"],
+                "decision is accept or decline.",
+                "value_error",
+            )]));
+        }
+    };
+    Ok(Json(engine.decide_rule_proposal(&id, decision).await?))
+}

@@ -1,0 +1,216 @@
+//! Tasks over HTTP (contract section 4). Each handler is one call into the tasks service.
+
+use axum::Json;
+use axum::extract::{Path, State};
+use serde::Deserialize;
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
+
+use crate::Engine;
+use crate::OkReply;
+use crate::error::ApiError;
+use crate::gateway::body::JsonBody;
+use crate::tasks::model::{ProgressUpdate, Task};
+use crate::tasks::planner::Refinement;
+use crate::tasks::{NewTask, TaskPatch};
+
+pub fn routes() -> OpenApiRouter<Engine> {
+    OpenApiRouter::new()
+        .routes(routes!(list, create))
+        .routes(routes!(preview))
+        .routes(routes!(get, patch, delete))
+        .routes(routes!(approve))
+        .routes(routes!(decline))
+        .routes(routes!(rerun))
+        .routes(routes!(run_now))
+        .routes(routes!(archive))
+        .routes(routes!(chat))
+        .routes(routes!(clarifications))
+        .routes(routes!(cancel_run))
+        .routes(routes!(events))
+}
+
+/// Every task, newest first.
+#[utoipa::path(get, path = "/api/tasks", tag = "tasks", responses((status = 200, body = Vec<Task>)))]
+pub async fn list(State(engine): State<Engine>) -> Result<Json<Vec<Task>>, ApiError> {
+    Ok(Json(engine.list_tasks().await?))
+}
+
+/// Creates a task; planning continues in the background and arrives as `task.updated`.
+#[utoipa::path(post, path = "/api/tasks", tag = "tasks", request_body = NewTask,
+    responses((status = 200, body = Task), (status = 400, body = ApiError)))]
+pub async fn create(
+    State(engine): State<Engine>,
+    JsonBody(body): JsonBody<NewTask>,
+) -> Result<Json<Task>, ApiError> {
+    Ok(Json(engine.create_task(body).await?))
+}
+
+#[derive(Debug, Deserialize, utoipa::ToSchema)]
+pub struct PreviewBody {
+    prompt: String,
+}
+
+/// What the planner would make of a prompt: name, description, priority and schedule.
+#[utoipa::path(post, path = "/api/tasks/preview", tag = "tasks", request_body = PreviewBody,
+    responses((status = 200, body = Refinement), (status = 400, body = ApiError), (status = 502, body = ApiError),
+              (status = 503, body = ApiError)))]
+pub async fn preview(
+    State(engine): State<Engine>,
+    JsonBody(body): JsonBody<PreviewBody>,
+) -> Result<Json<Refinement>, ApiError> {
+    Ok(Json(engine.preview_task(&body.prompt).await?))
+}
+
+/// One task with its runs.
+#[utoipa::path(get, path = "/api/tasks/{id}", tag = "tasks",
+    responses((status = 200, body = Task), (status = 404, body = ApiError)))]
+pub async fn get(
+    State(engine): State<Engine>,
+    Path(id): Path<String>,
+) -> Result<Json<Task>, ApiError> {
+    Ok(Json(engine.get_task(&id).await?))
+}
+
+/// Changes any of name, description, priority, schedule, plan, enabled, status, model,
+/// browser_profile and deliver_to.
+#[utoipa::path(patch, path = "/api/tasks/{id}", tag = "tasks", request_body = TaskPatch,
+    responses((status = 200, body = Task), (status = 400, body = ApiError), (status = 404, body = ApiError)))]
+pub async fn patch(
+    State(engine): State<Engine>,
+    Path(id): Path<String>,
+    JsonBody(body): JsonBody<TaskPatch>,
+) -> Result<Json<Task>, ApiError> {
+    Ok(Json(engine.patch_task(&id, body).await?))
+}
+
+/// Deletes a task, cancelling its runs.
+#[utoipa::path(delete, path = "/api/tasks/{id}", tag = "tasks",
+    responses((status = 200, body = OkReply), (status = 404, body = ApiError)))]
+pub async fn delete(
+    State(engine): State<Engine>,
+    Path(id): Path<String>,
+) -> Result<Json<OkReply>, ApiError> {
+    engine.delete_task(&id).await?;
+    Ok(Json(OkReply::yes()))
+}
+
+/// Approves the plan waiting for approval.
+#[utoipa::path(post, path = "/api/tasks/{id}/approve", tag = "tasks",
+    responses((status = 200, body = Task), (status = 404, body = ApiError), (status = 409, body = ApiError)))]
+pub async fn approve(
+    State(engine): State<Engine>,
+    Path(id): Path<String>,
+) -> Result<Json<Task>, ApiError> {
+    Ok(Json(engine.approve_task(&id).await?))
+}
+
+/// Declines the plan waiting for approval.
+#[utoipa::path(post, path = "/api/tasks/{id}/decline", tag = "tasks",
+    responses((status = 200, body = Task), (status = 404, body = ApiError), (status = 409, body = ApiError)))]
+pub async fn decline(
+    State(engine): State<Engine>,
+    Path(id): Path<String>,
+) -> Result<Json<Task>, ApiError> {
+    Ok(Json(engine.decline_task(&id).await?))
+}
+
+/// A new copy of the task, planned afresh.
+#[utoipa::path(post, path = "/api/tasks/{id}/rerun", tag = "tasks",
+    responses((status = 200, body = Task), (status = 404, body = ApiError)))]
+pub async fn rerun(
+    State(engine): State<Engine>,
+    Path(id): Path<String>,
+) -> Result<Json<Task>, ApiError> {
+    Ok(Json(engine.rerun_task(&id).await?))
+}
+
+/// Starts a run at once.
+#[utoipa::path(post, path = "/api/tasks/{id}/run-now", tag = "tasks",
+    responses((status = 200, body = Task), (status = 404, body = ApiError), (status = 409, body = ApiError)))]
+pub async fn run_now(
+    State(engine): State<Engine>,
+    Path(id): Path<String>,
+) -> Result<Json<Task>, ApiError> {
+    Ok(Json(engine.run_task_now(&id).await?))
+}
+
+/// Archives the task.
+#[utoipa::path(post, path = "/api/tasks/{id}/archive", tag = "tasks",
+    responses((status = 200, body = Task), (status = 404, body = ApiError), (status = 409, body = ApiError)))]
+pub async fn archive(
+    State(engine): State<Engine>,
+    Path(id): Path<String>,
+) -> Result<Json<Task>, ApiError> {
+    Ok(Json(engine.archive_task(&id).await?))
+}
+
+#[derive(Debug, Deserialize, utoipa::ToSchema)]
+pub struct ChatBody {
+    message: String,
+}
+
+/// A change request: the task is planned again.
+#[utoipa::path(post, path = "/api/tasks/{id}/chat", tag = "tasks", request_body = ChatBody,
+    responses((status = 200, body = Task), (status = 400, body = ApiError), (status = 404, body = ApiError),
+              (status = 409, body = ApiError)))]
+pub async fn chat(
+    State(engine): State<Engine>,
+    Path(id): Path<String>,
+    JsonBody(body): JsonBody<ChatBody>,
+) -> Result<Json<Task>, ApiError> {
+    Ok(Json(engine.task_chat(&id, &body.message).await?))
+}
+
+#[derive(Debug, Deserialize, utoipa::ToSchema)]
+pub struct Answer {
+    question_id: String,
+    answer_text: String,
+}
+
+#[derive(Debug, Deserialize, utoipa::ToSchema)]
+pub struct ClarificationsBody {
+    answers: Vec<Answer>,
+}
+
+/// Answers the planner's questions; the task is planned again.
+#[utoipa::path(post, path = "/api/tasks/{id}/clarifications", tag = "tasks", request_body = ClarificationsBody,
+    responses((status = 200, body = Task), (status = 400, body = ApiError), (status = 404, body = ApiError),
+              (status = 409, body = ApiError)))]
+pub async fn clarifications(
+    State(engine): State<Engine>,
+    Path(id): Path<String>,
+    JsonBody(body): JsonBody<ClarificationsBody>,
+) -> Result<Json<Task>, ApiError> {
+    if body.answers.iter().any(|a| a.answer_text.trim().is_empty()) || body.answers.is_empty() {
+        return Err(ApiError::bad_request(
+            "Answer each question before sending.",
+        ));
+    }
+    let answers = body
+        .answers
+        .into_iter()
+        .map(|a| (a.question_id, a.answer_text))
+        .collect();
+    Ok(Json(engine.answer_clarifications(&id, answers).await?))
+}
+
+/// Cancels a working or waiting run.
+#[utoipa::path(post, path = "/api/tasks/{id}/runs/{run_id}/cancel", tag = "tasks",
+    responses((status = 200, body = Task), (status = 404, body = ApiError), (status = 409, body = ApiError)))]
+pub async fn cancel_run(
+    State(engine): State<Engine>,
+    Path((id, run_id)): Path<(String, String)>,
+) -> Result<Json<Task>, ApiError> {
+    Ok(Json(engine.cancel_run(&id, &run_id).await?))
+}
+
+/// A run's whole progress log.
+#[utoipa::path(get, path = "/api/tasks/{id}/runs/{run_id}/events", tag = "tasks",
+    responses((status = 200, body = Vec<ProgressUpdate>), (status = 404, body = ApiError)))]
+pub async fn events(
+    State(engine): State<Engine>,
+    Path((id, run_id)): Path<(String, String)>,
+) -> Result<Json<Vec<ProgressUpdate>>, ApiError> {
+    Ok(Json(engine.run_events(&id, &run_id).await?))
+}

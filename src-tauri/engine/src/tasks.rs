@@ -1,0 +1,749 @@
+//! Tasks: work a person asks for once, now, on a schedule or when something happens (contract
+//! section 4). The service owns the life cycle (planning → approval → pending/active → runs);
+//! the store keeps tasks and runs; `planner` turns a prompt into a name, schedule and plan;
+//! `executor` runs a plan through the one agent loop; `scheduler` starts runs that are due.
+
+pub mod executor;
+pub mod model;
+pub mod planner;
+pub mod schedule;
+pub mod scheduler;
+pub mod store;
+
+use std::collections::HashMap;
+use std::sync::Mutex;
+
+use chrono::{DateTime, Utc};
+use serde::Deserialize;
+use serde_json::{Value, json};
+use tokio_util::sync::CancellationToken;
+
+use crate::Engine;
+use crate::bus::DomainEvent;
+use crate::error::ApiError;
+use model::{PlanStep, Run, RunStatus, Schedule, Task, TaskStatus};
+use store::{RunRecord, TaskRecord, TaskStore, TaskStoreError};
+
+impl From<TaskStoreError> for ApiError {
+    fn from(err: TaskStoreError) -> Self {
+        match err {
+            TaskStoreError::NoTask(_) | TaskStoreError::NoRun(_) => {
+                ApiError::not_found(err.to_string())
+            }
+            TaskStoreError::Store(e) => ApiError::internal(&e),
+        }
+    }
+}
+
+/// The tasks service: the store, one lock that serialises changes to tasks, and the tokens of
+/// running runs and plannings (Cancel, Stop everything and shutdown reach them).
+#[derive(Debug)]
+pub struct Tasks {
+    store: TaskStore,
+    changes: tokio::sync::Mutex<()>,
+    running: Mutex<HashMap<String, CancellationToken>>,
+}
+
+impl Tasks {
+    pub fn new(store: crate::store::Store) -> Self {
+        Self {
+            store: TaskStore::new(store),
+            changes: tokio::sync::Mutex::new(()),
+            running: Mutex::new(HashMap::new()),
+        }
+    }
+
+    pub fn store(&self) -> &TaskStore {
+        &self.store
+    }
+
+    fn running(&self) -> std::sync::MutexGuard<'_, HashMap<String, CancellationToken>> {
+        self.running.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Registers a running run (or a planning, keyed by task id) so it can be cancelled.
+    pub(crate) fn track(&self, key: &str, token: CancellationToken) {
+        self.running().insert(key.to_owned(), token);
+    }
+
+    pub(crate) fn untrack(&self, key: &str) {
+        self.running().remove(key);
+    }
+
+    /// Whether a run (or a task's planning) is running in this process.
+    pub fn is_running(&self, key: &str) -> bool {
+        self.running().contains_key(key)
+    }
+
+    /// Cancels a tracked run or planning; `false` when it is not running here.
+    pub(crate) fn cancel(&self, key: &str) -> bool {
+        self.running()
+            .get(key)
+            .map(CancellationToken::cancel)
+            .is_some()
+    }
+}
+
+/// `POST /api/tasks`.
+#[derive(Debug, Clone, Deserialize, specta::Type, utoipa::ToSchema)]
+pub struct NewTask {
+    pub prompt: String,
+    #[serde(default)]
+    pub is_swarm: bool,
+    #[serde(default)]
+    pub assignee: Option<String>,
+    #[serde(default)]
+    pub model: Option<String>,
+    #[serde(default)]
+    pub browser_profile: Option<String>,
+}
+
+/// `PATCH /api/tasks/{id}`: any of these fields.
+#[derive(Debug, Clone, Default, Deserialize, specta::Type, utoipa::ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct TaskPatch {
+    pub name: Option<String>,
+    pub description: Option<String>,
+    pub priority: Option<i32>,
+    #[schema(value_type = Option<Object>)]
+    #[specta(type = Option<std::collections::BTreeMap<String, String>>)]
+    pub schedule: Option<Value>,
+    pub plan: Option<Vec<PlanStep>>,
+    pub enabled: Option<bool>,
+    pub status: Option<String>,
+    /// A model string, or null/"" for the executor role's model.
+    #[serde(default, deserialize_with = "present")]
+    #[specta(type = Option<String>)]
+    pub model: Option<Option<String>>,
+    #[serde(default, deserialize_with = "present")]
+    #[specta(type = Option<String>)]
+    pub browser_profile: Option<Option<String>>,
+    #[schema(value_type = Option<Object>)]
+    #[specta(type = Option<String>)]
+    #[serde(default, deserialize_with = "present")]
+    pub deliver_to: Option<Option<Value>>,
+}
+
+/// Tells "absent" (None) from "null" (Some(None)).
+fn present<'de, D, T>(d: D) -> Result<Option<Option<T>>, D::Error>
+where
+    D: serde::Deserializer<'de>,
+    T: Deserialize<'de>,
+{
+    Option::<T>::deserialize(d).map(Some)
+}
+
+pub(crate) fn new_id() -> String {
+    hex::encode(rand::random::<[u8; 12]>())
+}
+
+/// The first words of a prompt, as a name until the planner gives a better one.
+fn provisional_name(prompt: &str) -> String {
+    let words: Vec<&str> = prompt.split_whitespace().take(8).collect();
+    let mut name = words.join(" ");
+    if name.chars().count() > 60 {
+        name = name.chars().take(60).collect::<String>() + "…";
+    }
+    name
+}
+
+/// `deliver_to`: "default" (or null), "desktop", or up to 10 `{channel, chat_id}`; an empty
+/// list is "desktop".
+pub fn check_deliver_to(value: Option<Value>) -> Result<Value, ApiError> {
+    const CHANNELS: [&str; 3] = ["telegram", "discord", "whatsapp"];
+    match value {
+        None | Some(Value::Null) => Ok(json!("default")),
+        Some(Value::String(s)) if s == "default" || s == "desktop" => Ok(Value::String(s)),
+        Some(Value::Array(list)) if list.is_empty() => Ok(json!("desktop")),
+        Some(Value::Array(list)) if list.len() <= 10 => {
+            let mut chats = Vec::new();
+            for item in list {
+                let channel = item
+                    .get("channel")
+                    .and_then(Value::as_str)
+                    .unwrap_or_default();
+                let chat_id = item
+                    .get("chat_id")
+                    .and_then(Value::as_str)
+                    .unwrap_or_default();
+                if !CHANNELS.contains(&channel) {
+                    return Err(ApiError::bad_request(format!(
+                        "deliver_to names an unknown channel \"{channel}\"; use telegram, discord or whatsapp."
+                    )));
+                }
+                if chat_id.trim().is_empty() {
+                    return Err(ApiError::bad_request(
+                        "Each deliver_to entry needs a chat_id.",
+                    ));
+                }
+                chats.push(json!({"channel": channel, "chat_id": chat_id.trim()}));
+            }
+            Ok(Value::Array(chats))
+        }
+        Some(Value::Array(_)) => Err(ApiError::bad_request(
+            "deliver_to can list at most 10 chats.",
+        )),
+        Some(_) => Err(ApiError::bad_request(
+            "deliver_to is \"default\", \"desktop\" or a list of {channel, chat_id}.",
+        )),
+    }
+}
+
+impl Engine {
+    /// The user's time zone by IANA name: the setting, or this computer's zone for "auto".
+    pub fn user_timezone(&self) -> String {
+        let setting = self.config().current().assistant.timezone.clone();
+        crate::tools::time::resolve_zone(None, &setting)
+            .map_or_else(|_| "UTC".to_owned(), |tz| tz.name().to_owned())
+    }
+
+    /// Publishes the task as it is now (`task.updated`).
+    pub(crate) async fn announce_task(&self, task_id: &str) {
+        match self.tasks().store().task_with_runs(task_id).await {
+            Ok(task) => self.bus().publish(DomainEvent::TaskUpdated(Box::new(task))),
+            Err(error) => tracing::warn!(%error, task_id, "could not read the task to announce it"),
+        }
+    }
+
+    /// Reads a task, changes it and saves it, holding the service's lock, then announces it.
+    pub(crate) async fn change_task<T>(
+        &self,
+        task_id: &str,
+        change: impl FnOnce(&mut TaskRecord, DateTime<Utc>) -> Result<T, ApiError>,
+    ) -> Result<T, ApiError> {
+        let out = {
+            let _one_at_a_time = self.tasks().changes.lock().await;
+            let mut record = self.tasks().store().task(task_id).await?;
+            let now = self.clock().now();
+            let out = change(&mut record, now)?;
+            record.task.updated_at = now;
+            self.tasks().store().save(&record).await?;
+            out
+        };
+        self.announce_task(task_id).await;
+        Ok(out)
+    }
+
+    pub async fn list_tasks(&self) -> Result<Vec<Task>, ApiError> {
+        Ok(self.tasks().store().list().await?)
+    }
+
+    pub async fn get_task(&self, task_id: &str) -> Result<Task, ApiError> {
+        Ok(self.tasks().store().task_with_runs(task_id).await?)
+    }
+
+    fn check_browser_profile(&self, profile: Option<String>) -> Result<Option<String>, ApiError> {
+        let Some(name) = profile.map(|p| p.trim().to_owned()) else {
+            return Ok(None);
+        };
+        if name.is_empty() || name == "default" {
+            return Ok(None);
+        }
+        if self.config().current().browser.profiles.contains_key(&name) {
+            Ok(Some(name))
+        } else {
+            Err(ApiError::bad_request(format!(
+                "There is no browser profile named \"{name}\". Pick one from Settings > Browser, or leave it empty for the default."
+            )))
+        }
+    }
+
+    /// `POST /api/tasks`: saves the task as `planning` and plans it in the background.
+    pub async fn create_task(&self, new: NewTask) -> Result<Task, ApiError> {
+        let prompt = new.prompt.trim().to_owned();
+        if prompt.is_empty() {
+            return Err(ApiError::bad_request(
+                "Describe the task first: the prompt is empty.",
+            ));
+        }
+        let browser_profile = self.check_browser_profile(new.browser_profile)?;
+        let now = self.clock().now();
+        let task = Task {
+            task_id: new_id(),
+            name: provisional_name(&prompt),
+            description: prompt.clone(),
+            status: TaskStatus::Planning,
+            priority: 1,
+            assignee: new.assignee.unwrap_or_else(|| "ai".to_owned()),
+            task_type: if new.is_swarm { "swarm" } else { "single" }.to_owned(),
+            schedule: None,
+            script: None,
+            plan: Vec::new(),
+            runs: Vec::new(),
+            chat_history: Vec::new(),
+            clarifying_questions: Vec::new(),
+            swarm_details: None,
+            enabled: true,
+            model: new.model.filter(|m| !m.trim().is_empty()),
+            browser_profile,
+            deliver_to: json!("default"),
+            original_context: json!({"source": "manual_creation"}),
+            error: None,
+            next_execution_at: None,
+            last_execution_at: None,
+            created_at: now,
+            updated_at: now,
+        };
+        let id = task.task_id.clone();
+        self.tasks()
+            .store()
+            .insert(&TaskRecord { task, prompt })
+            .await?;
+        self.announce_task(&id).await;
+        self.start_planning(&id);
+        self.get_task(&id).await
+    }
+
+    /// `PATCH /api/tasks/{id}`.
+    pub async fn patch_task(&self, task_id: &str, patch: TaskPatch) -> Result<Task, ApiError> {
+        let default_tz = self.user_timezone();
+        let browser_profile = match patch.browser_profile {
+            Some(p) => Some(self.check_browser_profile(p)?),
+            None => None,
+        };
+        let deliver_to = match patch.deliver_to {
+            Some(d) => Some(check_deliver_to(d)?),
+            None => None,
+        };
+        let schedule = match &patch.schedule {
+            Some(raw) => Some(
+                schedule::parse_schedule(raw, &default_tz)
+                    .map_err(|e| ApiError::bad_request(e.to_string()))?,
+            ),
+            None => None,
+        };
+        let status =
+            match patch.status.as_deref() {
+                Some(s) => Some(TaskStatus::parse(s).ok_or_else(|| {
+                    ApiError::bad_request(format!("\"{s}\" is not a task status."))
+                })?),
+                None => None,
+            };
+        if let Some(name) = &patch.name
+            && name.trim().is_empty()
+        {
+            return Err(ApiError::bad_request("A task needs a name."));
+        }
+        self.change_task(task_id, |record, now| {
+            let task = &mut record.task;
+            let mut recompute = false;
+            if let Some(name) = patch.name {
+                task.name = name.trim().to_owned();
+            }
+            if let Some(description) = patch.description {
+                task.description = description;
+            }
+            if let Some(priority) = patch.priority {
+                task.priority = priority;
+            }
+            if let Some(schedule) = schedule {
+                task.schedule = Some(schedule);
+                recompute = true;
+            }
+            if let Some(plan) = patch.plan {
+                task.plan = plan;
+            }
+            if let Some(enabled) = patch.enabled {
+                recompute |= enabled && !task.enabled;
+                task.enabled = enabled;
+                if !enabled {
+                    task.next_execution_at = None;
+                }
+            }
+            if let Some(status) = status {
+                recompute |= matches!(status, TaskStatus::Active | TaskStatus::Pending);
+                task.status = status;
+            }
+            if let Some(model) = patch.model {
+                task.model = model.filter(|m| !m.trim().is_empty());
+            }
+            if let Some(profile) = browser_profile {
+                task.browser_profile = profile;
+            }
+            if let Some(deliver_to) = deliver_to {
+                task.deliver_to = deliver_to;
+            }
+            if recompute && task.enabled {
+                task.next_execution_at = next_due(task, now);
+            }
+            Ok(())
+        })
+        .await?;
+        self.get_task(task_id).await
+    }
+
+    /// `DELETE /api/tasks/{id}`: cancels its runs and planning, then deletes it.
+    pub async fn delete_task(&self, task_id: &str) -> Result<(), ApiError> {
+        let task = self.get_task(task_id).await?;
+        self.tasks().cancel(task_id);
+        for run in task.runs.iter().filter(|r| r.status.is_live()) {
+            self.tasks().cancel(&run.run_id);
+        }
+        {
+            let _one_at_a_time = self.tasks().changes.lock().await;
+            self.tasks().store().delete(task_id).await?;
+        }
+        self.bus().publish(DomainEvent::TaskDeleted {
+            task_id: task_id.to_owned(),
+        });
+        Ok(())
+    }
+
+    /// `POST /api/tasks/{id}/approve`.
+    pub async fn approve_task(&self, task_id: &str) -> Result<Task, ApiError> {
+        self.change_task(task_id, |record, now| {
+            let task = &mut record.task;
+            if task.status != TaskStatus::ApprovalPending {
+                return Err(ApiError::conflict(format!(
+                    "Only a plan waiting for approval can be approved; this task is {}.",
+                    task.status.as_str().replace('_', " ")
+                )));
+            }
+            if task.plan.is_empty() {
+                return Err(ApiError::conflict(
+                    "This task has no plan yet, so there is nothing to approve.",
+                ));
+            }
+            go_live(task, now);
+            Ok(())
+        })
+        .await?;
+        self.get_task(task_id).await
+    }
+
+    /// `POST /api/tasks/{id}/decline`.
+    pub async fn decline_task(&self, task_id: &str) -> Result<Task, ApiError> {
+        self.change_task(task_id, |record, _| {
+            let task = &mut record.task;
+            if !matches!(
+                task.status,
+                TaskStatus::ApprovalPending | TaskStatus::ClarificationPending
+            ) {
+                return Err(ApiError::conflict(format!(
+                    "Only a plan waiting for approval can be declined; this task is {}.",
+                    task.status.as_str().replace('_', " ")
+                )));
+            }
+            task.status = TaskStatus::Declined;
+            task.next_execution_at = None;
+            Ok(())
+        })
+        .await?;
+        self.get_task(task_id).await
+    }
+
+    /// `POST /api/tasks/{id}/archive`.
+    pub async fn archive_task(&self, task_id: &str) -> Result<Task, ApiError> {
+        let task = self.get_task(task_id).await?;
+        if task.runs.iter().any(|r| r.status == RunStatus::Processing) {
+            return Err(ApiError::conflict(
+                "This task is running; cancel its run first, then archive it.",
+            ));
+        }
+        self.change_task(task_id, |record, _| {
+            record.task.status = TaskStatus::Archived;
+            record.task.next_execution_at = None;
+            Ok(())
+        })
+        .await?;
+        self.get_task(task_id).await
+    }
+
+    /// `POST /api/tasks/{id}/rerun`: a new copy of the task, planned afresh.
+    pub async fn rerun_task(&self, task_id: &str) -> Result<Task, ApiError> {
+        let original = self.tasks().store().task(task_id).await?;
+        let mut copy = self
+            .create_task(NewTask {
+                prompt: original.prompt.clone(),
+                is_swarm: original.task.task_type == "swarm",
+                assignee: Some(original.task.assignee.clone()),
+                model: original.task.model.clone(),
+                browser_profile: original.task.browser_profile.clone(),
+            })
+            .await?;
+        let deliver_to = original.task.deliver_to.clone();
+        self.change_task(&copy.task_id, |record, _| {
+            record.task.deliver_to = deliver_to;
+            Ok(())
+        })
+        .await?;
+        copy = self.get_task(&copy.task_id).await?;
+        Ok(copy)
+    }
+
+    /// `POST /api/tasks/{id}/run-now`: starts a run at once.
+    pub async fn run_task_now(&self, task_id: &str) -> Result<Task, ApiError> {
+        let task = self.get_task(task_id).await?;
+        let live = task.runs.iter().any(|r| r.status.is_live());
+        let one_off = matches!(task.schedule, None | Some(Schedule::Once { .. }));
+        if task.plan.is_empty() {
+            return Err(ApiError::conflict(
+                "This task has no plan yet; wait for planning to finish.",
+            ));
+        }
+        if matches!(
+            task.status,
+            TaskStatus::Planning
+                | TaskStatus::ClarificationPending
+                | TaskStatus::ApprovalPending
+                | TaskStatus::Declined
+                | TaskStatus::Archived
+        ) {
+            return Err(ApiError::conflict(format!(
+                "A task that is {} can't run now.",
+                task.status.as_str().replace('_', " ")
+            )));
+        }
+        if one_off && live {
+            return Err(ApiError::conflict(
+                "This task is already running or waiting for your answer.",
+            ));
+        }
+        self.start_run(task_id, None, None).await?;
+        self.get_task(task_id).await
+    }
+
+    /// `POST /api/tasks/{id}/runs/{run_id}/cancel`.
+    pub async fn cancel_run(&self, task_id: &str, run_id: &str) -> Result<Task, ApiError> {
+        let record = self.tasks().store().run(task_id, run_id).await?;
+        if !record.run.status.is_live() {
+            return Err(ApiError::conflict(
+                "This run has already finished, so there is nothing to cancel.",
+            ));
+        }
+        // A working run stops at its next step and records itself; a waiting one ends here.
+        if !self.tasks().cancel(run_id) {
+            self.finish_run(
+                task_id,
+                run_id,
+                RunStatus::Cancelled,
+                None,
+                Some("Cancelled.".to_owned()),
+            )
+            .await?;
+        } else {
+            self.wait_for_run_end(task_id, run_id).await;
+        }
+        self.get_task(task_id).await
+    }
+
+    async fn wait_for_run_end(&self, task_id: &str, run_id: &str) {
+        for _ in 0..200 {
+            match self.tasks().store().run(task_id, run_id).await {
+                Ok(r) if r.run.status.is_live() => {
+                    tokio::time::sleep(std::time::Duration::from_millis(25)).await;
+                }
+                _ => return,
+            }
+        }
+    }
+
+    /// `GET /api/tasks/{id}/runs/{run_id}/events`.
+    pub async fn run_events(
+        &self,
+        task_id: &str,
+        run_id: &str,
+    ) -> Result<Vec<model::ProgressUpdate>, ApiError> {
+        self.tasks().store().run(task_id, run_id).await?;
+        Ok(self.tasks().store().events(run_id).await?)
+    }
+
+    /// Adds a progress line to a run and tells the windows (`task.run_progress`).
+    pub(crate) async fn run_progress(
+        &self,
+        task_id: &str,
+        run_id: &str,
+        message: model::ProgressMessage,
+    ) {
+        let update = model::ProgressUpdate {
+            timestamp: self.clock().now(),
+            message,
+        };
+        if let Err(error) = self.tasks().store().add_event(run_id, &update).await {
+            tracing::warn!(%error, run_id, "could not save a progress line");
+        }
+        self.bus().publish(DomainEvent::TaskRunProgress {
+            task_id: task_id.to_owned(),
+            run_id: run_id.to_owned(),
+            update,
+        });
+    }
+
+    /// Creates a run and starts it in the background; returns its id.
+    pub(crate) async fn start_run(
+        &self,
+        task_id: &str,
+        trigger_event_data: Option<Value>,
+        retry_of: Option<(String, Vec<crate::llm::Message>)>,
+    ) -> Result<String, ApiError> {
+        let now = self.clock().now();
+        let run_id = new_id();
+        let plan = self.tasks().store().task(task_id).await?.task.plan;
+        let (retry_of, transcript) = match retry_of {
+            Some((id, transcript)) => (Some(id), transcript),
+            None => (None, Vec::new()),
+        };
+        let record = RunRecord {
+            task_id: task_id.to_owned(),
+            run: Run {
+                run_id: run_id.clone(),
+                status: RunStatus::Processing,
+                created_at: now,
+                execution_start_time: Some(now),
+                finished_at: None,
+                plan,
+                trigger_event_data,
+                progress_updates: Vec::new(),
+                result: None,
+                error: None,
+                retry_of,
+                pending_question: None,
+                last_activity_at: Some(now),
+                memory_sources: Vec::new(),
+            },
+            transcript,
+            question: None,
+            limits: None,
+        };
+        self.tasks().store().save_run(&record).await?;
+        self.change_task(task_id, |r, now| {
+            r.task.status = TaskStatus::Processing;
+            r.task.last_execution_at = Some(now);
+            r.task.error = None;
+            Ok(())
+        })
+        .await?;
+        let token = self
+            .stop()
+            .start_job_within("task run", &self.shutdown_token());
+        self.tasks().track(&run_id, token.token().clone());
+        let engine = self.clone();
+        let (task_id, id) = (task_id.to_owned(), run_id.clone());
+        tokio::spawn(async move {
+            engine.execute_run(&task_id, &id, token).await;
+            engine.tasks().untrack(&id);
+        });
+        Ok(run_id)
+    }
+
+    /// Ends a run: saves its status, result and error, then moves the task on.
+    pub(crate) async fn finish_run(
+        &self,
+        task_id: &str,
+        run_id: &str,
+        status: RunStatus,
+        result: Option<model::RunResult>,
+        error: Option<String>,
+    ) -> Result<(), ApiError> {
+        let now = self.clock().now();
+        let mut record = self.tasks().store().run(task_id, run_id).await?;
+        record.run.status = status;
+        record.run.finished_at = Some(now);
+        record.run.result = result;
+        record.run.error = error.clone();
+        record.question = None;
+        self.tasks().store().save_run(&record).await?;
+        let still_live = self
+            .tasks()
+            .store()
+            .runs_of(task_id)
+            .await?
+            .iter()
+            .any(|r| r.run_id != run_id && r.status.is_live());
+        self.change_task(task_id, |r, now| {
+            let task = &mut r.task;
+            if still_live || task.status == TaskStatus::Archived {
+                return Ok(());
+            }
+            let repeats = task
+                .schedule
+                .as_ref()
+                .is_some_and(|s| s.is_recurring() || s.is_triggered());
+            task.status = if repeats && task.enabled {
+                TaskStatus::Active
+            } else {
+                match status {
+                    RunStatus::Completed => TaskStatus::Completed,
+                    RunStatus::CompletedWithErrors => TaskStatus::CompletedWithErrors,
+                    RunStatus::Cancelled => TaskStatus::Cancelled,
+                    _ => TaskStatus::Error,
+                }
+            };
+            if status == RunStatus::Error {
+                task.error = error.clone();
+            }
+            if repeats && task.enabled && task.next_execution_at.is_none() {
+                task.next_execution_at = task
+                    .schedule
+                    .as_ref()
+                    .and_then(|s| schedule::next_run(s, now));
+            }
+            Ok(())
+        })
+        .await?;
+        self.bus().publish(DomainEvent::TaskRunFinished {
+            task_id: task_id.to_owned(),
+            run_id: run_id.to_owned(),
+            status: status.as_str().to_owned(),
+        });
+        Ok(())
+    }
+}
+
+/// The next time a live task is due: a one-off task without a time runs now.
+fn next_due(task: &Task, now: DateTime<Utc>) -> Option<DateTime<Utc>> {
+    match &task.schedule {
+        None | Some(Schedule::Once { run_at: None, .. }) => Some(now),
+        Some(s) => schedule::next_run(s, now),
+    }
+}
+
+/// An approved (or auto-approved) task goes live: one-off tasks wait as `pending`, the others
+/// are `active`.
+pub(crate) fn go_live(task: &mut Task, now: DateTime<Utc>) {
+    let one_off = matches!(task.schedule, None | Some(Schedule::Once { .. }));
+    task.status = if one_off {
+        TaskStatus::Pending
+    } else {
+        TaskStatus::Active
+    };
+    task.error = None;
+    task.next_execution_at = if task.enabled {
+        next_due(task, now)
+    } else {
+        None
+    };
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn deliver_to_takes_the_contract_shapes_only() {
+        assert_eq!(check_deliver_to(None).ok(), Some(json!("default")));
+        assert_eq!(
+            check_deliver_to(Some(json!([]))).ok(),
+            Some(json!("desktop"))
+        );
+        assert_eq!(
+            check_deliver_to(Some(json!([{"channel": "telegram", "chat_id": " 42 "}]))).ok(),
+            Some(json!([{"channel": "telegram", "chat_id": "42"}]))
+        );
+        assert!(check_deliver_to(Some(json!("email"))).is_err());
+        assert!(check_deliver_to(Some(json!([{"channel": "fax", "chat_id": "1"}]))).is_err());
+        assert!(check_deliver_to(Some(json!([{"channel": "discord"}]))).is_err());
+        let eleven: Vec<Value> = (0..11)
+            .map(|i| json!({"channel": "discord", "chat_id": i.to_string()}))
+            .collect();
+        assert!(check_deliver_to(Some(Value::Array(eleven))).is_err());
+    }
+
+    #[test]
+    fn names_come_from_the_first_words() {
+        assert_eq!(
+            provisional_name("Every morning send me the three top headlines about Rust please"),
+            "Every morning send me the three top headlines"
+        );
+    }
+}

@@ -1,0 +1,461 @@
+//! Tasks and runs in SQLite: one row per task and per run with JSON columns for the contract's
+//! nested objects, and the full progress log of each run in its own table. Changes to one task
+//! are read-modify-write inside a transaction; the service serialises them per engine.
+
+use chrono::{DateTime, Utc};
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use serde_json::Value;
+use sqlx::Row;
+use sqlx::sqlite::SqliteRow;
+
+use super::model::{
+    PendingQuestion, ProgressUpdate, Run, RunResult, RunStatus, Schedule, Task, TaskStatus,
+};
+use crate::llm::Message;
+use crate::store::{Store, StoreError};
+
+/// How many progress updates a run embeds; the rest are behind `.../events`.
+pub const EMBEDDED_UPDATES: i64 = 200;
+
+/// A task with the fields the API never shows.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TaskRecord {
+    pub task: Task,
+    /// What the user asked for, word for word.
+    pub prompt: String,
+}
+
+/// A run with its checkpoint and the parts of its question the API never shows.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RunRecord {
+    pub task_id: String,
+    pub run: Run,
+    pub transcript: Vec<Message>,
+    /// The stored question with its hidden fields (`kind` details, `stop_error`, ...).
+    pub question: Option<Value>,
+    pub limits: Option<Value>,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum TaskStoreError {
+    #[error("There is no task with the id {0}.")]
+    NoTask(String),
+    #[error("This task has no run with the id {0}.")]
+    NoRun(String),
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+impl From<sqlx::Error> for TaskStoreError {
+    fn from(e: sqlx::Error) -> Self {
+        Self::Store(StoreError::Sql(e))
+    }
+}
+
+fn json<T: Serialize>(value: &T) -> String {
+    serde_json::to_string(value).unwrap_or_else(|_| "null".to_owned())
+}
+
+fn parse<T: DeserializeOwned + Default>(text: Option<String>) -> T {
+    text.and_then(|t| serde_json::from_str(&t).ok())
+        .unwrap_or_default()
+}
+
+fn time(text: Option<String>) -> Option<DateTime<Utc>> {
+    text.and_then(|t| DateTime::parse_from_rfc3339(&t).ok())
+        .map(|t| t.with_timezone(&Utc))
+}
+
+/// One fixed-width format, so stored times compare correctly as text.
+fn stamp_at(t: DateTime<Utc>) -> String {
+    t.to_rfc3339_opts(chrono::SecondsFormat::Micros, true)
+}
+
+fn stamp(t: Option<DateTime<Utc>>) -> Option<String> {
+    t.map(stamp_at)
+}
+
+/// The API's view of a stored question: only `{question, options, asked_at, kind, reason}`.
+pub fn shown_question(stored: &Value) -> Option<PendingQuestion> {
+    serde_json::from_value(stored.clone()).ok()
+}
+
+#[derive(Debug, Clone)]
+pub struct TaskStore {
+    store: Store,
+}
+
+impl TaskStore {
+    pub fn new(store: Store) -> Self {
+        Self { store }
+    }
+
+    fn task_from(row: &SqliteRow) -> TaskRecord {
+        let status: String = row.get("status");
+        let schedule: Option<String> = row.get("schedule");
+        TaskRecord {
+            prompt: row.get("prompt"),
+            task: Task {
+                task_id: row.get("id"),
+                name: row.get("name"),
+                description: row.get("description"),
+                status: TaskStatus::parse(&status).unwrap_or(TaskStatus::Error),
+                priority: row.get::<i64, _>("priority").try_into().unwrap_or(1),
+                assignee: row.get("assignee"),
+                task_type: row.get("task_type"),
+                schedule: schedule.and_then(|s| serde_json::from_str::<Schedule>(&s).ok()),
+                script: row
+                    .get::<Option<String>, _>("script")
+                    .and_then(|s| serde_json::from_str(&s).ok()),
+                plan: parse(row.get("plan")),
+                runs: Vec::new(),
+                chat_history: parse(row.get("chat_history")),
+                clarifying_questions: parse(row.get("clarifying_questions")),
+                swarm_details: row
+                    .get::<Option<String>, _>("swarm_details")
+                    .and_then(|s| serde_json::from_str(&s).ok()),
+                enabled: row.get::<i64, _>("enabled") != 0,
+                model: row.get("model"),
+                browser_profile: row.get("browser_profile"),
+                deliver_to: row
+                    .get::<Option<String>, _>("deliver_to")
+                    .and_then(|s| serde_json::from_str(&s).ok())
+                    .unwrap_or_else(|| Value::String("default".to_owned())),
+                original_context: row
+                    .get::<Option<String>, _>("original_context")
+                    .and_then(|s| serde_json::from_str(&s).ok())
+                    .unwrap_or_else(|| Value::Object(Default::default())),
+                error: row.get("error"),
+                next_execution_at: time(row.get("next_execution_at")),
+                last_execution_at: time(row.get("last_execution_at")),
+                created_at: time(row.get("created_at")).unwrap_or_default(),
+                updated_at: time(row.get("updated_at")).unwrap_or_default(),
+            },
+        }
+    }
+
+    fn run_from(row: &SqliteRow) -> RunRecord {
+        let status: String = row.get("status");
+        let question: Option<Value> = row
+            .get::<Option<String>, _>("pending_question")
+            .and_then(|s| serde_json::from_str(&s).ok());
+        RunRecord {
+            task_id: row.get("task_id"),
+            transcript: parse(row.get("transcript")),
+            limits: row
+                .get::<Option<String>, _>("limits")
+                .and_then(|s| serde_json::from_str(&s).ok()),
+            run: Run {
+                run_id: row.get("id"),
+                status: RunStatus::parse(&status).unwrap_or(RunStatus::Error),
+                created_at: time(row.get("created_at")).unwrap_or_default(),
+                execution_start_time: time(row.get("execution_start_time")),
+                finished_at: time(row.get("finished_at")),
+                plan: parse(row.get("plan")),
+                trigger_event_data: row
+                    .get::<Option<String>, _>("trigger_event_data")
+                    .and_then(|s| serde_json::from_str(&s).ok()),
+                progress_updates: Vec::new(),
+                result: row
+                    .get::<Option<String>, _>("result")
+                    .and_then(|s| serde_json::from_str::<RunResult>(&s).ok()),
+                error: row.get("error"),
+                retry_of: row.get("retry_of"),
+                pending_question: question.as_ref().and_then(shown_question),
+                last_activity_at: time(row.get("last_activity_at")),
+                memory_sources: parse(row.get("memory_sources")),
+            },
+            question,
+        }
+    }
+
+    /// Saves a new task (its runs are saved on their own).
+    pub async fn insert(&self, record: &TaskRecord) -> Result<(), TaskStoreError> {
+        let t = &record.task;
+        sqlx::query(
+            "INSERT INTO tasks (id, name, description, prompt, status, priority, assignee, task_type, schedule, script,
+                                plan, chat_history, clarifying_questions, swarm_details, enabled, model, browser_profile,
+                                deliver_to, original_context, error, next_execution_at, last_execution_at, created_at, updated_at)
+             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        )
+        .bind(&t.task_id)
+        .bind(&t.name)
+        .bind(&t.description)
+        .bind(&record.prompt)
+        .bind(t.status.as_str())
+        .bind(i64::from(t.priority))
+        .bind(&t.assignee)
+        .bind(&t.task_type)
+        .bind(t.schedule.as_ref().map(json))
+        .bind(t.script.as_ref().map(json))
+        .bind(json(&t.plan))
+        .bind(json(&t.chat_history))
+        .bind(json(&t.clarifying_questions))
+        .bind(t.swarm_details.as_ref().map(json))
+        .bind(i64::from(t.enabled))
+        .bind(&t.model)
+        .bind(&t.browser_profile)
+        .bind(json(&t.deliver_to))
+        .bind(json(&t.original_context))
+        .bind(&t.error)
+        .bind(stamp(t.next_execution_at))
+        .bind(stamp(t.last_execution_at))
+        .bind(stamp_at(t.created_at))
+        .bind(stamp_at(t.updated_at))
+        .execute(self.store.pool())
+        .await?;
+        Ok(())
+    }
+
+    /// Writes every field of a task back (the caller read it, changed it and holds the lock).
+    pub async fn save(&self, record: &TaskRecord) -> Result<(), TaskStoreError> {
+        let t = &record.task;
+        let done = sqlx::query(
+            "UPDATE tasks SET name = ?, description = ?, prompt = ?, status = ?, priority = ?, assignee = ?, task_type = ?,
+                              schedule = ?, script = ?, plan = ?, chat_history = ?, clarifying_questions = ?,
+                              swarm_details = ?, enabled = ?, model = ?, browser_profile = ?, deliver_to = ?,
+                              original_context = ?, error = ?, next_execution_at = ?, last_execution_at = ?, updated_at = ?
+             WHERE id = ?",
+        )
+        .bind(&t.name)
+        .bind(&t.description)
+        .bind(&record.prompt)
+        .bind(t.status.as_str())
+        .bind(i64::from(t.priority))
+        .bind(&t.assignee)
+        .bind(&t.task_type)
+        .bind(t.schedule.as_ref().map(json))
+        .bind(t.script.as_ref().map(json))
+        .bind(json(&t.plan))
+        .bind(json(&t.chat_history))
+        .bind(json(&t.clarifying_questions))
+        .bind(t.swarm_details.as_ref().map(json))
+        .bind(i64::from(t.enabled))
+        .bind(&t.model)
+        .bind(&t.browser_profile)
+        .bind(json(&t.deliver_to))
+        .bind(json(&t.original_context))
+        .bind(&t.error)
+        .bind(stamp(t.next_execution_at))
+        .bind(stamp(t.last_execution_at))
+        .bind(stamp_at(t.updated_at))
+        .bind(&t.task_id)
+        .execute(self.store.pool())
+        .await?;
+        if done.rows_affected() == 0 {
+            return Err(TaskStoreError::NoTask(t.task_id.clone()));
+        }
+        Ok(())
+    }
+
+    /// One task without its runs.
+    pub async fn task(&self, id: &str) -> Result<TaskRecord, TaskStoreError> {
+        let row = sqlx::query("SELECT * FROM tasks WHERE id = ?")
+            .bind(id)
+            .fetch_optional(self.store.pool())
+            .await?;
+        row.as_ref()
+            .map(Self::task_from)
+            .ok_or_else(|| TaskStoreError::NoTask(id.to_owned()))
+    }
+
+    /// One task with its runs (oldest first), each with its latest progress updates.
+    pub async fn task_with_runs(&self, id: &str) -> Result<Task, TaskStoreError> {
+        let mut task = self.task(id).await?.task;
+        task.runs = self.runs_of(id).await?;
+        Ok(task)
+    }
+
+    /// Every task, newest first, with runs.
+    pub async fn list(&self) -> Result<Vec<Task>, TaskStoreError> {
+        let rows = sqlx::query("SELECT * FROM tasks ORDER BY created_at DESC")
+            .fetch_all(self.store.pool())
+            .await?;
+        let mut tasks = Vec::with_capacity(rows.len());
+        for row in &rows {
+            let mut task = Self::task_from(row).task;
+            task.runs = self.runs_of(&task.task_id).await?;
+            tasks.push(task);
+        }
+        Ok(tasks)
+    }
+
+    pub async fn delete(&self, id: &str) -> Result<(), TaskStoreError> {
+        let done = sqlx::query("DELETE FROM tasks WHERE id = ?")
+            .bind(id)
+            .execute(self.store.pool())
+            .await?;
+        if done.rows_affected() == 0 {
+            return Err(TaskStoreError::NoTask(id.to_owned()));
+        }
+        Ok(())
+    }
+
+    /// The runs of a task, oldest first, each with its latest progress updates.
+    pub async fn runs_of(&self, task_id: &str) -> Result<Vec<Run>, TaskStoreError> {
+        let rows =
+            sqlx::query("SELECT * FROM task_runs WHERE task_id = ? ORDER BY created_at, rowid")
+                .bind(task_id)
+                .fetch_all(self.store.pool())
+                .await?;
+        let mut runs = Vec::with_capacity(rows.len());
+        for row in &rows {
+            let mut run = Self::run_from(row).run;
+            run.progress_updates = self.latest_events(&run.run_id).await?;
+            runs.push(run);
+        }
+        Ok(runs)
+    }
+
+    /// Records whose status is one of `statuses` (for restarts and the scheduler).
+    pub async fn runs_with_status(
+        &self,
+        statuses: &[RunStatus],
+    ) -> Result<Vec<RunRecord>, TaskStoreError> {
+        let mut found = Vec::new();
+        for status in statuses {
+            let rows = sqlx::query("SELECT * FROM task_runs WHERE status = ? ORDER BY created_at")
+                .bind(status.as_str())
+                .fetch_all(self.store.pool())
+                .await?;
+            found.extend(rows.iter().map(Self::run_from));
+        }
+        Ok(found)
+    }
+
+    pub async fn run(&self, task_id: &str, run_id: &str) -> Result<RunRecord, TaskStoreError> {
+        let row = sqlx::query("SELECT * FROM task_runs WHERE id = ? AND task_id = ?")
+            .bind(run_id)
+            .bind(task_id)
+            .fetch_optional(self.store.pool())
+            .await?;
+        let mut record = row
+            .as_ref()
+            .map(Self::run_from)
+            .ok_or_else(|| TaskStoreError::NoRun(run_id.to_owned()))?;
+        record.run.progress_updates = self.latest_events(run_id).await?;
+        Ok(record)
+    }
+
+    /// Saves a new run or writes every field of an existing one back.
+    pub async fn save_run(&self, record: &RunRecord) -> Result<(), TaskStoreError> {
+        let r = &record.run;
+        sqlx::query(
+            "INSERT INTO task_runs (id, task_id, status, created_at, execution_start_time, finished_at, plan,
+                                    trigger_event_data, result, error, retry_of, pending_question, last_activity_at,
+                                    memory_sources, transcript, limits)
+             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+             ON CONFLICT (id) DO UPDATE SET status = excluded.status, execution_start_time = excluded.execution_start_time,
+                 finished_at = excluded.finished_at, plan = excluded.plan, trigger_event_data = excluded.trigger_event_data,
+                 result = excluded.result, error = excluded.error, retry_of = excluded.retry_of,
+                 pending_question = excluded.pending_question, last_activity_at = excluded.last_activity_at,
+                 memory_sources = excluded.memory_sources, transcript = excluded.transcript, limits = excluded.limits",
+        )
+        .bind(&r.run_id)
+        .bind(&record.task_id)
+        .bind(r.status.as_str())
+        .bind(stamp_at(r.created_at))
+        .bind(stamp(r.execution_start_time))
+        .bind(stamp(r.finished_at))
+        .bind(json(&r.plan))
+        .bind(r.trigger_event_data.as_ref().map(json))
+        .bind(r.result.as_ref().map(json))
+        .bind(&r.error)
+        .bind(&r.retry_of)
+        .bind(record.question.as_ref().map(json))
+        .bind(stamp(r.last_activity_at))
+        .bind(json(&r.memory_sources))
+        .bind(json(&record.transcript))
+        .bind(record.limits.as_ref().map(json))
+        .execute(self.store.pool())
+        .await?;
+        Ok(())
+    }
+
+    /// Adds a line to a run's progress log and moves its `last_activity_at`.
+    pub async fn add_event(
+        &self,
+        run_id: &str,
+        update: &ProgressUpdate,
+    ) -> Result<(), TaskStoreError> {
+        let mut tx = self.store.pool().begin().await?;
+        sqlx::query("INSERT INTO task_run_events (run_id, timestamp, message) VALUES (?, ?, ?)")
+            .bind(run_id)
+            .bind(stamp_at(update.timestamp))
+            .bind(json(&update.message))
+            .execute(&mut *tx)
+            .await?;
+        sqlx::query("UPDATE task_runs SET last_activity_at = ? WHERE id = ?")
+            .bind(stamp_at(update.timestamp))
+            .bind(run_id)
+            .execute(&mut *tx)
+            .await?;
+        tx.commit().await?;
+        Ok(())
+    }
+
+    /// A run's whole progress log, oldest first.
+    pub async fn events(&self, run_id: &str) -> Result<Vec<ProgressUpdate>, TaskStoreError> {
+        self.events_limited(run_id, i64::MAX).await
+    }
+
+    async fn latest_events(&self, run_id: &str) -> Result<Vec<ProgressUpdate>, TaskStoreError> {
+        self.events_limited(run_id, EMBEDDED_UPDATES).await
+    }
+
+    async fn events_limited(
+        &self,
+        run_id: &str,
+        limit: i64,
+    ) -> Result<Vec<ProgressUpdate>, TaskStoreError> {
+        let rows: Vec<(String, String)> = sqlx::query_as(
+            "SELECT timestamp, message FROM (SELECT id, timestamp, message FROM task_run_events WHERE run_id = ?
+                                             ORDER BY id DESC LIMIT ?) ORDER BY id",
+        )
+        .bind(run_id)
+        .bind(limit)
+        .fetch_all(self.store.pool())
+        .await?;
+        Ok(rows
+            .into_iter()
+            .filter_map(|(timestamp, message)| {
+                Some(ProgressUpdate {
+                    timestamp: time(Some(timestamp))?,
+                    message: serde_json::from_str(&message).ok()?,
+                })
+            })
+            .collect())
+    }
+
+    /// Claims the tasks due at `now`, with the time each was due: `next_execution_at` is cleared
+    /// only where it still holds the time read, so a task is claimed once however ticks overlap.
+    pub async fn claim_due(
+        &self,
+        now: DateTime<Utc>,
+    ) -> Result<Vec<(String, DateTime<Utc>)>, TaskStoreError> {
+        let due: Vec<(String, String)> = sqlx::query_as(
+            "SELECT id, next_execution_at FROM tasks
+             WHERE next_execution_at IS NOT NULL AND next_execution_at <= ? AND enabled = 1
+                   AND status IN ('pending', 'active')
+             ORDER BY next_execution_at",
+        )
+        .bind(stamp_at(now))
+        .fetch_all(self.store.pool())
+        .await?;
+        let mut claimed = Vec::new();
+        for (id, at) in due {
+            let done = sqlx::query(
+                "UPDATE tasks SET next_execution_at = NULL WHERE id = ? AND next_execution_at = ?",
+            )
+            .bind(&id)
+            .bind(&at)
+            .execute(self.store.pool())
+            .await?;
+            if let (1, Some(at)) = (done.rows_affected(), time(Some(at))) {
+                claimed.push((id, at));
+            }
+        }
+        Ok(claimed)
+    }
+}
