@@ -39,6 +39,21 @@ pub fn builder<R: tauri::Runtime>() -> Builder<R> {
             commands::models::rename_model_preset,
             commands::models::delete_model_preset,
             commands::models::model_checkup,
+            commands::sessions::list_sessions,
+            commands::sessions::create_session,
+            commands::sessions::rename_session,
+            commands::sessions::delete_session,
+            commands::sessions::session_messages,
+            commands::sessions::search_sessions,
+            commands::files::upload_file,
+            commands::files::list_files,
+            commands::chat::chat_send,
+            commands::chat::chat_steer,
+            commands::chat::chat_cancel,
+            commands::chat::approval_respond,
+            commands::chat::list_tools,
+            commands::rules::rule_proposals,
+            commands::rules::decide_rule_proposal,
         ])
         .typ::<sentient_engine::bus::Envelope>()
         // Ids and counters fit in a JavaScript number; SQLite hands us i64.

@@ -1,7 +1,11 @@
 //! Typed commands the window calls: a few lines each, each one engine service call. They take
 //! the same request types and return the same response and error types as the HTTP routes.
 
+pub mod chat;
 pub mod config;
 pub mod core;
+pub mod files;
 pub mod models;
+pub mod rules;
+pub mod sessions;
 pub mod stop;

@@ -19,8 +19,8 @@ bash tests/setup/with-keyring.sh cargo test --workspace --locked
 say "Window unit tests"
 npm run --silent ui:test
 
-say "Building the app and the headless engine"
-cargo build -p sentient-engine -p sentient-desktop --bins --locked
+say "Building the app, the headless engine and the scripted model server"
+cargo build -p sentient-engine -p sentient-desktop -p sentient-model-server --bins --locked
 
 say "Browser tests (Chromium against sentient serve)"
 SENTIENT_BIN="$CARGO_TARGET_DIR/debug/sentient" npm run --silent e2e

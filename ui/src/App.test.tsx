@@ -47,7 +47,7 @@ describe('first launch', () => {
       daily_brief: null,
     });
     expect(await screen.findByRole('heading', { name: 'Chat' })).toBeInTheDocument();
-    expect(screen.getByText(/Hi Grace\. This is where you and Jarvis will talk\./)).toBeInTheDocument();
+    expect(screen.getByText(/Hi Grace\. This is where you and Jarvis talk\./)).toBeInTheDocument();
   });
 
   it("shows the engine's sentence when onboarding is turned down", async () => {

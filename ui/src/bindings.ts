@@ -47,6 +47,33 @@ export const commands = {
 	 *  per role, then `done`) through `on_line`; returns once it is done. It changes no settings.
 	 */
 	modelCheckup: (body: CheckupRequest_Deserialize, onLine: Channel<CheckupLine_Deserialize>) => typedError<null, ApiError>(__TAURI_INVOKE("model_checkup", { body, onLine })),
+	/**  Chats, newest first (at most `limit`, default 100). */
+	listSessions: (limit: number | null) => typedError<Session_Serialize[], ApiError>(__TAURI_INVOKE("list_sessions", { limit })),
+	/**  Starts a new, empty chat. */
+	createSession: () => typedError<Created, ApiError>(__TAURI_INVOKE("create_session")),
+	renameSession: (id: string, body: Rename) => typedError<OkReply, ApiError>(__TAURI_INVOKE("rename_session", { id, body })),
+	deleteSession: (id: string) => typedError<OkReply, ApiError>(__TAURI_INVOKE("delete_session", { id })),
+	/**  The transcript, oldest first (the last `limit` rows, default 500). */
+	sessionMessages: (id: string, limit: number | null) => typedError<MessageRow_Serialize[], ApiError>(__TAURI_INVOKE("session_messages", { id, limit })),
+	/**  Messages that contain the words, best match first, with a snippet. */
+	searchSessions: (q: string) => typedError<SearchHit[], ApiError>(__TAURI_INVOKE("search_sessions", { q })),
+	/**  Saves a file under `files/` and says the name it got (a taken name gets (1), (2)...). */
+	uploadFile: (body: UploadBody_Deserialize) => typedError<FileInfo, ApiError>(__TAURI_INVOKE("upload_file", { body })),
+	/**  Every stored file, newest first. */
+	listFiles: () => typedError<FileInfo[], ApiError>(__TAURI_INVOKE("list_files")),
+	/**
+	 *  Runs a chat turn, sending each event through `on_event`; returns when the turn (and any turn
+	 *  made of steers that came too late for it) has ended.
+	 */
+	chatSend: (body: ChatSendBody_Deserialize, onEvent: Channel<Value>) => typedError<null, ApiError>(__TAURI_INVOKE("chat_send", { body, onEvent })),
+	chatSteer: (body: ChatSteerBody_Deserialize) => typedError<SteerAck, ApiError>(__TAURI_INVOKE("chat_steer", { body })),
+	chatCancel: (sessionId: string) => typedError<CancelAck, ApiError>(__TAURI_INVOKE("chat_cancel", { sessionId })),
+	approvalRespond: (body: ApprovalAnswer) => typedError<Resolved, ApiError>(__TAURI_INVOKE("approval_respond", { body })),
+	/**  Every app with its tools and their risk (as `GET /api/tools`). */
+	listTools: () => typedError<PluginInfo[], ApiError>(__TAURI_INVOKE("list_tools")),
+	/**  A chat's proposals, oldest first; `status` is pending (the default), accepted, declined or all. */
+	ruleProposals: (sessionId: string, status: string | null) => typedError<RuleProposal_Serialize[], ApiError>(__TAURI_INVOKE("rule_proposals", { sessionId, status })),
+	decideRuleProposal: (id: string, body: RuleDecisionBody) => typedError<RuleProposal_Serialize, ApiError>(__TAURI_INVOKE("decide_rule_proposal", { id, body })),
 };
 
 /* Types */
@@ -55,6 +82,12 @@ export type ApiError = {
 	/**  The HTTP status code this error answers with. */
 	status: number,
 	detail: ErrorDetail,
+};
+
+/**  `approval.respond`: decision is allow, allow_session or deny. */
+export type ApprovalAnswer = {
+	approval_id: string,
+	decision: string,
 };
 
 /**  When the assistant asks before using a tool. */
@@ -330,6 +363,14 @@ export type BrowserProfile_Serialize = {
 	notes: string,
 };
 
+/**  Whether a running reply was asked to stop (false: none was running). */
+export type CancelAck = {
+	cancelled: boolean,
+};
+
+/**  What a missed scheduled run does (section 4, "Missed runs"); absent means auto. */
+export type CatchUp = "run" | "skip";
+
 /**  Settings for one messaging app. */
 export type ChannelAppConfig = ChannelAppConfig_Serialize | ChannelAppConfig_Deserialize;
 
@@ -471,6 +512,44 @@ export type ChatConfig_Serialize = {
 	parallel_read_tools: boolean,
 };
 
+/**  `chat.send`: omit `session_id` for a new chat; `attachments` are file names from the files list. */
+export type ChatSendBody = ChatSendBody_Serialize | ChatSendBody_Deserialize;
+
+/**  `chat.send`: omit `session_id` for a new chat; `attachments` are file names from the files list. */
+export type ChatSendBody_Deserialize = {
+	session_id?: string | null,
+	text: string,
+	attachments?: string[],
+	model?: string | null,
+	client_id?: string | null,
+};
+
+/**  `chat.send`: omit `session_id` for a new chat; `attachments` are file names from the files list. */
+export type ChatSendBody_Serialize = {
+	session_id: string | null,
+	text: string,
+	attachments: string[],
+	model: string | null,
+	client_id: string | null,
+};
+
+/**  `chat.steer`: words for the reply running in a chat. */
+export type ChatSteerBody = ChatSteerBody_Serialize | ChatSteerBody_Deserialize;
+
+/**  `chat.steer`: words for the reply running in a chat. */
+export type ChatSteerBody_Deserialize = {
+	session_id: string,
+	text: string,
+	client_id?: string | null,
+};
+
+/**  `chat.steer`: words for the reply running in a chat. */
+export type ChatSteerBody_Serialize = {
+	session_id: string,
+	text: string,
+	client_id: string | null,
+};
+
 /**  One finding. */
 export type Check = Check_Serialize | Check_Deserialize;
 
@@ -584,6 +663,23 @@ export type CheckupRequest_Serialize = {
 	 *  every role as saved.
 	 */
 	roles: { [key in string]: string | null } | null,
+};
+
+/**  A question the planner needs answered before it can plan. */
+export type ClarifyingQuestion = ClarifyingQuestion_Serialize | ClarifyingQuestion_Deserialize;
+
+/**  A question the planner needs answered before it can plan. */
+export type ClarifyingQuestion_Deserialize = {
+	question_id: string,
+	text: string,
+	answer?: string | null,
+};
+
+/**  A question the planner needs answered before it can plan. */
+export type ClarifyingQuestion_Serialize = {
+	question_id: string,
+	text: string,
+	answer: string | null,
 };
 
 /**  Everything you can change about Sentient. */
@@ -708,6 +804,10 @@ export type ContinuityConfig_Serialize = {
 	triggered: boolean,
 };
 
+export type Created = {
+	session_id: string,
+};
+
 /**  How dictated text is cleaned up before it is typed. */
 export type DictationCleanup = 
 /**  Exactly what was heard. */
@@ -755,7 +855,27 @@ export type DomainEvent_Deserialize =
 /**  What the local model is doing changed. */
 { type: "model.busy"; data: ModelBusy_Deserialize } | 
 /**  A new entry in the notifications feed. */
-{ type: "notification.new"; data: Notification_Deserialize };
+{ type: "notification.new"; data: Notification_Deserialize } | 
+/**  A "Make this a rule?" card from a chat message, new or answered (#130). */
+{ type: "rule_proposal.updated"; data: RuleProposal_Deserialize } | 
+/**  A task changed (the whole task, runs included). */
+{ type: "task.updated"; data: Task_Deserialize } | 
+/**  A task was deleted. */
+{ type: "task.deleted"; data: {
+	task_id: string,
+} } | 
+/**  A run added a line to its progress log. */
+{ type: "task.run_progress"; data: {
+	task_id: string,
+	run_id: string,
+	update: ProgressUpdate_Deserialize,
+} } | 
+/**  A run ended (for services that follow runs; the window reads `task.updated`). */
+{ type: "task.run_finished"; data: {
+	task_id: string,
+	run_id: string,
+	status: string,
+} };
 
 /**  Domain events: dotted `type`, payload in `data` (contract section 1). */
 export type DomainEvent_Serialize = 
@@ -773,7 +893,27 @@ export type DomainEvent_Serialize =
 /**  What the local model is doing changed. */
 { type: "model.busy"; data: ModelBusy_Serialize } | 
 /**  A new entry in the notifications feed. */
-{ type: "notification.new"; data: Notification_Serialize };
+{ type: "notification.new"; data: Notification_Serialize } | 
+/**  A "Make this a rule?" card from a chat message, new or answered (#130). */
+{ type: "rule_proposal.updated"; data: RuleProposal_Serialize } | 
+/**  A task changed (the whole task, runs included). */
+{ type: "task.updated"; data: Task_Serialize } | 
+/**  A task was deleted. */
+{ type: "task.deleted"; data: {
+	task_id: string,
+} } | 
+/**  A run added a line to its progress log. */
+{ type: "task.run_progress"; data: {
+	task_id: string,
+	run_id: string,
+	update: ProgressUpdate_Serialize,
+} } | 
+/**  A run ended (for services that follow runs; the window reads `task.updated`). */
+{ type: "task.run_finished"; data: {
+	task_id: string,
+	run_id: string,
+	status: string,
+} };
 
 /**  The nightly clean-up of memories. */
 export type DreamingConfig = DreamingConfig_Serialize | DreamingConfig_Deserialize;
@@ -937,6 +1077,15 @@ export type FieldError = {
 	type: string,
 };
 
+/**  A stored file. */
+export type FileInfo = {
+	name: string,
+	/**  Bytes. */
+	size: number | null,
+	mime: string,
+	modified_at: string,
+};
+
 /**  Once a day, look for email conversations still waiting on a reply. */
 export type FollowUpsConfig = FollowUpsConfig_Serialize | FollowUpsConfig_Deserialize;
 
@@ -971,6 +1120,9 @@ export type FollowUpsConfig_Serialize = {
 	/**  Most follow-up suggestions from one daily check. */
 	max_suggestions: number,
 };
+
+/**  How often a recurring task runs. */
+export type Frequency = "daily" | "weekly" | "interval";
 
 /**  The local connection the Sentient window and your scripts use to reach the engine. */
 export type GatewayConfig = GatewayConfig_Serialize | GatewayConfig_Deserialize;
@@ -1339,6 +1491,43 @@ export type MemoryConfig_Serialize = {
 	review_expire_days: number,
 };
 
+/**  One transcript row (contract section 2, "Sessions"). */
+export type MessageRow = MessageRow_Serialize | MessageRow_Deserialize;
+
+/**  One transcript row (contract section 2, "Sessions"). */
+export type MessageRow_Deserialize = {
+	id: string,
+	/**  user, assistant or tool. */
+	role: string,
+	content: string,
+	thinking?: string | null,
+	tool_calls: StoredToolCall[],
+	tool_call_id?: string | null,
+	name?: string | null,
+	attachments: string[],
+	interjection: boolean,
+	/**  What the reply had in mind (memory, a later issue); `[]` until then. */
+	memory_sources: { [key in string]: string }[],
+	created_at: string,
+};
+
+/**  One transcript row (contract section 2, "Sessions"). */
+export type MessageRow_Serialize = {
+	id: string,
+	/**  user, assistant or tool. */
+	role: string,
+	content: string,
+	thinking: string | null,
+	tool_calls: StoredToolCall[],
+	tool_call_id: string | null,
+	name: string | null,
+	attachments: string[],
+	interjection: boolean,
+	/**  What the reply had in mind (memory, a later issue); `[]` until then. */
+	memory_sources: { [key in string]: string }[],
+	created_at: string,
+};
+
 /**  One model of the new setup that can't answer yet. */
 export type Missing = Missing_Serialize | Missing_Deserialize;
 
@@ -1683,6 +1872,29 @@ export type OnboardingRequest_Serialize = {
 /**  The operating system, as the contract spells it. */
 export type Os = "windows" | "macos" | "linux";
 
+/**  The question a waiting run asks (the API shows only these fields). */
+export type PendingQuestion = PendingQuestion_Serialize | PendingQuestion_Deserialize;
+
+/**  The question a waiting run asks (the API shows only these fields). */
+export type PendingQuestion_Deserialize = {
+	question: string,
+	options: string[],
+	asked_at: string,
+	/**  question, limit or stuck. */
+	kind: string,
+	reason?: string | null,
+};
+
+/**  The question a waiting run asks (the API shows only these fields). */
+export type PendingQuestion_Serialize = {
+	question: string,
+	options: string[],
+	asked_at: string,
+	/**  question, limit or stuck. */
+	kind: string,
+	reason: string | null,
+};
+
 /**  The assistant's personality style. */
 export type Persona = 
 /**  Warm and conversational. */
@@ -1693,6 +1905,24 @@ export type Persona =
 "concise" | 
 /**  Your own description of how the assistant should behave. */
 "custom";
+
+/**  One step of a plan: the tool (or app) it uses and what it does. */
+export type PlanStep = {
+	tool: string,
+	description: string,
+};
+
+/**  One app as `GET /api/tools` lists it. */
+export type PluginInfo = {
+	id: string,
+	display_name: string,
+	description: string,
+	category: string,
+	icon: string,
+	auth: string,
+	selection_hint: string,
+	tools: ToolInfo[],
+};
 
 /**  One model setup, built-in or the user's own. */
 export type Preset = Preset_Serialize | Preset_Deserialize;
@@ -1890,6 +2120,52 @@ export type ProactivityConfig_Serialize = {
 	brief: BriefConfig_Serialize,
 };
 
+/**  What a progress line says. */
+export type ProgressMessage = ProgressMessage_Serialize | ProgressMessage_Deserialize;
+
+/**  What a progress line says. */
+export type ProgressMessage_Deserialize = {
+	/**  info, thought, tool_call, tool_result, final_answer or error. */
+	type: string,
+	content: string,
+	tool_name?: string | null,
+	parameters?: { [key in string]: string } | null,
+	result?: string | null,
+	is_error?: boolean | null,
+};
+
+/**  What a progress line says. */
+export type ProgressMessage_Serialize = {
+	/**  info, thought, tool_call, tool_result, final_answer or error. */
+	type: string,
+	content: string,
+	tool_name?: string,
+	parameters?: { [key in string]: string },
+	result?: string,
+	is_error?: boolean,
+};
+
+/**  One line of a run's progress log. */
+export type ProgressUpdate = ProgressUpdate_Serialize | ProgressUpdate_Deserialize;
+
+/**  One line of a run's progress log. */
+export type ProgressUpdate_Deserialize = {
+	timestamp: string,
+	message: ProgressMessage_Deserialize,
+};
+
+/**  One line of a run's progress log. */
+export type ProgressUpdate_Serialize = {
+	timestamp: string,
+	message: ProgressMessage_Serialize,
+};
+
+/**  Where a proposal stands. */
+export type ProposalStatus = "pending" | "accepted" | "declined";
+
+/**  The rule a proposal asks for. */
+export type ProposedRule = "never" | "ask";
+
 /**  Connection details for one AI model provider; its key lives in the keychain, never here. */
 export type ProviderSettings = ProviderSettings_Serialize | ProviderSettings_Deserialize;
 
@@ -1989,11 +2265,42 @@ export type Recommendation = {
 	note: string,
 };
 
+export type Rename = {
+	title: string,
+};
+
 /**  `PATCH /api/models/presets/{name}`. */
 export type RenamePresetRequest = {
 	/**  The new name. */
 	name: string,
 };
+
+export type Resolved = {
+	resolved: boolean,
+};
+
+/**  A file a run made. */
+export type ResultFile = {
+	filename: string,
+	description: string,
+};
+
+/**  A link a run made or found. */
+export type ResultLink = {
+	url: string,
+	description: string,
+};
+
+/**  How much a call can change or reveal, lowest first. Approvals compare these. */
+export type Risk = 
+/**  Only looks something up. */
+"read" | 
+/**  Changes something on this computer or in an app. */
+"write" | 
+/**  Sends something to someone, or posts it. */
+"send" | 
+/**  Runs code. */
+"exec";
 
 /**  One role whose model a switch changed. */
 export type RoleChange = RoleChange_Serialize | RoleChange_Deserialize;
@@ -2089,6 +2396,14 @@ export type Roles_Serialize = {
 	voice: string | null,
 };
 
+/**  The user's answer to a proposal. */
+export type RuleDecision = "accept" | "decline";
+
+/**  accept saves the rule, decline saves nothing. */
+export type RuleDecisionBody = {
+	decision: RuleDecision,
+};
+
 /**  The chat message a lasting rule was made from, so Settings can show where it came from. */
 export type RuleOrigin = RuleOrigin_Serialize | RuleOrigin_Deserialize;
 
@@ -2116,6 +2431,70 @@ export type RuleOrigin_Serialize = {
 	session_id: string | null,
 };
 
+/**  A "Make this a rule?" card from a chat message. */
+export type RuleProposal = RuleProposal_Serialize | RuleProposal_Deserialize;
+
+/**  A "Make this a rule?" card from a chat message. */
+export type RuleProposal_Deserialize = {
+	id: string,
+	session_id: string,
+	/**  The user (or steer) message it came from. */
+	message_id: string,
+	/**  The user's matching words (at most 300 characters). */
+	said: string,
+	rule: ProposedRule,
+	/**  Tool names or app ids, as `tools.approvals.rules` keys. */
+	keys: string[],
+	targets: RuleTarget_Deserialize[],
+	status: ProposalStatus,
+	created_at: string,
+	decided_at?: string | null,
+};
+
+/**  A "Make this a rule?" card from a chat message. */
+export type RuleProposal_Serialize = {
+	id: string,
+	session_id: string,
+	/**  The user (or steer) message it came from. */
+	message_id: string,
+	/**  The user's matching words (at most 300 characters). */
+	said: string,
+	rule: ProposedRule,
+	/**  Tool names or app ids, as `tools.approvals.rules` keys. */
+	keys: string[],
+	targets: RuleTarget_Serialize[],
+	status: ProposalStatus,
+	created_at: string,
+	decided_at: string | null,
+};
+
+/**  One tool or app a proposal would set a rule for, as the card shows it. */
+export type RuleTarget = RuleTarget_Serialize | RuleTarget_Deserialize;
+
+/**  One tool or app a proposal would set a rule for, as the card shows it. */
+export type RuleTarget_Deserialize = {
+	/**  The rule key: a tool name or an app id. */
+	key: string,
+	/**  The app's display name, e.g. "Gmail". */
+	app: string,
+	/**  The tool's plain name, e.g. "Trash"; null for a whole app. */
+	tool?: string | null,
+	/**  "Gmail > Trash" for a tool, "Gmail" for a whole app. */
+	label: string,
+};
+
+/**  One tool or app a proposal would set a rule for, as the card shows it. */
+export type RuleTarget_Serialize = {
+	/**  The rule key: a tool name or an app id. */
+	key: string,
+	/**  The app's display name, e.g. "Gmail". */
+	app: string,
+	/**  The tool's plain name, e.g. "Trash"; null for a whole app. */
+	tool: string | null,
+	/**  "Gmail > Trash" for a tool, "Gmail" for a whole app. */
+	label: string,
+};
+
 /**  A lasting rule for one app or tool. */
 export type RuleValue = 
 /**  Go ahead without asking (purchases still ask). */
@@ -2124,6 +2503,73 @@ export type RuleValue =
 "ask" | 
 /**  Sentient can't use it at all. */
 "never";
+
+/**  One run of a task. */
+export type Run = Run_Serialize | Run_Deserialize;
+
+/**  What a finished run hands back, written by the model at the end. */
+export type RunResult = RunResult_Serialize | RunResult_Deserialize;
+
+/**  What a finished run hands back, written by the model at the end. */
+export type RunResult_Deserialize = {
+	/**  Markdown. */
+	summary: string,
+	links_created?: ResultLink[],
+	links_found?: ResultLink[],
+	files_created?: ResultFile[],
+	tools_used?: string[],
+};
+
+/**  What a finished run hands back, written by the model at the end. */
+export type RunResult_Serialize = {
+	/**  Markdown. */
+	summary: string,
+	links_created: ResultLink[],
+	links_found: ResultLink[],
+	files_created: ResultFile[],
+	tools_used: string[],
+};
+
+/**  Where a run is. */
+export type RunStatus = "processing" | "waiting_for_user" | "completed" | "completed_with_errors" | "error" | "cancelled";
+
+/**  One run of a task. */
+export type Run_Deserialize = {
+	run_id: string,
+	status: RunStatus,
+	created_at: string,
+	execution_start_time?: string | null,
+	finished_at?: string | null,
+	plan: PlanStep[],
+	trigger_event_data?: { [key in string]: string } | null,
+	/**  The most recent 200 progress updates; the whole log is at `.../events`. */
+	progress_updates: ProgressUpdate_Deserialize[],
+	result?: RunResult_Deserialize | null,
+	error?: string | null,
+	retry_of?: string | null,
+	pending_question?: PendingQuestion_Deserialize | null,
+	last_activity_at?: string | null,
+	memory_sources: { [key in string]: string }[],
+};
+
+/**  One run of a task. */
+export type Run_Serialize = {
+	run_id: string,
+	status: RunStatus,
+	created_at: string,
+	execution_start_time: string | null,
+	finished_at: string | null,
+	plan: PlanStep[],
+	trigger_event_data: { [key in string]: string } | null,
+	/**  The most recent 200 progress updates; the whole log is at `.../events`. */
+	progress_updates: ProgressUpdate_Serialize[],
+	result: RunResult_Serialize | null,
+	error: string | null,
+	retry_of: string | null,
+	pending_question: PendingQuestion_Serialize | null,
+	last_activity_at: string | null,
+	memory_sources: { [key in string]: string }[],
+};
 
 /**  Where the recommended model would run. */
 export type RunsOn = "graphics" | "processor" | "unknown";
@@ -2232,6 +2678,37 @@ export type SavedConfig_Serialize = {
 	config: Config_Serialize,
 };
 
+/**  When a task runs. Times are wall-clock times in `timezone` (an IANA name). */
+export type Schedule = Schedule_Serialize | Schedule_Deserialize;
+
+/**  When a task runs. Times are wall-clock times in `timezone` (an IANA name). */
+export type Schedule_Deserialize = 
+/**  Once, at `run_at` (`YYYY-MM-DDTHH:MM` local), or as soon as approved when null. */
+{ type: "once"; run_at?: string | null; timezone: string; catch_up?: CatchUp | null } | 
+/**  Daily or weekly at `time` (`HH:MM`) on `days` (weekly), or every `interval_minutes`. */
+{ type: "recurring"; frequency: Frequency; days?: string[]; time?: string | null; interval_minutes?: number | null; timezone: string; catch_up?: CatchUp | null } | 
+/**  When an outside event arrives (`source.items`, the webhooks issue). */
+{ type: "triggered"; source: string; event: string; filter?: { [key in string]: string }; timezone: string };
+
+/**  When a task runs. Times are wall-clock times in `timezone` (an IANA name). */
+export type Schedule_Serialize = 
+/**  Once, at `run_at` (`YYYY-MM-DDTHH:MM` local), or as soon as approved when null. */
+{ type: "once"; run_at: string | null; timezone: string; catch_up?: CatchUp } | 
+/**  Daily or weekly at `time` (`HH:MM`) on `days` (weekly), or every `interval_minutes`. */
+{ type: "recurring"; frequency: Frequency; days?: string[]; time?: string; interval_minutes?: number; timezone: string; catch_up?: CatchUp } | 
+/**  When an outside event arrives (`source.items`, the webhooks issue). */
+{ type: "triggered"; source: string; event: string; filter: { [key in string]: string }; timezone: string };
+
+/**  One search hit. */
+export type SearchHit = {
+	session_id: string,
+	message_id: string,
+	role: string,
+	/**  The matching words in context, marked with [ and ]. */
+	snippet: string,
+	created_at: string,
+};
+
 /**  Which service answers web searches. */
 export type SearchProvider = 
 /**  DuckDuckGo, which needs no key. */
@@ -2284,6 +2761,35 @@ export type SecretValue = {
 	value: string,
 };
 
+/**  A chat as the list shows it. */
+export type Session = Session_Serialize | Session_Deserialize;
+
+/**  A chat as the list shows it. */
+export type Session_Deserialize = {
+	id: string,
+	title: string,
+	channel: string,
+	created_at: string,
+	updated_at: string,
+	/**  The app whose content this chat read ("" when clean), null before its first turn. */
+	untrusted?: string | null,
+	/**  Web hosts the chat loaded, null when none. */
+	visited_hosts?: string[] | null,
+};
+
+/**  A chat as the list shows it. */
+export type Session_Serialize = {
+	id: string,
+	title: string,
+	channel: string,
+	created_at: string,
+	updated_at: string,
+	/**  The app whose content this chat read ("" when clean), null before its first turn. */
+	untrusted: string | null,
+	/**  Web hosts the chat loaded, null when none. */
+	visited_hosts: string[] | null,
+};
+
 /**  Skills: saved step-by-step procedures Sentient can follow. */
 export type SkillsConfig = SkillsConfig_Serialize | SkillsConfig_Deserialize;
 
@@ -2301,6 +2807,11 @@ export type SkillsConfig_Serialize = {
 	extra_dirs: string[],
 	/**  Skills Sentient writes for itself wait for your review before they are used. */
 	write_approval: boolean,
+};
+
+/**  Whether a steer was queued for the running reply (false: no reply was running). */
+export type SteerAck = {
+	queued: boolean,
 };
 
 /**  `POST /api/stop-all`'s answer: the state plus how many running jobs were cancelled. */
@@ -2331,6 +2842,19 @@ export type StopState_Serialize = {
 	stopped: boolean,
 	stopped_at: string | null,
 	source: string | null,
+};
+
+export type StoredFunction = {
+	name: string,
+	/**  The arguments as JSON text. */
+	arguments: string,
+};
+
+/**  A tool call as stored with an assistant message (OpenAI's shape, as the contract shows). */
+export type StoredToolCall = {
+	id: string,
+	type: string,
+	function: StoredFunction,
 };
 
 /**  Where speech recognition on this computer runs. */
@@ -2399,6 +2923,80 @@ export type SubagentsConfig_Serialize = {
 	max_tokens: number,
 	/**  A helper is stopped after spending about this many US dollars on a cloud model (0 means no limit). */
 	max_cost_usd: number | null,
+};
+
+/**  A task (contract section 4, with v2's field names). */
+export type Task = Task_Serialize | Task_Deserialize;
+
+/**  A line of the task's own chat (change requests and replanning answers). */
+export type TaskChatLine = {
+	/**  user or assistant. */
+	role: string,
+	content: string,
+	timestamp: string,
+};
+
+/**  Where a task is in its life. */
+export type TaskStatus = "planning" | "clarification_pending" | "approval_pending" | "pending" | "active" | "processing" | "waiting_for_user" | "completed" | "completed_with_errors" | "error" | "declined" | "cancelled" | "archived";
+
+/**  A task (contract section 4, with v2's field names). */
+export type Task_Deserialize = {
+	task_id: string,
+	name: string,
+	description: string,
+	status: TaskStatus,
+	priority: number,
+	assignee: string,
+	/**  single, swarm or script. */
+	task_type: string,
+	schedule?: Schedule_Deserialize | null,
+	script?: { [key in string]: string } | null,
+	plan: PlanStep[],
+	runs: Run_Deserialize[],
+	chat_history: TaskChatLine[],
+	clarifying_questions: ClarifyingQuestion_Deserialize[],
+	swarm_details?: { [key in string]: string } | null,
+	enabled: boolean,
+	model?: string | null,
+	browser_profile?: string | null,
+	/**  "default", "desktop" or a list of `{channel, chat_id}`. */
+	deliver_to: string,
+	original_context: { [key in string]: string },
+	error?: string | null,
+	next_execution_at?: string | null,
+	last_execution_at?: string | null,
+	created_at: string,
+	updated_at: string,
+};
+
+/**  A task (contract section 4, with v2's field names). */
+export type Task_Serialize = {
+	task_id: string,
+	name: string,
+	description: string,
+	status: TaskStatus,
+	priority: number,
+	assignee: string,
+	/**  single, swarm or script. */
+	task_type: string,
+	schedule: Schedule_Serialize | null,
+	script: { [key in string]: string } | null,
+	plan: PlanStep[],
+	runs: Run_Serialize[],
+	chat_history: TaskChatLine[],
+	clarifying_questions: ClarifyingQuestion_Serialize[],
+	swarm_details: { [key in string]: string } | null,
+	enabled: boolean,
+	model: string | null,
+	browser_profile: string | null,
+	/**  "default", "desktop" or a list of `{channel, chat_id}`. */
+	deliver_to: string,
+	original_context: { [key in string]: string },
+	error: string | null,
+	next_execution_at: string | null,
+	last_execution_at: string | null,
+	created_at: string,
+	updated_at: string,
 };
 
 /**  How long-running and scheduled tasks are planned, run and limited. */
@@ -2545,6 +3143,13 @@ export type Theme =
 /**  Follow this computer's light or dark setting. */
 "system";
 
+/**  One tool as `GET /api/tools` lists it. */
+export type ToolInfo = {
+	name: string,
+	description: string,
+	risk: Risk,
+};
+
 /**  Which tools are offered to the model on each message. */
 export type ToolSelection = 
 /**  Offer only the tools that fit the message when there are too many, which helps small local models. */
@@ -2611,6 +3216,23 @@ export type UiConfig_Serialize = {
 	launch_at_login: boolean,
 	/**  Closing the window keeps Sentient running in the system tray. */
 	minimize_to_tray: boolean,
+};
+
+/**  One upload: the file's name and bytes, and where it came from (upload or screen). */
+export type UploadBody = UploadBody_Serialize | UploadBody_Deserialize;
+
+/**  One upload: the file's name and bytes, and where it came from (upload or screen). */
+export type UploadBody_Deserialize = {
+	name: string,
+	bytes: number[],
+	source?: string | null,
+};
+
+/**  One upload: the file's name and bytes, and where it came from (upload or screen). */
+export type UploadBody_Serialize = {
+	name: string,
+	bytes: number[],
+	source: string | null,
 };
 
 /**  The picture Sentient builds of your preferences, goals and style. */

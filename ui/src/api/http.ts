@@ -4,7 +4,17 @@
 // ends up in a URL a server could log or a bookmark could keep.
 import { ApiError, detailToText, UNREACHABLE, UNREACHABLE_DETAIL } from './errors';
 import { dispatch, toEngineEvent } from './events';
-import type { CheckupLine, Config, EngineEvent, EventListener, PullProgress, Roles, SentientApi } from './types';
+import type {
+  ChatEvent,
+  ChatEventListener,
+  CheckupLine,
+  Config,
+  EngineEvent,
+  EventListener,
+  PullProgress,
+  Roles,
+  SentientApi,
+} from './types';
 
 export const TOKEN_KEY = 'sentient.token';
 export const PING_MS = 25_000;
@@ -114,6 +124,33 @@ export function createHttpApi(options: HttpTransportOptions = {}): SentientApi {
   }
 
   const socket = new LiveSocket(wsUrl(origin, token), options.WebSocket ?? window.WebSocket, options.pingMs ?? PING_MS);
+  const turns = new ChatTurns(socket);
+
+  /** A multipart upload (fetch sets the boundary itself). */
+  async function upload<T>(path: string, form: FormData): Promise<T> {
+    const headers: Record<string, string> = { Accept: 'application/json' };
+    if (token) headers.Authorization = `Bearer ${token}`;
+    let res: Response;
+    try {
+      res = await fetchImpl(`${origin}${path}`, { method: 'POST', headers, body: form, cache: 'no-store', credentials: 'omit' });
+    } catch {
+      throw new ApiError(UNREACHABLE, UNREACHABLE_DETAIL);
+    }
+    if (!res.ok) {
+      let detail: unknown;
+      try {
+        detail = ((await res.json()) as { detail?: unknown } | null)?.detail;
+      } catch {
+        detail = undefined;
+      }
+      throw new ApiError(res.status, detailToText(detail, res.status));
+    }
+    try {
+      return (await res.json()) as T;
+    } catch {
+      throw new ApiError(502, UNREADABLE_DETAIL);
+    }
+  }
 
   return {
     transport: 'http',
@@ -154,6 +191,27 @@ export function createHttpApi(options: HttpTransportOptions = {}): SentientApi {
       if (!res.body) throw new ApiError(502, UNREADABLE_DETAIL);
       await readNdjson<CheckupLine>(res.body, onLine);
     },
+    listSessions: (limit = 100) => request('GET', `/api/sessions?limit=${limit}`),
+    createSession: () => request('POST', '/api/sessions'),
+    renameSession: (id, title) => request('PATCH', `/api/sessions/${encodeURIComponent(id)}`, { title }),
+    deleteSession: (id) => request('DELETE', `/api/sessions/${encodeURIComponent(id)}`),
+    sessionMessages: (id, limit = 500) => request('GET', `/api/sessions/${encodeURIComponent(id)}/messages?limit=${limit}`),
+    searchSessions: (q) => request('GET', `/api/sessions/search?q=${encodeURIComponent(q)}`),
+    uploadFile: (file, name, source = 'upload') => {
+      const form = new FormData();
+      form.append('file', file, name);
+      form.append('source', source);
+      return upload('/api/files', form);
+    },
+    listFiles: () => request('GET', '/api/files'),
+    listTools: () => request('GET', '/api/tools'),
+    chatSend: (body, onEvent) => turns.send(body, onEvent),
+    chatSteer: (body, onEvent) => turns.steer(body, onEvent),
+    chatCancel: (sessionId) => socket.sendWhenOpen({ type: 'chat.cancel', session_id: sessionId }),
+    respondApproval: (approvalId, decision) => request('POST', '/api/approvals', { approval_id: approvalId, decision }),
+    ruleProposals: (sessionId, status = 'pending') =>
+      request('GET', `/api/sessions/${encodeURIComponent(sessionId)}/rule-proposals?status=${status}`),
+    decideRuleProposal: (id, decision) => request('POST', `/api/rule-proposals/${encodeURIComponent(id)}`, { decision }),
     setTitle: (title) => {
       document.title = title;
     },
@@ -230,6 +288,126 @@ function wsUrl(origin: string, token: string | null): string {
   return `${base}/ws${token ? `?token=${encodeURIComponent(token)}` : ''}`;
 }
 
+/** A fresh id to recognise a turn's `session` event by (its `client_id` echo). */
+export function newClientId(): string {
+  const c = globalThis.crypto;
+  if (c && typeof c.randomUUID === 'function') return c.randomUUID();
+  return `c${Date.now().toString(36)}${Math.random().toString(36).slice(2)}`;
+}
+
+/** How long a chat message waits for the live connection to open before giving up. */
+export const SEND_WAIT_MS = 10_000;
+
+/**
+ * Chat turns over the shared socket. Chat events arrive flat, for every turn this window
+ * started; a turn is recognised by its `session` event echoing the client id, then by its chat.
+ * After `done` the listener keeps following that chat until the next send to it, because steers
+ * that arrive too late for a reply become a turn of their own (announced by a `session` event
+ * without a client id).
+ */
+class ChatTurns {
+  private followers = new Map<string, () => void>();
+
+  constructor(private readonly socket: LiveSocket) {}
+
+  send(body: Parameters<SentientApi['chatSend']>[0], onEvent: ChatEventListener): Promise<void> {
+    const clientId = body.client_id ?? newClientId();
+    if (body.session_id) this.unfollow(body.session_id);
+    return this.follow(clientId, body.session_id ?? null, onEvent, () =>
+      this.socket.sendWhenOpen({ type: 'chat.send', ...body, client_id: clientId }),
+    );
+  }
+
+  async steer(body: Parameters<SentientApi['chatSteer']>[0], onEvent: ChatEventListener): Promise<{ queued: boolean }> {
+    const clientId = body.client_id ?? newClientId();
+    return new Promise((resolve, reject) => {
+      const off = this.socket.add((ev) => {
+        if (ev.type === 'connection.lost') {
+          off();
+          reject(new ApiError(UNREACHABLE, LOST_DETAIL));
+          return;
+        }
+        const m = ev.data as Partial<ChatEvent> & { client_id?: string | null };
+        if (ev.type !== 'steer_ack' || m.client_id !== clientId) return;
+        off();
+        const queued = (m as { queued?: boolean }).queued === true;
+        // Nothing was running: the engine started a turn with these words.
+        if (!queued) {
+          this.unfollow(body.session_id);
+          void this.follow(clientId, body.session_id, onEvent, async () => {}).catch(() => {});
+        }
+        resolve({ queued });
+      });
+      this.socket.sendWhenOpen({ type: 'chat.steer', ...body, client_id: clientId }).catch((e: unknown) => {
+        off();
+        reject(e);
+      });
+    });
+  }
+
+  private unfollow(sessionId: string) {
+    this.followers.get(sessionId)?.();
+    this.followers.delete(sessionId);
+  }
+
+  /** Forwards the turn's events; resolves at its `done`, then keeps following its chat. */
+  private follow(
+    clientId: string,
+    knownSession: string | null,
+    onEvent: ChatEventListener,
+    start: () => Promise<void>,
+  ): Promise<void> {
+    let sessionId: string | null = null;
+    let finished = false;
+    return new Promise<void>((resolve, reject) => {
+      const off = this.socket.add((ev) => {
+        if (ev.type === 'connection.lost') {
+          if (!finished) {
+            finished = true;
+            off();
+            reject(new ApiError(UNREACHABLE, LOST_DETAIL));
+          }
+          return;
+        }
+        if (ev.type.includes('.')) return;
+        const m = ev.data as ChatEvent & { client_id?: string | null; session_id?: string };
+        if (sessionId === null) {
+          const ours =
+            m.client_id === clientId ||
+            // A message for a chat that doesn't exist fails before the turn has a session event.
+            (m.type === 'error' && knownSession !== null && m.session_id === knownSession);
+          if (!ours) return;
+          onEvent(m);
+          if (m.type === 'session') {
+            sessionId = m.session_id;
+            this.unfollow(sessionId);
+            this.followers.set(sessionId, off);
+            return;
+          }
+          // A dropped message's error is followed by its done.
+          if (m.type === 'error' && m.dropped) return;
+          // Otherwise it joined a reply already running (steer_ack), or never became a turn.
+          finished = true;
+          off();
+          resolve();
+          return;
+        }
+        if (m.session_id !== sessionId || m.type === 'steer_ack') return;
+        onEvent(m);
+        if (m.type === 'done' && !finished) {
+          finished = true;
+          resolve();
+        }
+      });
+      start().catch((e: unknown) => {
+        finished = true;
+        off();
+        reject(e);
+      });
+    });
+  }
+}
+
 /**
  * The `/ws` connection, shared by every subscriber: opened with the first listener, closed a
  * moment after the last one leaves, reconnected with backoff when it drops, pinged every 25 s.
@@ -280,6 +458,9 @@ class LiveSocket {
       this.attempt = 0;
       this.wasOpen = true;
       this.pingTimer = setInterval(() => this.send({ type: 'ping' }), this.pingMs);
+      const waiting = this.outbox;
+      this.outbox = [];
+      for (const send of waiting) send(ws);
     };
     ws.onmessage = (msg: MessageEvent) => {
       let parsed: unknown;
@@ -316,6 +497,35 @@ class LiveSocket {
   private send(msg: unknown): void {
     if (this.ws && this.ws.readyState === 1 /* OPEN */) this.ws.send(JSON.stringify(msg));
   }
+
+  /**
+   * Sends a message once the connection is open (opening it if nobody listens yet). Rejects when
+   * it doesn't open within SEND_WAIT_MS.
+   */
+  sendWhenOpen(msg: unknown): Promise<void> {
+    if (this.ws && this.ws.readyState === 1) {
+      this.ws.send(JSON.stringify(msg));
+      return Promise.resolve();
+    }
+    return new Promise((resolve, reject) => {
+      // Listening keeps the socket open (and opens it) while the message waits.
+      const off = this.add(() => {});
+      const timer = setTimeout(() => {
+        this.outbox = this.outbox.filter((w) => w !== waiting);
+        off();
+        reject(new ApiError(UNREACHABLE, UNREACHABLE_DETAIL));
+      }, SEND_WAIT_MS);
+      const waiting = (ws: WebSocket) => {
+        clearTimeout(timer);
+        ws.send(JSON.stringify(msg));
+        off();
+        resolve();
+      };
+      this.outbox.push(waiting);
+    });
+  }
+
+  private outbox: Array<(ws: WebSocket) => void> = [];
 
   private emit(ev: EngineEvent): void {
     dispatch(this.listeners, ev);

@@ -17,6 +17,7 @@ import type {
   CheckupRequest,
   EmbeddingTestResult,
   EngineEvent,
+  FileInfo,
   Hardware,
   LocalModels,
   ModelBusy,
@@ -28,9 +29,14 @@ import type {
   ProviderView,
   PullProgress,
   RoleChanges,
+  MessageRow,
   RolePick,
   RoleResult,
   Roles,
+  RuleDecision,
+  RuleProposal,
+  SearchHit,
+  Session,
   SavePresetRequest,
   SecretInfo,
   StopState,
@@ -50,6 +56,11 @@ export const queryKeys = {
   hardware: ['system', 'hardware'] as const,
   secrets: ['secrets'] as const,
   presets: ['models', 'presets'] as const,
+  sessions: ['sessions', 'list'] as const,
+  sessionSearch: (q: string) => ['sessions', 'search', q] as const,
+  // Kept apart from ['sessions', ...] so refreshing the list never refetches an open transcript.
+  messages: (sessionId: string) => ['chat-messages', sessionId] as const,
+  ruleProposals: (sessionId: string) => ['rule-proposals', sessionId] as const,
 };
 
 export function createQueryClient(): QueryClient {
@@ -80,9 +91,39 @@ export function setStopState(qc: QueryClient, value: unknown): void {
   qc.setQueryData<Bootstrap>(queryKeys.bootstrap, (b) => (b ? { ...b, stop } : b));
 }
 
+/** A chat got a (new) title: rename it in the list, or fetch the list when it is new. */
+function applySessionUpdated(qc: QueryClient, data: unknown): void {
+  const d = data as { session_id?: unknown; title?: unknown } | null;
+  if (!d || typeof d.session_id !== 'string' || typeof d.title !== 'string') return;
+  const { session_id, title } = d;
+  const list = qc.getQueryData<Session[]>(queryKeys.sessions);
+  if (list && list.some((s) => s.id === session_id)) {
+    qc.setQueryData<Session[]>(queryKeys.sessions, list.map((s) => (s.id === session_id ? { ...s, title } : s)));
+  } else {
+    void qc.invalidateQueries({ queryKey: queryKeys.sessions });
+  }
+}
+
+/** A rule proposal was made or answered: put it in its chat's list (answered ones show their outcome). */
+function applyRuleProposal(qc: QueryClient, data: unknown): void {
+  const p = data as RuleProposal | null;
+  if (!p || typeof p.id !== 'string' || typeof p.session_id !== 'string') return;
+  qc.setQueryData<RuleProposal[]>(queryKeys.ruleProposals(p.session_id), (list) => upsertProposal(list ?? [], p));
+}
+
+export function upsertProposal(list: RuleProposal[], p: RuleProposal): RuleProposal[] {
+  return list.some((x) => x.id === p.id) ? list.map((x) => (x.id === p.id ? p : x)) : [...list, p];
+}
+
 /** Applies one live event to the cache. */
 export function applyEvent(qc: QueryClient, ev: EngineEvent): void {
   switch (ev.type) {
+    case 'session.updated':
+      applySessionUpdated(qc, ev.data);
+      break;
+    case 'rule_proposal.updated':
+      applyRuleProposal(qc, ev.data);
+      break;
     case 'stop.updated':
       setStopState(qc, ev.data);
       break;
@@ -544,4 +585,90 @@ export function useCheckup() {
   );
 
   return { state, start, busy: state.phase === 'running' };
+}
+
+// ------------------------------------------------------------------------------ chats
+
+export function useSessions() {
+  const api = useApi();
+  return useQuery<Session[], ApiError>({
+    queryKey: queryKeys.sessions,
+    queryFn: () => api.listSessions(100).catch(rejectAsApiError),
+  });
+}
+
+/** Search across every chat; nothing is asked until there are words. */
+export function useSessionSearch(q: string) {
+  const api = useApi();
+  const words = q.trim();
+  return useQuery<SearchHit[], ApiError>({
+    queryKey: queryKeys.sessionSearch(words),
+    queryFn: () => api.searchSessions(words).catch(rejectAsApiError),
+    enabled: words !== '',
+  });
+}
+
+/**
+ * A chat's stored transcript. Fetched when the chat is opened; what happens after that arrives
+ * as live events, so it is not fetched again on its own.
+ */
+export function useSessionMessages(sessionId: string | null) {
+  const api = useApi();
+  return useQuery<MessageRow[], ApiError>({
+    queryKey: queryKeys.messages(sessionId ?? ''),
+    queryFn: () => api.sessionMessages(sessionId ?? '', 500).catch(rejectAsApiError),
+    enabled: sessionId !== null,
+    staleTime: Infinity,
+    gcTime: 0,
+    refetchOnWindowFocus: false,
+  });
+}
+
+export function useRenameSession() {
+  const api = useApi();
+  const qc = useQueryClient();
+  return useMutation<OkReply, ApiError, { id: string; title: string }>({
+    mutationFn: ({ id, title }) => api.renameSession(id, title).catch(rejectAsApiError),
+    onSuccess: (_res, { id, title }) => applySessionUpdated(qc, { session_id: id, title }),
+  });
+}
+
+export function useDeleteSession() {
+  const api = useApi();
+  const qc = useQueryClient();
+  return useMutation<OkReply, ApiError, string>({
+    mutationFn: (id) => api.deleteSession(id).catch(rejectAsApiError),
+    onSuccess: (_res, id) => {
+      qc.setQueryData<Session[]>(queryKeys.sessions, (list) => list?.filter((s) => s.id !== id));
+      qc.removeQueries({ queryKey: queryKeys.messages(id) });
+      void qc.invalidateQueries({ queryKey: ['sessions', 'search'] });
+    },
+  });
+}
+
+/** A chat's "Make this a rule?" cards: pending ones, plus any answered while it is open. */
+export function useRuleProposals(sessionId: string | null) {
+  const api = useApi();
+  return useQuery<RuleProposal[], ApiError>({
+    queryKey: queryKeys.ruleProposals(sessionId ?? ''),
+    queryFn: () => api.ruleProposals(sessionId ?? '', 'pending').catch(rejectAsApiError),
+    enabled: sessionId !== null,
+  });
+}
+
+export function useDecideRuleProposal() {
+  const api = useApi();
+  const qc = useQueryClient();
+  return useMutation<RuleProposal, ApiError, { id: string; decision: RuleDecision }>({
+    mutationFn: ({ id, decision }) => api.decideRuleProposal(id, decision).catch(rejectAsApiError),
+    onSuccess: (p) => applyRuleProposal(qc, p),
+  });
+}
+
+/** Uploads a file to attach to a message; answers the name it was stored under. */
+export function useUploadFile() {
+  const api = useApi();
+  return useMutation<FileInfo, ApiError, File>({
+    mutationFn: (file) => api.uploadFile(file, file.name, 'upload').catch(rejectAsApiError),
+  });
 }

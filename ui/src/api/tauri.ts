@@ -13,7 +13,8 @@ import {
 type Result<T, E> = { status: 'ok'; data: T } | { status: 'error'; error: E };
 import { toApiError } from './errors';
 import { TAURI_EVENT, toEngineEvent } from './events';
-import type { CheckupLine, PullProgress, SentientApi } from './types';
+import type { ChatEvent, CheckupLine, PullProgress, SentientApi } from './types';
+import { newClientId } from './http';
 
 /** A command's typed result as a value, or its typed error thrown as our ApiError. */
 async function unwrap<T>(call: Promise<Result<T, WireApiError>>): Promise<T> {
@@ -25,6 +26,17 @@ async function unwrap<T>(call: Promise<Result<T, WireApiError>>): Promise<T> {
   }
   if (result.status === 'ok') return result.data;
   throw toApiError(result.error);
+}
+
+/** A file's bytes (FileReader where Blob.arrayBuffer is missing, as in older webviews). */
+function readBytes(file: Blob): Promise<ArrayBuffer> {
+  if (typeof file.arrayBuffer === 'function') return file.arrayBuffer();
+  return new Promise((resolve, reject) => {
+    const reader = new FileReader();
+    reader.onload = () => resolve(reader.result as ArrayBuffer);
+    reader.onerror = () => reject(toApiError(reader.error ?? new Error('The file could not be read.')));
+    reader.readAsArrayBuffer(file);
+  });
 }
 
 export function createTauriApi(): SentientApi {
@@ -69,6 +81,52 @@ export function createTauriApi(): SentientApi {
       channel.onmessage = (line) => onLine(line as CheckupLine);
       await unwrap(commands.modelCheckup(body, channel));
     },
+    listSessions: (limit = 100) => unwrap(commands.listSessions(limit)),
+    createSession: () => unwrap(commands.createSession()),
+    renameSession: (id, title) => unwrap(commands.renameSession(id, { title })),
+    deleteSession: (id) => unwrap(commands.deleteSession(id)),
+    sessionMessages: (id, limit = 500) => unwrap(commands.sessionMessages(id, limit)),
+    searchSessions: (q) => unwrap(commands.searchSessions(q)),
+    async uploadFile(file, name, source = 'upload') {
+      const bytes = Array.from(new Uint8Array(await readBytes(file)));
+      return unwrap(commands.uploadFile({ name, bytes, source }));
+    },
+    listFiles: () => unwrap(commands.listFiles()),
+    listTools: () => unwrap(commands.listTools()),
+    async chatSend(body, onEvent) {
+      // Every event of the turn arrives on the channel; the command returns once it has ended.
+      const channel = new Channel<JsonValue>();
+      channel.onmessage = (ev) => onEvent(ev as unknown as ChatEvent);
+      await unwrap(
+        commands.chatSend(
+          {
+            session_id: body.session_id ?? null,
+            text: body.text,
+            attachments: body.attachments ?? [],
+            model: body.model ?? null,
+            client_id: body.client_id ?? newClientId(),
+          },
+          channel,
+        ),
+      );
+    },
+    async chatSteer(body, onEvent) {
+      const clientId = body.client_id ?? newClientId();
+      const ack = await unwrap(commands.chatSteer({ session_id: body.session_id, text: body.text, client_id: clientId }));
+      // No reply was running: the words become a turn of their own, as on the socket.
+      if (!ack.queued) {
+        this.chatSend({ session_id: body.session_id, text: body.text, client_id: clientId }, onEvent).catch((err: unknown) =>
+          console.error('Could not send the message', err),
+        );
+      }
+      return { queued: ack.queued };
+    },
+    chatCancel: async (sessionId) => {
+      await unwrap(commands.chatCancel(sessionId));
+    },
+    respondApproval: (approvalId, decision) => unwrap(commands.approvalRespond({ approval_id: approvalId, decision })),
+    ruleProposals: (sessionId, status = 'pending') => unwrap(commands.ruleProposals(sessionId, status)),
+    decideRuleProposal: (id, decision) => unwrap(commands.decideRuleProposal(id, { decision })),
     setTitle(title) {
       document.title = title;
       // The window manager and the taskbar show the window's own title.

@@ -37,6 +37,14 @@ import type {
   StopState_Serialize,
   TestRequest_Deserialize,
   TestResult_Serialize,
+  Session_Serialize,
+  MessageRow_Serialize,
+  SearchHit as WireSearchHit,
+  FileInfo as WireFileInfo,
+  PluginInfo as WirePluginInfo,
+  RuleProposal_Serialize,
+  RuleTarget_Serialize,
+  RuleDecision as WireRuleDecision,
 } from '../bindings';
 
 export type { Health, Theme } from '../bindings';
@@ -93,6 +101,98 @@ export type RoleName = (typeof ROLE_NAMES)[number];
 export type RoleChanges = Partial<Record<RoleName, string | null>>;
 /** `PUT /api/models/fallbacks`: each named role's backup models, in order. */
 export type Fallbacks = Partial<Record<RoleName, string[]>>;
+
+// Chats, files and tools (contract section 2).
+export type Session = Session_Serialize;
+export type MessageRow = MessageRow_Serialize;
+export type SearchHit = WireSearchHit;
+export type FileInfo = WireFileInfo;
+export type PluginInfo = WirePluginInfo;
+
+/** What a reply had in mind (memory; filled in by a later version, `[]` until then). */
+export type MemorySource = {
+  kind: 'fact' | 'insight';
+  id: number | string;
+  text: string;
+  source: string;
+  via: 'prompt' | 'tool';
+};
+
+/** `chat.send`: omit `session_id` for a new chat; attachments are names from the files list. */
+export type ChatSendRequest = {
+  session_id?: string | null;
+  text: string;
+  attachments?: string[];
+  model?: string | null;
+  /** Echoed on the turn's `session` event (made up by the transport when left out). */
+  client_id?: string;
+};
+
+export type ChatSteerRequest = { session_id: string; text: string; client_id?: string };
+
+export type ApprovalDecision = 'allow' | 'allow_session' | 'deny';
+
+/** Every chat event carries the chat and the turn it belongs to. */
+type TurnFields = { session_id: string; turn_id: string };
+
+/** The flat chat events of contract section 1, as a turn streams them. */
+export type ChatEvent =
+  | ({ type: 'session'; client_id?: string | null } & TurnFields)
+  | ({ type: 'thinking_delta'; text: string } & TurnFields)
+  | ({ type: 'text_delta'; text: string } & TurnFields)
+  | ({ type: 'tool_call'; call_id: string; name: string; arguments: unknown } & TurnFields)
+  | ({
+      type: 'tool_progress';
+      call_id: string;
+      name: string;
+      kind: 'stdout' | 'stderr' | 'status' | 'frame' | 'subagent' | string;
+      text?: string | null;
+      image?: string | null;
+      data?: unknown;
+    } & TurnFields)
+  | ({ type: 'tool_result'; call_id: string; name: string; result: unknown; is_error: boolean; duration_ms: number } & TurnFields)
+  | ({
+      type: 'approval_request';
+      approval_id: string;
+      call_id: string;
+      name: string;
+      arguments: unknown;
+      risk: 'read' | 'write' | 'send' | 'exec' | string;
+      reason: string;
+      risk_label?: string | null;
+      target?: string | null;
+      untrusted?: string | null;
+    } & TurnFields)
+  | ({ type: 'user_interjection'; text: string } & TurnFields)
+  | { type: 'steer_ack'; session_id: string; queued: boolean; client_id?: string | null }
+  | ({
+      type: 'usage';
+      model: string;
+      prompt_tokens: number;
+      completion_tokens: number;
+      context_used: number | null;
+      context_length: number | null;
+      context_percent: number | null;
+      context_warning: string | null;
+    } & TurnFields)
+  | ({ type: 'error'; message: string; recoverable?: boolean; dropped?: boolean; client_id?: string | null } & TurnFields)
+  | ({
+      type: 'done';
+      content: string;
+      message_id: string | null;
+      cancelled?: boolean;
+      memory_sources: MemorySource[];
+      dropped?: string[];
+      client_id?: string | null;
+    } & TurnFields);
+
+export type ChatEventListener = (ev: ChatEvent) => void;
+
+/** Rules from chat: a "Make this a rule?" card (contract section 2). */
+export type RuleTarget = RuleTarget_Serialize;
+export type RuleProposal = RuleProposal_Serialize;
+export type RuleProposalStatus = RuleProposal['status'] | 'all';
+export type RuleDecision = WireRuleDecision;
 
 /**
  * One live event from the engine's bus: `{type, data, ts}`. Domain events have a dotted type
@@ -166,6 +266,45 @@ export interface SentientApi {
    * as it arrives. Resolves after the last line. It changes no settings.
    */
   modelCheckup(body: CheckupRequest, onLine: (line: CheckupLine) => void): Promise<void>;
+
+  // Chats (contract section 2, "Sessions").
+  /** Chats, newest first. */
+  listSessions(limit?: number): Promise<Session[]>;
+  /** Starts a new, empty chat. */
+  createSession(): Promise<{ session_id: string }>;
+  renameSession(id: string, title: string): Promise<OkReply>;
+  deleteSession(id: string): Promise<OkReply>;
+  /** The stored transcript, oldest first. */
+  sessionMessages(id: string, limit?: number): Promise<MessageRow[]>;
+  /** Messages with the words, best first, each with a snippet (matches marked with [ and ]). */
+  searchSessions(q: string): Promise<SearchHit[]>;
+
+  // Files and tools.
+  /** Saves a file for attaching to a message; answers the name it was stored under. */
+  uploadFile(file: Blob, name: string, source?: 'upload' | 'screen'): Promise<FileInfo>;
+  listFiles(): Promise<FileInfo[]>;
+  listTools(): Promise<PluginInfo[]>;
+
+  // Chat (contract section 1).
+  /**
+   * Starts a turn and calls `onEvent` with each of its events (and those of a turn made of steers
+   * that came too late for it). Resolves when the turn has ended.
+   */
+  chatSend(body: ChatSendRequest, onEvent: ChatEventListener): Promise<void>;
+  /**
+   * Adds words to the reply running in a chat. `queued: false` means none was running: the words
+   * then start a turn of their own, whose events go to `onEvent`.
+   */
+  chatSteer(body: ChatSteerRequest, onEvent: ChatEventListener): Promise<{ queued: boolean }>;
+  /** Stops the reply running in a chat (its `done` then says `cancelled`). */
+  chatCancel(sessionId: string): Promise<void>;
+  /** Answers an approval question; `resolved: false` when it had already ended. */
+  respondApproval(approvalId: string, decision: ApprovalDecision): Promise<{ resolved: boolean }>;
+
+  // Rules from chat.
+  /** A chat's "Make this a rule?" proposals (default: the pending ones), oldest first. */
+  ruleProposals(sessionId: string, status?: RuleProposalStatus): Promise<RuleProposal[]>;
+  decideRuleProposal(id: string, decision: RuleDecision): Promise<RuleProposal>;
 
   /** Names what the window shows (the page title, and in the desktop app the window's title). */
   setTitle(title: string): void;

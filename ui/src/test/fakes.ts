@@ -2,7 +2,19 @@
 // behind the SentientApi interface.
 import { vi } from 'vitest';
 import type {
+  ApprovalDecision,
   Bootstrap,
+  ChatEvent,
+  ChatEventListener,
+  ChatSendRequest,
+  ChatSteerRequest,
+  FileInfo,
+  MessageRow,
+  PluginInfo,
+  RuleDecision,
+  RuleProposal,
+  SearchHit,
+  Session,
   CheckupLine,
   CheckupRequest,
   Config,
@@ -275,6 +287,61 @@ export type FakePull = {
   fail: (error: unknown) => void;
 };
 
+// ------------------------------------------------------------------------------ chats
+
+export function makeSession(overrides: Partial<Session> & { id: string }): Session {
+  return {
+    title: '',
+    channel: 'desktop',
+    created_at: '2030-05-04T10:00:00Z',
+    updated_at: '2030-05-04T10:00:00Z',
+    untrusted: null,
+    visited_hosts: null,
+    ...overrides,
+  };
+}
+
+export function makeRow(overrides: Partial<MessageRow> & { id: string; role: string }): MessageRow {
+  return {
+    content: '',
+    thinking: null,
+    tool_calls: [],
+    tool_call_id: null,
+    name: null,
+    attachments: [],
+    interjection: false,
+    memory_sources: [],
+    created_at: '2030-05-04T10:00:00Z',
+    ...overrides,
+  };
+}
+
+export function makeProposal(overrides: Partial<RuleProposal> = {}): RuleProposal {
+  return {
+    id: 'rp1',
+    session_id: 's1',
+    message_id: 'm1',
+    said: 'never delete my emails',
+    rule: 'never',
+    keys: ['gmail_trash'],
+    targets: [{ key: 'gmail_trash', app: 'Gmail', tool: 'Trash', label: 'Gmail > Trash' }],
+    status: 'pending',
+    created_at: '2030-05-04T10:00:00Z',
+    decided_at: null,
+    ...overrides,
+  };
+}
+
+/** A chat turn the test drives by hand: play events (chat and turn ids filled in), then end it. */
+export type FakeTurn = {
+  body: ChatSendRequest;
+  onEvent: ChatEventListener;
+  /** Plays one event; `session_id` and `turn_id` default to the turn's. */
+  emit: (ev: Record<string, unknown> & { type: ChatEvent['type'] }) => void;
+  finish: () => void;
+  fail: (error: unknown) => void;
+};
+
 /** A fake engine: every method is a vi.fn, and `emit` plays an event to subscribers. */
 export function fakeApi(initial: Bootstrap) {
   const listeners = new Set<(ev: EngineEvent) => void>();
@@ -283,6 +350,11 @@ export function fakeApi(initial: Bootstrap) {
   let roles: Roles = { ...ROLES };
   const pulls: FakePull[] = [];
   const checkups: Array<FakeStream<CheckupLine> & { body: CheckupRequest }> = [];
+  let sessions: Session[] = [];
+  const messages = new Map<string, MessageRow[]>();
+  let proposals: RuleProposal[] = [];
+  const turns: FakeTurn[] = [];
+  const steers: Array<{ body: ChatSteerRequest; onEvent: ChatEventListener }> = [];
   const noSwitch: PresetSwitch = { preset: null, changed: [], missing: [], can_undo: true };
   const api = {
     transport: 'http' as const,
@@ -359,6 +431,63 @@ export function fakeApi(initial: Bootstrap) {
           checkups.push({ body, progress: onLine, finish: resolve, fail: reject });
         }),
     ),
+    listSessions: vi.fn(async () => sessions),
+    createSession: vi.fn(async () => {
+      const id = `s${sessions.length + 1}`;
+      sessions = [makeSession({ id }), ...sessions];
+      return { session_id: id };
+    }),
+    renameSession: vi.fn(async (id: string, title: string) => {
+      sessions = sessions.map((s) => (s.id === id ? { ...s, title } : s));
+      return { ok: true };
+    }),
+    deleteSession: vi.fn(async (id: string) => {
+      sessions = sessions.filter((s) => s.id !== id);
+      return { ok: true };
+    }),
+    sessionMessages: vi.fn(async (id: string) => messages.get(id) ?? []),
+    searchSessions: vi.fn(async (_q: string): Promise<SearchHit[]> => []),
+    uploadFile: vi.fn(
+      async (file: Blob, name: string): Promise<FileInfo> => ({
+        name,
+        size: file.size,
+        mime: file.type || 'application/octet-stream',
+        modified_at: '2030-05-04T10:00:00Z',
+      }),
+    ),
+    listFiles: vi.fn(async (): Promise<FileInfo[]> => []),
+    listTools: vi.fn(async (): Promise<PluginInfo[]> => []),
+    chatSend: vi.fn(
+      (body: ChatSendRequest, onEvent: ChatEventListener) =>
+        new Promise<void>((resolve, reject) => {
+          const n = turns.length + 1;
+          const ids = { session_id: body.session_id ?? 's1', turn_id: `t${n}` };
+          turns.push({
+            body,
+            onEvent,
+            emit: (ev) => onEvent({ ...ids, ...ev } as unknown as ChatEvent),
+            finish: resolve,
+            fail: reject,
+          });
+        }),
+    ),
+    chatSteer: vi.fn(async (body: ChatSteerRequest, onEvent: ChatEventListener) => {
+      steers.push({ body, onEvent });
+      return { queued: true };
+    }),
+    chatCancel: vi.fn(async (_sessionId: string) => {}),
+    respondApproval: vi.fn(async (_approvalId: string, _decision: ApprovalDecision) => ({ resolved: true })),
+    ruleProposals: vi.fn(async (sessionId: string) => proposals.filter((p) => p.session_id === sessionId && p.status === 'pending')),
+    decideRuleProposal: vi.fn(async (id: string, decision: RuleDecision) => {
+      const found = proposals.find((p) => p.id === id) ?? makeProposal({ id });
+      const decided: RuleProposal = {
+        ...found,
+        status: decision === 'accept' ? 'accepted' : 'declined',
+        decided_at: '2030-05-04T10:05:00Z',
+      };
+      proposals = proposals.map((p) => (p.id === id ? decided : p));
+      return decided;
+    }),
     subscribe: vi.fn((listener: (ev: EngineEvent) => void) => {
       listeners.add(listener);
       return () => listeners.delete(listener);
@@ -375,6 +504,24 @@ export function fakeApi(initial: Bootstrap) {
     },
     /** Downloads started so far, oldest first. */
     pulls,
+    setSessions(list: Session[]) {
+      sessions = list;
+    },
+    setMessages(sessionId: string, rows: MessageRow[]) {
+      messages.set(sessionId, rows);
+    },
+    setProposals(list: RuleProposal[]) {
+      proposals = list;
+    },
+    /** Chat turns started so far, oldest first. */
+    turns,
+    /** Steers sent so far, oldest first. */
+    steers,
+    lastTurn(): FakeTurn {
+      const turn = turns.at(-1);
+      if (!turn) throw new Error('no chat turn was started');
+      return turn;
+    },
     /** Check-ups started so far, oldest first. */
     checkups,
     lastCheckup() {

@@ -1,0 +1,213 @@
+//! Chat from the window: a turn streams its events (the contract's flat chat events, section 1)
+//! through a channel, the same events `/ws` sends; steering, stopping a reply, answering an
+//! approval question, and the tools list.
+
+use sentient_engine::Engine;
+use sentient_engine::agent::chat::ChatSend;
+use sentient_engine::error::ApiError;
+use sentient_engine::gateway::routes::chat::Resolved;
+use sentient_engine::tools::PluginInfo;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use tauri::State;
+use tauri::ipc::Channel;
+
+/// `chat.send`: omit `session_id` for a new chat; `attachments` are file names from the files list.
+#[derive(Debug, Deserialize, specta::Type)]
+pub struct ChatSendBody {
+    #[serde(default)]
+    pub session_id: Option<String>,
+    pub text: String,
+    #[serde(default)]
+    pub attachments: Vec<String>,
+    #[serde(default)]
+    pub model: Option<String>,
+    #[serde(default)]
+    pub client_id: Option<String>,
+}
+
+/// `chat.steer`: words for the reply running in a chat.
+#[derive(Debug, Deserialize, specta::Type)]
+pub struct ChatSteerBody {
+    pub session_id: String,
+    pub text: String,
+    #[serde(default)]
+    pub client_id: Option<String>,
+}
+
+/// Whether a steer was queued for the running reply (false: no reply was running).
+#[derive(Debug, Serialize, Deserialize, specta::Type)]
+pub struct SteerAck {
+    pub queued: bool,
+}
+
+/// Whether a running reply was asked to stop (false: none was running).
+#[derive(Debug, Serialize, Deserialize, specta::Type)]
+pub struct CancelAck {
+    pub cancelled: bool,
+}
+
+/// `approval.respond`: decision is allow, allow_session or deny.
+#[derive(Debug, Deserialize, specta::Type)]
+pub struct ApprovalAnswer {
+    pub approval_id: String,
+    pub decision: String,
+}
+
+/// Runs a chat turn, sending each event through `on_event`; returns when the turn (and any turn
+/// made of steers that came too late for it) has ended.
+#[tauri::command]
+#[specta::specta]
+pub async fn chat_send(
+    engine: State<'_, Engine>,
+    body: ChatSendBody,
+    on_event: Channel<Value>,
+) -> Result<(), ApiError> {
+    let send = ChatSend {
+        session_id: body.session_id,
+        text: body.text,
+        attachments: body.attachments,
+        model: body.model,
+        client_id: body.client_id,
+    };
+    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
+    let engine = engine.inner().clone();
+    // The turn runs on its own task so a window that goes away never stops it half-saved.
+    let turn = tokio::spawn(async move { engine.chat_turn(send, tx).await });
+    while let Some(event) = rx.recv().await {
+        if on_event.send(event).is_err() {
+            break;
+        }
+    }
+    let _ = turn.await;
+    Ok(())
+}
+
+#[tauri::command]
+#[specta::specta]
+pub async fn chat_steer(
+    engine: State<'_, Engine>,
+    body: ChatSteerBody,
+) -> Result<SteerAck, ApiError> {
+    Ok(SteerAck {
+        queued: engine.steer_chat(&body.session_id, &body.text),
+    })
+}
+
+#[tauri::command]
+#[specta::specta]
+pub async fn chat_cancel(
+    engine: State<'_, Engine>,
+    session_id: String,
+) -> Result<CancelAck, ApiError> {
+    Ok(CancelAck {
+        cancelled: engine.cancel_chat(&session_id),
+    })
+}
+
+#[tauri::command]
+#[specta::specta]
+pub async fn approval_respond(
+    engine: State<'_, Engine>,
+    body: ApprovalAnswer,
+) -> Result<Resolved, ApiError> {
+    Ok(Resolved {
+        resolved: engine.resolve_approval(&body.approval_id, &body.decision),
+    })
+}
+
+/// Every app with its tools and their risk (as `GET /api/tools`).
+#[tauri::command]
+#[specta::specta]
+pub async fn list_tools(engine: State<'_, Engine>) -> Result<Vec<PluginInfo>, ApiError> {
+    Ok(engine.tools().catalog())
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::{Arc, Mutex};
+
+    use super::*;
+    use crate::test_support::engine_and_app;
+    use tauri::Manager;
+    use tauri::ipc::InvokeResponseBody;
+
+    /// A channel that keeps what it is sent.
+    fn recording_channel() -> (Channel<Value>, Arc<Mutex<Vec<Value>>>) {
+        let seen = Arc::new(Mutex::new(Vec::new()));
+        let keep = seen.clone();
+        let channel = Channel::new(move |body| {
+            if let InvokeResponseBody::Json(text) = body {
+                keep.lock()
+                    .expect("lock")
+                    .push(serde_json::from_str(&text).expect("json"));
+            }
+            Ok(())
+        });
+        (channel, seen)
+    }
+
+    #[test]
+    fn an_empty_message_streams_the_plain_error_and_ends() {
+        let (_dir, _engine, app) = engine_and_app();
+        let state = app.state::<Engine>();
+        let (channel, seen) = recording_channel();
+        tauri::async_runtime::block_on(chat_send(
+            state,
+            ChatSendBody {
+                session_id: None,
+                text: "   ".to_owned(),
+                attachments: Vec::new(),
+                model: None,
+                client_id: Some("c1".to_owned()),
+            },
+            channel,
+        ))
+        .expect("send");
+        let seen = seen.lock().expect("lock");
+        assert_eq!(seen.len(), 1, "{seen:?}");
+        assert_eq!(seen[0]["type"], "error");
+        assert_eq!(seen[0]["message"], "Type a message first.");
+    }
+
+    #[test]
+    fn steer_cancel_and_approval_say_when_nothing_was_waiting() {
+        let (_dir, _engine, app) = engine_and_app();
+        let state = app.state::<Engine>();
+        tauri::async_runtime::block_on(async {
+            let ack = chat_steer(
+                state.clone(),
+                ChatSteerBody {
+                    session_id: "nope".to_owned(),
+                    text: "also eggs".to_owned(),
+                    client_id: None,
+                },
+            )
+            .await
+            .expect("steer");
+            assert!(!ack.queued);
+            let cancel = chat_cancel(state.clone(), "nope".to_owned())
+                .await
+                .expect("cancel");
+            assert!(!cancel.cancelled);
+            let answer = approval_respond(
+                state.clone(),
+                ApprovalAnswer {
+                    approval_id: "nope".to_owned(),
+                    decision: "allow".to_owned(),
+                },
+            )
+            .await
+            .expect("respond");
+            assert!(!answer.resolved);
+            let tools = list_tools(state.clone()).await.expect("tools");
+            assert!(
+                tools
+                    .iter()
+                    .flat_map(|p| &p.tools)
+                    .any(|t| t.name == "files_write"),
+                "the built-in files tools are listed"
+            );
+        });
+    }
+}

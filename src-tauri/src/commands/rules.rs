@@ -1,0 +1,70 @@
+//! Rules from chat: a chat's "Make this a rule?" cards and the person's answer, the same service
+//! calls as `/api/sessions/{id}/rule-proposals` and `/api/rule-proposals/{id}`.
+
+use sentient_engine::Engine;
+use sentient_engine::agent::chat_rules::{RuleDecision, RuleProposal};
+use sentient_engine::error::ApiError;
+use serde::Deserialize;
+use tauri::State;
+
+/// accept saves the rule, decline saves nothing.
+#[derive(Debug, Deserialize, specta::Type)]
+pub struct RuleDecisionBody {
+    pub decision: RuleDecision,
+}
+
+/// A chat's proposals, oldest first; `status` is pending (the default), accepted, declined or all.
+#[tauri::command]
+#[specta::specta]
+pub async fn rule_proposals(
+    engine: State<'_, Engine>,
+    session_id: String,
+    status: Option<String>,
+) -> Result<Vec<RuleProposal>, ApiError> {
+    engine.rule_proposals(&session_id, status.as_deref()).await
+}
+
+#[tauri::command]
+#[specta::specta]
+pub async fn decide_rule_proposal(
+    engine: State<'_, Engine>,
+    id: String,
+    body: RuleDecisionBody,
+) -> Result<RuleProposal, ApiError> {
+    engine.decide_rule_proposal(&id, body.decision).await
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::test_support::engine_and_app;
+    use tauri::Manager;
+
+    #[test]
+    fn a_new_chat_has_no_proposals_and_unknown_ones_cannot_be_answered() {
+        let (_dir, engine, app) = engine_and_app();
+        let state = app.state::<Engine>();
+        tauri::async_runtime::block_on(async {
+            let session = engine.sessions().create("desktop").await.expect("chat");
+            let pending = rule_proposals(state.clone(), session.id.clone(), None)
+                .await
+                .expect("list");
+            assert!(pending.is_empty());
+            let all = rule_proposals(state.clone(), session.id.clone(), Some("all".to_owned()))
+                .await
+                .expect("list");
+            assert!(all.is_empty());
+            let missing = rule_proposals(state.clone(), "nope".to_owned(), None).await;
+            assert_eq!(missing.expect_err("unknown chat").status, 404);
+            let unknown = decide_rule_proposal(
+                state.clone(),
+                "nope".to_owned(),
+                RuleDecisionBody {
+                    decision: RuleDecision::Accept,
+                },
+            )
+            .await;
+            assert_eq!(unknown.expect_err("unknown proposal").status, 404);
+        });
+    }
+}

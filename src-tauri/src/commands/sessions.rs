@@ -1,0 +1,130 @@
+//! Chats from the window: the list, a new chat, rename, delete, a transcript and search, the same
+//! service calls as `/api/sessions`.
+
+use sentient_engine::Engine;
+use sentient_engine::OkReply;
+use sentient_engine::agent::sessions::{MessageRow, SearchHit, Session};
+use sentient_engine::error::{ApiError, FieldError};
+use sentient_engine::gateway::routes::sessions::{Created, Rename};
+use tauri::State;
+
+/// Chats, newest first (at most `limit`, default 100).
+#[tauri::command]
+#[specta::specta]
+pub async fn list_sessions(
+    engine: State<'_, Engine>,
+    limit: Option<u32>,
+) -> Result<Vec<Session>, ApiError> {
+    Ok(engine.sessions().list(limit.unwrap_or(100)).await?)
+}
+
+/// Starts a new, empty chat.
+#[tauri::command]
+#[specta::specta]
+pub async fn create_session(engine: State<'_, Engine>) -> Result<Created, ApiError> {
+    let session = engine.sessions().create("desktop").await?;
+    Ok(Created {
+        session_id: session.id,
+    })
+}
+
+#[tauri::command]
+#[specta::specta]
+pub async fn rename_session(
+    engine: State<'_, Engine>,
+    id: String,
+    body: Rename,
+) -> Result<OkReply, ApiError> {
+    engine.sessions().rename(&id, &body.title).await?;
+    Ok(OkReply::yes())
+}
+
+#[tauri::command]
+#[specta::specta]
+pub async fn delete_session(engine: State<'_, Engine>, id: String) -> Result<OkReply, ApiError> {
+    engine.sessions().delete(&id).await?;
+    Ok(OkReply::yes())
+}
+
+/// The transcript, oldest first (the last `limit` rows, default 500).
+#[tauri::command]
+#[specta::specta]
+pub async fn session_messages(
+    engine: State<'_, Engine>,
+    id: String,
+    limit: Option<u32>,
+) -> Result<Vec<MessageRow>, ApiError> {
+    Ok(engine
+        .sessions()
+        .messages(&id, limit.unwrap_or(500))
+        .await?)
+}
+
+/// Messages that contain the words, best match first, with a snippet.
+#[tauri::command]
+#[specta::specta]
+pub async fn search_sessions(
+    engine: State<'_, Engine>,
+    q: String,
+) -> Result<Vec<SearchHit>, ApiError> {
+    // The same answer as the HTTP route for an empty search.
+    if q.trim().is_empty() {
+        return Err(ApiError::validation(vec![FieldError::new(
+            &["query", "q"],
+            "Type something to search for.",
+            "missing",
+        )]));
+    }
+    Ok(engine.sessions().search(&q).await?)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::test_support::engine_and_app;
+    use tauri::Manager;
+
+    #[test]
+    fn a_chat_is_created_listed_renamed_searched_and_deleted() {
+        let (_dir, _engine, app) = engine_and_app();
+        let state = app.state::<Engine>();
+        tauri::async_runtime::block_on(async {
+            let created = create_session(state.clone()).await.expect("create");
+            let list = list_sessions(state.clone(), None).await.expect("list");
+            assert_eq!(list.len(), 1);
+            assert_eq!(list[0].id, created.session_id);
+
+            rename_session(
+                state.clone(),
+                created.session_id.clone(),
+                Rename {
+                    title: "Groceries".to_owned(),
+                },
+            )
+            .await
+            .expect("rename");
+            let list = list_sessions(state.clone(), Some(10)).await.expect("list");
+            assert_eq!(list[0].title, "Groceries");
+
+            let rows = session_messages(state.clone(), created.session_id.clone(), None)
+                .await
+                .expect("messages");
+            assert!(rows.is_empty());
+
+            let empty = search_sessions(state.clone(), "  ".to_owned()).await;
+            assert_eq!(empty.expect_err("empty search").status, 422);
+
+            delete_session(state.clone(), created.session_id.clone())
+                .await
+                .expect("delete");
+            assert!(
+                list_sessions(state.clone(), None)
+                    .await
+                    .expect("list")
+                    .is_empty()
+            );
+            let gone = delete_session(state.clone(), created.session_id).await;
+            assert_eq!(gone.expect_err("already deleted").status, 404);
+        });
+    }
+}

@@ -1,0 +1,313 @@
+import { act, screen, waitFor, within } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
+import { describe, expect, it } from 'vitest';
+import { App } from '../../App';
+import { fakeApi, makeBootstrap, makeProposal, makeRow, makeSession } from '../../test/fakes';
+import { renderWithApi } from '../../test/render';
+
+function setup() {
+  const engine = fakeApi(makeBootstrap());
+  const view = renderWithApi(<App />, engine.api);
+  return { engine, ...view };
+}
+
+async function send(text: string) {
+  await userEvent.type(screen.getByRole('textbox', { name: 'Message' }), text);
+  await userEvent.click(screen.getByRole('button', { name: 'Send' }));
+}
+
+describe('Chat page', () => {
+  it('shows the empty state, then streams a reply with folded thinking', async () => {
+    const { engine } = setup();
+    expect(await screen.findByText('No chats yet — say hello below.')).toBeInTheDocument();
+
+    await send('Hello there');
+    expect(engine.api.chatSend).toHaveBeenCalledWith(
+      expect.objectContaining({ session_id: null, text: 'Hello there', attachments: [] }),
+      expect.any(Function),
+    );
+    const turn = engine.lastTurn();
+    act(() => {
+      turn.emit({ type: 'session', client_id: turn.body.client_id });
+      turn.emit({ type: 'thinking_delta', text: 'They said hello.' });
+      turn.emit({ type: 'text_delta', text: 'Hi ' });
+    });
+    expect(screen.getByTestId('user-message')).toHaveTextContent('Hello there');
+    expect(screen.getByText('Hi')).toBeInTheDocument();
+    // Thinking is folded away.
+    const details = screen.getByText('They said hello.').closest('details');
+    expect(details).not.toHaveAttribute('open');
+    expect(screen.getByRole('button', { name: 'Stop' })).toBeInTheDocument();
+
+    act(() => {
+      turn.emit({ type: 'text_delta', text: 'Ada!' });
+      turn.emit({ type: 'done', content: 'Hi Ada!', message_id: 'm2', memory_sources: [] });
+      turn.finish();
+    });
+    expect(screen.getByText('Hi Ada!')).toBeInTheDocument();
+    expect(screen.queryByRole('button', { name: 'Stop' })).toBeNull();
+    expect(screen.queryByTestId('memory-sources')).toBeNull();
+  });
+
+  it('shows a tool card with live progress and its result, and an error styled as one', async () => {
+    const { engine } = setup();
+    await screen.findByText('No chats yet — say hello below.');
+    await send('Check the time');
+    const turn = engine.lastTurn();
+    act(() => {
+      turn.emit({ type: 'session', client_id: turn.body.client_id });
+      turn.emit({ type: 'tool_call', call_id: 'call_1', name: 'time_now', arguments: {} });
+      turn.emit({ type: 'tool_progress', call_id: 'call_1', name: 'time_now', kind: 'status', text: 'Looking at the clock' });
+    });
+    const card = screen.getByTestId('tool-card');
+    expect(card).toHaveTextContent('Time now');
+    expect(card).toHaveTextContent('Working…');
+    expect(within(card).getByLabelText('Progress')).toHaveTextContent('Looking at the clock');
+    act(() => {
+      turn.emit({ type: 'tool_result', call_id: 'call_1', name: 'time_now', result: { time: '10:00' }, is_error: false, duration_ms: 3 });
+      turn.emit({ type: 'tool_call', call_id: 'call_2', name: 'files_read', arguments: { path: 'x.txt' } });
+      turn.emit({ type: 'tool_result', call_id: 'call_2', name: 'files_read', result: { error: 'There is no file called x.txt.' }, is_error: true, duration_ms: 1 });
+    });
+    const [first, second] = screen.getAllByTestId('tool-card');
+    expect(first).toHaveTextContent('Done');
+    expect(within(first).getByTestId('tool-result')).toHaveTextContent('"time": "10:00"');
+    expect(second).toHaveClass('tool-error');
+    expect(within(second).getByTestId('tool-result')).toHaveTextContent('There is no file called x.txt.');
+  });
+
+  it('approval buttons send the right decision and give way to the outcome; declined calls say so', async () => {
+    const { engine } = setup();
+    await screen.findByText('No chats yet — say hello below.');
+    await send('Save a note');
+    const turn = engine.lastTurn();
+    const ask = (id: string, callId: string, extra: Record<string, unknown> = {}) =>
+      turn.emit({
+        type: 'approval_request',
+        approval_id: id,
+        call_id: callId,
+        name: 'files_write',
+        arguments: { path: 'outputs/note.txt' },
+        risk: 'write',
+        reason: 'mode',
+        risk_label: 'Saves a file',
+        target: 'outputs/note.txt',
+        ...extra,
+      });
+    act(() => {
+      turn.emit({ type: 'session', client_id: turn.body.client_id });
+      turn.emit({ type: 'tool_call', call_id: 'call_1', name: 'files_write', arguments: { path: 'outputs/note.txt' } });
+      ask('ap1', 'call_1');
+    });
+    let card = screen.getByTestId('approval-card');
+    expect(card).toHaveTextContent('Files write needs your OK');
+    expect(card).toHaveTextContent('Saves a file');
+    expect(card).toHaveTextContent('outputs/note.txt');
+    expect(card).toHaveTextContent('Your approval settings ask before this kind of action.');
+    await userEvent.click(within(card).getByRole('button', { name: 'Allow for this chat' }));
+    expect(engine.api.respondApproval).toHaveBeenCalledWith('ap1', 'allow_session');
+    expect(await within(card).findByTestId('approval-outcome')).toHaveTextContent('You allowed this for the rest of this chat.');
+    expect(within(card).queryByRole('button')).toBeNull();
+
+    // A chat that read outside content: the sentence shows and there is no "Allow for this chat".
+    const outside = 'Sentient read content from Gmail in this chat, so it checks with you before sending anything.';
+    act(() => {
+      turn.emit({ type: 'tool_call', call_id: 'call_2', name: 'files_write', arguments: {} });
+      ask('ap2', 'call_2', { untrusted: outside });
+    });
+    card = screen.getAllByTestId('approval-card')[1];
+    expect(card).toHaveTextContent(outside);
+    expect(within(card).queryByRole('button', { name: 'Allow for this chat' })).toBeNull();
+    await userEvent.click(within(card).getByRole('button', { name: 'Deny' }));
+    expect(engine.api.respondApproval).toHaveBeenLastCalledWith('ap2', 'deny');
+    expect(await within(card).findByTestId('approval-outcome')).toHaveTextContent('You said no.');
+    act(() => {
+      turn.emit({
+        type: 'tool_result',
+        call_id: 'call_2',
+        name: 'files_write',
+        result: { error: 'The user declined this action.', declined: true },
+        is_error: true,
+        duration_ms: 0,
+      });
+    });
+    expect(screen.getAllByTestId('tool-card')[1]).toHaveTextContent("You declined this, so it didn't run.");
+  });
+
+  it('sending while a reply runs steers it; Stop cancels; unread steers are marked not sent', async () => {
+    const { engine } = setup();
+    await screen.findByText('No chats yet — say hello below.');
+    await send('Plan my week');
+    const turn = engine.lastTurn();
+    act(() => {
+      turn.emit({ type: 'session', client_id: turn.body.client_id });
+      turn.emit({ type: 'text_delta', text: 'Working on it' });
+    });
+    await userEvent.type(screen.getByRole('textbox', { name: 'Message' }), 'Add the dentist');
+    await userEvent.click(screen.getByRole('button', { name: 'Add to reply' }));
+    expect(engine.api.chatSteer).toHaveBeenCalledWith(expect.objectContaining({ session_id: 's1', text: 'Add the dentist' }), expect.any(Function));
+    expect(engine.api.chatSend).toHaveBeenCalledTimes(1);
+    expect(screen.getByTestId('steer')).toHaveTextContent('Add the dentistWaiting for the next step');
+
+    // The model read the first steer.
+    act(() => turn.emit({ type: 'user_interjection', text: 'Add the dentist' }));
+    expect(screen.getByTestId('steer')).toHaveTextContent('Added to the reply');
+
+    await userEvent.type(screen.getByRole('textbox', { name: 'Message' }), 'And the gym');
+    await userEvent.click(screen.getByRole('button', { name: 'Add to reply' }));
+    await userEvent.click(screen.getByRole('button', { name: 'Stop' }));
+    expect(engine.api.chatCancel).toHaveBeenCalledWith('s1');
+    act(() => turn.emit({ type: 'done', content: 'Working on it (stopped)', message_id: 'm3', cancelled: true, memory_sources: [] }));
+
+    const steers = screen.getAllByTestId('steer');
+    expect(steers[0]).toHaveTextContent('Added to the reply');
+    expect(steers[1]).toHaveTextContent('And the gymNot sent');
+    expect(screen.getByText('Stopped.')).toBeInTheDocument();
+  });
+
+  it('marks the words a done lists as dropped as not sent', async () => {
+    const { engine } = setup();
+    await screen.findByText('No chats yet — say hello below.');
+    await send('Plan my week');
+    const turn = engine.lastTurn();
+    act(() => turn.emit({ type: 'session', client_id: turn.body.client_id }));
+    await userEvent.type(screen.getByRole('textbox', { name: 'Message' }), 'Skip Friday');
+    await userEvent.click(screen.getByRole('button', { name: 'Add to reply' }));
+    act(() => turn.emit({ type: 'done', content: 'Here is your week.', message_id: 'm4', dropped: ['Skip Friday'], memory_sources: [] }));
+    expect(screen.getByTestId('steer')).toHaveTextContent('Skip FridayNot sent');
+    expect(screen.getByText('Here is your week.')).toBeInTheDocument();
+  });
+
+  it('shows the context meter and its warning from usage', async () => {
+    const { engine } = setup();
+    await screen.findByText('No chats yet — say hello below.');
+    await send('Hi');
+    const turn = engine.lastTurn();
+    const warning = 'This chat is getting long for qwen3:8b (87% of what it reads at once).';
+    act(() =>
+      turn.emit({
+        type: 'usage',
+        model: 'qwen3:8b',
+        prompt_tokens: 7000,
+        completion_tokens: 100,
+        context_used: 7100,
+        context_length: 8192,
+        context_percent: 87,
+        context_warning: warning,
+      }),
+    );
+    expect(screen.getByTestId('context-meter')).toHaveTextContent('87% of what qwen3:8b reads at once');
+    expect(screen.getByText(warning)).toBeInTheDocument();
+  });
+
+  it('opens a stored chat folded into turns, with what the reply had in mind', async () => {
+    const { engine } = setup();
+    engine.setSessions([makeSession({ id: 's1', title: 'Groceries' })]);
+    engine.setMessages('s1', [
+      makeRow({ id: 'm1', role: 'user', content: 'Remember milk', attachments: ['list.txt'] }),
+      makeRow({
+        id: 'm2',
+        role: 'assistant',
+        content: "I'll save that.",
+        tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'files_write', arguments: '{"path":"outputs/note.txt"}' } }],
+      }),
+      makeRow({ id: 'm3', role: 'tool', content: '{"path":"outputs/note.txt","bytes":4}', tool_call_id: 'call_1', name: 'files_write' }),
+      makeRow({
+        id: 'm4',
+        role: 'assistant',
+        content: 'Saved.',
+        memory_sources: [{ kind: 'fact', id: '3', text: 'Ada likes oat milk', source: 'conversation', via: 'prompt' }],
+      }),
+    ]);
+    await userEvent.click(await screen.findByRole('button', { name: 'Groceries' }));
+    expect(await screen.findByText('Saved.')).toBeInTheDocument();
+    expect(engine.api.sessionMessages).toHaveBeenCalledWith('s1', 500);
+    expect(screen.getAllByTestId('assistant-message')).toHaveLength(1);
+    expect(screen.getByTestId('tool-card')).toHaveTextContent('Done');
+    expect(screen.getByTestId('user-message')).toHaveTextContent('list.txt');
+    expect(screen.getByTestId('memory-sources')).toHaveTextContent('What this reply had in mind');
+    expect(screen.getByTestId('memory-sources')).toHaveTextContent('Ada likes oat milk');
+  });
+
+  it('renames and deletes a chat, and search shows snippets', async () => {
+    const { engine } = setup();
+    engine.setSessions([makeSession({ id: 's1', title: 'Groceries' })]);
+    engine.api.searchSessions.mockResolvedValue([
+      { session_id: 's1', message_id: 'm1', role: 'user', snippet: 'buy [milk] today', created_at: '2030-05-04T10:00:00Z' },
+    ]);
+    await userEvent.click(await screen.findByRole('button', { name: 'Rename Groceries' }));
+    const input = screen.getByRole('textbox', { name: 'Chat name' });
+    await userEvent.clear(input);
+    await userEvent.type(input, 'Shopping');
+    await userEvent.click(screen.getByRole('button', { name: 'Save' }));
+    expect(engine.api.renameSession).toHaveBeenCalledWith('s1', 'Shopping');
+    expect(await screen.findByRole('button', { name: 'Shopping' })).toBeInTheDocument();
+
+    await userEvent.type(screen.getByRole('searchbox', { name: 'Search chats' }), 'milk');
+    const results = await screen.findByRole('list', { name: 'Search results' });
+    expect(within(results).getByText('milk', { selector: 'mark' })).toBeInTheDocument();
+    expect(engine.api.searchSessions).toHaveBeenLastCalledWith('milk');
+    await userEvent.clear(screen.getByRole('searchbox', { name: 'Search chats' }));
+
+    await userEvent.click(screen.getByRole('button', { name: 'Delete Shopping' }));
+    const confirm = screen.getByRole('group', { name: 'Delete this chat?' });
+    await userEvent.click(within(confirm).getByRole('button', { name: 'Delete' }));
+    expect(engine.api.deleteSession).toHaveBeenCalledWith('s1');
+    expect(await screen.findByText('No chats yet — say hello below.')).toBeInTheDocument();
+  });
+
+  it('a session.updated event renames the chat in the list', async () => {
+    const { engine } = setup();
+    engine.setSessions([makeSession({ id: 's1', title: '' })]);
+    expect(await screen.findByTestId('session-row')).toHaveTextContent('New chat');
+    act(() => engine.emit('session.updated', { session_id: 's1', title: 'Milk note' }));
+    expect(await screen.findByRole('button', { name: 'Milk note' })).toBeInTheDocument();
+  });
+
+  it('uploads attachments and sends them by name', async () => {
+    const { engine } = setup();
+    await screen.findByText('No chats yet — say hello below.');
+    const file = new File(['milk'], 'list.txt', { type: 'text/plain' });
+    await userEvent.upload(screen.getByLabelText('Choose files'), file);
+    expect(await screen.findByTestId('attachment-chip')).toHaveTextContent('list.txt');
+    await send('Read this');
+    expect(engine.api.uploadFile).toHaveBeenCalledWith(file, 'list.txt', 'upload');
+    expect(engine.api.chatSend).toHaveBeenCalledWith(expect.objectContaining({ attachments: ['list.txt'] }), expect.any(Function));
+    expect(screen.queryByTestId('attachment-chip')).toBeNull();
+  });
+
+  it('shows a rule card live, and its buttons answer it', async () => {
+    const { engine } = setup();
+    engine.setSessions([makeSession({ id: 's1', title: 'Email' })]);
+    engine.setProposals([makeProposal({ id: 'rp1', session_id: 's1' })]);
+    await userEvent.click(await screen.findByRole('button', { name: 'Email' }));
+    const card = await screen.findByTestId('rule-proposal');
+    expect(card).toHaveTextContent('Make this a rule?');
+    expect(card).toHaveTextContent('“never delete my emails”');
+    expect(card).toHaveTextContent('Gmail > Trash');
+    await userEvent.click(within(card).getByRole('button', { name: 'Make it a rule' }));
+    expect(engine.api.decideRuleProposal).toHaveBeenCalledWith('rp1', 'accept');
+    expect(await within(card).findByText(/Saved as a rule/)).toBeInTheDocument();
+
+    // A new proposal arrives on the bus.
+    act(() =>
+      engine.emit(
+        'rule_proposal.updated',
+        makeProposal({ id: 'rp2', session_id: 's1', said: "don't post to Slack without asking me", rule: 'ask', targets: [{ key: 'slack', app: 'Slack', tool: null, label: 'Slack' }] }),
+      ),
+    );
+    await waitFor(() => expect(screen.getAllByTestId('rule-proposal')).toHaveLength(2));
+    const cards = screen.getAllByTestId('rule-proposal');
+    expect(cards[1]).toHaveTextContent('ask you first');
+    await userEvent.click(within(cards[1]).getByRole('button', { name: 'Not now' }));
+    expect(engine.api.decideRuleProposal).toHaveBeenLastCalledWith('rp2', 'decline');
+    await waitFor(() => expect(screen.getAllByTestId('rule-proposal')[1]).toHaveTextContent('Not made a rule.'));
+  });
+
+  it("says plainly when the chats can't be loaded", async () => {
+    const engine = fakeApi(makeBootstrap());
+    const { ApiError } = await import('../../api');
+    engine.api.listSessions.mockRejectedValue(new ApiError(500, 'Something went wrong inside Sentient. Try again in a moment.'));
+    renderWithApi(<App />, engine.api);
+    expect(await screen.findByText(/Couldn't load your chats\. Something went wrong inside Sentient/)).toBeInTheDocument();
+  });
+});

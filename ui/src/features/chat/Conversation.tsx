@@ -1,0 +1,105 @@
+// The open chat: its stored transcript, then live events of the replies started here. Sending
+// while a reply runs steers it; Stop cancels it; approval answers go back to the engine.
+import { useQueryClient } from '@tanstack/react-query';
+import { useCallback, useEffect, useReducer, useRef, useState } from 'react';
+import { newClientId, toApiError, type ApprovalDecision, type ChatEvent } from '../../api';
+import { useApi } from '../../api/context';
+import { queryKeys, useRuleProposals, useSessionMessages } from '../../api/queries';
+import { ErrorNotice, Loading } from '../../components/Page';
+import { Composer } from './Composer';
+import { ContextMeter } from './ContextMeter';
+import { fromRows, isRunning, reduce } from './conversation';
+import { MessageView } from './MessageView';
+import { RuleProposalCard } from './RuleProposalCard';
+
+export function Conversation({
+  sessionId,
+  assistantName,
+  onSessionStarted,
+}: {
+  sessionId: string | null;
+  assistantName: string;
+  onSessionStarted: (id: string) => void;
+}) {
+  const api = useApi();
+  const qc = useQueryClient();
+  // Only a chat opened from the list has a stored transcript; a new one is all live.
+  const [openedWith] = useState(sessionId);
+  const stored = useSessionMessages(openedWith);
+  const [conv, dispatch] = useReducer(reduce, { sessionId, items: [], usage: null });
+  const proposals = useRuleProposals(conv.sessionId);
+  const running = isRunning(conv);
+  const started = useRef(onSessionStarted);
+  started.current = onSessionStarted;
+  const bottom = useRef<HTMLDivElement>(null);
+
+  // The transcript replaces what is shown whenever it is (re)fetched, e.g. after a reconnect.
+  useEffect(() => {
+    if (stored.data) dispatch({ type: 'reset', conversation: fromRows(openedWith, stored.data) });
+  }, [stored.data, openedWith]);
+
+  useEffect(() => {
+    bottom.current?.scrollIntoView?.({ block: 'end' });
+  }, [conv.items]);
+
+  const onEvent = useCallback(
+    (event: ChatEvent) => {
+      dispatch({ type: 'event', event });
+      if (event.type === 'session') {
+        started.current(event.session_id);
+        void qc.invalidateQueries({ queryKey: queryKeys.sessions });
+      }
+      // The list is ordered by the latest message.
+      if (event.type === 'done') void qc.invalidateQueries({ queryKey: queryKeys.sessions });
+    },
+    [qc],
+  );
+
+  const send = (text: string, attachments: string[]) => {
+    const client_id = newClientId();
+    const fail = (e: unknown) => dispatch({ type: 'send_failed', client_id, message: toApiError(e).detail });
+    if (running && conv.sessionId) {
+      dispatch({ type: 'steered', text, client_id });
+      api
+        .chatSteer({ session_id: conv.sessionId, text, client_id }, onEvent)
+        .then((ack) => {
+          if (!ack.queued) dispatch({ type: 'steer_not_queued', client_id });
+        })
+        .catch(fail);
+      return;
+    }
+    dispatch({ type: 'sent', text, attachments, client_id });
+    api.chatSend({ session_id: conv.sessionId, text, attachments, client_id }, onEvent).catch(fail);
+  };
+
+  const stop = () => {
+    if (conv.sessionId) api.chatCancel(conv.sessionId).catch((e: unknown) => console.error('Could not stop the reply', e));
+  };
+
+  const answer = async (approvalId: string, decision: ApprovalDecision) => {
+    const { resolved } = await api.respondApproval(approvalId, decision);
+    dispatch({ type: 'answered', approval_id: approvalId, outcome: resolved ? decision : 'expired' });
+  };
+
+  const loading = openedWith !== null && stored.isPending;
+  return (
+    <div className="chat-conversation">
+      <div className="chat-messages" aria-live="polite" data-testid="conversation">
+        {loading ? <Loading label="Loading this chat…" /> : null}
+        <ErrorNotice error={stored.error} prefix="Couldn't load this chat." onRetry={() => void stored.refetch()} />
+        {!loading && !stored.error && conv.items.length === 0 ? (
+          <p className="muted chat-hello">Ask {assistantName} anything, or hand over a job.</p>
+        ) : null}
+        {conv.items.map((item) => (
+          <MessageView key={item.key} item={item} onAnswer={answer} />
+        ))}
+        {(proposals.data ?? []).map((p) => (
+          <RuleProposalCard key={p.id} proposal={p} />
+        ))}
+        <div ref={bottom} />
+      </div>
+      <ContextMeter usage={conv.usage} />
+      <Composer running={running} disabled={loading} onSend={send} onStop={stop} />
+    </div>
+  );
+}

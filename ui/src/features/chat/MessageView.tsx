@@ -1,0 +1,77 @@
+// One item of the conversation: the person's message, or a whole assistant turn (thinking, text,
+// tool cards, words added while it ran, and what the reply had in mind).
+import type { ApprovalDecision } from '../../api';
+import type { Item, Segment } from './conversation';
+import { MemorySources } from './MemorySources';
+import { ThinkingBlock } from './ThinkingBlock';
+import { ToolCard } from './ToolCard';
+
+const STEER_STATUS: Record<string, string> = {
+  waiting: 'Waiting for the next step',
+  sent: 'Added to the reply',
+  not_sent: 'Not sent',
+};
+
+function SegmentView({ segment, onAnswer }: { segment: Segment; onAnswer: (id: string, d: ApprovalDecision) => Promise<void> }) {
+  switch (segment.kind) {
+    case 'text':
+      return <div className="chat-text">{segment.text}</div>;
+    case 'tool':
+      return <ToolCard tool={segment.tool} onAnswer={onAnswer} />;
+    case 'steer':
+      return (
+        <div className={`chat-steer steer-${segment.status}`} data-testid="steer">
+          <span className="chat-steer-text">{segment.text}</span>
+          <span className="chat-steer-status">{STEER_STATUS[segment.status]}</span>
+        </div>
+      );
+  }
+}
+
+export function MessageView({
+  item,
+  onAnswer,
+}: {
+  item: Item;
+  onAnswer: (approvalId: string, decision: ApprovalDecision) => Promise<void>;
+}) {
+  if (item.kind === 'user') {
+    return (
+      <div className={item.not_sent ? 'chat-user not-sent' : 'chat-user'} data-testid="user-message">
+        <div className="chat-text">{item.text}</div>
+        {item.attachments.length > 0 ? (
+          <ul className="chips" aria-label="Attached files">
+            {item.attachments.map((name) => (
+              <li key={name} className="chip">
+                {name}
+              </li>
+            ))}
+          </ul>
+        ) : null}
+        {item.not_sent ? <span className="chat-steer-status">Not sent</span> : null}
+      </div>
+    );
+  }
+  const empty = item.segments.length === 0 && !item.thinking && !item.error;
+  if (empty && !item.running && !item.cancelled) return null;
+  return (
+    <div className="chat-assistant" data-testid="assistant-message" aria-busy={item.running}>
+      <ThinkingBlock text={item.thinking} running={item.running} />
+      {item.segments.map((segment, i) => (
+        <SegmentView key={segment.kind === 'tool' ? segment.tool.call_id : `${segment.kind}-${i}`} segment={segment} onAnswer={onAnswer} />
+      ))}
+      {empty && item.running ? (
+        <p className="muted chat-waiting" role="status">
+          Thinking…
+        </p>
+      ) : null}
+      {item.error ? (
+        <div className="notice notice-error" role="alert">
+          <p>{item.error}</p>
+        </div>
+      ) : null}
+      {item.cancelled ? <p className="muted chat-stopped">Stopped.</p> : null}
+      {!item.running ? <MemorySources sources={item.memory_sources} /> : null}
+    </div>
+  );
+}

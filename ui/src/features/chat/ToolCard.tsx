@@ -1,0 +1,70 @@
+// One tool call in a reply: what it was asked, its live progress, the approval question if any,
+// and the result (errors in red, declined calls said plainly).
+import type { ApprovalDecision } from '../../api';
+import { ApprovalCard } from './ApprovalCard';
+import type { ToolView } from './conversation';
+import { toolLabel } from './conversation';
+
+const MAX_RESULT_CHARS = 1200;
+
+function asText(value: unknown): string {
+  if (value === undefined || value === null) return '';
+  const text = typeof value === 'string' ? value : JSON.stringify(value, null, 2);
+  return text.length > MAX_RESULT_CHARS ? `${text.slice(0, MAX_RESULT_CHARS)}…` : text;
+}
+
+function errorText(result: unknown): string {
+  if (result && typeof result === 'object' && 'error' in result) return asText((result as { error: unknown }).error);
+  return asText(result);
+}
+
+function status(tool: ToolView): { label: string; tone: string } {
+  if (tool.declined) return { label: 'Declined', tone: 'declined' };
+  if (tool.result !== undefined) return tool.is_error ? { label: "Didn't work", tone: 'error' } : { label: 'Done', tone: 'done' };
+  if (tool.approval && !tool.approval.outcome) return { label: 'Waiting for your OK', tone: 'waiting' };
+  return { label: 'Working…', tone: 'running' };
+}
+
+export function ToolCard({
+  tool,
+  onAnswer,
+}: {
+  tool: ToolView;
+  onAnswer: (approvalId: string, decision: ApprovalDecision) => Promise<void>;
+}) {
+  const { label, tone } = status(tool);
+  const args = asText(tool.arguments);
+  return (
+    <div className={`tool-card tool-${tone}`} data-testid="tool-card">
+      <div className="tool-head">
+        <strong>{toolLabel(tool.name)}</strong>
+        <span className="tool-status">{label}</span>
+      </div>
+      {args && args !== '{}' ? (
+        <details className="tool-args">
+          <summary>What it was asked</summary>
+          <pre>{args}</pre>
+        </details>
+      ) : null}
+      {tool.progress.length > 0 ? (
+        <pre className="tool-progress" aria-label="Progress">
+          {tool.progress.join('\n')}
+        </pre>
+      ) : null}
+      {tool.approval ? <ApprovalCard approval={tool.approval} onAnswer={(d) => onAnswer(tool.approval?.approval_id ?? '', d)} /> : null}
+      {tool.declined ? (
+        <p className="tool-declined">You declined this, so it didn't run.</p>
+      ) : tool.result !== undefined ? (
+        tool.is_error ? (
+          <p className="tool-error" data-testid="tool-result">
+            {errorText(tool.result)}
+          </p>
+        ) : (
+          <pre className="tool-result" data-testid="tool-result">
+            {asText(tool.result)}
+          </pre>
+        )
+      ) : null}
+    </div>
+  );
+}
