@@ -81,6 +81,36 @@ pub fn shown_question(stored: &Value) -> Option<PendingQuestion> {
     serde_json::from_value(stored.clone()).ok()
 }
 
+type TaskQuery<'q> = sqlx::query::Query<'q, sqlx::Sqlite, sqlx::sqlite::SqliteArguments>;
+
+/// Binds the columns both task statements start with (name … updated_at), in that order.
+fn bind_task<'q>(query: TaskQuery<'q>, record: &'q TaskRecord) -> TaskQuery<'q> {
+    let t = &record.task;
+    query
+        .bind(&t.name)
+        .bind(&t.description)
+        .bind(&record.prompt)
+        .bind(t.status.as_str())
+        .bind(i64::from(t.priority))
+        .bind(&t.assignee)
+        .bind(&t.task_type)
+        .bind(t.schedule.as_ref().map(json))
+        .bind(t.script.as_ref().map(json))
+        .bind(json(&t.plan))
+        .bind(json(&t.chat_history))
+        .bind(json(&t.clarifying_questions))
+        .bind(t.swarm_details.as_ref().map(json))
+        .bind(i64::from(t.enabled))
+        .bind(&t.model)
+        .bind(&t.browser_profile)
+        .bind(json(&t.deliver_to))
+        .bind(json(&t.original_context))
+        .bind(&t.error)
+        .bind(stamp(t.next_execution_at))
+        .bind(stamp(t.last_execution_at))
+        .bind(stamp_at(t.updated_at))
+}
+
 #[derive(Debug, Clone)]
 pub struct TaskStore {
     store: Store,
@@ -172,79 +202,30 @@ impl TaskStore {
 
     /// Saves a new task (its runs are saved on their own).
     pub async fn insert(&self, record: &TaskRecord) -> Result<(), TaskStoreError> {
-        let t = &record.task;
-        sqlx::query(
-            "INSERT INTO tasks (id, name, description, prompt, status, priority, assignee, task_type, schedule, script,
-                                plan, chat_history, clarifying_questions, swarm_details, enabled, model, browser_profile,
-                                deliver_to, original_context, error, next_execution_at, last_execution_at, created_at, updated_at)
-             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-        )
-        .bind(&t.task_id)
-        .bind(&t.name)
-        .bind(&t.description)
-        .bind(&record.prompt)
-        .bind(t.status.as_str())
-        .bind(i64::from(t.priority))
-        .bind(&t.assignee)
-        .bind(&t.task_type)
-        .bind(t.schedule.as_ref().map(json))
-        .bind(t.script.as_ref().map(json))
-        .bind(json(&t.plan))
-        .bind(json(&t.chat_history))
-        .bind(json(&t.clarifying_questions))
-        .bind(t.swarm_details.as_ref().map(json))
-        .bind(i64::from(t.enabled))
-        .bind(&t.model)
-        .bind(&t.browser_profile)
-        .bind(json(&t.deliver_to))
-        .bind(json(&t.original_context))
-        .bind(&t.error)
-        .bind(stamp(t.next_execution_at))
-        .bind(stamp(t.last_execution_at))
-        .bind(stamp_at(t.created_at))
-        .bind(stamp_at(t.updated_at))
-        .execute(self.store.pool())
-        .await?;
+        const INSERT: &str = "INSERT INTO tasks (name, description, prompt, status, priority, assignee, task_type, schedule,
+            script, plan, chat_history, clarifying_questions, swarm_details, enabled, model, browser_profile, deliver_to,
+            original_context, error, next_execution_at, last_execution_at, updated_at, created_at, id)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
+        bind_task(sqlx::query(INSERT), record)
+            .bind(stamp_at(record.task.created_at))
+            .bind(&record.task.task_id)
+            .execute(self.store.pool())
+            .await?;
         Ok(())
     }
 
     /// Writes every field of a task back (the caller read it, changed it and holds the lock).
     pub async fn save(&self, record: &TaskRecord) -> Result<(), TaskStoreError> {
-        let t = &record.task;
-        let done = sqlx::query(
-            "UPDATE tasks SET name = ?, description = ?, prompt = ?, status = ?, priority = ?, assignee = ?, task_type = ?,
-                              schedule = ?, script = ?, plan = ?, chat_history = ?, clarifying_questions = ?,
-                              swarm_details = ?, enabled = ?, model = ?, browser_profile = ?, deliver_to = ?,
-                              original_context = ?, error = ?, next_execution_at = ?, last_execution_at = ?, updated_at = ?
-             WHERE id = ?",
-        )
-        .bind(&t.name)
-        .bind(&t.description)
-        .bind(&record.prompt)
-        .bind(t.status.as_str())
-        .bind(i64::from(t.priority))
-        .bind(&t.assignee)
-        .bind(&t.task_type)
-        .bind(t.schedule.as_ref().map(json))
-        .bind(t.script.as_ref().map(json))
-        .bind(json(&t.plan))
-        .bind(json(&t.chat_history))
-        .bind(json(&t.clarifying_questions))
-        .bind(t.swarm_details.as_ref().map(json))
-        .bind(i64::from(t.enabled))
-        .bind(&t.model)
-        .bind(&t.browser_profile)
-        .bind(json(&t.deliver_to))
-        .bind(json(&t.original_context))
-        .bind(&t.error)
-        .bind(stamp(t.next_execution_at))
-        .bind(stamp(t.last_execution_at))
-        .bind(stamp_at(t.updated_at))
-        .bind(&t.task_id)
-        .execute(self.store.pool())
-        .await?;
+        const UPDATE: &str = "UPDATE tasks SET name = ?, description = ?, prompt = ?, status = ?, priority = ?,
+            assignee = ?, task_type = ?, schedule = ?, script = ?, plan = ?, chat_history = ?, clarifying_questions = ?,
+            swarm_details = ?, enabled = ?, model = ?, browser_profile = ?, deliver_to = ?, original_context = ?,
+            error = ?, next_execution_at = ?, last_execution_at = ?, updated_at = ? WHERE id = ?";
+        let done = bind_task(sqlx::query(UPDATE), record)
+            .bind(&record.task.task_id)
+            .execute(self.store.pool())
+            .await?;
         if done.rows_affected() == 0 {
-            return Err(TaskStoreError::NoTask(t.task_id.clone()));
+            return Err(TaskStoreError::NoTask(record.task.task_id.clone()));
         }
         Ok(())
     }
