@@ -149,6 +149,7 @@ async fn main() -> anyhow::Result<()> {
             visited_hosts: Default::default(),
             steering: None,
             session_id: None,
+            scope: None,
         };
         let started = Instant::now();
         let result = t.engine.run_loop(input, &mut |_| {}).await;

@@ -71,6 +71,7 @@ async fn run(
         visited_hosts: BTreeSet::new(),
         steering: None,
         session_id: None,
+        scope: None,
     };
     let result = t.engine.run_loop(input, &mut |e| events.push(e)).await;
     (result, events)

@@ -607,8 +607,18 @@ async fn a_steer_that_states_a_standing_rule_is_proposed_from_its_saved_row() ->
     .await?;
     ws.wait_for("steer_ack").await?;
     ws.send_json(json!({"type": "approval.respond", "approval_id": question["approval_id"], "decision": "allow"})).await?;
-    ws.wait_for("done").await?;
-    let proposal = ws.wait_for("rule_proposal.updated").await?;
+    // The check runs in the background once the steer is saved: its card may come before or
+    // after the reply's `done`.
+    let (mut done, mut proposal) = (false, None);
+    while !done || proposal.is_none() {
+        let event = ws.next_json().await?;
+        match event["type"].as_str() {
+            Some("done") => done = true,
+            Some("rule_proposal.updated") => proposal = Some(event),
+            _ => {}
+        }
+    }
+    let proposal = proposal.unwrap_or_default();
     let (_, rows) = t
         .client
         .get(&format!("/api/sessions/{sid}/messages"))

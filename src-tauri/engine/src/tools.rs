@@ -6,6 +6,7 @@
 
 pub mod files;
 pub mod registry;
+pub mod task_questions;
 pub mod time;
 pub mod web;
 
@@ -229,6 +230,37 @@ impl Default for WebSettings {
     }
 }
 
+/// What a task run adds to its loop and its tools: questions to the person, limits checked
+/// before each model call, and a pause after a round. Chats and other runs have none; the
+/// defaults say so.
+pub trait RunScope: Send + Sync {
+    /// `ask_user`: records the question for this run; the loop pauses after the round.
+    fn ask_user(
+        &self,
+        _call_id: &str,
+        _question: &str,
+        _options: Vec<String>,
+    ) -> Result<(), String> {
+        Err(
+            "ask_user only works inside a task run. Ask the person in your reply instead."
+                .to_owned(),
+        )
+    }
+    /// Checked before each model call: the limit (`steps`, `seconds`, `tokens`, `cost_usd`)
+    /// the run has reached, which ends the loop.
+    fn before_call(&self) -> Option<String> {
+        None
+    }
+    /// Each model call's model and usage, for token and cost limits.
+    fn after_call(&self, _model: &str, _usage: &crate::llm::Usage) {}
+    /// Checked after each round of tool results with what the round added; `true` pauses.
+    fn after_round(&self, _round: &[crate::llm::Message]) -> bool {
+        false
+    }
+    /// The run showed a sign of work (streamed text, a tool's progress or result).
+    fn activity(&self) {}
+}
+
 /// Everything one call needs. Built per call: the call's id, where files are, the HTTP client,
 /// the cancellation token and where progress goes.
 #[derive(Clone)]
@@ -242,6 +274,8 @@ pub struct ToolCtx {
     /// The assistant's time zone setting (`assistant.timezone`): a zone name or `auto`.
     pub timezone: String,
     pub web: WebSettings,
+    /// The task run this call belongs to, if any (`ask_user` needs one).
+    pub run: Option<Arc<dyn RunScope>>,
 }
 
 impl std::fmt::Debug for ToolCtx {
@@ -267,6 +301,7 @@ impl ToolCtx {
             clock: Arc::new(SystemClock),
             timezone: "auto".to_owned(),
             web: WebSettings::default(),
+            run: None,
         }
     }
 

@@ -383,6 +383,7 @@ impl Engine {
                 .collect(),
             steering: Some(&steering),
             session_id: Some(sid.clone()),
+            scope: None,
         };
         let mut partial = String::new();
         let mut thinking = String::new();

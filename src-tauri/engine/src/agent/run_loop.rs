@@ -102,6 +102,8 @@ pub struct LoopInput<'a> {
     /// The chat this run belongs to: rules proposed there and not yet answered make the tools
     /// they cover ask first (read again before every call, so an answer applies at once).
     pub session_id: Option<String>,
+    /// The task run's questions, limits and pauses; `None` for chats and other runs.
+    pub scope: Option<std::sync::Arc<dyn crate::tools::RunScope>>,
 }
 
 /// Where steer messages for a running reply wait until the next round takes them.
@@ -121,6 +123,15 @@ pub struct LoopResult {
     pub held: Vec<String>,
     /// A held call needs the person's OK (outside content); the question to ask them.
     pub needs_ok: Option<String>,
+    /// The first call held for the person's OK (with `needs_ok`), to run once they say yes.
+    pub needs_ok_call: Option<ToolCall>,
+    /// The run's scope paused it after a round (a question to the person).
+    pub paused: bool,
+    /// The limit the scope reported before a model call (`seconds`, `tokens`, `cost_usd`);
+    /// `stopped_by_budget` without one means the rounds ran out.
+    pub limit: Option<String>,
+    /// Model calls made.
+    pub rounds: u32,
     pub tool_result_limit: usize,
     pub untrusted: Option<String>,
     pub visited_hosts: BTreeSet<String>,
@@ -183,6 +194,11 @@ impl Engine {
                 result.stopped_by_budget = true;
                 break;
             }
+            if let Some(limit) = input.scope.as_ref().and_then(|s| s.before_call()) {
+                result.stopped_by_budget = true;
+                result.limit = Some(limit);
+                break;
+            }
             // Rules are read again each round, so one saved mid-turn hides its tool at once.
             let settings = ApprovalSettings::from_config(&self.config().current());
             let request = ChatRequest {
@@ -190,9 +206,20 @@ impl Engine {
                 tools: self.offered_tools(&settings, &scoped, input.origin),
                 ..Default::default()
             };
+            let scope = input.scope.clone();
             let mut on_chunk = |chunk: &Chunk| match chunk {
-                Chunk::Text(t) => on_event(LoopEvent::TextDelta(t.clone())),
-                Chunk::Thinking(t) => on_event(LoopEvent::ThinkingDelta(t.clone())),
+                Chunk::Text(t) => {
+                    if let Some(s) = &scope {
+                        s.activity();
+                    }
+                    on_event(LoopEvent::TextDelta(t.clone()));
+                }
+                Chunk::Thinking(t) => {
+                    if let Some(s) = &scope {
+                        s.activity();
+                    }
+                    on_event(LoopEvent::ThinkingDelta(t.clone()));
+                }
                 _ => {}
             };
             let outcome = match self.llm().stream(request, &input.opts, &mut on_chunk).await {
@@ -207,6 +234,10 @@ impl Engine {
                     break;
                 }
             };
+            result.rounds += 1;
+            if let Some(s) = &input.scope {
+                s.after_call(&outcome.model, &outcome.usage);
+            }
             on_event(LoopEvent::Usage {
                 model: outcome.model.clone(),
                 prompt_tokens: outcome.usage.prompt_tokens,
@@ -215,6 +246,7 @@ impl Engine {
             });
             let reply = outcome.reply;
             let assistant = Message::assistant_calls(reply.text.clone(), reply.tool_calls.clone());
+            let round_start = messages.len();
             messages.push(assistant.clone());
             result.added.push(assistant);
             if reply.tool_calls.is_empty() {
@@ -277,7 +309,13 @@ impl Engine {
                         });
                     }
                     let work = join_all(batch.iter().map(|p| {
-                        self.run_tool(&p.call, &input.opts, input.tool_result_limit, &progress_tx)
+                        self.run_tool(
+                            &p.call,
+                            &input.opts,
+                            input.tool_result_limit,
+                            &progress_tx,
+                            &input.scope,
+                        )
                     }));
                     let runs = relay_progress(work, &mut progress_rx, on_event).await;
                     for (p, (value, content, is_error, ms)) in batch.iter().zip(runs) {
@@ -308,6 +346,7 @@ impl Engine {
                             &input.opts,
                             input.tool_result_limit,
                             &progress_tx,
+                            &input.scope,
                         );
                         let (value, content, is_error, ms) =
                             relay_progress(work, &mut progress_rx, on_event).await;
@@ -367,6 +406,7 @@ impl Engine {
                                     &input.opts,
                                     input.tool_result_limit,
                                     &progress_tx,
+                                    &input.scope,
                                 );
                                 let (value, content, is_error, ms) =
                                     relay_progress(work, &mut progress_rx, on_event).await;
@@ -401,8 +441,11 @@ impl Engine {
                         result_error,
                     } => {
                         result.held.push(p.call.name.clone());
-                        if let HoldReason::NeedsOk { question } = reason {
-                            result.needs_ok.get_or_insert(question);
+                        if let HoldReason::NeedsOk { question } = reason
+                            && result.needs_ok.is_none()
+                        {
+                            result.needs_ok = Some(question);
+                            result.needs_ok_call = Some(p.call.clone());
                         }
                         let value = json!({"error": result_error});
                         self.finish_call(
@@ -423,6 +466,14 @@ impl Engine {
                 }
             }
             if result.needs_ok.is_some() {
+                break;
+            }
+            if input
+                .scope
+                .as_ref()
+                .is_some_and(|s| s.after_round(&messages[round_start..]))
+            {
+                result.paused = true;
                 break;
             }
             take_steers(input.steering, &mut messages, &mut result, on_event);
@@ -507,11 +558,17 @@ impl Engine {
         opts: &CallOptions,
         limit: usize,
         progress: &ProgressSender,
+        scope: &Option<std::sync::Arc<dyn crate::tools::RunScope>>,
     ) -> (Value, String, bool, u32) {
         let mut ctx = ToolCtx::for_engine(self, call.id.clone());
         ctx.cancel = opts.cancel.clone();
+        ctx.run = scope.clone();
         let (sender, call_id, name) = (progress.clone(), call.id.clone(), call.name.clone());
+        let watcher = scope.clone();
         ctx.progress = std::sync::Arc::new(move |update| {
+            if let Some(s) = &watcher {
+                s.activity();
+            }
             let _ = sender.send((call_id.clone(), name.clone(), update));
         });
         let started = Instant::now();
@@ -520,6 +577,9 @@ impl Engine {
             .invoke(&call.name, call.arguments.clone(), &ctx, limit)
             .await;
         let ms = u32::try_from(started.elapsed().as_millis()).unwrap_or(u32::MAX);
+        if let Some(s) = scope {
+            s.activity();
+        }
         (outcome.value, outcome.content, outcome.is_error, ms)
     }
 

@@ -6,10 +6,15 @@ use std::collections::BTreeSet;
 
 use serde_json::Value;
 
+use std::sync::Arc;
+
+use super::limits::{Limit, Limits};
 use super::model::{ProgressMessage, ResultFile, ResultLink, RunResult, RunStatus, Task};
+use super::run_scope::TaskRunScope;
 use crate::Engine;
 use crate::agent::approvals::Origin;
 use crate::agent::run_loop::{LoopEvent, LoopInput};
+use crate::bus::DomainEvent;
 use crate::llm::queue::JobKind;
 use crate::llm::{CallOptions, Message, ModelRole};
 use crate::stop::Job;
@@ -71,7 +76,8 @@ pub fn kickoff(task: &Task, trigger: Option<&Value>) -> String {
     text
 }
 
-/// The structured result: the final answer, and what the calls show.
+/// The structured result: the final answer, and what the calls show. `plugin_of` names the
+/// app of a tool, or `None` for tools that don't count as used.
 pub fn result_of(
     final_text: &str,
     messages: &[Message],
@@ -81,8 +87,9 @@ pub fn result_of(
     let mut links_found = Vec::new();
     let mut files_created = Vec::new();
     for call in messages.iter().flat_map(|m| m.tool_calls.iter()) {
-        let plugin = plugin_of(&call.name).unwrap_or_else(|| call.name.clone());
-        if !tools_used.contains(&plugin) {
+        if let Some(plugin) = plugin_of(&call.name)
+            && !tools_used.contains(&plugin)
+        {
             tools_used.push(plugin);
         }
         let arg = |key: &str| {
@@ -160,7 +167,7 @@ impl Engine {
         job: &Job,
     ) -> Result<(), crate::error::ApiError> {
         let task = self.tasks().store().task(task_id).await?.task;
-        let mut record = self.tasks().store().run(task_id, run_id).await?;
+        let record = self.tasks().store().run(task_id, run_id).await?;
         let config = self.config().current();
         let mut messages = if record.transcript.is_empty() {
             self.run_progress(
@@ -176,81 +183,134 @@ impl Engine {
         } else {
             record.transcript.clone()
         };
+        let limits = record
+            .limits
+            .as_ref()
+            .and_then(|l| serde_json::from_value::<Limits>(l.clone()).ok())
+            .unwrap_or_else(|| Limits::from_config(&config.tasks));
+        let asked_before = record.question_count();
+        let scope = Arc::new(TaskRunScope::new(
+            limits,
+            asked_before,
+            config.tasks.max_questions_per_run,
+            config.tasks.stuck_after_repeated_errors,
+        ));
+        // The run starts marked when an outside event started it or its transcript read outside content.
         let untrusted = record
             .run
             .trigger_event_data
             .as_ref()
             .map(|_| "Webhooks".to_owned());
+        // The loop's own token: the watchdog cancels it when the run stalls, without ending the job.
+        let loop_token = job.token().child_token();
+        let watchdog = self.watch_run(
+            task_id,
+            run_id,
+            &scope,
+            &loop_token,
+            config.tasks.stuck_after_minutes,
+        );
+        let (lines_tx, mut lines_rx) = tokio::sync::mpsc::unbounded_channel::<ProgressMessage>();
+        let writer = {
+            let (engine, task_id, run_id) = (self.clone(), task_id.to_owned(), run_id.to_owned());
+            tokio::spawn(async move {
+                while let Some(line) = lines_rx.recv().await {
+                    engine.run_progress(&task_id, &run_id, line).await;
+                }
+            })
+        };
         let mut nudges = 0;
         let result = loop {
             let input = LoopInput {
                 messages: messages.clone(),
                 opts: CallOptions::new(ModelRole::Executor, "task", JobKind::Task)
                     .with_model(task.model.clone())
-                    .with_cancel(job.token().clone()),
+                    .with_cancel(loop_token.clone()),
                 origin: Origin::Task,
                 approver: None,
-                scoped_apps: Vec::new(),
-                max_rounds: config.tasks.max_tool_rounds.max(1),
+                scoped_apps: vec!["task_questions".to_owned()],
+                max_rounds: scope.limits().steps_left(),
                 tool_result_limit: usize::try_from(config.chat.tool_result_max_chars)
                     .unwrap_or(16_000),
                 untrusted: untrusted.clone(),
                 visited_hosts: BTreeSet::new(),
                 steering: None,
                 session_id: None,
+                scope: Some(scope.clone()),
             };
-            let mut lines: Vec<ProgressMessage> = Vec::new();
+            let lines = lines_tx.clone();
+            let (engine, ids) = (self.clone(), (task_id.to_owned(), run_id.to_owned()));
             let result = self
                 .run_loop(input, &mut |event| match event {
                     LoopEvent::ToolCall {
                         name, arguments, ..
-                    } => lines.push(ProgressMessage {
-                        tool_name: Some(name.clone()),
-                        parameters: Some(arguments),
-                        ..ProgressMessage::new("tool_call", format!("Using {name}"))
-                    }),
+                    } => {
+                        let _ = lines.send(ProgressMessage {
+                            tool_name: Some(name.clone()),
+                            parameters: Some(arguments),
+                            ..ProgressMessage::new("tool_call", format!("Using {name}"))
+                        });
+                    }
                     LoopEvent::ToolResult {
                         name,
                         result,
                         is_error,
                         ..
-                    } => lines.push(ProgressMessage {
-                        tool_name: Some(name.clone()),
-                        result: Some(short(&result)),
-                        is_error: Some(is_error),
-                        ..ProgressMessage::new("tool_result", format!("{name} finished"))
-                    }),
+                    } => {
+                        let _ = lines.send(ProgressMessage {
+                            tool_name: Some(name.clone()),
+                            result: Some(short(&result)),
+                            is_error: Some(is_error),
+                            ..ProgressMessage::new("tool_result", format!("{name} finished"))
+                        });
+                    }
+                    LoopEvent::Usage { meter, .. } => {
+                        engine.bus().publish(DomainEvent::TaskRunContext {
+                            task_id: ids.0.clone(),
+                            run_id: ids.1.clone(),
+                            used: meter.context_used,
+                            length: meter.context_length,
+                            percent: meter.context_percent,
+                            warning: meter.context_warning.clone(),
+                        });
+                    }
                     _ => {}
                 })
                 .await;
-            for line in lines {
-                self.run_progress(task_id, run_id, line).await;
-            }
-            messages.extend(result.added.iter().cloned());
+            // Steps include the executor's nudges; a cancelled call is dropped from the transcript.
+            messages.extend(complete_rounds(&result.added));
             let announced = result.error.is_none()
                 && !result.cancelled
+                && !result.paused
                 && result.needs_ok.is_none()
+                && !result.stopped_by_budget
                 && only_announces(&result.text);
-            if announced && nudges < MAX_NUDGES {
+            if announced && nudges < MAX_NUDGES && scope.limits().steps_left() > 0 {
                 nudges += 1;
-                self.run_progress(
-                    task_id,
-                    run_id,
-                    ProgressMessage::new(
-                        "info",
-                        "Reminded the model to act instead of announcing its next step.",
-                    ),
-                )
-                .await;
+                let _ = lines_tx.send(ProgressMessage::new(
+                    "info",
+                    "Reminded the model to act instead of announcing its next step.",
+                ));
                 messages.push(Message::user(NUDGE));
                 continue;
             }
             break result;
         };
-        record = self.tasks().store().run(task_id, run_id).await?;
+        drop(lines_tx);
+        let _ = writer.await;
+        watchdog.abort();
+
+        let mut record = self.tasks().store().run(task_id, run_id).await?;
         record.transcript = messages.clone();
+        record.limits = serde_json::to_value(scope.limits()).ok();
+        record.set_question_count(scope.questions());
         self.tasks().store().save_run(&record).await?;
 
+        if let Some(stuck) = scope.stuck()
+            && !job.token().is_cancelled()
+        {
+            return self.ask_stuck(task_id, run_id, &task.name, &stuck).await;
+        }
         if result.cancelled {
             let by_stop = self.stop().is_stopped();
             let line = if by_stop {
@@ -270,12 +330,43 @@ impl Engine {
                 )
                 .await;
         }
-        if let Some(question) = result.needs_ok.clone() {
-            let line = format!("Not done without your OK: {question}");
-            self.run_progress(task_id, run_id, ProgressMessage::new("error", line.clone()))
-                .await;
+        if result.paused
+            && let Some(asked) = scope.asked()
+        {
+            return self.ask_question(task_id, run_id, &task.name, asked).await;
+        }
+        if let (Some(question), Some(call)) = (&result.needs_ok, &result.needs_ok_call) {
             return self
-                .finish_run(task_id, run_id, RunStatus::Error, None, Some(line))
+                .ask_held_call(
+                    task_id,
+                    run_id,
+                    &task.name,
+                    result.untrusted.as_deref(),
+                    question,
+                    call,
+                )
+                .await;
+        }
+        if result.stopped_by_budget {
+            let limit = result
+                .limit
+                .as_deref()
+                .and_then(Limit::parse)
+                .unwrap_or(Limit::Steps);
+            return self
+                .ask_limit(task_id, run_id, &task.name, &scope.limits(), limit)
+                .await;
+        }
+        if result.stopped_by_repeat {
+            let error = repeat_error(&messages);
+            self.run_progress(
+                task_id,
+                run_id,
+                ProgressMessage::new("error", error.clone()),
+            )
+            .await;
+            return self
+                .finish_run(task_id, run_id, RunStatus::Error, None, Some(error))
                 .await;
         }
         if let Some(error) = result.error.clone() {
@@ -289,8 +380,19 @@ impl Engine {
                 .finish_run(task_id, run_id, RunStatus::Error, None, Some(error))
                 .await;
         }
-        let added: Vec<Message> = messages.clone();
-        let outcome = result_of(&result.text, &added, |name| self.tools().plugin_of(name));
+        // Sentient's own run tools (questions, notes) are not "tools used".
+        let outcome = result_of(&result.text, &messages, |name| {
+            let internal = self.tools().get(name).is_some_and(|t| t.def().internal);
+            if internal {
+                None
+            } else {
+                Some(
+                    self.tools()
+                        .plugin_of(name)
+                        .unwrap_or_else(|| name.to_owned()),
+                )
+            }
+        });
         self.run_progress(
             task_id,
             run_id,
@@ -300,6 +402,69 @@ impl Engine {
         self.finish_run(task_id, run_id, RunStatus::Completed, Some(outcome), None)
             .await
     }
+
+    /// Watches a working run: publishes `task.run_activity` at most every 10 s while it shows
+    /// signs of work, and stops the loop when it shows none for `stuck_minutes` (0 = never).
+    fn watch_run(
+        &self,
+        task_id: &str,
+        run_id: &str,
+        scope: &Arc<TaskRunScope>,
+        loop_token: &tokio_util::sync::CancellationToken,
+        stuck_minutes: u32,
+    ) -> tokio::task::JoinHandle<()> {
+        let (engine, task_id, run_id) = (self.clone(), task_id.to_owned(), run_id.to_owned());
+        let (scope, loop_token) = (scope.clone(), loop_token.clone());
+        tokio::spawn(async move {
+            let mut published = std::time::Instant::now();
+            loop {
+                tokio::time::sleep(std::time::Duration::from_secs(1)).await;
+                let quiet = scope.quiet_for();
+                if stuck_minutes > 0 && quiet.as_secs() >= u64::from(stuck_minutes) * 60 {
+                    scope.stall(stuck_minutes);
+                    loop_token.cancel();
+                    return;
+                }
+                if quiet < published.elapsed() && published.elapsed().as_secs() >= 10 {
+                    published = std::time::Instant::now();
+                    let now = engine.clock().now();
+                    engine.bus().publish(DomainEvent::TaskRunActivity {
+                        task_id: task_id.clone(),
+                        run_id: run_id.clone(),
+                        last_activity_at: now,
+                    });
+                }
+            }
+        })
+    }
+}
+
+/// The rounds that finished: an assistant message whose calls have no results (a call that was
+/// cancelled mid-way) is dropped, so "Keep going" simply tries it again.
+pub fn complete_rounds(added: &[Message]) -> Vec<Message> {
+    let mut kept = added.to_vec();
+    if let Some(at) = kept.iter().rposition(|m| !m.tool_calls.is_empty()) {
+        let answered = kept[at + 1..]
+            .iter()
+            .filter(|m| m.tool_call_id.is_some())
+            .count();
+        if answered < kept[at].tool_calls.len() {
+            kept.truncate(at);
+        }
+    }
+    kept
+}
+
+/// "Stopped because the same step kept repeating: …" naming the repeated call.
+pub fn repeat_error(messages: &[Message]) -> String {
+    let name = messages
+        .iter()
+        .rev()
+        .find_map(|m| m.tool_calls.last())
+        .map_or("a tool", |c| c.name.as_str());
+    format!(
+        "Stopped because the same step kept repeating: {name} ran 3 times with the same details and got the same result each time. Edit the task to add what it needs, or retry it."
+    )
 }
 
 #[cfg(test)]

@@ -26,6 +26,25 @@ pub struct TaskRecord {
     pub prompt: String,
 }
 
+/// A task the scheduler found due, with the exact stored due time its claim checks.
+#[derive(Debug, Clone, PartialEq)]
+pub struct DueTask {
+    pub record: TaskRecord,
+    pub due_at: DateTime<Utc>,
+    stamp: String,
+}
+
+/// How a claim to run went.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Claim {
+    /// The task is ours and its run row exists.
+    Claimed,
+    /// Every run slot is taken; the task stays due.
+    NoSlot,
+    /// Someone else claimed or changed it first.
+    Gone,
+}
+
 /// A run with its checkpoint and the parts of its question the API never shows.
 #[derive(Debug, Clone, PartialEq)]
 pub struct RunRecord {
@@ -35,6 +54,24 @@ pub struct RunRecord {
     /// The stored question with its hidden fields (`kind` details, `stop_error`, ...).
     pub question: Option<Value>,
     pub limits: Option<Value>,
+}
+
+impl RunRecord {
+    /// Questions this run has asked so far (kept beside its limits, across pauses).
+    pub fn question_count(&self) -> u32 {
+        self.limits
+            .as_ref()
+            .and_then(|l| l.get("questions_asked"))
+            .and_then(Value::as_u64)
+            .and_then(|n| u32::try_from(n).ok())
+            .unwrap_or(0)
+    }
+
+    pub fn set_question_count(&mut self, count: u32) {
+        if let Some(Value::Object(limits)) = &mut self.limits {
+            limits.insert("questions_asked".to_owned(), Value::from(count));
+        }
+    }
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -409,34 +446,172 @@ impl TaskStore {
             .collect())
     }
 
-    /// Claims the tasks due at `now`, with the time each was due: `next_execution_at` is cleared
-    /// only where it still holds the time read, so a task is claimed once however ticks overlap.
-    pub async fn claim_due(
+    /// The tasks due at `now` (enabled, pending or active), earliest first, at most `limit`.
+    /// Reading claims nothing: [`TaskStore::claim_to_run`] and [`TaskStore::claim_to_skip`]
+    /// do, each in one transaction.
+    pub async fn due(
         &self,
         now: DateTime<Utc>,
-    ) -> Result<Vec<(String, DateTime<Utc>)>, TaskStoreError> {
-        let due: Vec<(String, String)> = sqlx::query_as(
-            "SELECT id, next_execution_at FROM tasks
+        limit: u32,
+    ) -> Result<Vec<DueTask>, TaskStoreError> {
+        let rows = sqlx::query(
+            "SELECT * FROM tasks
              WHERE next_execution_at IS NOT NULL AND next_execution_at <= ? AND enabled = 1
                    AND status IN ('pending', 'active')
-             ORDER BY next_execution_at",
+             ORDER BY next_execution_at, priority LIMIT ?",
         )
         .bind(stamp_at(now))
+        .bind(i64::from(limit))
         .fetch_all(self.store.pool())
         .await?;
-        let mut claimed = Vec::new();
-        for (id, at) in due {
-            let done = sqlx::query(
-                "UPDATE tasks SET next_execution_at = NULL WHERE id = ? AND next_execution_at = ?",
+        Ok(rows
+            .iter()
+            .filter_map(|row| {
+                let stamp: String = row.get("next_execution_at");
+                let due_at = time(Some(stamp.clone()))?;
+                Some(DueTask {
+                    record: Self::task_from(row),
+                    due_at,
+                    stamp,
+                })
+            })
+            .collect())
+    }
+
+    /// The earliest time a task falls due after `now`, so the scheduler can wake up for it.
+    pub async fn next_due_after(
+        &self,
+        now: DateTime<Utc>,
+    ) -> Result<Option<DateTime<Utc>>, TaskStoreError> {
+        let (next,): (Option<String>,) = sqlx::query_as(
+            "SELECT MIN(next_execution_at) FROM tasks
+             WHERE next_execution_at IS NOT NULL AND next_execution_at > ? AND enabled = 1
+                   AND status IN ('pending', 'active')",
+        )
+        .bind(stamp_at(now))
+        .fetch_one(self.store.pool())
+        .await?;
+        Ok(time(next))
+    }
+
+    /// How many runs are working right now (`processing`; a run waiting for an answer isn't).
+    pub async fn working_runs(&self) -> Result<u32, TaskStoreError> {
+        let (count,): (i64,) =
+            sqlx::query_as("SELECT COUNT(*) FROM task_runs WHERE status = 'processing'")
+                .fetch_one(self.store.pool())
+                .await?;
+        Ok(u32::try_from(count).unwrap_or(u32::MAX))
+    }
+
+    /// Whether the task has a run that still works or waits for an answer.
+    pub async fn has_live_run(&self, task_id: &str) -> Result<bool, TaskStoreError> {
+        let found: Option<(i64,)> = sqlx::query_as(
+            "SELECT 1 FROM task_runs WHERE task_id = ? AND status IN ('processing', 'waiting_for_user')
+             LIMIT 1",
+        )
+        .bind(task_id)
+        .fetch_optional(self.store.pool())
+        .await?;
+        Ok(found.is_some())
+    }
+
+    /// Claims a due task and creates its run in one transaction: the task moves to
+    /// `processing` with its next time (`next`, or none) only while it still holds the due time
+    /// read and fewer than `max_working` runs work, and the run row is written with it. So a
+    /// task is started once however many schedulers tick, and a crash can't leave a task
+    /// claimed without its run (a `processing` run is resumed at the next start).
+    pub async fn claim_to_run(
+        &self,
+        due: &DueTask,
+        next: Option<DateTime<Utc>>,
+        run: &RunRecord,
+        max_working: u32,
+    ) -> Result<Claim, TaskStoreError> {
+        let now = run.run.created_at;
+        let mut tx = self.store.pool().begin().await?;
+        // The write comes first, so the transaction takes SQLite's write lock at once (waiting
+        // under the busy timeout) instead of failing on an upgrade from a read.
+        let claimed = sqlx::query(
+            "UPDATE tasks SET next_execution_at = ?, status = 'processing', last_execution_at = ?,
+                              error = NULL, updated_at = ?
+             WHERE id = ? AND next_execution_at = ? AND enabled = 1 AND status IN ('pending', 'active')
+                   AND (SELECT COUNT(*) FROM task_runs WHERE status = 'processing') < ?",
+        )
+        .bind(stamp(next))
+        .bind(stamp_at(now))
+        .bind(stamp_at(now))
+        .bind(&due.record.task.task_id)
+        .bind(&due.stamp)
+        .bind(i64::from(max_working))
+        .execute(&mut *tx)
+        .await?;
+        if claimed.rows_affected() == 0 {
+            tx.rollback().await?;
+            let (still_due,): (i64,) = sqlx::query_as(
+                "SELECT COUNT(*) FROM tasks WHERE id = ? AND next_execution_at = ? AND enabled = 1
+                 AND status IN ('pending', 'active')",
             )
-            .bind(&id)
-            .bind(&at)
-            .execute(self.store.pool())
+            .bind(&due.record.task.task_id)
+            .bind(&due.stamp)
+            .fetch_one(self.store.pool())
             .await?;
-            if let (1, Some(at)) = (done.rows_affected(), time(Some(at))) {
-                claimed.push((id, at));
-            }
+            return Ok(if still_due == 1 {
+                Claim::NoSlot
+            } else {
+                Claim::Gone
+            });
         }
-        Ok(claimed)
+        let r = &run.run;
+        sqlx::query(
+            "INSERT INTO task_runs (id, task_id, status, created_at, execution_start_time, finished_at, plan,
+                                    trigger_event_data, result, error, retry_of, pending_question, last_activity_at,
+                                    memory_sources, transcript, limits)
+             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        )
+        .bind(&r.run_id)
+        .bind(&run.task_id)
+        .bind(r.status.as_str())
+        .bind(stamp_at(r.created_at))
+        .bind(stamp(r.execution_start_time))
+        .bind(stamp(r.finished_at))
+        .bind(json(&r.plan))
+        .bind(r.trigger_event_data.as_ref().map(json))
+        .bind(r.result.as_ref().map(json))
+        .bind(&r.error)
+        .bind(&r.retry_of)
+        .bind(run.question.as_ref().map(json))
+        .bind(stamp(r.last_activity_at))
+        .bind(json(&r.memory_sources))
+        .bind(json(&run.transcript))
+        .bind(run.limits.as_ref().map(json))
+        .execute(&mut *tx)
+        .await?;
+        tx.commit().await?;
+        Ok(Claim::Claimed)
+    }
+
+    /// Claims a due task without running it: a recurring task moves to `next`, a one-off one
+    /// ends as `status` with `error`. Only while it still holds the due time read.
+    pub async fn claim_to_skip(
+        &self,
+        due: &DueTask,
+        next: Option<DateTime<Utc>>,
+        status: TaskStatus,
+        error: Option<&str>,
+        now: DateTime<Utc>,
+    ) -> Result<bool, TaskStoreError> {
+        let done = sqlx::query(
+            "UPDATE tasks SET next_execution_at = ?, status = ?, error = COALESCE(?, error), updated_at = ?
+             WHERE id = ? AND next_execution_at = ? AND enabled = 1 AND status IN ('pending', 'active')",
+        )
+        .bind(stamp(next))
+        .bind(status.as_str())
+        .bind(error)
+        .bind(stamp_at(now))
+        .bind(&due.record.task.task_id)
+        .bind(&due.stamp)
+        .execute(self.store.pool())
+        .await?;
+        Ok(done.rows_affected() == 1)
     }
 }

@@ -102,6 +102,7 @@ impl ToolRegistry {
             super::time::plugin(),
             super::files::plugin(),
             super::web::plugin(),
+            super::task_questions::plugin(),
         ] {
             if let Err(error) = registry.register(plugin) {
                 // The built-ins have distinct names; a clash is a programming error worth a log.

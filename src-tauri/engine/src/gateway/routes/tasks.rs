@@ -27,6 +27,8 @@ pub fn routes() -> OpenApiRouter<Engine> {
         .routes(routes!(chat))
         .routes(routes!(clarifications))
         .routes(routes!(cancel_run))
+        .routes(routes!(answer_run))
+        .routes(routes!(retry_run))
         .routes(routes!(events))
 }
 
@@ -203,6 +205,33 @@ pub async fn cancel_run(
     Path((id, run_id)): Path<(String, String)>,
 ) -> Result<Json<Task>, ApiError> {
     Ok(Json(engine.cancel_run(&id, &run_id).await?))
+}
+
+#[derive(Debug, Deserialize, utoipa::ToSchema)]
+pub struct AnswerBody {
+    answer: String,
+}
+
+/// Answers the question of a run waiting for the person; the run carries on from where it stopped.
+#[utoipa::path(post, path = "/api/tasks/{id}/runs/{run_id}/answer", tag = "tasks", request_body = AnswerBody,
+    responses((status = 200, body = Task), (status = 400, body = ApiError), (status = 404, body = ApiError),
+              (status = 409, body = ApiError)))]
+pub async fn answer_run(
+    State(engine): State<Engine>,
+    Path((id, run_id)): Path<(String, String)>,
+    JsonBody(body): JsonBody<AnswerBody>,
+) -> Result<Json<Task>, ApiError> {
+    Ok(Json(engine.answer_run(&id, &run_id, &body.answer).await?))
+}
+
+/// A new run that continues a failed or cancelled one from its transcript.
+#[utoipa::path(post, path = "/api/tasks/{id}/runs/{run_id}/retry", tag = "tasks",
+    responses((status = 200, body = Task), (status = 404, body = ApiError), (status = 409, body = ApiError)))]
+pub async fn retry_run(
+    State(engine): State<Engine>,
+    Path((id, run_id)): Path<(String, String)>,
+) -> Result<Json<Task>, ApiError> {
+    Ok(Json(engine.retry_run(&id, &run_id).await?))
 }
 
 /// A run's whole progress log.
