@@ -326,8 +326,14 @@ async fn stop_everything_drops_queued_messages_and_unsent_steers() -> Result<()>
                         "attachments": ["uploads/photo.png"], "client_id": "q1"}),
     )
     .await?;
-    // Give the queued turn a moment to start waiting behind the reply.
-    tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+    // Wait until the queued turn is waiting behind the reply.
+    for _ in 0..400 {
+        if t.engine.stop().running_jobs("queued chat message") == 1 {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+    }
+    assert_eq!(t.engine.stop().running_jobs("queued chat message"), 1);
     let (status, _) = t
         .client
         .post("/api/stop-all", json!({"source": "desktop"}))
@@ -427,7 +433,13 @@ async fn a_message_with_attachments_waits_for_the_running_reply_and_http_steers(
                         "attachments": ["uploads/b.txt"], "client_id": "q2"}),
     )
     .await?;
-    tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+    for _ in 0..400 {
+        if t.engine.stop().running_jobs("queued chat message") == 1 {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+    }
+    assert_eq!(t.engine.stop().running_jobs("queued chat message"), 1);
     assert_eq!(server.requests_to("/api/chat").len(), 1);
     ws.send_json(json!({"type": "approval.respond", "approval_id": question["approval_id"], "decision": "allow"})).await?;
     let events = until_done(&mut ws, 2).await?;

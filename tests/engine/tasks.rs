@@ -487,3 +487,79 @@ async fn preview_refines_without_saving() -> Result<()> {
     t.stop().await;
     Ok(())
 }
+
+#[tokio::test]
+async fn the_tasks_app_creates_finds_reads_and_changes_tasks_for_chat() -> Result<()> {
+    let server = ScriptedModel::start().await;
+    let t = engine(&server).await?;
+    let call = |name: &'static str, args: Value| {
+        let engine = t.engine.clone();
+        async move {
+            let ctx = sentient_e2e::sentient_engine::tools::ToolCtx::for_engine(&engine, "call_1");
+            engine.tools().invoke(name, args, &ctx, 16_000).await
+        }
+    };
+    server.push(refinement(
+        "Monday news",
+        json!({"type": "recurring", "frequency": "weekly", "days": ["Monday"], "time": "09:00"}),
+    ));
+    server.push(plan(&[("internet_search", "Find the news")]));
+    let created = call(
+        "create_task_from_prompt",
+        json!({"prompt": "Every Monday at 9 send me the news"}),
+    )
+    .await;
+    assert!(!created.is_error, "{}", created.content);
+    let id = created.value["task_id"].as_str().expect("id").to_owned();
+    assert_eq!(created.value["status"], "planning");
+    wait_task(&t, &id, |t| status(t) == "approval_pending").await?;
+
+    let found = call("search_tasks", json!({"query": "NEWS"})).await;
+    assert_eq!(found.value["tasks"][0]["task_id"], id.as_str());
+    assert_eq!(found.value["tasks"][0]["schedule"], "Every Monday at 09:00");
+    let none = call("search_tasks", json!({"query": "news", "status": "active"})).await;
+    assert_eq!(none.value["tasks"], json!([]));
+    let read = call("get_task_status", json!({"task_id": id})).await;
+    assert_eq!(read.value["plan"][0]["description"], "Find the news");
+    assert_eq!(read.value["status"], "approval_pending");
+
+    let paused = call("update_task", json!({"task_id": id, "enabled": false})).await;
+    assert_eq!(paused.value["enabled"], false);
+    let missing = call("update_task", json!({"task_id": "nope", "name": "x"})).await;
+    assert!(missing.is_error);
+    assert!(
+        missing
+            .content
+            .contains("There is no task with the id nope."),
+        "{}",
+        missing.content
+    );
+
+    server.push(plan(&[(
+        "internet_search",
+        "Find the news and the sports results",
+    )]));
+    let changed = call(
+        "request_task_change",
+        json!({"task_id": id, "message": "Add the sports results"}),
+    )
+    .await;
+    // Planning starts at once and may already be done when the tool answers.
+    assert!(
+        ["planning", "approval_pending"]
+            .contains(&changed.value["status"].as_str().unwrap_or_default()),
+        "{}",
+        changed.content
+    );
+    let task = wait_task(&t, &id, |t| {
+        status(t) == "approval_pending"
+            && t["chat_history"].as_array().is_some_and(|h| h.len() == 2)
+    })
+    .await?;
+    assert_eq!(
+        task["plan"][0]["description"],
+        "Find the news and the sports results"
+    );
+    t.stop().await;
+    Ok(())
+}

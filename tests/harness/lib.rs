@@ -44,9 +44,28 @@ impl TestEngine {
 
     /// An engine on `home` (which the caller keeps), e.g. to restart on the same data.
     pub async fn start_in(home: &Path) -> Result<Self> {
+        Self::start_in_with_clock(home, None).await
+    }
+
+    /// A new engine in a fresh temporary home that reads the time from `clock` (a
+    /// `ManualClock` moves schedules, catch-up and sleep detection as the test says).
+    pub async fn start_with_clock(clock: sentient_engine::clock::SharedClock) -> Result<Self> {
+        let dir = tempfile::tempdir()?;
+        let home = dir.path().join("home");
+        let mut started = Self::start_in_with_clock(&home, Some(clock)).await?;
+        started._dir = Some(dir);
+        Ok(started)
+    }
+
+    /// An engine on `home` with its own clock (`None`: the wall clock).
+    pub async fn start_in_with_clock(
+        home: &Path,
+        clock: Option<sentient_engine::clock::SharedClock>,
+    ) -> Result<Self> {
         let token = format!("test-token-{}", std::process::id());
         let engine = Engine::start(EngineOptions {
             home: Some(home.to_owned()),
+            clock,
             port: Some(0),
             token: Some(token.clone()),
             ui_dir: Some(home.join("no-ui")),
@@ -65,7 +84,6 @@ impl TestEngine {
             env_lookup: Some(std::sync::Arc::new(|name: &str| {
                 (name == TEST_ENV_KEY).then(|| TEST_ENV_VALUE.to_owned())
             })),
-            ..Default::default()
         })
         .await
         .context("engine start")?;

@@ -13,14 +13,15 @@ cargo fmt --all --check
 say "Linting (clippy, warnings are errors)"
 cargo clippy --workspace --all-targets --locked -- -D warnings
 
+# The binaries come first: a Rust test kills and restarts a real `sentient serve`.
+say "Building the app, the headless engine and the scripted model server"
+cargo build -p sentient-engine -p sentient-desktop -p sentient-model-server --bins --locked
+
 say "Rust tests (secrets against gnome-keyring in a private D-Bus session)"
-bash tests/setup/with-keyring.sh cargo test --workspace --locked
+SENTIENT_BIN="$CARGO_TARGET_DIR/debug/sentient" bash tests/setup/with-keyring.sh cargo test --workspace --locked
 
 say "Window unit tests"
 npm run --silent ui:test
-
-say "Building the app, the headless engine and the scripted model server"
-cargo build -p sentient-engine -p sentient-desktop -p sentient-model-server --bins --locked
 
 say "Browser tests (Chromium against sentient serve)"
 SENTIENT_BIN="$CARGO_TARGET_DIR/debug/sentient" npm run --silent e2e

@@ -35,6 +35,16 @@ pub enum DomainEvent {
     /// A new entry in the notifications feed.
     #[serde(rename = "notification.new")]
     NotificationNew(Notification),
+    /// A notification's payload changed (a plan approved or declined, a question answered, a
+    /// suggestion handled or expired); the whole notification.
+    #[serde(rename = "notification.updated")]
+    NotificationUpdated(Notification),
+    /// Notifications were marked read: one, or all when `id` is null.
+    #[serde(rename = "notification.read")]
+    NotificationRead { id: Option<String> },
+    /// Notifications were deleted: one, or all when `id` is null.
+    #[serde(rename = "notification.deleted")]
+    NotificationDeleted { id: Option<String> },
     /// A "Make this a rule?" card from a chat message, new or answered (#130).
     #[serde(rename = "rule_proposal.updated")]
     RuleProposalUpdated(RuleProposal),
@@ -50,6 +60,23 @@ pub enum DomainEvent {
         task_id: String,
         run_id: String,
         update: ProgressUpdate,
+    },
+    /// A working run is alive (the model is writing), at most every 10 s.
+    #[serde(rename = "task.run_activity")]
+    TaskRunActivity {
+        task_id: String,
+        run_id: String,
+        last_activity_at: DateTime<Utc>,
+    },
+    /// The running run's context meter after each model call (not stored).
+    #[serde(rename = "task.run_context")]
+    TaskRunContext {
+        task_id: String,
+        run_id: String,
+        used: Option<u32>,
+        length: Option<u32>,
+        percent: Option<u32>,
+        warning: Option<String>,
     },
     /// A run ended (for services that follow runs; the window reads `task.updated`).
     #[serde(rename = "task.run_finished")]
@@ -67,6 +94,9 @@ impl DomainEvent {
             Self::ConfigUpdated { .. } => "config.updated",
             Self::StopUpdated(_) => "stop.updated",
             Self::NotificationNew(_) => "notification.new",
+            Self::NotificationUpdated(_) => "notification.updated",
+            Self::NotificationRead { .. } => "notification.read",
+            Self::NotificationDeleted { .. } => "notification.deleted",
             Self::ModelBusy(_) => "model.busy",
             Self::SessionUpdated { .. } => "session.updated",
             Self::RuleProposalUpdated(_) => "rule_proposal.updated",
@@ -74,6 +104,8 @@ impl DomainEvent {
             Self::TaskDeleted { .. } => "task.deleted",
             Self::TaskRunProgress { .. } => "task.run_progress",
             Self::TaskRunFinished { .. } => "task.run_finished",
+            Self::TaskRunActivity { .. } => "task.run_activity",
+            Self::TaskRunContext { .. } => "task.run_context",
         }
     }
 }

@@ -128,6 +128,7 @@ struct Inner {
     sessions: agent::sessions::Sessions,
     files: files::Files,
     tasks: tasks::Tasks,
+    notifications: notifications::Notifications,
     chat: Arc<agent::chat::ChatState>,
     chat_rules: Arc<agent::chat_rules::ChatRulesState>,
     tools: ToolRegistry,
@@ -192,6 +193,7 @@ impl Engine {
         let sessions = agent::sessions::Sessions::new(store.clone(), bus.clone(), clock.clone());
         let files = files::Files::new(home.clone());
         let tasks = tasks::Tasks::new(store.clone());
+        let notifications = notifications::Notifications::new(store.clone(), clock.clone());
 
         let port = options.port.unwrap_or(config.current().gateway.port);
         let listener = tokio::net::TcpListener::bind((Ipv4Addr::LOCALHOST, port))
@@ -219,6 +221,7 @@ impl Engine {
                 sessions,
                 files,
                 tasks,
+                notifications,
                 chat: Arc::default(),
                 chat_rules: Arc::default(),
                 tools: ToolRegistry::with_builtins(),
@@ -315,6 +318,10 @@ impl Engine {
     /// Tasks and their runs.
     pub fn tasks(&self) -> &tasks::Tasks {
         &self.inner.tasks
+    }
+    /// The notifications feed.
+    pub fn notifications(&self) -> &notifications::Notifications {
+        &self.inner.notifications
     }
     /// Running chat turns and the approval questions they wait on.
     pub fn chat_state(&self) -> Arc<agent::chat::ChatState> {

@@ -196,6 +196,18 @@ impl StopService {
             .push(service);
     }
 
+    /// How many jobs of `kind` are running now (for diagnostics and tests).
+    pub fn running_jobs(&self, kind: &str) -> usize {
+        self.inner
+            .jobs
+            .live
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .values()
+            .filter(|(k, _)| k == kind)
+            .count()
+    }
+
     /// Starts tracking a job of `kind`; its token is cancelled by the next stop.
     pub fn start_job(&self, kind: &str) -> Job {
         self.start_job_within(kind, &CancellationToken::new())

@@ -3,12 +3,18 @@
 //! the store keeps tasks and runs; `planner` turns a prompt into a name, schedule and plan;
 //! `executor` runs a plan through the one agent loop; `scheduler` starts runs that are due.
 
+pub mod brief;
+pub mod continuity;
 pub mod executor;
+pub mod limits;
 pub mod model;
 pub mod planner;
+pub mod questions;
+pub mod run_scope;
 pub mod schedule;
 pub mod scheduler;
 pub mod store;
+pub mod swarm;
 
 use std::collections::HashMap;
 use std::sync::Mutex;
@@ -21,7 +27,7 @@ use tokio_util::sync::CancellationToken;
 use crate::Engine;
 use crate::bus::DomainEvent;
 use crate::error::ApiError;
-use model::{PlanStep, Run, RunStatus, Schedule, Task, TaskStatus};
+use model::{PlanStep, RunStatus, Schedule, Task, TaskStatus};
 use store::{RunRecord, TaskRecord, TaskStore, TaskStoreError};
 
 impl From<TaskStoreError> for ApiError {
@@ -42,6 +48,8 @@ pub struct Tasks {
     store: TaskStore,
     changes: tokio::sync::Mutex<()>,
     running: Mutex<HashMap<String, CancellationToken>>,
+    /// What the scheduler remembers between ticks (`tasks/scheduler.rs`).
+    pub(crate) scheduler: scheduler::SchedulerState,
 }
 
 impl Tasks {
@@ -50,6 +58,7 @@ impl Tasks {
             store: TaskStore::new(store),
             changes: tokio::sync::Mutex::new(()),
             running: Mutex::new(HashMap::new()),
+            scheduler: scheduler::SchedulerState::default(),
         }
     }
 
@@ -122,6 +131,16 @@ pub struct TaskPatch {
     #[specta(type = Option<String>)]
     #[serde(default, deserialize_with = "present")]
     pub deliver_to: Option<Option<Value>>,
+    /// Notes between runs: text (trimmed, at most `tasks.continuity.notepad_chars`), or null/"" to clear.
+    #[serde(default, deserialize_with = "present")]
+    #[specta(type = Option<String>)]
+    pub notepad: Option<Option<String>>,
+    /// With a Clear: runs finished before now are no longer remembered either.
+    pub forget_earlier_runs: Option<bool>,
+    /// Brief fields the person writes (field → text, or null/"" to clear); runs may not change them.
+    #[schema(value_type = Option<Object>)]
+    #[specta(type = Option<std::collections::BTreeMap<String, Option<String>>>)]
+    pub brief: Option<serde_json::Map<String, Value>>,
 }
 
 /// Tells "absent" (None) from "null" (Some(None)).
@@ -283,6 +302,9 @@ impl Engine {
             last_execution_at: None,
             created_at: now,
             updated_at: now,
+            notepad: None,
+            notepad_untrusted: None,
+            brief: None,
         };
         let id = task.task_id.clone();
         self.tasks()
@@ -324,6 +346,17 @@ impl Engine {
         {
             return Err(ApiError::bad_request("A task needs a name."));
         }
+        let config = self.config().current();
+        let notepad = match &patch.notepad {
+            Some(text) => Some(continuity::check_notepad(
+                text.clone().map(Value::String).as_ref(),
+                config.tasks.continuity.notepad_chars,
+            )?),
+            None => None,
+        };
+        let brief_cap = usize::try_from(config.tasks.brief_chars).unwrap_or(1500);
+        let forget = patch.forget_earlier_runs == Some(true);
+        let person_wrote_notes = notepad.is_some() || forget;
         self.change_task(task_id, |record, now| {
             let task = &mut record.task;
             let mut recompute = false;
@@ -363,12 +396,31 @@ impl Engine {
             if let Some(deliver_to) = deliver_to {
                 task.deliver_to = deliver_to;
             }
+            if let Some(notes) = notepad {
+                // The person's own words: no outside content in them.
+                task.notepad = notes;
+                task.notepad_untrusted = None;
+            }
+            if let Some(changes) = &patch.brief {
+                let current = task.brief.clone().unwrap_or_default();
+                let next = brief::apply(&current, changes, brief::Author::User, brief_cap, now)
+                    .map_err(ApiError::bad_request)?;
+                task.brief = Some(next);
+            }
             if recompute && task.enabled {
                 task.next_execution_at = next_due(task, now);
             }
             Ok(())
         })
         .await?;
+        // A run that started before the person's edit or Clear can no longer write the notes.
+        if person_wrote_notes {
+            let forget_from = forget.then(|| self.clock().now());
+            self.tasks()
+                .store()
+                .bump_notepad_version(task_id, forget_from)
+                .await?;
+        }
         self.get_task(task_id).await
     }
 
@@ -408,6 +460,8 @@ impl Engine {
             Ok(())
         })
         .await?;
+        self.settle_task_notifications(task_id, "approval_needed", "approved")
+            .await;
         self.get_task(task_id).await
     }
 
@@ -429,6 +483,8 @@ impl Engine {
             Ok(())
         })
         .await?;
+        self.settle_task_notifications(task_id, "approval_needed", "declined")
+            .await;
         self.get_task(task_id).await
     }
 
@@ -576,35 +632,37 @@ impl Engine {
         trigger_event_data: Option<Value>,
         retry_of: Option<(String, Vec<crate::llm::Message>)>,
     ) -> Result<String, ApiError> {
+        match retry_of {
+            Some((id, transcript)) => {
+                self.start_run_from(task_id, trigger_event_data, Some(id), Some(transcript))
+                    .await
+            }
+            None => {
+                self.start_run_from(task_id, trigger_event_data, None, None)
+                    .await
+            }
+        }
+    }
+
+    /// Creates a run (a retry of `retry_of`, continuing `transcript` when given) and starts it.
+    pub(crate) async fn start_run_from(
+        &self,
+        task_id: &str,
+        trigger_event_data: Option<Value>,
+        retry_of: Option<String>,
+        transcript: Option<Vec<crate::llm::Message>>,
+    ) -> Result<String, ApiError> {
         let now = self.clock().now();
-        let run_id = new_id();
         let plan = self.tasks().store().task(task_id).await?.task.plan;
-        let (retry_of, transcript) = match retry_of {
-            Some((id, transcript)) => (Some(id), transcript),
-            None => (None, Vec::new()),
-        };
-        let record = RunRecord {
-            task_id: task_id.to_owned(),
-            run: Run {
-                run_id: run_id.clone(),
-                status: RunStatus::Processing,
-                created_at: now,
-                execution_start_time: Some(now),
-                finished_at: None,
-                plan,
-                trigger_event_data,
-                progress_updates: Vec::new(),
-                result: None,
-                error: None,
-                retry_of,
-                pending_question: None,
-                last_activity_at: Some(now),
-                memory_sources: Vec::new(),
-            },
-            transcript,
-            question: None,
-            limits: None,
-        };
+        let record = RunRecord::start(
+            task_id,
+            plan,
+            trigger_event_data,
+            retry_of,
+            transcript.unwrap_or_default(),
+            now,
+        );
+        let run_id = record.run.run_id.clone();
         self.tasks().store().save_run(&record).await?;
         self.change_task(task_id, |r, now| {
             r.task.status = TaskStatus::Processing;
@@ -620,7 +678,17 @@ impl Engine {
         let engine = self.clone();
         let (task_id, id) = (task_id.to_owned(), run_id.clone());
         tokio::spawn(async move {
-            engine.execute_run(&task_id, &id, token).await;
+            let swarm = engine
+                .tasks()
+                .store()
+                .task(&task_id)
+                .await
+                .is_ok_and(|r| r.task.task_type == "swarm");
+            if swarm {
+                engine.execute_swarm(&task_id, &id, token).await;
+            } else {
+                engine.execute_run(&task_id, &id, token).await;
+            }
             engine.tasks().untrack(&id);
         });
         Ok(run_id)
@@ -636,12 +704,25 @@ impl Engine {
         error: Option<String>,
     ) -> Result<(), ApiError> {
         let now = self.clock().now();
+        let summary = result.as_ref().map(|r| r.summary.clone());
         let mut record = self.tasks().store().run(task_id, run_id).await?;
+        let was_waiting = record.run.status == RunStatus::WaitingForUser;
         record.run.status = status;
         record.run.finished_at = Some(now);
         record.run.result = result;
         record.run.error = error.clone();
         record.question = None;
+        // Notes a run wrote count only once it recorded its final answer; they are settled
+        // before the run shows as ended, so whoever sees it ended sees its notes.
+        if matches!(
+            status,
+            RunStatus::Completed | RunStatus::CompletedWithErrors
+        ) {
+            self.commit_notepad(task_id, run_id, record.untrusted.clone())
+                .await?;
+        } else {
+            self.drop_pending_notepad(task_id, run_id).await?;
+        }
         self.tasks().store().save_run(&record).await?;
         let still_live = self
             .tasks()
@@ -686,6 +767,24 @@ impl Engine {
             run_id: run_id.to_owned(),
             status: status.as_str().to_owned(),
         });
+        // Every way a run ends leaves a notification (a cancelled run shows its status instead).
+        self.notify_run_finished(
+            task_id,
+            run_id,
+            status,
+            summary.as_deref(),
+            error.as_deref(),
+        )
+        .await;
+        if was_waiting {
+            self.settle_task_notifications_with(
+                task_id,
+                "question",
+                Some(run_id),
+                serde_json::Map::from_iter([("status".to_owned(), json!("cancelled"))]),
+            )
+            .await;
+        }
         Ok(())
     }
 }

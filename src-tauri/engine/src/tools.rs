@@ -6,7 +6,9 @@
 
 pub mod files;
 pub mod registry;
+pub mod task_memory;
 pub mod task_questions;
+pub mod tasks;
 pub mod time;
 pub mod web;
 
@@ -259,6 +261,14 @@ pub trait RunScope: Send + Sync {
     }
     /// The run showed a sign of work (streamed text, a tool's progress or result).
     fn activity(&self) {}
+    /// The task and run ids, for tools that work on the run's own task.
+    fn task_run(&self) -> Option<(String, String)> {
+        None
+    }
+    /// The run remembers earlier runs and may keep notes (`task_notepad`).
+    fn keeps_notes(&self) -> bool {
+        false
+    }
 }
 
 /// Everything one call needs. Built per call: the call's id, where files are, the HTTP client,
@@ -276,6 +286,8 @@ pub struct ToolCtx {
     pub web: WebSettings,
     /// The task run this call belongs to, if any (`ask_user` needs one).
     pub run: Option<Arc<dyn RunScope>>,
+    /// The engine, for tools that work on Sentient's own things (the `tasks` app).
+    pub engine: Option<crate::Engine>,
 }
 
 impl std::fmt::Debug for ToolCtx {
@@ -302,6 +314,7 @@ impl ToolCtx {
             timezone: "auto".to_owned(),
             web: WebSettings::default(),
             run: None,
+            engine: None,
         }
     }
 
@@ -315,6 +328,7 @@ impl ToolCtx {
             call_id,
         );
         ctx.clock = engine.clock().clone();
+        ctx.engine = Some(engine.clone());
         ctx.timezone = config.assistant.timezone.clone();
         ctx.web.fetch_max_chars = usize::try_from(config.integrations.web_fetch_max_chars)
             .unwrap_or(ctx.web.fetch_max_chars);

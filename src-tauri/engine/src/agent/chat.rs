@@ -272,15 +272,23 @@ impl Engine {
             return Some(guard);
         }
         let job = self.stop().start_job("queued chat message");
-        tokio::select! {
+        // A stop frees the lock and cancels this wait at once: the stop wins.
+        let guard = tokio::select! {
+            biased;
+            () = job.token().cancelled() => None,
             guard = lock.lock_owned() => Some(guard),
-            () = job.token().cancelled() => {
+        };
+        match guard.filter(|_| !job.token().is_cancelled()) {
+            Some(guard) => Some(guard),
+            None => {
                 let turn_id = new_id();
                 let _ = out.send(json!({"type": "error", "session_id": sid, "turn_id": turn_id, "message": DROPPED,
                                         "recoverable": true, "dropped": true, "client_id": send.client_id}));
-                let _ = out.send(json!({"type": "done", "session_id": sid, "turn_id": turn_id, "content": "",
+                let _ = out.send(
+                    json!({"type": "done", "session_id": sid, "turn_id": turn_id, "content": "",
                                         "message_id": null, "memory_sources": [], "cancelled": true,
-                                        "dropped": [send.text], "client_id": send.client_id}));
+                                        "dropped": [send.text], "client_id": send.client_id}),
+                );
                 None
             }
         }

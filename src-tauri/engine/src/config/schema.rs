@@ -364,6 +364,8 @@ impl Default for ModelsConfig {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, specta::Type)]
 #[serde(default)]
 pub struct ContinuityConfig {
+    /// Repeating tasks remember their earlier runs and keep notes between them.
+    pub enabled: bool,
     /// Longest the notes a repeating task keeps between runs may be, in characters.
     #[schemars(range(min = 100, max = 20_000))]
     pub notepad_chars: u32,
@@ -380,6 +382,7 @@ pub struct ContinuityConfig {
 impl Default for ContinuityConfig {
     fn default() -> Self {
         Self {
+            enabled: true,
             notepad_chars: 1500,
             runs: 3,
             answer_chars: 400,
@@ -429,6 +432,9 @@ pub struct TasksConfig {
     pub catch_up_window_hours: u32,
     /// What a repeating task remembers from its earlier runs.
     pub continuity: ContinuityConfig,
+    /// Longest a task's brief may be, in characters, once written out.
+    #[schemars(range(min = 200, max = 20_000))]
+    pub brief_chars: u32,
 }
 
 impl Default for TasksConfig {
@@ -448,6 +454,7 @@ impl Default for TasksConfig {
             stuck_after_repeated_errors: 5,
             catch_up_window_hours: 12,
             continuity: ContinuityConfig::default(),
+            brief_chars: 1500,
         }
     }
 }

@@ -7,6 +7,7 @@ pub mod config;
 pub mod core;
 pub mod files;
 pub mod models;
+pub mod notifications;
 pub mod openapi;
 pub mod presets;
 pub mod rules;
@@ -40,4 +41,5 @@ pub fn protected() -> OpenApiRouter<Engine> {
         .merge(tools::routes())
         .merge(rules::routes())
         .merge(tasks::routes())
+        .merge(notifications::routes())
 }

@@ -523,6 +523,7 @@ impl LlmService {
         let mut streamed = false;
         loop {
             let next = tokio::select! {
+                biased;
                 () = cancel.cancelled() => return Err(CallFailure { error: LlmError::Cancelled, streamed }),
                 next = tokio::time::timeout(idle_limit, chunks.next()) => match next {
                     Ok(next) => next,
@@ -551,6 +552,13 @@ impl LlmService {
                     if ended {
                         break;
                     }
+                }
+                // A stream that breaks because the call was stopped was stopped, not broken.
+                Some(Err(_)) | None if cancel.is_cancelled() => {
+                    return Err(CallFailure {
+                        error: LlmError::Cancelled,
+                        streamed,
+                    });
                 }
                 Some(Err(error)) => return Err(CallFailure { error, streamed }),
                 // A stream that stops without saying it is done was cut off.

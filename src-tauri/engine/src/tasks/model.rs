@@ -310,6 +310,41 @@ pub struct Run {
     #[schema(value_type = Vec<Object>)]
     #[specta(type = Vec<std::collections::BTreeMap<String, String>>)]
     pub memory_sources: Vec<Value>,
+    /// The run updated the task's brief (to measure whether runs keep it).
+    #[serde(default)]
+    pub brief_updated: bool,
+}
+
+/// The task's brief: what it is doing, kept short by the runs and by the person. Each field is
+/// short text; fields the person wrote are listed in `user_fields` and runs may not change them.
+#[derive(
+    Debug, Clone, PartialEq, Default, Serialize, Deserialize, specta::Type, utoipa::ToSchema,
+)]
+pub struct TaskBrief {
+    #[serde(default)]
+    pub goal: Option<String>,
+    #[serde(default)]
+    pub constraints: Option<String>,
+    #[serde(default)]
+    pub decisions: Option<String>,
+    #[serde(default)]
+    pub done: Option<String>,
+    #[serde(default)]
+    pub open: Option<String>,
+    #[serde(default)]
+    pub current_focus: Option<String>,
+    #[serde(default, rename = "where")]
+    pub where_: Option<String>,
+    #[serde(default)]
+    pub risks: Option<String>,
+    #[serde(default)]
+    pub updated_at: Option<DateTime<Utc>>,
+    /// agent or user.
+    #[serde(default)]
+    pub updated_by: Option<String>,
+    /// Fields the person wrote.
+    #[serde(default)]
+    pub user_fields: Vec<String>,
 }
 
 /// A task (contract section 4, with v2's field names).
@@ -349,4 +384,12 @@ pub struct Task {
     pub last_execution_at: Option<DateTime<Utc>>,
     pub created_at: DateTime<Utc>,
     pub updated_at: DateTime<Utc>,
+    /// Notes between runs of a repeating task (at most `tasks.continuity.notepad_chars`).
+    #[serde(default)]
+    pub notepad: Option<String>,
+    /// The app whose content shaped the notes (outside content), null when clean.
+    #[serde(default)]
+    pub notepad_untrusted: Option<String>,
+    #[serde(default)]
+    pub brief: Option<TaskBrief>,
 }

@@ -1,9 +1,10 @@
 //! Planning: the planner role turns a prompt into a name, description, priority and schedule
 //! (refinement, also `POST /api/tasks/preview`), then into plan steps that name tools, or into
-//! clarifying questions when something essential is missing.
+//! clarifying questions when something essential is missing. A plan waiting for approval,
+//! questions and a failed planning each send a task notification.
 
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
+use serde_json::{Map, Value};
 use tokio_util::sync::CancellationToken;
 
 use super::model::{ClarifyingQuestion, PlanStep, Schedule, TaskChatLine, TaskStatus};
@@ -12,6 +13,7 @@ use crate::Engine;
 use crate::error::ApiError;
 use crate::llm::queue::JobKind;
 use crate::llm::{CallOptions, ChatRequest, Message, ModelRole};
+use crate::notifications::task::{plan_summary, questions_summary};
 
 /// What refinement makes of a prompt (`POST /api/tasks/preview`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, specta::Type, utoipa::ToSchema)]
@@ -249,12 +251,22 @@ instead (at most three short questions).",
                 let saved = engine
                     .change_task(&task_id, |r, _| {
                         r.task.status = TaskStatus::Error;
-                        r.task.error = Some(message);
-                        Ok(())
+                        r.task.error = Some(message.clone());
+                        Ok(r.task.clone())
                     })
                     .await;
-                if let Err(e) = saved {
-                    tracing::info!(error = %e.message(), "the task went away while planning");
+                match saved {
+                    // Stopping it was the person's own doing; the task's status says so.
+                    Ok(_) if job.token().is_cancelled() => {}
+                    Ok(task) => {
+                        let title = format!("Couldn't plan {}", task.name);
+                        engine
+                            .notify_task(&task, "planning_failed", title, message, Map::new())
+                            .await;
+                    }
+                    Err(e) => {
+                        tracing::info!(error = %e.message(), "the task went away while planning");
+                    }
                 }
             }
         });
@@ -286,41 +298,63 @@ instead (at most three short questions).",
         let planned = self.plan_task(task_id, cancel).await?;
         let require_approval = self.config().current().tasks.require_plan_approval;
         let replanned = !refine;
-        self.change_task(task_id, |r, now| {
-            let task = &mut r.task;
-            match planned {
-                Planned::Questions(questions) => {
-                    task.clarifying_questions = questions
-                        .into_iter()
-                        .enumerate()
-                        .map(|(i, text)| ClarifyingQuestion {
-                            question_id: format!("q{}", i + 1),
-                            text,
-                            answer: None,
-                        })
-                        .collect();
-                    task.status = TaskStatus::ClarificationPending;
-                }
-                Planned::Steps(steps) => {
-                    task.plan = steps;
-                    if replanned && !task.chat_history.is_empty() {
-                        task.chat_history.push(TaskChatLine {
-                            role: "assistant".to_owned(),
-                            content: "I updated the plan.".to_owned(),
-                            timestamp: now,
-                        });
+        let task = self
+            .change_task(task_id, |r, now| {
+                let task = &mut r.task;
+                match planned {
+                    Planned::Questions(questions) => {
+                        task.clarifying_questions = questions
+                            .into_iter()
+                            .enumerate()
+                            .map(|(i, text)| ClarifyingQuestion {
+                                question_id: format!("q{}", i + 1),
+                                text,
+                                answer: None,
+                            })
+                            .collect();
+                        task.status = TaskStatus::ClarificationPending;
                     }
-                    if require_approval && task.task_type != "swarm" {
-                        task.status = TaskStatus::ApprovalPending;
-                        task.next_execution_at = None;
-                    } else {
-                        super::go_live(task, now);
+                    Planned::Steps(steps) => {
+                        task.plan = steps;
+                        if replanned && !task.chat_history.is_empty() {
+                            task.chat_history.push(TaskChatLine {
+                                role: "assistant".to_owned(),
+                                content: "I updated the plan.".to_owned(),
+                                timestamp: now,
+                            });
+                        }
+                        if require_approval && task.task_type != "swarm" {
+                            task.status = TaskStatus::ApprovalPending;
+                            task.next_execution_at = None;
+                        } else {
+                            super::go_live(task, now);
+                        }
                     }
                 }
-            }
-            Ok(())
-        })
-        .await
+                Ok(task.clone())
+            })
+            .await?;
+        self.notify_planned(&task).await;
+        Ok(())
+    }
+
+    /// A plan waiting for approval, or questions, tell the person (contract section 4).
+    async fn notify_planned(&self, task: &super::model::Task) {
+        let (event, title, message) = match task.status {
+            TaskStatus::ApprovalPending => (
+                "approval_needed",
+                format!("{} needs your approval", task.name),
+                plan_summary(&task.description, &task.plan),
+            ),
+            TaskStatus::ClarificationPending => (
+                "clarification_needed",
+                format!("{} needs a few details", task.name),
+                questions_summary(&task.clarifying_questions),
+            ),
+            _ => return,
+        };
+        self.notify_task(task, event, title, message, Map::new())
+            .await;
     }
 
     /// `POST /api/tasks/{id}/clarifications`: saves the answers and plans again.

@@ -66,7 +66,43 @@ impl Engine {
             }
             Ok(())
         })
-        .await
+        .await?;
+        self.notify_question(task_id, run_id).await;
+        Ok(())
+    }
+
+    /// "<name> needs your answer" (or "<name> is stuck"), with the question and its options.
+    async fn notify_question(&self, task_id: &str, run_id: &str) {
+        let Ok(record) = self.tasks().store().run(task_id, run_id).await else {
+            return;
+        };
+        let Ok(task) = self.get_task(task_id).await else {
+            return;
+        };
+        let Some(stored) = record.question else {
+            return;
+        };
+        let question = stored["question"].as_str().unwrap_or_default().to_owned();
+        let mut extra = serde_json::Map::new();
+        extra.insert("run_id".to_owned(), json!(run_id));
+        extra.insert("question".to_owned(), json!(question));
+        extra.insert("options".to_owned(), stored["options"].clone());
+        let (title, message) = if stored["kind"] == "stuck" {
+            let reason = stored["reason"].as_str().unwrap_or_default().to_owned();
+            extra.insert("stuck".to_owned(), json!(true));
+            extra.insert("reason".to_owned(), json!(reason));
+            (
+                format!("{} is stuck", task.name),
+                format!(
+                    "Sentient is stuck on '{}': {reason}. Open it to help or cancel.",
+                    task.name
+                ),
+            )
+        } else {
+            (format!("{} needs your answer", task.name), question)
+        };
+        self.notify_task(&task, "question", title, message, extra)
+            .await;
     }
 
     fn stored_question(&self, question: &str, options: &[&str], kind: &str) -> Value {
@@ -167,6 +203,16 @@ impl Engine {
             task_id,
             run_id,
             ProgressMessage::new("info", format!("You answered: {answer}")),
+        )
+        .await;
+        self.settle_task_notifications_with(
+            task_id,
+            "question",
+            Some(run_id),
+            serde_json::Map::from_iter([
+                ("status".to_owned(), json!("answered")),
+                ("answer".to_owned(), json!(answer)),
+            ]),
         )
         .await;
         let stop_error = stored["stop_error"].as_str().map(str::to_owned);
@@ -386,7 +432,7 @@ mod tests {
             name: "ask_user".into(),
             arguments: Value::Null,
         };
-        let mut transcript = vec![Message::tool_result(&call, "waiting".into())];
+        let mut transcript = vec![Message::tool_result(&call, "waiting".to_owned())];
         set_result(&mut transcript, &call, "The person answered: Berlin".into());
         assert_eq!(transcript.len(), 1);
         assert_eq!(transcript[0].content, "The person answered: Berlin");

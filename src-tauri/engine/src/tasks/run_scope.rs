@@ -60,10 +60,17 @@ struct State {
     error_streak: Option<(String, String, u32)>,
     stuck: Option<Stuck>,
     last_activity: Instant,
+    /// A call ran on past the time limit's grace and was cut off.
+    past_deadline: bool,
 }
 
 #[derive(Debug)]
 pub struct TaskRunScope {
+    task_id: String,
+    run_id: String,
+    keeps_notes: bool,
+    /// Where each finished round goes, to be saved as the run's checkpoint.
+    checkpoints: Mutex<Option<tokio::sync::mpsc::UnboundedSender<Vec<Message>>>>,
     state: Mutex<State>,
     stretch_started: Instant,
     seconds_before: f64,
@@ -81,6 +88,10 @@ impl TaskRunScope {
     ) -> Self {
         let now = Instant::now();
         Self {
+            task_id: String::new(),
+            run_id: String::new(),
+            keeps_notes: false,
+            checkpoints: Mutex::new(None),
             state: Mutex::new(State {
                 limits,
                 asked: None,
@@ -88,12 +99,35 @@ impl TaskRunScope {
                 error_streak: None,
                 stuck: None,
                 last_activity: now,
+                past_deadline: false,
             }),
             stretch_started: now,
             seconds_before: limits.used.seconds,
             max_questions,
             repeated_errors,
         }
+    }
+
+    /// The run this scope belongs to, and whether it keeps notes between runs.
+    pub fn for_run(mut self, task_id: &str, run_id: &str, keeps_notes: bool) -> Self {
+        self.task_id = task_id.to_owned();
+        self.run_id = run_id.to_owned();
+        self.keeps_notes = keeps_notes;
+        self
+    }
+
+    /// Sends every finished round to `tx`, so a crash never loses a finished step.
+    pub fn with_checkpoints(self, tx: tokio::sync::mpsc::UnboundedSender<Vec<Message>>) -> Self {
+        *self.checkpoints.lock().unwrap_or_else(|e| e.into_inner()) = Some(tx);
+        self
+    }
+
+    /// No more checkpoints: the saver finishes what it has and stops.
+    pub fn close_checkpoints(&self) {
+        self.checkpoints
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .take();
     }
 
     fn state(&self) -> std::sync::MutexGuard<'_, State> {
@@ -122,6 +156,15 @@ impl TaskRunScope {
     /// Marks the run stalled (the watchdog saw no activity for `minutes`).
     pub fn stall(&self, minutes: u32) {
         self.state().stuck.get_or_insert(Stuck::Stalled(minutes));
+    }
+
+    /// Marks that a call ran on past the time limit's grace and was cut off.
+    pub fn cut_off(&self) {
+        self.state().past_deadline = true;
+    }
+
+    pub fn past_deadline(&self) -> bool {
+        self.state().past_deadline
     }
 
     /// How long since the last sign of work.
@@ -202,6 +245,14 @@ impl RunScope for TaskRunScope {
     }
 
     fn after_round(&self, round: &[Message]) -> bool {
+        if let Some(tx) = self
+            .checkpoints
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .as_ref()
+        {
+            let _ = tx.send(round.to_vec());
+        }
         self.watch_results(round);
         let state = self.state();
         state.asked.is_some() || state.stuck.is_some()
@@ -209,6 +260,14 @@ impl RunScope for TaskRunScope {
 
     fn activity(&self) {
         self.state().last_activity = Instant::now();
+    }
+
+    fn task_run(&self) -> Option<(String, String)> {
+        (!self.run_id.is_empty()).then(|| (self.task_id.clone(), self.run_id.clone()))
+    }
+
+    fn keeps_notes(&self) -> bool {
+        self.keeps_notes
     }
 }
 
@@ -242,7 +301,7 @@ mod tests {
         let s = TaskRunScope::new(Limits::default(), 2, 2, 3);
         assert!(
             s.ask_user("c1", "Again?", vec![])
-                .unwrap_err()
+                .expect_err("no more questions")
                 .contains("already asked 2 questions")
         );
     }

@@ -54,9 +54,46 @@ pub struct RunRecord {
     /// The stored question with its hidden fields (`kind` details, `stop_error`, ...).
     pub question: Option<Value>,
     pub limits: Option<Value>,
+    /// The app whose content the run read, once it ended (remembered answers keep it).
+    pub untrusted: Option<String>,
 }
 
 impl RunRecord {
+    /// A new run, working from `now`.
+    pub fn start(
+        task_id: &str,
+        plan: Vec<super::model::PlanStep>,
+        trigger_event_data: Option<Value>,
+        retry_of: Option<String>,
+        transcript: Vec<Message>,
+        now: DateTime<Utc>,
+    ) -> Self {
+        Self {
+            task_id: task_id.to_owned(),
+            run: Run {
+                run_id: super::new_id(),
+                status: RunStatus::Processing,
+                created_at: now,
+                execution_start_time: Some(now),
+                finished_at: None,
+                plan,
+                trigger_event_data,
+                progress_updates: Vec::new(),
+                result: None,
+                error: None,
+                retry_of,
+                pending_question: None,
+                last_activity_at: Some(now),
+                memory_sources: Vec::new(),
+                brief_updated: false,
+            },
+            transcript,
+            question: None,
+            limits: None,
+            untrusted: None,
+        }
+    }
+
     /// Questions this run has asked so far (kept beside its limits, across pauses).
     pub fn question_count(&self) -> u32 {
         self.limits
@@ -146,6 +183,9 @@ fn bind_task<'q>(query: TaskQuery<'q>, record: &'q TaskRecord) -> TaskQuery<'q> 
         .bind(stamp(t.next_execution_at))
         .bind(stamp(t.last_execution_at))
         .bind(stamp_at(t.updated_at))
+        .bind(&t.notepad)
+        .bind(&t.notepad_untrusted)
+        .bind(t.brief.as_ref().map(json))
 }
 
 #[derive(Debug, Clone)]
@@ -198,6 +238,11 @@ impl TaskStore {
                 last_execution_at: time(row.get("last_execution_at")),
                 created_at: time(row.get("created_at")).unwrap_or_default(),
                 updated_at: time(row.get("updated_at")).unwrap_or_default(),
+                notepad: row.get("notepad"),
+                notepad_untrusted: row.get("notepad_untrusted"),
+                brief: row
+                    .get::<Option<String>, _>("brief")
+                    .and_then(|s| serde_json::from_str(&s).ok()),
             },
         }
     }
@@ -232,7 +277,9 @@ impl TaskStore {
                 pending_question: question.as_ref().and_then(shown_question),
                 last_activity_at: time(row.get("last_activity_at")),
                 memory_sources: parse(row.get("memory_sources")),
+                brief_updated: row.get::<i64, _>("brief_updated") != 0,
             },
+            untrusted: row.get("untrusted"),
             question,
         }
     }
@@ -241,8 +288,9 @@ impl TaskStore {
     pub async fn insert(&self, record: &TaskRecord) -> Result<(), TaskStoreError> {
         const INSERT: &str = "INSERT INTO tasks (name, description, prompt, status, priority, assignee, task_type, schedule,
             script, plan, chat_history, clarifying_questions, swarm_details, enabled, model, browser_profile, deliver_to,
-            original_context, error, next_execution_at, last_execution_at, updated_at, created_at, id)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
+            original_context, error, next_execution_at, last_execution_at, updated_at, notepad, notepad_untrusted, brief,
+            created_at, id)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
         bind_task(sqlx::query(INSERT), record)
             .bind(stamp_at(record.task.created_at))
             .bind(&record.task.task_id)
@@ -256,7 +304,8 @@ impl TaskStore {
         const UPDATE: &str = "UPDATE tasks SET name = ?, description = ?, prompt = ?, status = ?, priority = ?,
             assignee = ?, task_type = ?, schedule = ?, script = ?, plan = ?, chat_history = ?, clarifying_questions = ?,
             swarm_details = ?, enabled = ?, model = ?, browser_profile = ?, deliver_to = ?, original_context = ?,
-            error = ?, next_execution_at = ?, last_execution_at = ?, updated_at = ? WHERE id = ?";
+            error = ?, next_execution_at = ?, last_execution_at = ?, updated_at = ?, notepad = ?, notepad_untrusted = ?,
+            brief = ? WHERE id = ?";
         let done = bind_task(sqlx::query(UPDATE), record)
             .bind(&record.task.task_id)
             .execute(self.store.pool())
@@ -362,13 +411,14 @@ impl TaskStore {
         sqlx::query(
             "INSERT INTO task_runs (id, task_id, status, created_at, execution_start_time, finished_at, plan,
                                     trigger_event_data, result, error, retry_of, pending_question, last_activity_at,
-                                    memory_sources, transcript, limits)
-             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                                    memory_sources, transcript, limits, untrusted, brief_updated)
+             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
              ON CONFLICT (id) DO UPDATE SET status = excluded.status, execution_start_time = excluded.execution_start_time,
                  finished_at = excluded.finished_at, plan = excluded.plan, trigger_event_data = excluded.trigger_event_data,
                  result = excluded.result, error = excluded.error, retry_of = excluded.retry_of,
                  pending_question = excluded.pending_question, last_activity_at = excluded.last_activity_at,
-                 memory_sources = excluded.memory_sources, transcript = excluded.transcript, limits = excluded.limits",
+                 memory_sources = excluded.memory_sources, transcript = excluded.transcript, limits = excluded.limits,
+                 untrusted = excluded.untrusted, brief_updated = excluded.brief_updated",
         )
         .bind(&r.run_id)
         .bind(&record.task_id)
@@ -386,9 +436,130 @@ impl TaskStore {
         .bind(json(&r.memory_sources))
         .bind(json(&record.transcript))
         .bind(record.limits.as_ref().map(json))
+        .bind(&record.untrusted)
+        .bind(i64::from(r.brief_updated))
         .execute(self.store.pool())
         .await?;
         Ok(())
+    }
+
+    /// The version of a task's notes: every edit or Clear by the person bumps it.
+    pub async fn notepad_version(&self, task_id: &str) -> Result<i64, TaskStoreError> {
+        let row: Option<(i64,)> = sqlx::query_as("SELECT notepad_version FROM tasks WHERE id = ?")
+            .bind(task_id)
+            .fetch_optional(self.store.pool())
+            .await?;
+        row.map(|r| r.0)
+            .ok_or_else(|| TaskStoreError::NoTask(task_id.to_owned()))
+    }
+
+    /// Records an edit or Clear by the person (and, with `forget`, that runs finished before
+    /// `now` are no longer remembered).
+    pub async fn bump_notepad_version(
+        &self,
+        task_id: &str,
+        forget: Option<DateTime<Utc>>,
+    ) -> Result<(), TaskStoreError> {
+        sqlx::query(
+            "UPDATE tasks SET notepad_version = notepad_version + 1, forget_before = COALESCE(?, forget_before)
+             WHERE id = ?",
+        )
+        .bind(stamp(forget))
+        .bind(task_id)
+        .execute(self.store.pool())
+        .await?;
+        Ok(())
+    }
+
+    pub async fn forget_before(
+        &self,
+        task_id: &str,
+    ) -> Result<Option<DateTime<Utc>>, TaskStoreError> {
+        let row: Option<(Option<String>,)> =
+            sqlx::query_as("SELECT forget_before FROM tasks WHERE id = ?")
+                .bind(task_id)
+                .fetch_optional(self.store.pool())
+                .await?;
+        Ok(row.and_then(|r| time(r.0)))
+    }
+
+    /// The notes version a run started with.
+    pub async fn run_notepad_version(&self, run_id: &str) -> Result<i64, TaskStoreError> {
+        let row: Option<(i64,)> =
+            sqlx::query_as("SELECT notepad_version FROM task_runs WHERE id = ?")
+                .bind(run_id)
+                .fetch_optional(self.store.pool())
+                .await?;
+        row.map(|r| r.0)
+            .ok_or_else(|| TaskStoreError::NoRun(run_id.to_owned()))
+    }
+
+    pub async fn set_run_notepad_version(
+        &self,
+        run_id: &str,
+        version: i64,
+    ) -> Result<(), TaskStoreError> {
+        sqlx::query("UPDATE task_runs SET notepad_version = ? WHERE id = ?")
+            .bind(version)
+            .bind(run_id)
+            .execute(self.store.pool())
+            .await?;
+        Ok(())
+    }
+
+    pub async fn pending_notepad(&self, run_id: &str) -> Result<Option<String>, TaskStoreError> {
+        let row: Option<(Option<String>,)> =
+            sqlx::query_as("SELECT pending_notepad FROM task_runs WHERE id = ?")
+                .bind(run_id)
+                .fetch_optional(self.store.pool())
+                .await?;
+        Ok(row.and_then(|r| r.0))
+    }
+
+    pub async fn set_pending_notepad(
+        &self,
+        run_id: &str,
+        text: Option<&str>,
+    ) -> Result<(), TaskStoreError> {
+        sqlx::query("UPDATE task_runs SET pending_notepad = ? WHERE id = ?")
+            .bind(text)
+            .bind(run_id)
+            .execute(self.store.pool())
+            .await?;
+        Ok(())
+    }
+
+    /// Saves a run's transcript alone (the checkpoint after each round).
+    pub async fn save_transcript(
+        &self,
+        run_id: &str,
+        transcript: &[Message],
+    ) -> Result<(), TaskStoreError> {
+        sqlx::query("UPDATE task_runs SET transcript = ? WHERE id = ?")
+            .bind(json(&transcript))
+            .bind(run_id)
+            .execute(self.store.pool())
+            .await?;
+        Ok(())
+    }
+
+    /// The run updated its task's brief.
+    pub async fn mark_brief_updated(&self, run_id: &str) -> Result<(), TaskStoreError> {
+        sqlx::query("UPDATE task_runs SET brief_updated = 1 WHERE id = ?")
+            .bind(run_id)
+            .execute(self.store.pool())
+            .await?;
+        Ok(())
+    }
+
+    /// The outside-content mark a run ended with.
+    pub async fn run_untrusted(&self, run_id: &str) -> Result<Option<String>, TaskStoreError> {
+        let row: Option<(Option<String>,)> =
+            sqlx::query_as("SELECT untrusted FROM task_runs WHERE id = ?")
+                .bind(run_id)
+                .fetch_optional(self.store.pool())
+                .await?;
+        Ok(row.and_then(|r| r.0).filter(|u| !u.is_empty()))
     }
 
     /// Adds a line to a run's progress log and moves its `last_activity_at`.
@@ -561,12 +732,13 @@ impl TaskStore {
                 Claim::Gone
             });
         }
+        // The same columns as `save_run` writes (keep the two in step).
         let r = &run.run;
         sqlx::query(
             "INSERT INTO task_runs (id, task_id, status, created_at, execution_start_time, finished_at, plan,
                                     trigger_event_data, result, error, retry_of, pending_question, last_activity_at,
-                                    memory_sources, transcript, limits)
-             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                                    memory_sources, transcript, limits, untrusted, brief_updated)
+             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
         )
         .bind(&r.run_id)
         .bind(&run.task_id)
@@ -584,6 +756,8 @@ impl TaskStore {
         .bind(json(&r.memory_sources))
         .bind(json(&run.transcript))
         .bind(run.limits.as_ref().map(json))
+        .bind(&run.untrusted)
+        .bind(i64::from(r.brief_updated))
         .execute(&mut *tx)
         .await?;
         tx.commit().await?;

@@ -103,6 +103,9 @@ impl ToolRegistry {
             super::files::plugin(),
             super::web::plugin(),
             super::task_questions::plugin(),
+            super::tasks::plugin(),
+            super::task_memory::notepad_plugin(),
+            super::task_memory::brief_plugin(),
         ] {
             if let Err(error) = registry.register(plugin) {
                 // The built-ins have distinct names; a clash is a programming error worth a log.

@@ -1,0 +1,174 @@
+//! A task run's own memory: `task_notepad` (app `task_notepad`, only in runs of repeating tasks)
+//! keeps the notes between runs, and `task_brief_update` (app `task_brief`, in every task run)
+//! keeps the task's brief. Both are scoped, internal and never count as tools used.
+
+use std::sync::Arc;
+
+use futures::future::BoxFuture;
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::{Map, Value};
+
+use super::{Plugin, Risk, Tool, ToolCtx, ToolDef, ToolError, ToolOutput, parse_args};
+
+fn plugin(id: &str, name: &str, description: &str, tool: Arc<dyn Tool>) -> Plugin {
+    Plugin {
+        id: id.to_owned(),
+        display_name: name.to_owned(),
+        description: description.to_owned(),
+        category: "built_in".to_owned(),
+        icon: "note".to_owned(),
+        auth: "none".to_owned(),
+        selection_hint: String::new(),
+        scoped: true,
+        tools: vec![tool],
+    }
+}
+
+pub fn notepad_plugin() -> Plugin {
+    plugin(
+        "task_notepad",
+        "Notes between runs",
+        "The notes a repeating task keeps between its runs.",
+        Arc::new(NotepadTool {
+            def: ToolDef::new::<NotepadArgs>(
+                "task_notepad",
+                "Save this task's notes between runs, replacing the old ones: the full list of everything reported to the person so far (old and new), so the next run tells them only what is new. Then reply with your final answer.",
+                Risk::Write,
+            )
+            .internal(),
+        }),
+    )
+}
+
+pub fn brief_plugin() -> Plugin {
+    plugin(
+        "task_brief",
+        "Task brief",
+        "The short brief of what a task is doing.",
+        Arc::new(BriefTool {
+            def: ToolDef::new::<BriefArgs>(
+                "task_brief_update",
+                "Keep this task's brief up to date: a short, self-contained summary the person (or the next run) reads to know what the task is doing. Pass only the fields that changed; each replaces that field. Name files, sites, people and ids explicitly. Good: {\"current_focus\": \"Comparing Lisbon flights on kayak.com and skyscanner.net; TAP is cheapest so far (EUR 212, 14 May)\"}. Bad: {\"current_focus\": \"Looking into it\"}. Update it when the goal changes, when you drop a route (and why), about every ten steps, and before your final answer.",
+                Risk::Write,
+            )
+            .internal(),
+        }),
+    )
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct NotepadArgs {
+    /// The whole notes, replacing the old ones.
+    pub text: String,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct BriefArgs {
+    /// What the task is for, in one or two lines.
+    #[serde(default)]
+    pub goal: Option<String>,
+    /// Rules the work must keep to.
+    #[serde(default)]
+    pub constraints: Option<String>,
+    /// Choices made, and why.
+    #[serde(default)]
+    pub decisions: Option<String>,
+    /// What is finished.
+    #[serde(default)]
+    pub done: Option<String>,
+    /// What is still open or needs the person.
+    #[serde(default)]
+    pub open: Option<String>,
+    /// What the run is working on now.
+    #[serde(default)]
+    pub current_focus: Option<String>,
+    /// Files, sites, pages and ids the work uses.
+    #[serde(default, rename = "where")]
+    pub where_: Option<String>,
+    /// What could go wrong.
+    #[serde(default)]
+    pub risks: Option<String>,
+}
+
+struct NotepadTool {
+    def: ToolDef,
+}
+
+struct BriefTool {
+    def: ToolDef,
+}
+
+/// The run's engine and ids, or the plain refusal for calls from anywhere else.
+fn task_run(ctx: &ToolCtx, what: &str) -> Result<(crate::Engine, String, String), ToolError> {
+    let refused = || ToolError::Failed(format!("{what} only works inside a task run."));
+    let (task_id, run_id) = ctx
+        .run
+        .as_ref()
+        .and_then(|r| r.task_run())
+        .ok_or_else(refused)?;
+    let engine = ctx.engine.clone().ok_or_else(refused)?;
+    Ok((engine, task_id, run_id))
+}
+
+impl Tool for NotepadTool {
+    fn def(&self) -> &ToolDef {
+        &self.def
+    }
+
+    fn call<'a>(
+        &'a self,
+        args: Value,
+        ctx: &'a ToolCtx,
+    ) -> BoxFuture<'a, Result<ToolOutput, ToolError>> {
+        Box::pin(async move {
+            let args: NotepadArgs = parse_args(args)?;
+            if !ctx.run.as_ref().is_some_and(|r| r.keeps_notes()) {
+                return Err(ToolError::Failed(
+                    "task_notepad only works inside runs of a repeating task.".to_owned(),
+                ));
+            }
+            let (engine, task_id, run_id) = task_run(ctx, "task_notepad")?;
+            engine
+                .stage_notepad(&task_id, &run_id, &args.text)
+                .await
+                .map_err(ToolError::Failed)?;
+            Ok(ToolOutput::text(
+                "Saved. Don't call any more tools: reply now with your final answer, reporting only what is new.",
+            ))
+        })
+    }
+}
+
+impl Tool for BriefTool {
+    fn def(&self) -> &ToolDef {
+        &self.def
+    }
+
+    fn call<'a>(
+        &'a self,
+        args: Value,
+        ctx: &'a ToolCtx,
+    ) -> BoxFuture<'a, Result<ToolOutput, ToolError>> {
+        Box::pin(async move {
+            // Validate the shape first; the fields themselves go through as given (null clears).
+            let _: BriefArgs = parse_args(args.clone())?;
+            let changes: Map<String, Value> = args.as_object().cloned().unwrap_or_default();
+            if changes.is_empty() {
+                return Err(ToolError::Failed(
+                    "Name at least one field of the brief to change.".to_owned(),
+                ));
+            }
+            let (engine, task_id, run_id) = task_run(ctx, "task_brief_update")?;
+            let brief = engine
+                .update_brief_from_run(&task_id, &run_id, changes)
+                .await
+                .map_err(ToolError::Failed)?;
+            Ok(ToolOutput::text(format!(
+                "The brief now reads:\n{}",
+                crate::tasks::brief::render(&brief)
+            )))
+        })
+    }
+}
