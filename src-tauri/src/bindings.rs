@@ -54,6 +54,23 @@ pub fn builder<R: tauri::Runtime>() -> Builder<R> {
             commands::chat::list_tools,
             commands::rules::rule_proposals,
             commands::rules::decide_rule_proposal,
+            commands::tasks::list_tasks,
+            commands::tasks::get_task,
+            commands::tasks::preview_task,
+            commands::tasks::create_task,
+            commands::tasks::patch_task,
+            commands::tasks::delete_task,
+            commands::tasks::approve_task,
+            commands::tasks::decline_task,
+            commands::tasks::rerun_task,
+            commands::tasks::run_task_now,
+            commands::tasks::archive_task,
+            commands::tasks::task_chat,
+            commands::tasks::answer_clarifications,
+            commands::tasks::cancel_run,
+            commands::tasks::answer_run,
+            commands::tasks::retry_run,
+            commands::tasks::run_events,
         ])
         .typ::<sentient_engine::bus::Envelope>()
         // Ids and counters fit in a JavaScript number; SQLite hands us i64.

@@ -9,3 +9,4 @@ pub mod models;
 pub mod rules;
 pub mod sessions;
 pub mod stop;
+pub mod tasks;

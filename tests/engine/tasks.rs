@@ -118,6 +118,12 @@ async fn a_task_is_planned_approved_run_and_its_result_kept() -> Result<()> {
         "files_write",
         json!({"path": "outputs/list.txt", "content": "milk"}),
     ));
+    server.push(Reply::text("I wrote your list."));
+    // It used a tool but never kept the brief: one reminder, then the answer again.
+    server.push(Reply::tool_call(
+        "task_brief_update",
+        json!({"goal": "Keep the shopping list", "done": "Wrote outputs/list.txt"}),
+    ));
     server.push(Reply::text("I wrote your list to outputs/list.txt."));
     let started = t
         .engine
@@ -156,7 +162,28 @@ async fn a_task_is_planned_approved_run_and_its_result_kept() -> Result<()> {
         .iter()
         .filter_map(|u| u["message"]["type"].as_str())
         .collect();
-    assert_eq!(kinds, ["info", "tool_call", "tool_result", "final_answer"]);
+    assert_eq!(
+        kinds,
+        [
+            "info",
+            "tool_call",
+            "tool_result",
+            "info",
+            "tool_call",
+            "tool_result",
+            "final_answer"
+        ]
+    );
+    assert_eq!(run["brief_updated"], true);
+    assert_eq!(task["brief"]["done"], "Wrote outputs/list.txt");
+    // The brief tool is not a tool used.
+    assert_eq!(run["result"]["tools_used"], json!(["files"]));
+    let reminded = &server.requests_to("/api/chat")[4].body["messages"];
+    assert!(
+        reminded
+            .to_string()
+            .contains("Before you finish: update this task's brief")
+    );
     let (code, events) = t
         .client
         .get(&format!("/api/tasks/{id}/runs/{}/events", started[0]))

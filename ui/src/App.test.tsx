@@ -108,6 +108,7 @@ describe('navigation', () => {
 
     await userEvent.click(nav.querySelector('a[href="#/tasks"]')!);
     await screen.findByRole('heading', { level: 1, name: 'Tasks' });
+    expect(await screen.findByText('No tasks yet — describe one above.')).toBeInTheDocument();
     expect(
       screen.getByText('Tasks you give Sentient will show up here: things to do now, on a schedule, or when something happens.'),
     ).toBeInTheDocument();

@@ -74,6 +74,33 @@ export const commands = {
 	/**  A chat's proposals, oldest first; `status` is pending (the default), accepted, declined or all. */
 	ruleProposals: (sessionId: string, status: string | null) => typedError<RuleProposal_Serialize[], ApiError>(__TAURI_INVOKE("rule_proposals", { sessionId, status })),
 	decideRuleProposal: (id: string, body: RuleDecisionBody) => typedError<RuleProposal_Serialize, ApiError>(__TAURI_INVOKE("decide_rule_proposal", { id, body })),
+	/**  Every task, newest first, each with its runs. */
+	listTasks: () => typedError<Task_Serialize[], ApiError>(__TAURI_INVOKE("list_tasks")),
+	getTask: (id: string) => typedError<Task_Serialize, ApiError>(__TAURI_INVOKE("get_task", { id })),
+	/**  What the planner makes of a prompt (name, description, priority, schedule), saving nothing. */
+	previewTask: (body: PreviewRequest) => typedError<Refinement_Serialize, ApiError>(__TAURI_INVOKE("preview_task", { body })),
+	/**  Saves a task as `planning`; planning goes on in the background and arrives as `task.updated`. */
+	createTask: (body: NewTask_Deserialize) => typedError<Task_Serialize, ApiError>(__TAURI_INVOKE("create_task", { body })),
+	patchTask: (id: string, patch: TaskPatch_Deserialize) => typedError<Task_Serialize, ApiError>(__TAURI_INVOKE("patch_task", { id, patch })),
+	deleteTask: (id: string) => typedError<OkReply, ApiError>(__TAURI_INVOKE("delete_task", { id })),
+	approveTask: (id: string) => typedError<Task_Serialize, ApiError>(__TAURI_INVOKE("approve_task", { id })),
+	declineTask: (id: string) => typedError<Task_Serialize, ApiError>(__TAURI_INVOKE("decline_task", { id })),
+	/**  A new copy of the task, planned afresh. */
+	rerunTask: (id: string) => typedError<Task_Serialize, ApiError>(__TAURI_INVOKE("rerun_task", { id })),
+	runTaskNow: (id: string) => typedError<Task_Serialize, ApiError>(__TAURI_INVOKE("run_task_now", { id })),
+	archiveTask: (id: string) => typedError<Task_Serialize, ApiError>(__TAURI_INVOKE("archive_task", { id })),
+	/**  A change request: the message joins the task's chat and the task is planned again. */
+	taskChat: (id: string, body: TaskChatRequest) => typedError<Task_Serialize, ApiError>(__TAURI_INVOKE("task_chat", { id, body })),
+	/**  Answers the planner's questions; the task is planned again. */
+	answerClarifications: (id: string, body: ClarificationsRequest) => typedError<Task_Serialize, ApiError>(__TAURI_INVOKE("answer_clarifications", { id, body })),
+	/**  Cancels a working or waiting run. */
+	cancelRun: (id: string, runId: string) => typedError<Task_Serialize, ApiError>(__TAURI_INVOKE("cancel_run", { id, runId })),
+	/**  Answers the question a waiting run asks; the run carries on from where it stopped. */
+	answerRun: (id: string, runId: string, body: RunAnswerRequest) => typedError<Task_Serialize, ApiError>(__TAURI_INVOKE("answer_run", { id, runId, body })),
+	/**  A new run that continues a failed or cancelled one from where it stopped. */
+	retryRun: (id: string, runId: string) => typedError<Task_Serialize, ApiError>(__TAURI_INVOKE("retry_run", { id, runId })),
+	/**  A run's whole progress log. */
+	runEvents: (id: string, runId: string) => typedError<ProgressUpdate_Serialize[], ApiError>(__TAURI_INVOKE("run_events", { id, runId })),
 };
 
 /* Types */
@@ -665,6 +692,17 @@ export type CheckupRequest_Serialize = {
 	roles: { [key in string]: string | null } | null,
 };
 
+/**  One answer to one of the planner's questions. */
+export type ClarificationAnswer = {
+	question_id: string,
+	answer_text: string,
+};
+
+/**  `POST /api/tasks/{id}/clarifications`. */
+export type ClarificationsRequest = {
+	answers: ClarificationAnswer[],
+};
+
 /**  A question the planner needs answered before it can plan. */
 export type ClarifyingQuestion = ClarifyingQuestion_Serialize | ClarifyingQuestion_Deserialize;
 
@@ -782,6 +820,8 @@ export type ContinuityConfig = ContinuityConfig_Serialize | ContinuityConfig_Des
 
 /**  What a repeating task remembers from its earlier runs, so it reports only what is new. */
 export type ContinuityConfig_Deserialize = {
+	/**  Repeating tasks remember their earlier runs and keep notes between them. */
+	enabled?: boolean,
 	/**  Longest the notes a repeating task keeps between runs may be, in characters. */
 	notepad_chars?: number,
 	/**  How many earlier finished runs a repeating task is reminded of (0 turns reminders off). */
@@ -794,6 +834,8 @@ export type ContinuityConfig_Deserialize = {
 
 /**  What a repeating task remembers from its earlier runs, so it reports only what is new. */
 export type ContinuityConfig_Serialize = {
+	/**  Repeating tasks remember their earlier runs and keep notes between them. */
+	enabled: boolean,
 	/**  Longest the notes a repeating task keeps between runs may be, in characters. */
 	notepad_chars: number,
 	/**  How many earlier finished runs a repeating task is reminded of (0 turns reminders off). */
@@ -856,6 +898,19 @@ export type DomainEvent_Deserialize =
 { type: "model.busy"; data: ModelBusy_Deserialize } | 
 /**  A new entry in the notifications feed. */
 { type: "notification.new"; data: Notification_Deserialize } | 
+/**
+ *  A notification's payload changed (a plan approved or declined, a question answered, a
+ *  suggestion handled or expired); the whole notification.
+ */
+{ type: "notification.updated"; data: Notification_Deserialize } | 
+/**  Notifications were marked read: one, or all when `id` is null. */
+{ type: "notification.read"; data: {
+	id?: string | null,
+} } | 
+/**  Notifications were deleted: one, or all when `id` is null. */
+{ type: "notification.deleted"; data: {
+	id?: string | null,
+} } | 
 /**  A "Make this a rule?" card from a chat message, new or answered (#130). */
 { type: "rule_proposal.updated"; data: RuleProposal_Deserialize } | 
 /**  A task changed (the whole task, runs included). */
@@ -869,6 +924,21 @@ export type DomainEvent_Deserialize =
 	task_id: string,
 	run_id: string,
 	update: ProgressUpdate_Deserialize,
+} } | 
+/**  A working run is alive (the model is writing), at most every 10 s. */
+{ type: "task.run_activity"; data: {
+	task_id: string,
+	run_id: string,
+	last_activity_at: string,
+} } | 
+/**  The running run's context meter after each model call (not stored). */
+{ type: "task.run_context"; data: {
+	task_id: string,
+	run_id: string,
+	used?: number | null,
+	length?: number | null,
+	percent?: number | null,
+	warning?: string | null,
 } } | 
 /**  A run ended (for services that follow runs; the window reads `task.updated`). */
 { type: "task.run_finished"; data: {
@@ -894,6 +964,19 @@ export type DomainEvent_Serialize =
 { type: "model.busy"; data: ModelBusy_Serialize } | 
 /**  A new entry in the notifications feed. */
 { type: "notification.new"; data: Notification_Serialize } | 
+/**
+ *  A notification's payload changed (a plan approved or declined, a question answered, a
+ *  suggestion handled or expired); the whole notification.
+ */
+{ type: "notification.updated"; data: Notification_Serialize } | 
+/**  Notifications were marked read: one, or all when `id` is null. */
+{ type: "notification.read"; data: {
+	id: string | null,
+} } | 
+/**  Notifications were deleted: one, or all when `id` is null. */
+{ type: "notification.deleted"; data: {
+	id: string | null,
+} } | 
 /**  A "Make this a rule?" card from a chat message, new or answered (#130). */
 { type: "rule_proposal.updated"; data: RuleProposal_Serialize } | 
 /**  A task changed (the whole task, runs included). */
@@ -907,6 +990,21 @@ export type DomainEvent_Serialize =
 	task_id: string,
 	run_id: string,
 	update: ProgressUpdate_Serialize,
+} } | 
+/**  A working run is alive (the model is writing), at most every 10 s. */
+{ type: "task.run_activity"; data: {
+	task_id: string,
+	run_id: string,
+	last_activity_at: string,
+} } | 
+/**  The running run's context meter after each model call (not stored). */
+{ type: "task.run_context"; data: {
+	task_id: string,
+	run_id: string,
+	used: number | null,
+	length: number | null,
+	percent: number | null,
+	warning: string | null,
 } } | 
 /**  A run ended (for services that follow runs; the window reads `task.updated`). */
 { type: "task.run_finished"; data: {
@@ -1751,6 +1849,27 @@ export type ModelsConfig_Serialize = {
 	request_timeout_s: number,
 };
 
+/**  `POST /api/tasks`. */
+export type NewTask = NewTask_Serialize | NewTask_Deserialize;
+
+/**  `POST /api/tasks`. */
+export type NewTask_Deserialize = {
+	prompt: string,
+	is_swarm?: boolean,
+	assignee?: string | null,
+	model?: string | null,
+	browser_profile?: string | null,
+};
+
+/**  `POST /api/tasks`. */
+export type NewTask_Serialize = {
+	prompt: string,
+	is_swarm: boolean,
+	assignee: string | null,
+	model: string | null,
+	browser_profile: string | null,
+};
+
 /**  Phones, smart glasses and other devices connected to Sentient. */
 export type NodesConfig = NodesConfig_Serialize | NodesConfig_Deserialize;
 
@@ -2049,6 +2168,11 @@ export type Preset_Serialize = {
 	active: boolean,
 };
 
+/**  `POST /api/tasks/preview`: the prompt to make sense of. */
+export type PreviewRequest = {
+	prompt: string,
+};
+
 /**  Suggestions Sentient makes on its own, follow-ups and the Daily Brief. */
 export type ProactivityConfig = ProactivityConfig_Serialize | ProactivityConfig_Deserialize;
 
@@ -2263,6 +2387,25 @@ export type Recommendation = {
 	summary: string,
 	/**  Why this model, in a plain sentence. */
 	note: string,
+};
+
+/**  What refinement makes of a prompt (`POST /api/tasks/preview`). */
+export type Refinement = Refinement_Serialize | Refinement_Deserialize;
+
+/**  What refinement makes of a prompt (`POST /api/tasks/preview`). */
+export type Refinement_Deserialize = {
+	name: string,
+	description: string,
+	priority: number,
+	schedule?: Schedule_Deserialize | null,
+};
+
+/**  What refinement makes of a prompt (`POST /api/tasks/preview`). */
+export type Refinement_Serialize = {
+	name: string,
+	description: string,
+	priority: number,
+	schedule: Schedule_Serialize | null,
 };
 
 export type Rename = {
@@ -2507,6 +2650,11 @@ export type RuleValue =
 /**  One run of a task. */
 export type Run = Run_Serialize | Run_Deserialize;
 
+/**  `POST .../runs/{run_id}/answer`: the answer to a waiting run's question. */
+export type RunAnswerRequest = {
+	answer: string,
+};
+
 /**  What a finished run hands back, written by the model at the end. */
 export type RunResult = RunResult_Serialize | RunResult_Deserialize;
 
@@ -2550,6 +2698,8 @@ export type Run_Deserialize = {
 	pending_question?: PendingQuestion_Deserialize | null,
 	last_activity_at?: string | null,
 	memory_sources: { [key in string]: string }[],
+	/**  The run updated the task's brief (to measure whether runs keep it). */
+	brief_updated?: boolean,
 };
 
 /**  One run of a task. */
@@ -2569,6 +2719,8 @@ export type Run_Serialize = {
 	pending_question: PendingQuestion_Serialize | null,
 	last_activity_at: string | null,
 	memory_sources: { [key in string]: string }[],
+	/**  The run updated the task's brief (to measure whether runs keep it). */
+	brief_updated: boolean,
 };
 
 /**  Where the recommended model would run. */
@@ -2928,12 +3080,108 @@ export type SubagentsConfig_Serialize = {
 /**  A task (contract section 4, with v2's field names). */
 export type Task = Task_Serialize | Task_Deserialize;
 
+/**
+ *  The task's brief: what it is doing, kept short by the runs and by the person. Each field is
+ *  short text; fields the person wrote are listed in `user_fields` and runs may not change them.
+ */
+export type TaskBrief = TaskBrief_Serialize | TaskBrief_Deserialize;
+
+/**
+ *  The task's brief: what it is doing, kept short by the runs and by the person. Each field is
+ *  short text; fields the person wrote are listed in `user_fields` and runs may not change them.
+ */
+export type TaskBrief_Deserialize = {
+	goal?: string | null,
+	constraints?: string | null,
+	decisions?: string | null,
+	done?: string | null,
+	open?: string | null,
+	current_focus?: string | null,
+	where?: string | null,
+	risks?: string | null,
+	updated_at?: string | null,
+	/**  agent or user. */
+	updated_by?: string | null,
+	/**  Fields the person wrote. */
+	user_fields?: string[],
+};
+
+/**
+ *  The task's brief: what it is doing, kept short by the runs and by the person. Each field is
+ *  short text; fields the person wrote are listed in `user_fields` and runs may not change them.
+ */
+export type TaskBrief_Serialize = {
+	goal: string | null,
+	constraints: string | null,
+	decisions: string | null,
+	done: string | null,
+	open: string | null,
+	current_focus: string | null,
+	where: string | null,
+	risks: string | null,
+	updated_at: string | null,
+	/**  agent or user. */
+	updated_by: string | null,
+	/**  Fields the person wrote. */
+	user_fields: string[],
+};
+
 /**  A line of the task's own chat (change requests and replanning answers). */
 export type TaskChatLine = {
 	/**  user or assistant. */
 	role: string,
 	content: string,
 	timestamp: string,
+};
+
+/**  `POST /api/tasks/{id}/chat`: a change to the task, in the person's words. */
+export type TaskChatRequest = {
+	message: string,
+};
+
+/**  `PATCH /api/tasks/{id}`: any of these fields. */
+export type TaskPatch = TaskPatch_Serialize | TaskPatch_Deserialize;
+
+/**  `PATCH /api/tasks/{id}`: any of these fields. */
+export type TaskPatch_Deserialize = {
+	name?: string | null,
+	description?: string | null,
+	priority?: number | null,
+	schedule?: { [key in string]: string } | null,
+	plan?: PlanStep[] | null,
+	enabled?: boolean | null,
+	status?: string | null,
+	/**  A model string, or null/"" for the executor role's model. */
+	model?: string | null,
+	browser_profile?: string | null,
+	deliver_to?: string | null,
+	/**  Notes between runs: text (trimmed, at most `tasks.continuity.notepad_chars`), or null/"" to clear. */
+	notepad?: string | null,
+	/**  With a Clear: runs finished before now are no longer remembered either. */
+	forget_earlier_runs?: boolean | null,
+	/**  Brief fields the person writes (field → text, or null/"" to clear); runs may not change them. */
+	brief?: { [key in string]: string | null } | null,
+};
+
+/**  `PATCH /api/tasks/{id}`: any of these fields. */
+export type TaskPatch_Serialize = {
+	name: string | null,
+	description: string | null,
+	priority: number | null,
+	schedule: { [key in string]: string } | null,
+	plan: PlanStep[] | null,
+	enabled: boolean | null,
+	status: string | null,
+	/**  A model string, or null/"" for the executor role's model. */
+	model: string | null,
+	browser_profile: string | null,
+	deliver_to: string | null,
+	/**  Notes between runs: text (trimmed, at most `tasks.continuity.notepad_chars`), or null/"" to clear. */
+	notepad: string | null,
+	/**  With a Clear: runs finished before now are no longer remembered either. */
+	forget_earlier_runs: boolean | null,
+	/**  Brief fields the person writes (field → text, or null/"" to clear); runs may not change them. */
+	brief: { [key in string]: string | null } | null,
 };
 
 /**  Where a task is in its life. */
@@ -2967,6 +3215,11 @@ export type Task_Deserialize = {
 	last_execution_at?: string | null,
 	created_at: string,
 	updated_at: string,
+	/**  Notes between runs of a repeating task (at most `tasks.continuity.notepad_chars`). */
+	notepad?: string | null,
+	/**  The app whose content shaped the notes (outside content), null when clean. */
+	notepad_untrusted?: string | null,
+	brief?: TaskBrief_Deserialize | null,
 };
 
 /**  A task (contract section 4, with v2's field names). */
@@ -2997,6 +3250,11 @@ export type Task_Serialize = {
 	last_execution_at: string | null,
 	created_at: string,
 	updated_at: string,
+	/**  Notes between runs of a repeating task (at most `tasks.continuity.notepad_chars`). */
+	notepad: string | null,
+	/**  The app whose content shaped the notes (outside content), null when clean. */
+	notepad_untrusted: string | null,
+	brief: TaskBrief_Serialize | null,
 };
 
 /**  How long-running and scheduled tasks are planned, run and limited. */
@@ -3032,6 +3290,8 @@ export type TasksConfig_Deserialize = {
 	catch_up_window_hours?: number,
 	/**  What a repeating task remembers from its earlier runs. */
 	continuity?: ContinuityConfig_Deserialize,
+	/**  Longest a task's brief may be, in characters, once written out. */
+	brief_chars?: number,
 };
 
 /**  How long-running and scheduled tasks are planned, run and limited. */
@@ -3064,6 +3324,8 @@ export type TasksConfig_Serialize = {
 	catch_up_window_hours: number,
 	/**  What a repeating task remembers from its earlier runs. */
 	continuity: ContinuityConfig_Serialize,
+	/**  Longest a task's brief may be, in characters, once written out. */
+	brief_chars: number,
 };
 
 /**  Commands the assistant may run on this computer. */

@@ -212,11 +212,33 @@ export function createHttpApi(options: HttpTransportOptions = {}): SentientApi {
     ruleProposals: (sessionId, status = 'pending') =>
       request('GET', `/api/sessions/${encodeURIComponent(sessionId)}/rule-proposals?status=${status}`),
     decideRuleProposal: (id, decision) => request('POST', `/api/rule-proposals/${encodeURIComponent(id)}`, { decision }),
+    listTasks: () => request('GET', '/api/tasks'),
+    getTask: (id) => request('GET', `/api/tasks/${encodeURIComponent(id)}`),
+    previewTask: (prompt) => request('POST', '/api/tasks/preview', { prompt }),
+    createTask: (body) => request('POST', '/api/tasks', body),
+    patchTask: (id, patch) => request('PATCH', `/api/tasks/${encodeURIComponent(id)}`, patch),
+    deleteTask: (id) => request('DELETE', `/api/tasks/${encodeURIComponent(id)}`),
+    approveTask: (id) => request('POST', `/api/tasks/${encodeURIComponent(id)}/approve`),
+    declineTask: (id) => request('POST', `/api/tasks/${encodeURIComponent(id)}/decline`),
+    rerunTask: (id) => request('POST', `/api/tasks/${encodeURIComponent(id)}/rerun`),
+    runTaskNow: (id) => request('POST', `/api/tasks/${encodeURIComponent(id)}/run-now`),
+    archiveTask: (id) => request('POST', `/api/tasks/${encodeURIComponent(id)}/archive`),
+    taskChat: (id, message) => request('POST', `/api/tasks/${encodeURIComponent(id)}/chat`, { message }),
+    answerClarifications: (id, answers) =>
+      request('POST', `/api/tasks/${encodeURIComponent(id)}/clarifications`, { answers }),
+    cancelRun: (id, runId) => request('POST', `${runPath(id, runId)}/cancel`),
+    answerRun: (id, runId, answer) => request('POST', `${runPath(id, runId)}/answer`, { answer }),
+    retryRun: (id, runId) => request('POST', `${runPath(id, runId)}/retry`),
+    runEvents: (id, runId) => request('GET', `${runPath(id, runId)}/events`),
     setTitle: (title) => {
       document.title = title;
     },
     subscribe: (listener) => socket.add(listener),
   };
+}
+
+function runPath(taskId: string, runId: string): string {
+  return `/api/tasks/${encodeURIComponent(taskId)}/runs/${encodeURIComponent(runId)}`;
 }
 
 const UNREADABLE_DETAIL = "Sentient's engine sent an answer the window couldn't read. Try reloading.";

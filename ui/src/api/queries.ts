@@ -41,6 +41,11 @@ import type {
   SecretInfo,
   StopState,
   TestResult,
+  Task,
+  TaskPatch,
+  TaskPreview,
+  ProgressUpdate,
+  ClarificationAnswer,
 } from './types';
 
 export const queryKeys = {
@@ -61,6 +66,9 @@ export const queryKeys = {
   // Kept apart from ['sessions', ...] so refreshing the list never refetches an open transcript.
   messages: (sessionId: string) => ['chat-messages', sessionId] as const,
   ruleProposals: (sessionId: string) => ['rule-proposals', sessionId] as const,
+  tasks: ['tasks', 'list'] as const,
+  task: (taskId: string) => ['tasks', 'detail', taskId] as const,
+  runEvents: (taskId: string, runId: string) => ['task-run-events', taskId, runId] as const,
 };
 
 export function createQueryClient(): QueryClient {
@@ -115,6 +123,102 @@ export function upsertProposal(list: RuleProposal[], p: RuleProposal): RulePropo
   return list.some((x) => x.id === p.id) ? list.map((x) => (x.id === p.id ? p : x)) : [...list, p];
 }
 
+// ------------------------------------------------------------------------------ tasks (cache)
+
+/** How many progress lines a run keeps in the cache (what the engine embeds). */
+const RUN_LOG_KEEP = 200;
+
+function isTask(value: unknown): value is Task {
+  const t = value as Partial<Task> | null;
+  return !!t && typeof t.task_id === 'string' && typeof t.status === 'string' && Array.isArray(t.runs);
+}
+
+const when = (iso: string | null | undefined): number => (iso ? Date.parse(iso) : Number.NaN);
+
+/**
+ * What to keep when a copy of a task arrives: the socket and a call's answer travel separately,
+ * so an answer read before the latest event can arrive after it. An older copy (by
+ * `updated_at`) is ignored, and progress lines the cache already has past the copy's last one
+ * are kept (they came live, after the copy was read).
+ */
+export function mergeTask(incoming: Task, cached: Task | undefined): Task {
+  if (!cached || cached.task_id !== incoming.task_id) return incoming;
+  if (when(incoming.updated_at) < when(cached.updated_at)) return cached;
+  return {
+    ...incoming,
+    runs: incoming.runs.map((run) => {
+      const had = cached.runs.find((r) => r.run_id === run.run_id);
+      if (!had) return run;
+      const last = when(run.progress_updates.at(-1)?.timestamp);
+      const later = had.progress_updates.filter(
+        (u) => (Number.isNaN(last) || when(u.timestamp) >= last) && !run.progress_updates.some((v) => sameUpdate(u, v)),
+      );
+      return later.length > 0 ? { ...run, progress_updates: [...run.progress_updates, ...later].slice(-RUN_LOG_KEEP) } : run;
+    }),
+  };
+}
+
+/** A task as it is now: replaces it in the list (or adds it, newest first) and in its detail. */
+export function putTask(qc: QueryClient, task: unknown): void {
+  if (!isTask(task)) return;
+  qc.setQueryData<Task[]>(queryKeys.tasks, (list) => {
+    if (!list) return list;
+    return list.some((t) => t.task_id === task.task_id)
+      ? list.map((t) => (t.task_id === task.task_id ? mergeTask(task, t) : t))
+      : [task, ...list];
+  });
+  qc.setQueryData<Task>(queryKeys.task(task.task_id), (cached) => mergeTask(task, cached));
+}
+
+/** A task is gone: out of the list, and its detail forgotten. */
+export function dropTask(qc: QueryClient, taskId: string): void {
+  qc.setQueryData<Task[]>(queryKeys.tasks, (list) => list?.filter((t) => t.task_id !== taskId));
+  qc.removeQueries({ queryKey: queryKeys.task(taskId) });
+}
+
+/** The same line, whichever way it came (the store keeps times to fewer digits than the bus sends). */
+function sameUpdate(a: ProgressUpdate, b: ProgressUpdate): boolean {
+  return (
+    (a.timestamp === b.timestamp || Date.parse(a.timestamp) === Date.parse(b.timestamp)) &&
+    a.message.type === b.message.type &&
+    a.message.content === b.message.content
+  );
+}
+
+/** Adds a progress line to a run (once, even if a `task.updated` already brought it). */
+export function withProgress(task: Task, runId: string, update: ProgressUpdate): Task {
+  if (!task.runs.some((r) => r.run_id === runId)) return task;
+  return {
+    ...task,
+    runs: task.runs.map((r) => {
+      if (r.run_id !== runId || r.progress_updates.some((u) => sameUpdate(u, update))) return r;
+      return {
+        ...r,
+        progress_updates: [...r.progress_updates, update].slice(-RUN_LOG_KEEP),
+        last_activity_at: update.timestamp,
+      };
+    }),
+  };
+}
+
+function applyRunProgress(qc: QueryClient, data: unknown): void {
+  const d = data as { task_id?: unknown; run_id?: unknown; update?: ProgressUpdate } | null;
+  if (!d || typeof d.task_id !== 'string' || typeof d.run_id !== 'string' || !d.update?.message) return;
+  const { task_id, run_id, update } = d;
+  const list = qc.getQueryData<Task[]>(queryKeys.tasks);
+  const known = list?.some((t) => t.task_id === task_id && t.runs.some((r) => r.run_id === run_id));
+  qc.setQueryData<Task[]>(queryKeys.tasks, (l) => l?.map((t) => (t.task_id === task_id ? withProgress(t, run_id, update) : t)));
+  qc.setQueryData<Task>(queryKeys.task(task_id), (t) => (t ? withProgress(t, run_id, update) : t));
+  qc.setQueryData<ProgressUpdate[]>(queryKeys.runEvents(task_id, run_id), (log) =>
+    log && !log.some((u) => sameUpdate(u, update)) ? [...log, update] : log,
+  );
+  // A run the window hasn't heard of yet (its task.updated may still be on its way).
+  if (list && !known) {
+    void qc.invalidateQueries({ queryKey: queryKeys.tasks });
+    void qc.invalidateQueries({ queryKey: queryKeys.task(task_id) });
+  }
+}
+
 /** Applies one live event to the cache. */
 export function applyEvent(qc: QueryClient, ev: EngineEvent): void {
   switch (ev.type) {
@@ -126,6 +230,17 @@ export function applyEvent(qc: QueryClient, ev: EngineEvent): void {
       break;
     case 'stop.updated':
       setStopState(qc, ev.data);
+      break;
+    case 'task.updated':
+      putTask(qc, ev.data);
+      break;
+    case 'task.deleted': {
+      const id = (ev.data as { task_id?: unknown } | null)?.task_id;
+      if (typeof id === 'string') dropTask(qc, id);
+      break;
+    }
+    case 'task.run_progress':
+      applyRunProgress(qc, ev.data);
       break;
     case 'config.updated': {
       void qc.invalidateQueries({ queryKey: queryKeys.config });
@@ -670,5 +785,109 @@ export function useUploadFile() {
   const api = useApi();
   return useMutation<FileInfo, ApiError, File>({
     mutationFn: (file) => api.uploadFile(file, file.name, 'upload').catch(rejectAsApiError),
+  });
+}
+
+// ------------------------------------------------------------------------------ tasks
+
+export function useTasks() {
+  const api = useApi();
+  return useQuery<Task[], ApiError>({
+    queryKey: queryKeys.tasks,
+    queryFn: () => api.listTasks().catch(rejectAsApiError),
+  });
+}
+
+/** One task, kept live by `task.updated` and `task.run_progress`; starts from its list entry. */
+export function useTask(taskId: string | null) {
+  const api = useApi();
+  const qc = useQueryClient();
+  return useQuery<Task, ApiError>({
+    queryKey: queryKeys.task(taskId ?? ''),
+    queryFn: () => api.getTask(taskId ?? '').catch(rejectAsApiError),
+    enabled: taskId !== null,
+    initialData: () => qc.getQueryData<Task[]>(queryKeys.tasks)?.find((t) => t.task_id === taskId),
+    initialDataUpdatedAt: () => qc.getQueryState(queryKeys.tasks)?.dataUpdatedAt,
+  });
+}
+
+/** A run's whole log (only asked for when the embedded last 200 lines are not enough). */
+export function useRunEvents(taskId: string, runId: string, enabled: boolean) {
+  const api = useApi();
+  return useQuery<ProgressUpdate[], ApiError>({
+    queryKey: queryKeys.runEvents(taskId, runId),
+    queryFn: () => api.runEvents(taskId, runId).catch(rejectAsApiError),
+    enabled,
+  });
+}
+
+export function usePreviewTask() {
+  const api = useApi();
+  return useMutation<TaskPreview, ApiError, string>({
+    mutationFn: (prompt) => api.previewTask(prompt).catch(rejectAsApiError),
+  });
+}
+
+export function useCreateTask() {
+  const api = useApi();
+  const qc = useQueryClient();
+  return useMutation<Task, ApiError, string>({
+    mutationFn: (prompt) => api.createTask({ prompt }).catch(rejectAsApiError),
+    onSuccess: (task) => putTask(qc, task),
+  });
+}
+
+/** Every change to a task answers the task as it is now, which goes straight into the cache. */
+export type TaskAction =
+  | { kind: 'patch'; patch: TaskPatch }
+  | { kind: 'approve' | 'decline' | 'run-now' | 'archive' | 'rerun' }
+  | { kind: 'chat'; message: string }
+  | { kind: 'clarifications'; answers: ClarificationAnswer[] }
+  | { kind: 'cancel-run' | 'retry-run'; runId: string }
+  | { kind: 'answer-run'; runId: string; answer: string };
+
+export function useTaskAction(taskId: string) {
+  const api = useApi();
+  const qc = useQueryClient();
+  return useMutation<Task, ApiError, TaskAction>({
+    mutationFn: (action) => {
+      const call = (): Promise<Task> => {
+        switch (action.kind) {
+          case 'patch':
+            return api.patchTask(taskId, action.patch);
+          case 'approve':
+            return api.approveTask(taskId);
+          case 'decline':
+            return api.declineTask(taskId);
+          case 'run-now':
+            return api.runTaskNow(taskId);
+          case 'archive':
+            return api.archiveTask(taskId);
+          case 'rerun':
+            return api.rerunTask(taskId);
+          case 'chat':
+            return api.taskChat(taskId, action.message);
+          case 'clarifications':
+            return api.answerClarifications(taskId, action.answers);
+          case 'cancel-run':
+            return api.cancelRun(taskId, action.runId);
+          case 'retry-run':
+            return api.retryRun(taskId, action.runId);
+          case 'answer-run':
+            return api.answerRun(taskId, action.runId, action.answer);
+        }
+      };
+      return call().catch(rejectAsApiError);
+    },
+    onSuccess: (task) => putTask(qc, task),
+  });
+}
+
+export function useDeleteTask() {
+  const api = useApi();
+  const qc = useQueryClient();
+  return useMutation<OkReply, ApiError, string>({
+    mutationFn: (id) => api.deleteTask(id).catch(rejectAsApiError),
+    onSuccess: (_res, id) => dropTask(qc, id),
   });
 }

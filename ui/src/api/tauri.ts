@@ -8,12 +8,14 @@ import {
   type ApiError as WireApiError,
   type CheckupLine_Deserialize as WireCheckupLine,
   type Value as JsonValue,
+  type Task_Serialize as WireTask,
+  type TaskPatch_Deserialize as WireTaskPatch,
 } from '../bindings';
 
 type Result<T, E> = { status: 'ok'; data: T } | { status: 'error'; error: E };
 import { toApiError } from './errors';
 import { TAURI_EVENT, toEngineEvent } from './events';
-import type { ChatEvent, CheckupLine, PullProgress, SentientApi } from './types';
+import type { ChatEvent, CheckupLine, ProgressUpdate, PullProgress, SentientApi, Task } from './types';
 import { newClientId } from './http';
 
 /** A command's typed result as a value, or its typed error thrown as our ApiError. */
@@ -26,6 +28,14 @@ async function unwrap<T>(call: Promise<Result<T, WireApiError>>): Promise<T> {
   }
   if (result.status === 'ok') return result.data;
   throw toApiError(result.error);
+}
+
+/**
+ * A task as the engine sends it. The generated type spells a few JSON fields loosely (progress
+ * parameters, `deliver_to`); what arrives is the contract's Task.
+ */
+function asTask(call: Promise<Result<WireTask, WireApiError>>): Promise<Task> {
+  return unwrap(call) as Promise<unknown> as Promise<Task>;
 }
 
 /** A file's bytes (FileReader where Blob.arrayBuffer is missing, as in older webviews). */
@@ -127,6 +137,24 @@ export function createTauriApi(): SentientApi {
     respondApproval: (approvalId, decision) => unwrap(commands.approvalRespond({ approval_id: approvalId, decision })),
     ruleProposals: (sessionId, status = 'pending') => unwrap(commands.ruleProposals(sessionId, status)),
     decideRuleProposal: (id, decision) => unwrap(commands.decideRuleProposal(id, { decision })),
+    listTasks: () => unwrap(commands.listTasks()) as Promise<Task[]>,
+    getTask: (id) => asTask(commands.getTask(id)),
+    previewTask: (prompt) => unwrap(commands.previewTask({ prompt })),
+    createTask: (body) => asTask(commands.createTask(body)),
+    // The generated patch type spells nested shapes loosely; the engine checks what arrives.
+    patchTask: (id, patch) => asTask(commands.patchTask(id, patch as unknown as WireTaskPatch)),
+    deleteTask: (id) => unwrap(commands.deleteTask(id)),
+    approveTask: (id) => asTask(commands.approveTask(id)),
+    declineTask: (id) => asTask(commands.declineTask(id)),
+    rerunTask: (id) => asTask(commands.rerunTask(id)),
+    runTaskNow: (id) => asTask(commands.runTaskNow(id)),
+    archiveTask: (id) => asTask(commands.archiveTask(id)),
+    taskChat: (id, message) => asTask(commands.taskChat(id, { message })),
+    answerClarifications: (id, answers) => asTask(commands.answerClarifications(id, { answers })),
+    cancelRun: (id, runId) => asTask(commands.cancelRun(id, runId)),
+    answerRun: (id, runId, answer) => asTask(commands.answerRun(id, runId, { answer })),
+    retryRun: (id, runId) => asTask(commands.retryRun(id, runId)),
+    runEvents: (id, runId) => unwrap(commands.runEvents(id, runId)) as Promise<ProgressUpdate[]>,
     setTitle(title) {
       document.title = title;
       // The window manager and the taskbar show the window's own title.

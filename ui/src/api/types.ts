@@ -45,6 +45,16 @@ import type {
   RuleProposal_Serialize,
   RuleTarget_Serialize,
   RuleDecision as WireRuleDecision,
+  Task_Serialize,
+  Run_Serialize,
+  ProgressUpdate_Serialize,
+  ProgressMessage_Serialize,
+  PendingQuestion_Serialize,
+  Schedule_Serialize,
+  ClarifyingQuestion_Serialize,
+  Refinement_Serialize,
+  NewTask_Deserialize,
+  TaskPatch_Deserialize,
 } from '../bindings';
 
 export type { Health, Theme } from '../bindings';
@@ -194,6 +204,32 @@ export type RuleProposal = RuleProposal_Serialize;
 export type RuleProposalStatus = RuleProposal['status'] | 'all';
 export type RuleDecision = WireRuleDecision;
 
+// Tasks (contract section 4).
+export type { TaskStatus, RunStatus, PlanStep, TaskChatLine, Frequency, CatchUp } from '../bindings';
+/** Where a task's notifications go besides the app: "default", "desktop" or chosen chats. */
+export type DeliverTo = 'default' | 'desktop' | Array<{ channel: string; chat_id: string }>;
+/** A progress line's message; `parameters` are the tool call's arguments as sent. */
+export type ProgressMessage = Omit<ProgressMessage_Serialize, 'parameters'> & { parameters?: Record<string, unknown> };
+export type ProgressUpdate = Omit<ProgressUpdate_Serialize, 'message'> & { message: ProgressMessage };
+export type PendingQuestion = PendingQuestion_Serialize;
+export type Schedule = Schedule_Serialize;
+export type ClarifyingQuestion = ClarifyingQuestion_Serialize;
+export type Run = Omit<Run_Serialize, 'progress_updates'> & { progress_updates: ProgressUpdate[] };
+export type Task = Omit<Task_Serialize, 'runs' | 'deliver_to'> & { runs: Run[]; deliver_to: DeliverTo };
+/** `POST /api/tasks/preview`: what the planner makes of a prompt. */
+export type TaskPreview = Refinement_Serialize;
+export type NewTaskRequest = NewTask_Deserialize;
+/** A schedule as sent in a change: the time zone may be left out (the person's own is used). */
+export type ScheduleInput =
+  | { type: 'once'; run_at: string | null; timezone?: string }
+  | { type: 'recurring'; frequency: 'daily' | 'weekly' | 'interval'; days?: string[]; time?: string; interval_minutes?: number; timezone?: string };
+/** `PATCH /api/tasks/{id}`: any of these fields. */
+export type TaskPatch = Omit<TaskPatch_Deserialize, 'schedule' | 'deliver_to'> & {
+  schedule?: ScheduleInput | null;
+  deliver_to?: DeliverTo | null;
+};
+export type ClarificationAnswer = { question_id: string; answer_text: string };
+
 /**
  * One live event from the engine's bus: `{type, data, ts}`. Domain events have a dotted type
  * (`stop.updated`, `config.updated`, ...). Chat events (no dot) arrive flat on the socket; the HTTP
@@ -305,6 +341,35 @@ export interface SentientApi {
   /** A chat's "Make this a rule?" proposals (default: the pending ones), oldest first. */
   ruleProposals(sessionId: string, status?: RuleProposalStatus): Promise<RuleProposal[]>;
   decideRuleProposal(id: string, decision: RuleDecision): Promise<RuleProposal>;
+
+  // Tasks (contract section 4).
+  /** Every task, newest first, each with its runs (oldest first). */
+  listTasks(): Promise<Task[]>;
+  getTask(id: string): Promise<Task>;
+  /** What the planner makes of a prompt (name, description, priority, schedule); saves nothing. */
+  previewTask(prompt: string): Promise<TaskPreview>;
+  /** Saves a task as `planning`; the plan arrives later as `task.updated`. */
+  createTask(body: NewTaskRequest): Promise<Task>;
+  patchTask(id: string, patch: TaskPatch): Promise<Task>;
+  deleteTask(id: string): Promise<OkReply>;
+  approveTask(id: string): Promise<Task>;
+  declineTask(id: string): Promise<Task>;
+  /** A new copy of the task, planned afresh. */
+  rerunTask(id: string): Promise<Task>;
+  runTaskNow(id: string): Promise<Task>;
+  archiveTask(id: string): Promise<Task>;
+  /** A change request in the task's own chat; the task is planned again. */
+  taskChat(id: string, message: string): Promise<Task>;
+  /** Answers the planner's questions; the task is planned again. */
+  answerClarifications(id: string, answers: ClarificationAnswer[]): Promise<Task>;
+  /** Cancels a working or waiting run. */
+  cancelRun(id: string, runId: string): Promise<Task>;
+  /** Answers the question a waiting run asks; the run carries on. */
+  answerRun(id: string, runId: string, answer: string): Promise<Task>;
+  /** Tries a failed or cancelled run again, carrying on from where it stopped. */
+  retryRun(id: string, runId: string): Promise<Task>;
+  /** A run's whole progress log. */
+  runEvents(id: string, runId: string): Promise<ProgressUpdate[]>;
 
   /** Names what the window shows (the page title, and in the desktop app the window's title). */
   setTitle(title: string): void;

@@ -35,7 +35,15 @@ import type {
   SentientApi,
   StopState,
   TestResult,
+  Task,
+  Run,
+  TaskPatch,
+  TaskPreview,
+  NewTaskRequest,
+  ClarificationAnswer,
+  ProgressUpdate,
 } from '../api';
+import { ApiError } from '../api/errors';
 
 export class FakeWebSocket {
   static readonly CONNECTING = 0;
@@ -332,6 +340,60 @@ export function makeProposal(overrides: Partial<RuleProposal> = {}): RuleProposa
   };
 }
 
+// ------------------------------------------------------------------------------ tasks
+
+export function makeRun(overrides: Partial<Run> & { run_id: string }): Run {
+  return {
+    status: 'processing',
+    created_at: '2030-05-04T10:00:00Z',
+    execution_start_time: '2030-05-04T10:00:00Z',
+    finished_at: null,
+    plan: [],
+    trigger_event_data: null,
+    progress_updates: [],
+    result: null,
+    error: null,
+    retry_of: null,
+    pending_question: null,
+    last_activity_at: '2030-05-04T10:00:00Z',
+    memory_sources: [],
+    brief_updated: false,
+    ...overrides,
+  };
+}
+
+export function makeTask(overrides: Partial<Task> & { task_id: string }): Task {
+  return {
+    name: 'A task',
+    description: '',
+    status: 'planning',
+    priority: 1,
+    assignee: 'ai',
+    task_type: 'single',
+    schedule: null,
+    script: null,
+    plan: [],
+    runs: [],
+    chat_history: [],
+    clarifying_questions: [],
+    swarm_details: null,
+    enabled: true,
+    model: null,
+    browser_profile: null,
+    deliver_to: 'default',
+    original_context: { source: 'manual_creation' },
+    error: null,
+    next_execution_at: null,
+    last_execution_at: null,
+    created_at: '2030-05-04T10:00:00Z',
+    updated_at: '2030-05-04T10:00:00Z',
+    notepad: null,
+    notepad_untrusted: null,
+    brief: null,
+    ...overrides,
+  };
+}
+
 /** A chat turn the test drives by hand: play events (chat and turn ids filled in), then end it. */
 export type FakeTurn = {
   body: ChatSendRequest;
@@ -355,6 +417,21 @@ export function fakeApi(initial: Bootstrap) {
   let proposals: RuleProposal[] = [];
   const turns: FakeTurn[] = [];
   const steers: Array<{ body: ChatSteerRequest; onEvent: ChatEventListener }> = [];
+  let tasks: Task[] = [];
+  let preview: TaskPreview | ApiError = { name: 'A task', description: '', priority: 1, schedule: null };
+  const findTask = (id: string): Task => {
+    const t = tasks.find((x) => x.task_id === id);
+    if (!t) throw new ApiError(404, 'There is no task with that id.');
+    return t;
+  };
+  /** Changes a task the way the engine would and answers it. */
+  const changeTask = (id: string, change: (t: Task) => Task): Task => {
+    const changed = { ...change(findTask(id)), updated_at: '2030-05-04T10:01:00Z' };
+    tasks = tasks.map((t) => (t.task_id === id ? changed : t));
+    return changed;
+  };
+  const changeRun = (id: string, runId: string, change: (r: Run) => Run): Task =>
+    changeTask(id, (t) => ({ ...t, runs: t.runs.map((r) => (r.run_id === runId ? change(r) : r)) }));
   const noSwitch: PresetSwitch = { preset: null, changed: [], missing: [], can_undo: true };
   const api = {
     transport: 'http' as const,
@@ -488,6 +565,79 @@ export function fakeApi(initial: Bootstrap) {
       proposals = proposals.map((p) => (p.id === id ? decided : p));
       return decided;
     }),
+    listTasks: vi.fn(async () => tasks),
+    getTask: vi.fn(async (id: string) => findTask(id)),
+    previewTask: vi.fn(async (_prompt: string) => {
+      if (preview instanceof ApiError) throw preview;
+      return preview;
+    }),
+    createTask: vi.fn(async (body: NewTaskRequest) => {
+      const task = makeTask({ task_id: `t${tasks.length + 1}`, name: body.prompt.split(' ').slice(0, 4).join(' '), description: body.prompt });
+      tasks = [task, ...tasks];
+      return task;
+    }),
+    patchTask: vi.fn(async (id: string, patch: TaskPatch) =>
+      changeTask(id, (t) => {
+        const { schedule, deliver_to, ...rest } = patch;
+        const kept = Object.fromEntries(Object.entries(rest).filter(([, v]) => v !== undefined)) as Partial<Task>;
+        return {
+          ...t,
+          ...kept,
+          ...(schedule !== undefined ? { schedule: schedule === null ? null : ({ timezone: 'Europe/Lisbon', ...schedule } as Task['schedule']) } : {}),
+          ...(deliver_to !== undefined ? { deliver_to: deliver_to ?? 'default' } : {}),
+          ...(patch.enabled === false ? { next_execution_at: null } : {}),
+        };
+      }),
+    ),
+    deleteTask: vi.fn(async (id: string) => {
+      findTask(id);
+      tasks = tasks.filter((t) => t.task_id !== id);
+      return { ok: true };
+    }),
+    approveTask: vi.fn(async (id: string) => changeTask(id, (t) => ({ ...t, status: t.schedule?.type === 'recurring' ? 'active' : 'pending' }))),
+    declineTask: vi.fn(async (id: string) => changeTask(id, (t) => ({ ...t, status: 'declined' }))),
+    rerunTask: vi.fn(async (id: string) => {
+      const copy = makeTask({ ...findTask(id), task_id: `t${tasks.length + 1}`, status: 'planning', runs: [] });
+      tasks = [copy, ...tasks];
+      return copy;
+    }),
+    runTaskNow: vi.fn(async (id: string) =>
+      changeTask(id, (t) => ({ ...t, status: 'processing', runs: [...t.runs, makeRun({ run_id: `r${t.runs.length + 1}`, plan: t.plan })] })),
+    ),
+    archiveTask: vi.fn(async (id: string) => changeTask(id, (t) => ({ ...t, status: 'archived' }))),
+    taskChat: vi.fn(async (id: string, message: string) =>
+      changeTask(id, (t) => ({
+        ...t,
+        status: 'planning',
+        chat_history: [...t.chat_history, { role: 'user', content: message, timestamp: '2030-05-04T10:01:00Z' }],
+      })),
+    ),
+    answerClarifications: vi.fn(async (id: string, answers: ClarificationAnswer[]) =>
+      changeTask(id, (t) => ({
+        ...t,
+        status: 'planning',
+        clarifying_questions: t.clarifying_questions.map((q) => ({
+          ...q,
+          answer: answers.find((a) => a.question_id === q.question_id)?.answer_text ?? q.answer,
+        })),
+      })),
+    ),
+    cancelRun: vi.fn(async (id: string, runId: string) =>
+      changeRun(id, runId, (r) => ({ ...r, status: 'cancelled', pending_question: null, finished_at: '2030-05-04T10:02:00Z' })),
+    ),
+    answerRun: vi.fn(async (id: string, runId: string, _answer: string) =>
+      changeRun(id, runId, (r) => ({ ...r, status: 'processing', pending_question: null })),
+    ),
+    retryRun: vi.fn(async (id: string, runId: string) =>
+      changeTask(id, (t) => ({
+        ...t,
+        status: 'processing',
+        runs: [...t.runs, makeRun({ run_id: `r${t.runs.length + 1}`, retry_of: runId, plan: t.plan })],
+      })),
+    ),
+    runEvents: vi.fn(async (id: string, runId: string): Promise<ProgressUpdate[]> =>
+      findTask(id).runs.find((r) => r.run_id === runId)?.progress_updates ?? [],
+    ),
     subscribe: vi.fn((listener: (ev: EngineEvent) => void) => {
       listeners.add(listener);
       return () => listeners.delete(listener);
@@ -513,6 +663,14 @@ export function fakeApi(initial: Bootstrap) {
     setProposals(list: RuleProposal[]) {
       proposals = list;
     },
+    setTasks(list: Task[]) {
+      tasks = list;
+    },
+    /** What the next preview answers: a preview, or an error to throw. */
+    setPreview(answer: TaskPreview | ApiError) {
+      preview = answer;
+    },
+    tasks: () => tasks,
     /** Chat turns started so far, oldest first. */
     turns,
     /** Steers sent so far, oldest first. */

@@ -19,6 +19,8 @@ use crate::llm::queue::JobKind;
 use crate::llm::{CallOptions, Message, ModelRole};
 use crate::stop::Job;
 
+const BRIEF_REMINDER: &str = "Before you finish: update this task's brief with task_brief_update (what was done, what is still open, where things are), then give your final answer again.";
+
 /// How long a call may run on past the time limit before it is cut off
 /// (`executor.HARD_DEADLINE_GRACE_S`).
 const DEADLINE_GRACE_S: f64 = 120.0;
@@ -302,6 +304,10 @@ impl Engine {
             })
         };
         let mut nudges = 0;
+        let mut reminded = false;
+        let stretch_start = messages.len();
+        // The answer given before the brief reminder stands if the reminder's round fails.
+        let mut answer_before_reminder: Option<crate::agent::run_loop::LoopResult> = None;
         let result = loop {
             let input = LoopInput {
                 messages: messages.clone(),
@@ -374,6 +380,34 @@ impl Engine {
                     "Reminded the model to act instead of announcing its next step.",
                 ));
                 messages.push(Message::user(NUDGE));
+                continue;
+            }
+            if let Some(before) = answer_before_reminder.take()
+                && result.error.is_some()
+                && !result.cancelled
+            {
+                break before;
+            }
+            // A run that used tools but never touched the brief is reminded once (never blocked).
+            let answered = result.error.is_none()
+                && !result.cancelled
+                && !result.paused
+                && result.needs_ok.is_none()
+                && !result.stopped_by_budget
+                && !result.stopped_by_repeat;
+            if answered
+                && !reminded
+                && scope.limits().steps_left() > 0
+                && self.used_tools(&messages[stretch_start..])
+                && !self.brief_updated(task_id, run_id).await
+            {
+                reminded = true;
+                let _ = lines_tx.send(ProgressMessage::new(
+                    "info",
+                    "Reminded the model to update the task's brief before finishing.",
+                ));
+                messages.push(Message::user(BRIEF_REMINDER));
+                answer_before_reminder = Some(result);
                 continue;
             }
             break result;
@@ -496,6 +530,22 @@ impl Engine {
         .await;
         self.finish_run(task_id, run_id, RunStatus::Completed, Some(outcome), None)
             .await
+    }
+
+    /// Whether `messages` call any tool that counts as used (not Sentient's own run tools).
+    fn used_tools(&self, messages: &[Message]) -> bool {
+        messages
+            .iter()
+            .flat_map(|m| m.tool_calls.iter())
+            .any(|c| !self.tools().get(&c.name).is_some_and(|t| t.def().internal))
+    }
+
+    async fn brief_updated(&self, task_id: &str, run_id: &str) -> bool {
+        self.tasks()
+            .store()
+            .run(task_id, run_id)
+            .await
+            .is_ok_and(|r| r.run.brief_updated)
     }
 
     /// Watches a working run: publishes `task.run_activity` at most every 10 s while it shows

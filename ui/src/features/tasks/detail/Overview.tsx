@@ -1,0 +1,34 @@
+// What the task is: its description, any failure, the planner's questions, the plan, when it
+// runs, which model and where its results go, and its own chat for changes.
+import type { Task } from '../../../api';
+import type { useTaskAction } from '../../../api/queries';
+import { Clarifications } from './Clarifications';
+import { PlanCard } from './PlanCard';
+import { ScheduleEditor } from './ScheduleEditor';
+import { TaskChat } from './TaskChat';
+import { TaskSettings } from './TaskSettings';
+
+type Action = ReturnType<typeof useTaskAction>;
+
+export function Overview({ task, action }: { task: Task; action: Action }) {
+  return (
+    <div className="task-overview">
+      {task.description ? <p className="task-description">{task.description}</p> : null}
+      {task.error ? (
+        <div className="notice notice-error" role="alert" data-testid="task-error">
+          <p>{task.error}</p>
+        </div>
+      ) : null}
+      {task.status === 'planning' ? (
+        <p className="muted" role="status">
+          Sentient is working out a plan for this task…
+        </p>
+      ) : null}
+      {task.status === 'clarification_pending' ? <Clarifications task={task} action={action} /> : null}
+      <PlanCard task={task} action={action} />
+      <ScheduleEditor task={task} action={action} />
+      <TaskSettings task={task} action={action} />
+      <TaskChat task={task} action={action} />
+    </div>
+  );
+}

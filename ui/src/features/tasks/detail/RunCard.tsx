@@ -1,0 +1,75 @@
+// One run: when and how it went, its live log, the answer it ended with (and the links and
+// files it made), its error, and Cancel or Retry.
+import type { Run } from '../../../api';
+import type { useTaskAction } from '../../../api/queries';
+import { localTime, RUN_STATUS_WORDS } from '../words';
+import { RunLog } from './RunLog';
+
+type Action = ReturnType<typeof useTaskAction>;
+
+export function RunCard({ taskId, run, action }: { taskId: string; run: Run; action: Action }) {
+  const live = run.status === 'processing' || run.status === 'waiting_for_user';
+  const retryable = run.status === 'error' || run.status === 'cancelled';
+  const result = run.result;
+  return (
+    <li className={`run-card run-${run.status}`} data-testid="run-card" data-run-id={run.run_id}>
+      <header className="run-header">
+        <strong data-testid="run-status">{RUN_STATUS_WORDS[run.status]}</strong>
+        <span className="muted">
+          Started {localTime(run.execution_start_time ?? run.created_at)}
+          {run.finished_at ? ` · ended ${localTime(run.finished_at)}` : ''}
+          {run.retry_of ? ' · a retry' : ''}
+        </span>
+        <span className="run-buttons">
+          {live ? (
+            <button
+              type="button"
+              className="btn btn-quiet"
+              disabled={action.isPending}
+              onClick={() => action.mutate({ kind: 'cancel-run', runId: run.run_id })}
+            >
+              Cancel
+            </button>
+          ) : null}
+          {retryable ? (
+            <button
+              type="button"
+              className="btn"
+              disabled={action.isPending}
+              onClick={() => action.mutate({ kind: 'retry-run', runId: run.run_id })}
+            >
+              Retry
+            </button>
+          ) : null}
+        </span>
+      </header>
+      <RunLog taskId={taskId} run={run} />
+      {result?.summary ? (
+        <div className="run-result" data-testid="run-result">
+          <h4>Result</h4>
+          <p className="run-summary">{result.summary}</p>
+          {result.links_found.length + result.links_created.length > 0 ? (
+            <ul className="run-links" aria-label="Links">
+              {[...result.links_created, ...result.links_found].map((l, i) => (
+                <li key={i}>
+                  <a href={l.url} target="_blank" rel="noreferrer">
+                    {l.description || l.url}
+                  </a>
+                </li>
+              ))}
+            </ul>
+          ) : null}
+          {result.files_created.length > 0 ? (
+            <p className="muted">Files made: {result.files_created.map((f) => f.filename).join(', ')}</p>
+          ) : null}
+          {result.tools_used.length > 0 ? <p className="muted">Used: {result.tools_used.join(', ')}</p> : null}
+        </div>
+      ) : null}
+      {run.error ? (
+        <div className="notice notice-error" data-testid="run-error">
+          <p>{run.error}</p>
+        </div>
+      ) : null}
+    </li>
+  );
+}

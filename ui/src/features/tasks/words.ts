@@ -1,0 +1,138 @@
+// Plain words for what the engine says about a task: its status, its schedule, its times.
+import type { RunStatus, Schedule, Task, TaskStatus } from '../../api';
+
+export const STATUS_WORDS: Record<TaskStatus, string> = {
+  planning: 'Planning…',
+  clarification_pending: 'Has questions for you',
+  approval_pending: 'Waiting for your approval',
+  pending: 'Scheduled',
+  active: 'Scheduled',
+  processing: 'Running',
+  waiting_for_user: 'Waiting for your answer',
+  completed: 'Done',
+  completed_with_errors: 'Done, with some problems',
+  error: 'Failed',
+  declined: 'Declined',
+  cancelled: 'Cancelled',
+  archived: 'Archived',
+};
+
+export const RUN_STATUS_WORDS: Record<RunStatus, string> = {
+  processing: 'Running',
+  waiting_for_user: 'Waiting for your answer',
+  completed: 'Finished',
+  completed_with_errors: 'Finished, with some problems',
+  error: 'Failed',
+  cancelled: 'Cancelled',
+};
+
+export type TaskGroup = 'needs_you' | 'running' | 'scheduled' | 'other';
+
+export const GROUPS: Array<{ id: TaskGroup; title: string }> = [
+  { id: 'needs_you', title: 'Needs you' },
+  { id: 'running', title: 'Running' },
+  { id: 'scheduled', title: 'Scheduled' },
+  { id: 'other', title: 'Done and other' },
+];
+
+export function groupOf(task: Pick<Task, 'status'>): TaskGroup {
+  switch (task.status) {
+    case 'approval_pending':
+    case 'clarification_pending':
+    case 'waiting_for_user':
+      return 'needs_you';
+    case 'planning':
+    case 'processing':
+      return 'running';
+    case 'active':
+    case 'pending':
+      return 'scheduled';
+    default:
+      return 'other';
+  }
+}
+
+const WEEK = ['Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday', 'Sunday'];
+
+function listWords(items: string[]): string {
+  if (items.length <= 1) return items.join('');
+  return `${items.slice(0, -1).join(', ')} and ${items[items.length - 1]}`;
+}
+
+function daysWords(days: string[]): string {
+  const set = new Set(days);
+  const sorted = WEEK.filter((d) => set.has(d));
+  if (sorted.length === 7) return 'day';
+  if (sorted.length === 5 && WEEK.slice(0, 5).every((d) => set.has(d))) return 'weekday';
+  if (sorted.length === 2 && set.has('Saturday') && set.has('Sunday')) return 'Saturday and Sunday';
+  return listWords(sorted.length > 0 ? sorted : days);
+}
+
+/** The browser's own time zone, to say when a schedule's zone is another one. */
+function localZone(): string {
+  try {
+    return Intl.DateTimeFormat().resolvedOptions().timeZone;
+  } catch {
+    return 'UTC';
+  }
+}
+
+function zoneNote(timezone: string): string {
+  return timezone && timezone !== localZone() ? ` (${timezone} time)` : '';
+}
+
+/** `YYYY-MM-DDTHH:MM` (a wall-clock time) as e.g. "Wed 16 Sep 2026 at 09:00". */
+function wallClockWords(runAt: string): string {
+  const m = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}:\d{2})/.exec(runAt);
+  if (!m) return runAt;
+  const date = new Date(Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3])));
+  const day = date.toLocaleDateString(undefined, { weekday: 'short', day: 'numeric', month: 'short', year: 'numeric', timeZone: 'UTC' });
+  return `${day} at ${m[4]}`;
+}
+
+/** A schedule in plain words, e.g. "Every weekday at 09:00". */
+export function scheduleWords(schedule: Schedule | null | undefined): string {
+  if (!schedule) return 'Once, right after you approve it';
+  switch (schedule.type) {
+    case 'once':
+      return schedule.run_at ? `Once, on ${wallClockWords(schedule.run_at)}${zoneNote(schedule.timezone)}` : 'Once, right after you approve it';
+    case 'recurring': {
+      const at = schedule.time ? ` at ${schedule.time}` : '';
+      if (schedule.frequency === 'interval') {
+        const n = schedule.interval_minutes ?? 60;
+        if (n === 60) return 'Every hour';
+        if (n % 60 === 0) return `Every ${n / 60} hours`;
+        return `Every ${n} minutes`;
+      }
+      if (schedule.frequency === 'daily') return `Every day${at}${zoneNote(schedule.timezone)}`;
+      return `Every ${daysWords(schedule.days ?? [])}${at}${zoneNote(schedule.timezone)}`;
+    }
+    case 'triggered':
+      if (schedule.source === 'gmail') return 'When a new email arrives';
+      if (schedule.source === 'gcalendar') return 'When a calendar event comes up';
+      if (schedule.source === 'webhook') return 'When its web address (webhook) is called';
+      return `When ${schedule.source} reports ${schedule.event.replace(/_/g, ' ')}`;
+  }
+}
+
+/** A moment in this computer's local time, e.g. "Mon 7 Dec, 09:00". */
+export function localTime(iso: string | null | undefined): string {
+  if (!iso) return '';
+  const d = new Date(iso);
+  if (Number.isNaN(d.getTime())) return iso;
+  return d.toLocaleString(undefined, { weekday: 'short', day: 'numeric', month: 'short', hour: '2-digit', minute: '2-digit' });
+}
+
+/** A moment's clock time only, for log lines. */
+export function clockTime(iso: string): string {
+  const d = new Date(iso);
+  if (Number.isNaN(d.getTime())) return iso;
+  return d.toLocaleTimeString(undefined, { hour: '2-digit', minute: '2-digit', second: '2-digit' });
+}
+
+export const PRIORITY_WORDS = ['Urgent', 'Normal', 'Low'];
+
+/** A task that works or waits on its own right now (its plan can't change meanwhile). */
+export function isBusy(task: Pick<Task, 'status'>): boolean {
+  return task.status === 'planning' || task.status === 'processing' || task.status === 'waiting_for_user';
+}
