@@ -531,3 +531,136 @@ async fn the_brief_is_kept_by_runs_and_by_the_person() -> Result<()> {
     t.stop().await;
     Ok(())
 }
+
+#[tokio::test]
+async fn runs_search_and_read_their_own_tasks_conversation_only() -> Result<()> {
+    let server = ScriptedModel::start().await;
+    let t = engine(&server).await?;
+    let mut ws = t.ws().await?;
+    // Another task with a run of its own.
+    let other = task(&t, &server, "Water the plants", Value::Null).await?;
+    server.push(Reply::text("Watered."));
+    t.client
+        .post(&format!("/api/tasks/{other}/run-now"), json!({}))
+        .await?;
+    let other_task = wait(&t, &other, finished(1)).await?;
+    let other_run = runs(&other_task)[0]["run_id"]
+        .as_str()
+        .expect("run")
+        .to_owned();
+
+    // This task's prompt holds the person's constraint.
+    server.push(Reply::text(json!({"name": "Lisbon flight", "description": "Find a flight to Lisbon; my budget is 300 euros.", "priority": 1, "schedule": null}).to_string()));
+    server.push(Reply::text(
+        json!({"plan": [{"tool": "none", "description": "Pick a flight"}]}).to_string(),
+    ));
+    let (_, created) = t
+        .client
+        .post(
+            "/api/tasks",
+            json!({"prompt": "Find a flight to Lisbon; my budget is 300 euros."}),
+        )
+        .await?;
+    let id = created["task_id"].as_str().expect("id").to_owned();
+    wait(&t, &id, |t| t["status"] == "approval_pending").await?;
+    t.client
+        .post(&format!("/api/tasks/{id}/approve"), json!({}))
+        .await?;
+
+    server.push(Reply::tool_call(
+        "search_task_conversation",
+        json!({"query": "budget", "source": "chat"}),
+    ));
+    server.push(Reply::tool_call(
+        "read_task_conversation",
+        json!({"ref": "chat:0", "after": 50}),
+    ));
+    server.push(Reply::tool_call(
+        "read_task_conversation",
+        json!({"ref": format!("run:{other_run}:1")}),
+    ));
+    server.push(Reply::tool_call(
+        "search_task_conversation",
+        json!({"query": "Watered"}),
+    ));
+    server.push(Reply::text("TAP at 280 euros fits your budget."));
+    t.client
+        .post(&format!("/api/tasks/{id}/run-now"), json!({}))
+        .await?;
+    let now = wait(&t, &id, finished(1)).await?;
+    assert_eq!(runs(&now)[0]["status"], "completed");
+    let said = server
+        .requests_to("/api/chat")
+        .last()
+        .map(|r| r.body["messages"].clone())
+        .unwrap_or_default();
+    let results: Vec<Value> = said
+        .as_array()
+        .expect("messages")
+        .iter()
+        .filter(|m| m["role"] == "tool")
+        .map(|m| {
+            serde_json::from_str(m["content"].as_str().unwrap_or_default())
+                .unwrap_or(m["content"].clone())
+        })
+        .collect();
+    // The search found the constraint with a ref, as a short excerpt.
+    assert_eq!(results[0]["results"][0]["ref"], "chat:0");
+    assert_eq!(results[0]["results"][0]["author"], "user");
+    assert!(
+        results[0]["results"][0]["excerpt"]
+            .as_str()
+            .is_some_and(|e| e.contains("[budget]")),
+        "{}",
+        results[0]
+    );
+    // Reading is bounded and stays in this task.
+    assert_eq!(
+        results[1]["entries"][0]["text"],
+        "Find a flight to Lisbon; my budget is 300 euros."
+    );
+    assert!(
+        results[2]
+            .to_string()
+            .contains("is not a ref of this task's conversation"),
+        "{}",
+        results[2]
+    );
+    assert_eq!(
+        results[3]["results"],
+        json!([]),
+        "another task's words are not found"
+    );
+    // No tool here counts as used, and the brief reminder is not sent for them.
+    assert_eq!(runs(&now)[0]["result"]["tools_used"], json!([]));
+    let finished_event = loop {
+        let event = ws.wait_for("task.run_finished").await?;
+        if event["data"]["task_id"] == id.as_str() {
+            break event;
+        }
+    };
+    assert_eq!(finished_event["data"]["brief_updated"], false);
+
+    // The task list's search covers names, descriptions, briefs and notes.
+    t.client
+        .patch(
+            &format!("/api/tasks/{other}"),
+            json!({"notepad": "- fern by the window", "brief": {"where": "balcony"}}),
+        )
+        .await?;
+    let (_, found) = t.client.get("/api/tasks?q=lisbon").await?;
+    assert_eq!(
+        found
+            .as_array()
+            .map(|f| f.iter().map(|t| t["task_id"].clone()).collect::<Vec<_>>()),
+        Some(vec![json!(id)])
+    );
+    let (_, found) = t.client.get("/api/tasks?q=fern").await?;
+    assert_eq!(found[0]["task_id"], other.as_str());
+    let (_, found) = t.client.get("/api/tasks?q=balcony").await?;
+    assert_eq!(found[0]["task_id"], other.as_str());
+    let (_, all) = t.client.get("/api/tasks?q=").await?;
+    assert_eq!(all.as_array().map(Vec::len), Some(2));
+    t.stop().await;
+    Ok(())
+}

@@ -84,6 +84,8 @@ pub enum DomainEvent {
         task_id: String,
         run_id: String,
         status: String,
+        /// The run updated its task's brief (to measure whether runs keep it).
+        brief_updated: bool,
     },
 }
 

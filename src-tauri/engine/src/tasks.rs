@@ -10,6 +10,7 @@ pub mod limits;
 pub mod model;
 pub mod planner;
 pub mod questions;
+pub mod recall;
 pub mod run_scope;
 pub mod schedule;
 pub mod scheduler;
@@ -245,6 +246,19 @@ impl Engine {
 
     pub async fn list_tasks(&self) -> Result<Vec<Task>, ApiError> {
         Ok(self.tasks().store().list().await?)
+    }
+
+    /// Tasks whose name, description, brief or notes match `q`, best first (`GET /api/tasks?q=`).
+    pub async fn search_tasks(&self, q: &str) -> Result<Vec<Task>, ApiError> {
+        let mut found = Vec::new();
+        for id in self.tasks().store().search_tasks(q).await? {
+            match self.tasks().store().task_with_runs(&id).await {
+                Ok(task) => found.push(task),
+                Err(TaskStoreError::NoTask(_)) => {}
+                Err(e) => return Err(e.into()),
+            }
+        }
+        Ok(found)
     }
 
     pub async fn get_task(&self, task_id: &str) -> Result<Task, ApiError> {
@@ -766,6 +780,7 @@ impl Engine {
             task_id: task_id.to_owned(),
             run_id: run_id.to_owned(),
             status: status.as_str().to_owned(),
+            brief_updated: record.run.brief_updated,
         });
         // Every way a run ends leaves a notification (a cancelled run shows its status instead).
         self.notify_run_finished(

@@ -97,7 +97,7 @@ pub fn brief_section(brief: Option<&super::model::TaskBrief>) -> String {
         .filter(|b| !b.is_empty())
         .unwrap_or_else(|| "(none yet: start it with task_brief_update)".to_owned());
     format!(
-        "\n\n## This task's brief\n{written}\n\nKeep the brief current with task_brief_update: when the goal changes, when you drop a route (and why), about every ten steps, and before your final answer. Fields marked as the person's own words are theirs: follow them and don't change them. Pin lasting constraints and decisions into the brief."
+        "\n\n## This task's brief\n{written}\n\nKeep the brief current with task_brief_update: when the goal changes, when you drop a route (and why), about every ten steps, and before your final answer. Fields marked as the person's own words are theirs: follow them and don't change them. Pin lasting constraints and decisions into the brief. On follow-up or long runs, search this task's conversation (search_task_conversation) before assuming or asking something the person may already have said."
     )
 }
 
@@ -273,7 +273,11 @@ impl Engine {
             .for_run(task_id, run_id, keeps_notes)
             .with_checkpoints(checkpoint_tx),
         );
-        let mut scoped_apps = vec!["task_questions".to_owned(), "task_brief".to_owned()];
+        let mut scoped_apps = vec![
+            "task_questions".to_owned(),
+            "task_brief".to_owned(),
+            "task_conversation".to_owned(),
+        ];
         if keeps_notes {
             scoped_apps.push("task_notepad".to_owned());
         }

@@ -190,7 +190,7 @@ fn bind_task<'q>(query: TaskQuery<'q>, record: &'q TaskRecord) -> TaskQuery<'q> 
 
 #[derive(Debug, Clone)]
 pub struct TaskStore {
-    store: Store,
+    pub(super) store: Store,
 }
 
 impl TaskStore {
@@ -296,7 +296,7 @@ impl TaskStore {
             .bind(&record.task.task_id)
             .execute(self.store.pool())
             .await?;
-        Ok(())
+        self.index_task(record).await
     }
 
     /// Writes every field of a task back (the caller read it, changed it and holds the lock).
@@ -313,7 +313,7 @@ impl TaskStore {
         if done.rows_affected() == 0 {
             return Err(TaskStoreError::NoTask(record.task.task_id.clone()));
         }
-        Ok(())
+        self.index_task(record).await
     }
 
     /// One task without its runs.
@@ -356,7 +356,7 @@ impl TaskStore {
         if done.rows_affected() == 0 {
             return Err(TaskStoreError::NoTask(id.to_owned()));
         }
-        Ok(())
+        self.unindex_task(id).await
     }
 
     /// The runs of a task, oldest first, each with its latest progress updates.
@@ -440,7 +440,7 @@ impl TaskStore {
         .bind(i64::from(r.brief_updated))
         .execute(self.store.pool())
         .await?;
-        Ok(())
+        self.index_transcript(&r.run_id, &record.transcript).await
     }
 
     /// The version of a task's notes: every edit or Clear by the person bumps it.
@@ -540,7 +540,7 @@ impl TaskStore {
             .bind(run_id)
             .execute(self.store.pool())
             .await?;
-        Ok(())
+        self.index_transcript(run_id, transcript).await
     }
 
     /// The run updated its task's brief.
@@ -569,19 +569,22 @@ impl TaskStore {
         update: &ProgressUpdate,
     ) -> Result<(), TaskStoreError> {
         let mut tx = self.store.pool().begin().await?;
-        sqlx::query("INSERT INTO task_run_events (run_id, timestamp, message) VALUES (?, ?, ?)")
-            .bind(run_id)
-            .bind(stamp_at(update.timestamp))
-            .bind(json(&update.message))
-            .execute(&mut *tx)
-            .await?;
+        let event = sqlx::query(
+            "INSERT INTO task_run_events (run_id, timestamp, message) VALUES (?, ?, ?)",
+        )
+        .bind(run_id)
+        .bind(stamp_at(update.timestamp))
+        .bind(json(&update.message))
+        .execute(&mut *tx)
+        .await?
+        .last_insert_rowid();
         sqlx::query("UPDATE task_runs SET last_activity_at = ? WHERE id = ?")
             .bind(stamp_at(update.timestamp))
             .bind(run_id)
             .execute(&mut *tx)
             .await?;
         tx.commit().await?;
-        Ok(())
+        self.index_event(run_id, event, update).await
     }
 
     /// A run's whole progress log, oldest first.

@@ -106,6 +106,7 @@ impl ToolRegistry {
             super::tasks::plugin(),
             super::task_memory::notepad_plugin(),
             super::task_memory::brief_plugin(),
+            super::task_memory::conversation_plugin(),
         ] {
             if let Err(error) = registry.register(plugin) {
                 // The built-ins have distinct names; a clash is a programming error worth a log.

@@ -11,7 +11,7 @@ use serde_json::{Map, Value};
 
 use super::{Plugin, Risk, Tool, ToolCtx, ToolDef, ToolError, ToolOutput, parse_args};
 
-fn plugin(id: &str, name: &str, description: &str, tool: Arc<dyn Tool>) -> Plugin {
+fn plugin(id: &str, name: &str, description: &str, tools: Vec<Arc<dyn Tool>>) -> Plugin {
     Plugin {
         id: id.to_owned(),
         display_name: name.to_owned(),
@@ -21,7 +21,7 @@ fn plugin(id: &str, name: &str, description: &str, tool: Arc<dyn Tool>) -> Plugi
         auth: "none".to_owned(),
         selection_hint: String::new(),
         scoped: true,
-        tools: vec![tool],
+        tools,
     }
 }
 
@@ -30,14 +30,40 @@ pub fn notepad_plugin() -> Plugin {
         "task_notepad",
         "Notes between runs",
         "The notes a repeating task keeps between its runs.",
-        Arc::new(NotepadTool {
+        vec![Arc::new(NotepadTool {
             def: ToolDef::new::<NotepadArgs>(
                 "task_notepad",
                 "Save this task's notes between runs, replacing the old ones: the full list of everything reported to the person so far (old and new), so the next run tells them only what is new. Then reply with your final answer.",
                 Risk::Write,
             )
             .internal(),
-        }),
+        })],
+    )
+}
+
+pub fn conversation_plugin() -> Plugin {
+    plugin(
+        "task_conversation",
+        "Task conversation",
+        "Search and read a task's own earlier conversation.",
+        vec![
+            Arc::new(SearchTool {
+                def: ToolDef::new::<SearchArgs>(
+                    "search_task_conversation",
+                    "Search this task's own conversation (its chat and answers, and its earlier runs' messages and logs) for something the person already said, instead of asking again. Returns short excerpts with refs to read more.",
+                    Risk::Read,
+                )
+                .internal(),
+            }),
+            Arc::new(ReadTool {
+                def: ToolDef::new::<ReadArgs>(
+                    "read_task_conversation",
+                    "Read a few entries around a ref that search_task_conversation returned.",
+                    Risk::Read,
+                )
+                .internal(),
+            }),
+        ],
     )
 }
 
@@ -46,14 +72,14 @@ pub fn brief_plugin() -> Plugin {
         "task_brief",
         "Task brief",
         "The short brief of what a task is doing.",
-        Arc::new(BriefTool {
+        vec![Arc::new(BriefTool {
             def: ToolDef::new::<BriefArgs>(
                 "task_brief_update",
                 "Keep this task's brief up to date: a short, self-contained summary the person (or the next run) reads to know what the task is doing. Pass only the fields that changed; each replaces that field. Name files, sites, people and ids explicitly. Good: {\"current_focus\": \"Comparing Lisbon flights on kayak.com and skyscanner.net; TAP is cheapest so far (EUR 212, 14 May)\"}. Bad: {\"current_focus\": \"Looking into it\"}. Update it when the goal changes, when you drop a route (and why), about every ten steps, and before your final answer.",
                 Risk::Write,
             )
             .internal(),
-        }),
+        })],
     )
 }
 
@@ -90,6 +116,127 @@ pub struct BriefArgs {
     /// What could go wrong.
     #[serde(default)]
     pub risks: Option<String>,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct SearchArgs {
+    /// Words to look for.
+    pub query: String,
+    /// chat (the task's chat and answers), runs (earlier runs) or both (the default).
+    #[serde(default)]
+    pub source: Option<String>,
+    /// user (the person), agent (the model) or system (run logs).
+    #[serde(default)]
+    pub author: Option<String>,
+    /// How many results, at most 20 (default 8).
+    #[serde(default)]
+    pub limit: Option<u32>,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct ReadArgs {
+    /// A ref from search_task_conversation, e.g. chat:3 or run:<run_id>:12.
+    #[serde(rename = "ref")]
+    pub reference: String,
+    /// Entries before the ref (default 2, at most 10).
+    #[serde(default)]
+    pub before: Option<u32>,
+    /// Entries after the ref (default 2, at most 10).
+    #[serde(default)]
+    pub after: Option<u32>,
+}
+
+struct SearchTool {
+    def: ToolDef,
+}
+
+struct ReadTool {
+    def: ToolDef,
+}
+
+impl Tool for SearchTool {
+    fn def(&self) -> &ToolDef {
+        &self.def
+    }
+
+    fn call<'a>(
+        &'a self,
+        args: Value,
+        ctx: &'a ToolCtx,
+    ) -> BoxFuture<'a, Result<ToolOutput, ToolError>> {
+        Box::pin(async move {
+            let args: SearchArgs = parse_args(args)?;
+            let source = match args.source.as_deref().map(str::trim) {
+                None | Some("" | "both") => None,
+                Some(s @ ("chat" | "runs")) => Some(s.to_owned()),
+                Some(other) => {
+                    return Err(ToolError::InvalidArguments(format!(
+                        "source is chat, runs or both, not {other}."
+                    )));
+                }
+            };
+            let author = match args.author.as_deref().map(str::trim) {
+                None | Some("") => None,
+                Some(a @ ("user" | "agent" | "system")) => Some(a.to_owned()),
+                Some(other) => {
+                    return Err(ToolError::InvalidArguments(format!(
+                        "author is user, agent or system, not {other}."
+                    )));
+                }
+            };
+            let (engine, task_id, _) = task_run(ctx, "search_task_conversation")?;
+            let hits = engine
+                .tasks()
+                .store()
+                .search_conversation(
+                    &task_id,
+                    &args.query,
+                    source.as_deref(),
+                    author.as_deref(),
+                    args.limit.unwrap_or(8),
+                )
+                .await
+                .map_err(|e| ToolError::Failed(e.to_string()))?;
+            ToolOutput::json(serde_json::json!({ "results": hits }))
+        })
+    }
+}
+
+impl Tool for ReadTool {
+    fn def(&self) -> &ToolDef {
+        &self.def
+    }
+
+    fn call<'a>(
+        &'a self,
+        args: Value,
+        ctx: &'a ToolCtx,
+    ) -> BoxFuture<'a, Result<ToolOutput, ToolError>> {
+        Box::pin(async move {
+            let args: ReadArgs = parse_args(args)?;
+            let (engine, task_id, _) = task_run(ctx, "read_task_conversation")?;
+            let refused = || {
+                ToolError::Failed(format!(
+                    "{} is not a ref of this task's conversation. Use a ref that search_task_conversation returned.",
+                    args.reference
+                ))
+            };
+            let reference = crate::tasks::recall::parse_ref(&args.reference).ok_or_else(refused)?;
+            let found = engine
+                .tasks()
+                .store()
+                .read_conversation(
+                    &task_id,
+                    &reference,
+                    args.before.unwrap_or(2),
+                    args.after.unwrap_or(2),
+                )
+                .await
+                .map_err(|e| ToolError::Failed(e.to_string()))?
+                .ok_or_else(refused)?;
+            ToolOutput::json(found)
+        })
+    }
 }
 
 struct NotepadTool {

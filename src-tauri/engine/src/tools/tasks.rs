@@ -182,17 +182,19 @@ async fn run(kind: Kind, engine: &Engine, args: Value) -> Result<ToolOutput, Too
                 .split_whitespace()
                 .map(str::to_owned)
                 .collect();
-            let tasks = engine.list_tasks().await.map_err(failed)?;
+            // Words go through the search index (names, descriptions, briefs, notes).
+            let tasks = if words.is_empty() {
+                engine.list_tasks().await
+            } else {
+                engine.search_tasks(&words.join(" ")).await
+            }
+            .map_err(failed)?;
             let found: Vec<Value> = tasks
                 .iter()
                 .filter(|t| {
                     args.status
                         .as_deref()
                         .is_none_or(|s| t.status.as_str() == s)
-                })
-                .filter(|t| {
-                    let text = format!("{} {}", t.name, t.description).to_lowercase();
-                    words.iter().all(|w| text.contains(w))
                 })
                 .take(20)
                 .map(summary)

@@ -32,10 +32,22 @@ pub fn routes() -> OpenApiRouter<Engine> {
         .routes(routes!(events))
 }
 
-/// Every task, newest first.
-#[utoipa::path(get, path = "/api/tasks", tag = "tasks", responses((status = 200, body = Vec<Task>)))]
-pub async fn list(State(engine): State<Engine>) -> Result<Json<Vec<Task>>, ApiError> {
-    Ok(Json(engine.list_tasks().await?))
+#[derive(Debug, Deserialize, utoipa::IntoParams)]
+pub struct ListQuery {
+    /// Words to find in names, descriptions, briefs and notes; leave it out for every task.
+    q: Option<String>,
+}
+
+/// Every task, newest first; with `q`, the matching tasks, best first.
+#[utoipa::path(get, path = "/api/tasks", tag = "tasks", params(ListQuery), responses((status = 200, body = Vec<Task>)))]
+pub async fn list(
+    State(engine): State<Engine>,
+    axum::extract::Query(query): axum::extract::Query<ListQuery>,
+) -> Result<Json<Vec<Task>>, ApiError> {
+    match query.q.as_deref().map(str::trim).filter(|q| !q.is_empty()) {
+        Some(q) => Ok(Json(engine.search_tasks(q).await?)),
+        None => Ok(Json(engine.list_tasks().await?)),
+    }
 }
 
 /// Creates a task; planning continues in the background and arrives as `task.updated`.
