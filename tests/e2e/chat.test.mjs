@@ -3,34 +3,15 @@
 // page sends a message, the model asks to write a file, the approval card appears, Allow runs the
 // tool, the second reply streams in, and the stored transcript has the contract's rows.
 //
-//   SENTIENT_BIN            the engine binary (default $CARGO_TARGET_DIR/debug/sentient)
-//   SCRIPTED_MODEL_BIN      the scripted model server (default $CARGO_TARGET_DIR/debug/scripted-model-server)
-//   CHROMIUM_PATH           the browser (default /usr/bin/chromium)
+// The processes and the browser are set up by ./support.mjs (see there for the binaries it uses).
 //
 // Screenshots go to test-output/screenshots/ at the repo root.
 
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
-import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { homedir, tmpdir } from 'node:os';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
 import { after, before, describe, test } from 'node:test';
-import { fileURLToPath } from 'node:url';
-import { chromium } from 'playwright-core';
-
-const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
-const uiDist = join(repoRoot, 'ui', 'dist');
-const screenshots = join(repoRoot, 'test-output', 'screenshots');
-const targetDir = process.env.CARGO_TARGET_DIR || join(homedir(), '.cache', 'sentient-target');
-const engineBin = process.env.SENTIENT_BIN || join(targetDir, 'debug', 'sentient');
-const modelBin = process.env.SCRIPTED_MODEL_BIN || join(targetDir, 'debug', 'scripted-model-server');
-const chromiumPath = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
-
-const READY_TIMEOUT_MS = 60_000;
-const STEP_TIMEOUT_MS = 15_000;
+import { ScriptedWorld, screenshots } from './support.mjs';
 
 const FIRST_REPLY = "I'll save that.";
 const SECOND_REPLY = 'Saved your note about milk in outputs/note.txt.';
@@ -44,141 +25,17 @@ const SCRIPT = [
   { text: 'Milk note' },
 ];
 
+const world = new ScriptedWorld('chat', SCRIPT);
 let ready;
-let engine;
-let model;
-let engineLog = '';
-let modelLog = '';
-let context;
 let page;
-const pageErrors = [];
-const cleanup = [];
-
-/** Starts a process and resolves with its first stdout line parsed as JSON (its ready line). */
-async function startProcess(bin, args, env, onLog) {
-  const child = spawn(bin, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-  child.stderr.setEncoding('utf8');
-  child.stderr.on('data', onLog);
-  const line = await new Promise((resolve, reject) => {
-    const lines = createInterface({ input: child.stdout });
-    const timer = setTimeout(() => reject(new Error(`${bin} printed no ready line within ${READY_TIMEOUT_MS / 1000} s.`)), READY_TIMEOUT_MS);
-    lines.once('line', (first) => {
-      clearTimeout(timer);
-      resolve(first);
-    });
-    child.once('error', (err) => {
-      clearTimeout(timer);
-      reject(err);
-    });
-    child.once('exit', (code, signal) => {
-      clearTimeout(timer);
-      reject(new Error(`${bin} exited (code ${code}, signal ${signal}) before it was ready.`));
-    });
-  });
-  child.stdout.resume();
-  return { child, info: JSON.parse(line) };
-}
-
-async function stopProcess(child) {
-  if (!child || child.exitCode !== null || child.signalCode !== null) return;
-  const exited = new Promise((resolve) => child.once('exit', resolve));
-  child.kill('SIGTERM');
-  const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
-  await exited;
-  clearTimeout(timer);
-}
-
-async function api(method, path, body) {
-  const res = await fetch(`${ready.url}${path}`, {
-    method,
-    headers: {
-      Authorization: `Bearer ${ready.token}`,
-      ...(body === undefined ? {} : { 'Content-Type': 'application/json' }),
-    },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await res.text();
-  assert.ok(res.ok, `${method} ${path} answered ${res.status}: ${text}`);
-  return JSON.parse(text);
-}
+const api = (method, path, body) => world.api(method, path, body);
 
 before(async () => {
-  for (const [what, path] of [
-    ['engine binary', engineBin],
-    ['scripted model server', modelBin],
-    ['built window', join(uiDist, 'index.html')],
-    ['browser', chromiumPath],
-  ]) {
-    assert.ok(existsSync(path), `No ${what} at ${path}. See the top of tests/e2e/chat.test.mjs.`);
-  }
-  await mkdir(screenshots, { recursive: true });
-
-  const work = await mkdtemp(join(tmpdir(), 'sentient-e2e-chat-'));
-  cleanup.push(() => rm(work, { recursive: true, force: true }));
-  const scriptPath = join(work, 'script.json');
-  await writeFile(scriptPath, JSON.stringify(SCRIPT));
-  const m = await startProcess(modelBin, [scriptPath], {}, (chunk) => {
-    modelLog += chunk;
-  });
-  model = m.child;
-  assert.equal(m.info.replies, SCRIPT.length);
-  assert.match(m.info.base_url, /^http:\/\/127\.0\.0\.1:\d+$/);
-
-  const home = join(work, 'home');
-  await mkdir(home);
-  const token = randomBytes(24).toString('hex');
-  const e = await startProcess(
-    engineBin,
-    ['serve', '--home', home, '--port', '0', '--token', token],
-    { SENTIENT_UI_DIR: uiDist, RUST_LOG: process.env.RUST_LOG || 'info' },
-    (chunk) => {
-      engineLog += chunk;
-    },
-  );
-  engine = e.child;
-  ready = { ...e.info, home };
-  assert.equal(ready.token, token);
-
-  await api('POST', '/api/onboarding', {
-    user_name: 'Ada',
-    assistant_name: 'Sentient',
-    timezone: 'Europe/Lisbon',
-    location: 'Lisbon',
-  });
-  // Every model Sentient uses is the scripted one, spoken to as Ollama.
-  await api('PATCH', '/api/config', {
-    models: {
-      primary: 'ollama_chat/qwen3:8b',
-      fast: 'ollama_chat/qwen3:8b',
-      // Titles are background work, which otherwise waits 30 s after a reply for a local model.
-      background_quiet_s: 0,
-      providers: { ollama_chat: { api_base: m.info.base_url }, ollama: { api_base: m.info.base_url } },
-    },
-  });
-
-  const profile = await mkdtemp(join(tmpdir(), 'sentient-e2e-chromium-'));
-  cleanup.push(() => rm(profile, { recursive: true, force: true }));
-  context = await chromium.launchPersistentContext(profile, {
-    executablePath: chromiumPath,
-    headless: true,
-    viewport: { width: 1200, height: 860 },
-    args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--disable-dev-shm-usage'],
-  });
-  page = context.pages()[0] ?? (await context.newPage());
-  page.setDefaultTimeout(STEP_TIMEOUT_MS);
-  page.on('pageerror', (err) => pageErrors.push(String(err)));
+  await world.start();
+  ({ ready, page } = world);
 });
 
-after(async () => {
-  await context?.close().catch(() => {});
-  await stopProcess(engine);
-  await stopProcess(model);
-  for (const fn of cleanup.reverse()) await fn().catch(() => {});
-  if (process.exitCode) {
-    if (engineLog) console.error(`--- engine log ---\n${engineLog}`);
-    if (modelLog) console.error(`--- model server log ---\n${modelLog}`);
-  }
-});
+after(() => world.stop());
 
 describe('Chat in the browser', () => {
   test('a message, an approval, the tool result and the streamed reply; the transcript is stored', async () => {
@@ -254,6 +111,6 @@ describe('Chat in the browser', () => {
     await page.getByTestId('tool-card').getByText('Done', { exact: true }).waitFor();
     assert.equal(await page.getByTestId('approval-card').count(), 0, 'a stored call has no open question');
 
-    assert.deepEqual(pageErrors, [], 'the page threw no errors');
+    assert.deepEqual(world.pageErrors, [], 'the page threw no errors');
   });
 });

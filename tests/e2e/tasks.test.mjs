@@ -6,34 +6,14 @@
 // answered in the page with an option button, and the run carries on to its answer. Then the
 // task and runs are checked over HTTP.
 //
-//   SENTIENT_BIN            the engine binary (default $CARGO_TARGET_DIR/debug/sentient)
-//   SCRIPTED_MODEL_BIN      the scripted model server (default $CARGO_TARGET_DIR/debug/scripted-model-server)
-//   CHROMIUM_PATH           the browser (default /usr/bin/chromium)
+// The processes and the browser are set up by ./support.mjs (see there for the binaries it uses).
 //
 // Screenshots go to test-output/screenshots/tasks-*.png at the repo root.
 
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
-import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
 import { after, before, describe, test } from 'node:test';
-import { fileURLToPath } from 'node:url';
-import { chromium } from 'playwright-core';
-
-const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
-const uiDist = join(repoRoot, 'ui', 'dist');
-const screenshots = join(repoRoot, 'test-output', 'screenshots');
-const targetDir = process.env.CARGO_TARGET_DIR || join(homedir(), '.cache', 'sentient-target');
-const engineBin = process.env.SENTIENT_BIN || join(targetDir, 'debug', 'sentient');
-const modelBin = process.env.SCRIPTED_MODEL_BIN || join(targetDir, 'debug', 'scripted-model-server');
-const chromiumPath = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
-
-const READY_TIMEOUT_MS = 60_000;
-const STEP_TIMEOUT_MS = 20_000;
+import { ScriptedWorld, screenshots } from './support.mjs';
 
 const PROMPT = 'every weekday at 9, summarise this page https://example.org';
 const WEEKDAYS = ['Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday'];
@@ -58,151 +38,30 @@ const SCRIPT = [
   // First run: a tool call, then the final answer (streamed slowly, so the run is seen working).
   { tool_call: { name: 'time_now', arguments: {} } },
   { text: FIRST_ANSWER, chunk_delay_ms: 60 },
+  // It used a tool but kept no brief, so it is reminded once: it updates the brief and answers again.
+  { tool_call: { name: 'task_brief_update', arguments: { done: 'Checked the time in Lisbon.' } } },
+  { text: FIRST_ANSWER },
   // Second run: a question for the person, then (after the answer) the final answer.
   { tool_call: { name: 'ask_user', arguments: { question: QUESTION, options: ['Short', 'Long'] } } },
   { text: SECOND_ANSWER },
 ];
 
+const world = new ScriptedWorld('tasks', SCRIPT);
 let ready;
-let engine;
-let model;
-let engineLog = '';
-let modelLog = '';
-let context;
 let page;
-const pageErrors = [];
-const cleanup = [];
-
-/** Starts a process and resolves with its first stdout line parsed as JSON (its ready line). */
-async function startProcess(bin, args, env, onLog) {
-  const child = spawn(bin, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-  child.stderr.setEncoding('utf8');
-  child.stderr.on('data', onLog);
-  const line = await new Promise((resolve, reject) => {
-    const lines = createInterface({ input: child.stdout });
-    const timer = setTimeout(() => reject(new Error(`${bin} printed no ready line within ${READY_TIMEOUT_MS / 1000} s.`)), READY_TIMEOUT_MS);
-    lines.once('line', (first) => {
-      clearTimeout(timer);
-      resolve(first);
-    });
-    child.once('error', (err) => {
-      clearTimeout(timer);
-      reject(err);
-    });
-    child.once('exit', (code, signal) => {
-      clearTimeout(timer);
-      reject(new Error(`${bin} exited (code ${code}, signal ${signal}) before it was ready.`));
-    });
-  });
-  child.stdout.resume();
-  return { child, info: JSON.parse(line) };
-}
-
-async function stopProcess(child) {
-  if (!child || child.exitCode !== null || child.signalCode !== null) return;
-  const exited = new Promise((resolve) => child.once('exit', resolve));
-  child.kill('SIGTERM');
-  const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
-  await exited;
-  clearTimeout(timer);
-}
-
-async function api(method, path, body) {
-  const res = await fetch(`${ready.url}${path}`, {
-    method,
-    headers: {
-      Authorization: `Bearer ${ready.token}`,
-      ...(body === undefined ? {} : { 'Content-Type': 'application/json' }),
-    },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await res.text();
-  assert.ok(res.ok, `${method} ${path} answered ${res.status}: ${text}`);
-  return JSON.parse(text);
-}
+const api = (method, path, body) => world.api(method, path, body);
 
 before(async () => {
-  for (const [what, path] of [
-    ['engine binary', engineBin],
-    ['scripted model server', modelBin],
-    ['built window', join(uiDist, 'index.html')],
-    ['browser', chromiumPath],
-  ]) {
-    assert.ok(existsSync(path), `No ${what} at ${path}. See the top of tests/e2e/tasks.test.mjs.`);
-  }
-  await mkdir(screenshots, { recursive: true });
-
-  const work = await mkdtemp(join(tmpdir(), 'sentient-e2e-tasks-'));
-  cleanup.push(() => rm(work, { recursive: true, force: true }));
-  const scriptPath = join(work, 'script.json');
-  await writeFile(scriptPath, JSON.stringify(SCRIPT));
-  const m = await startProcess(modelBin, [scriptPath], {}, (chunk) => {
-    modelLog += chunk;
-  });
-  model = m.child;
-  assert.equal(m.info.replies, SCRIPT.length);
-
-  const home = join(work, 'home');
-  await mkdir(home);
-  const token = randomBytes(24).toString('hex');
-  const e = await startProcess(
-    engineBin,
-    ['serve', '--home', home, '--port', '0', '--token', token],
-    { SENTIENT_UI_DIR: uiDist, RUST_LOG: process.env.RUST_LOG || 'info' },
-    (chunk) => {
-      engineLog += chunk;
-    },
-  );
-  engine = e.child;
-  ready = { ...e.info, home };
-
-  await api('POST', '/api/onboarding', {
-    user_name: 'Ada',
-    assistant_name: 'Sentient',
-    timezone: 'Europe/Lisbon',
-    location: 'Lisbon',
-  });
-  // Every model Sentient uses is the scripted one, spoken to as Ollama.
-  await api('PATCH', '/api/config', {
-    models: {
-      primary: 'ollama_chat/qwen3:8b',
-      fast: 'ollama_chat/qwen3:8b',
-      background_quiet_s: 0,
-      providers: { ollama_chat: { api_base: m.info.base_url }, ollama: { api_base: m.info.base_url } },
-    },
-  });
-
-  const profile = await mkdtemp(join(tmpdir(), 'sentient-e2e-chromium-'));
-  cleanup.push(() => rm(profile, { recursive: true, force: true }));
-  context = await chromium.launchPersistentContext(profile, {
-    executablePath: chromiumPath,
-    headless: true,
-    viewport: { width: 1200, height: 900 },
-    timezoneId: 'Europe/Lisbon',
-    locale: 'en-GB',
-    args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--disable-dev-shm-usage'],
-  });
-  page = context.pages()[0] ?? (await context.newPage());
-  page.setDefaultTimeout(STEP_TIMEOUT_MS);
-  page.on('pageerror', (err) => pageErrors.push(String(err)));
+  await world.start();
+  ({ ready, page } = world);
 });
 
-after(async () => {
-  if (process.exitCode && ready) {
+after(() =>
+  world.stop(async () => {
     // What the engine had, to tell a page problem from an engine one.
-    const tasks = await api('GET', '/api/tasks').catch((e) => String(e));
-    console.error(`--- tasks ---\n${JSON.stringify(tasks, null, 2)}`);
-    await page?.screenshot({ path: join(screenshots, 'tasks-failure.png') }).catch(() => {});
-  }
-  await context?.close().catch(() => {});
-  await stopProcess(engine);
-  await stopProcess(model);
-  for (const fn of cleanup.reverse()) await fn().catch(() => {});
-  if (process.exitCode) {
-    if (engineLog) console.error(`--- engine log ---\n${engineLog}`);
-    if (modelLog) console.error(`--- model server log ---\n${modelLog}`);
-  }
-});
+    console.error(`--- tasks ---\n${JSON.stringify(await api('GET', '/api/tasks'), null, 2)}`);
+  }),
+);
 
 describe('Tasks in the browser', () => {
   test('preview, create, approve, run now with live progress, answer a question; the task matches over HTTP', async () => {
@@ -305,6 +164,6 @@ describe('Tasks in the browser', () => {
     assert.match(said, /Waiting for your answer/);
     assert.match(said, /You answered: Short/);
 
-    assert.deepEqual(pageErrors, [], 'the page threw no errors');
+    assert.deepEqual(world.pageErrors, [], 'the page threw no errors');
   });
 });

@@ -945,6 +945,8 @@ export type DomainEvent_Deserialize =
 	task_id: string,
 	run_id: string,
 	status: string,
+	/**  The run updated its task's brief (to measure whether runs keep it). */
+	brief_updated: boolean,
 } };
 
 /**  Domain events: dotted `type`, payload in `data` (contract section 1). */
@@ -1011,6 +1013,8 @@ export type DomainEvent_Serialize =
 	task_id: string,
 	run_id: string,
 	status: string,
+	/**  The run updated its task's brief (to measure whether runs keep it). */
+	brief_updated: boolean,
 } };
 
 /**  The nightly clean-up of memories. */

@@ -68,6 +68,23 @@ describe('Tauri transport: tasks', () => {
     ]);
   });
 
+  it('sends the notes and brief changes as they are, a null included (null clears)', async () => {
+    const calls: Array<[string, unknown]> = [];
+    mockIPC((cmd, args) => {
+      calls.push([cmd, args]);
+      return { task_id: 't1', status: 'active', runs: [] };
+    });
+    const api = createTauriApi();
+    await api.patchTask('t1', { notepad: '- one' });
+    await api.patchTask('t1', { notepad: null, forget_earlier_runs: true });
+    await api.patchTask('t1', { brief: { goal: 'Only new items', risks: null } });
+    expect(calls.filter(([cmd]) => !cmd.startsWith('plugin:'))).toEqual([
+      ['patch_task', { id: 't1', patch: { notepad: '- one' } }],
+      ['patch_task', { id: 't1', patch: { notepad: null, forget_earlier_runs: true } }],
+      ['patch_task', { id: 't1', patch: { brief: { goal: 'Only new items', risks: null } } }],
+    ]);
+  });
+
   it("a command's error arrives as ApiError with its sentence", async () => {
     mockIPC(() => {
       throw { status: 409, detail: 'This task is not waiting for approval.' };

@@ -394,6 +394,44 @@ export function makeTask(overrides: Partial<Task> & { task_id: string }): Task {
   };
 }
 
+/** The engine's check of a notepad edit: trimmed, "" clears, 400 over the default limit. */
+function checkNotepad(text: string | null): string | null {
+  const trimmed = (text ?? '').trim();
+  if ([...trimmed].length > 1500) {
+    throw new ApiError(400, `The notes are ${[...trimmed].length} characters; the limit is 1500. Shorten them and save again.`);
+  }
+  return trimmed === '' ? null : trimmed;
+}
+
+const BRIEF_KEYS = ['goal', 'constraints', 'decisions', 'done', 'open', 'current_focus', 'where', 'risks'] as const;
+
+/** The engine's brief edit by the person: only the named fields; what they write is theirs. */
+function applyBrief(current: Task['brief'], changes: Record<string, string | null>): Task['brief'] {
+  const next: NonNullable<Task['brief']> = {
+    goal: null,
+    constraints: null,
+    decisions: null,
+    done: null,
+    open: null,
+    current_focus: null,
+    where: null,
+    risks: null,
+    updated_at: null,
+    updated_by: null,
+    user_fields: [],
+    ...current,
+  };
+  for (const [field, value] of Object.entries(changes)) {
+    const key = BRIEF_KEYS.find((k) => k === field);
+    if (!key) throw new ApiError(400, `The brief has no field ${field}.`);
+    const text = value?.trim() || null;
+    next[key] = text;
+    next.user_fields = next.user_fields.filter((f) => f !== field);
+    if (text) next.user_fields = [...next.user_fields, field];
+  }
+  return { ...next, updated_at: '2030-05-04T10:01:00Z', updated_by: 'user' };
+}
+
 /** A chat turn the test drives by hand: play events (chat and turn ids filled in), then end it. */
 export type FakeTurn = {
   body: ChatSendRequest;
@@ -578,7 +616,7 @@ export function fakeApi(initial: Bootstrap) {
     }),
     patchTask: vi.fn(async (id: string, patch: TaskPatch) =>
       changeTask(id, (t) => {
-        const { schedule, deliver_to, ...rest } = patch;
+        const { schedule, deliver_to, notepad, forget_earlier_runs: _forget, brief, ...rest } = patch;
         const kept = Object.fromEntries(Object.entries(rest).filter(([, v]) => v !== undefined)) as Partial<Task>;
         return {
           ...t,
@@ -586,6 +624,8 @@ export function fakeApi(initial: Bootstrap) {
           ...(schedule !== undefined ? { schedule: schedule === null ? null : ({ timezone: 'Europe/Lisbon', ...schedule } as Task['schedule']) } : {}),
           ...(deliver_to !== undefined ? { deliver_to: deliver_to ?? 'default' } : {}),
           ...(patch.enabled === false ? { next_execution_at: null } : {}),
+          ...(notepad !== undefined ? { notepad: checkNotepad(notepad), notepad_untrusted: null } : {}),
+          ...(brief ? { brief: applyBrief(t.brief, brief) } : {}),
         };
       }),
     ),

@@ -157,6 +157,42 @@ pub fn shown_question(stored: &Value) -> Option<PendingQuestion> {
 
 type TaskQuery<'q> = sqlx::query::Query<'q, sqlx::Sqlite, sqlx::sqlite::SqliteArguments>;
 
+/// Saves a run: inserts it, or writes every field back (the one statement for `save_run` and
+/// the scheduler's claim, so the two never drift apart).
+fn upsert_run(record: &RunRecord) -> TaskQuery<'_> {
+    let r = &record.run;
+    sqlx::query(
+        "INSERT INTO task_runs (id, task_id, status, created_at, execution_start_time, finished_at, plan,
+                                trigger_event_data, result, error, retry_of, pending_question, last_activity_at,
+                                memory_sources, transcript, limits, untrusted, brief_updated)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+         ON CONFLICT (id) DO UPDATE SET status = excluded.status, execution_start_time = excluded.execution_start_time,
+             finished_at = excluded.finished_at, plan = excluded.plan, trigger_event_data = excluded.trigger_event_data,
+             result = excluded.result, error = excluded.error, retry_of = excluded.retry_of,
+             pending_question = excluded.pending_question, last_activity_at = excluded.last_activity_at,
+             memory_sources = excluded.memory_sources, transcript = excluded.transcript, limits = excluded.limits,
+             untrusted = excluded.untrusted, brief_updated = excluded.brief_updated",
+    )
+    .bind(&r.run_id)
+    .bind(&record.task_id)
+    .bind(r.status.as_str())
+    .bind(stamp_at(r.created_at))
+    .bind(stamp(r.execution_start_time))
+    .bind(stamp(r.finished_at))
+    .bind(json(&r.plan))
+    .bind(r.trigger_event_data.as_ref().map(json))
+    .bind(r.result.as_ref().map(json))
+    .bind(&r.error)
+    .bind(&r.retry_of)
+    .bind(record.question.as_ref().map(json))
+    .bind(stamp(r.last_activity_at))
+    .bind(json(&r.memory_sources))
+    .bind(json(&record.transcript))
+    .bind(record.limits.as_ref().map(json))
+    .bind(&record.untrusted)
+    .bind(i64::from(r.brief_updated))
+}
+
 /// Binds the columns both task statements start with (name … updated_at), in that order.
 fn bind_task<'q>(query: TaskQuery<'q>, record: &'q TaskRecord) -> TaskQuery<'q> {
     let t = &record.task;
@@ -407,40 +443,9 @@ impl TaskStore {
 
     /// Saves a new run or writes every field of an existing one back.
     pub async fn save_run(&self, record: &RunRecord) -> Result<(), TaskStoreError> {
-        let r = &record.run;
-        sqlx::query(
-            "INSERT INTO task_runs (id, task_id, status, created_at, execution_start_time, finished_at, plan,
-                                    trigger_event_data, result, error, retry_of, pending_question, last_activity_at,
-                                    memory_sources, transcript, limits, untrusted, brief_updated)
-             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-             ON CONFLICT (id) DO UPDATE SET status = excluded.status, execution_start_time = excluded.execution_start_time,
-                 finished_at = excluded.finished_at, plan = excluded.plan, trigger_event_data = excluded.trigger_event_data,
-                 result = excluded.result, error = excluded.error, retry_of = excluded.retry_of,
-                 pending_question = excluded.pending_question, last_activity_at = excluded.last_activity_at,
-                 memory_sources = excluded.memory_sources, transcript = excluded.transcript, limits = excluded.limits,
-                 untrusted = excluded.untrusted, brief_updated = excluded.brief_updated",
-        )
-        .bind(&r.run_id)
-        .bind(&record.task_id)
-        .bind(r.status.as_str())
-        .bind(stamp_at(r.created_at))
-        .bind(stamp(r.execution_start_time))
-        .bind(stamp(r.finished_at))
-        .bind(json(&r.plan))
-        .bind(r.trigger_event_data.as_ref().map(json))
-        .bind(r.result.as_ref().map(json))
-        .bind(&r.error)
-        .bind(&r.retry_of)
-        .bind(record.question.as_ref().map(json))
-        .bind(stamp(r.last_activity_at))
-        .bind(json(&r.memory_sources))
-        .bind(json(&record.transcript))
-        .bind(record.limits.as_ref().map(json))
-        .bind(&record.untrusted)
-        .bind(i64::from(r.brief_updated))
-        .execute(self.store.pool())
-        .await?;
-        self.index_transcript(&r.run_id, &record.transcript).await
+        upsert_run(record).execute(self.store.pool()).await?;
+        self.index_transcript(&record.run.run_id, &record.transcript)
+            .await
     }
 
     /// The version of a task's notes: every edit or Clear by the person bumps it.
@@ -735,34 +740,7 @@ impl TaskStore {
                 Claim::Gone
             });
         }
-        // The same columns as `save_run` writes (keep the two in step).
-        let r = &run.run;
-        sqlx::query(
-            "INSERT INTO task_runs (id, task_id, status, created_at, execution_start_time, finished_at, plan,
-                                    trigger_event_data, result, error, retry_of, pending_question, last_activity_at,
-                                    memory_sources, transcript, limits, untrusted, brief_updated)
-             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-        )
-        .bind(&r.run_id)
-        .bind(&run.task_id)
-        .bind(r.status.as_str())
-        .bind(stamp_at(r.created_at))
-        .bind(stamp(r.execution_start_time))
-        .bind(stamp(r.finished_at))
-        .bind(json(&r.plan))
-        .bind(r.trigger_event_data.as_ref().map(json))
-        .bind(r.result.as_ref().map(json))
-        .bind(&r.error)
-        .bind(&r.retry_of)
-        .bind(run.question.as_ref().map(json))
-        .bind(stamp(r.last_activity_at))
-        .bind(json(&r.memory_sources))
-        .bind(json(&run.transcript))
-        .bind(run.limits.as_ref().map(json))
-        .bind(&run.untrusted)
-        .bind(i64::from(r.brief_updated))
-        .execute(&mut *tx)
-        .await?;
+        upsert_run(run).execute(&mut *tx).await?;
         tx.commit().await?;
         Ok(Claim::Claimed)
     }

@@ -1,12 +1,44 @@
-// One task in the list: its name, where it is, and for scheduled ones when it runs next.
+// One task in the list: its name, where it is, and for scheduled ones when it runs next. Hovering
+// or focusing it shows what it is doing (its brief, else its latest result), so a task you come
+// back to after a week explains itself without opening it.
+import { useId, useState } from 'react';
 import type { Task } from '../../api';
+import { taskSummary } from './summary';
 import { groupOf, localTime, scheduleWords, STATUS_WORDS } from './words';
 
 export function TaskRow({ task, open, onOpen }: { task: Task; open: boolean; onOpen: () => void }) {
   const scheduled = groupOf(task) === 'scheduled';
+  const [hovered, setHovered] = useState(false);
+  const [focused, setFocused] = useState(false);
+  const [dismissed, setDismissed] = useState(false);
+  const summaryId = useId();
+  const showing = (hovered || focused) && !dismissed;
+  const summary = showing ? taskSummary(task) : null;
   return (
-    <li className={`task-row${open ? ' open' : ''}`} data-testid="task-row">
-      <button type="button" className="task-row-open" onClick={onOpen} aria-current={open ? 'true' : undefined}>
+    <li
+      className={`task-row${open ? ' open' : ''}`}
+      data-testid="task-row"
+      onMouseEnter={() => {
+        setHovered(true);
+        setDismissed(false);
+      }}
+      onMouseLeave={() => setHovered(false)}
+    >
+      <button
+        type="button"
+        className="task-row-open"
+        onClick={onOpen}
+        aria-current={open ? 'true' : undefined}
+        aria-describedby={summary ? summaryId : undefined}
+        onFocus={() => {
+          setFocused(true);
+          setDismissed(false);
+        }}
+        onBlur={() => setFocused(false)}
+        onKeyDown={(e) => {
+          if (e.key === 'Escape') setDismissed(true);
+        }}
+      >
         <strong className="task-row-name">{task.name}</strong>
         <span className={`task-status task-status-${task.status}`}>{task.enabled ? STATUS_WORDS[task.status] : 'Paused'}</span>
         {scheduled ? (
@@ -16,6 +48,16 @@ export function TaskRow({ task, open, onOpen }: { task: Task; open: boolean; onO
           </>
         ) : null}
       </button>
+      {summary ? (
+        <div id={summaryId} role="tooltip" className="task-row-summary" data-testid="task-summary">
+          {summary.lines.map((line, i) => (
+            <p key={i}>
+              {line.label ? <span className="task-row-summary-label">{line.label}: </span> : null}
+              {line.text}
+            </p>
+          ))}
+        </div>
+      ) : null}
     </li>
   );
 }

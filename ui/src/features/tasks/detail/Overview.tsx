@@ -1,8 +1,11 @@
 // What the task is: its description, any failure, the planner's questions, the plan, when it
-// runs, which model and where its results go, and its own chat for changes.
+// runs, the notes its runs keep for each other, its brief, which model and where its results go,
+// and its own chat for changes.
 import type { Task } from '../../../api';
 import type { useTaskAction } from '../../../api/queries';
+import { BriefCard } from './BriefCard';
 import { Clarifications } from './Clarifications';
+import { NotesBetweenRuns } from './NotesBetweenRuns';
 import { PlanCard } from './PlanCard';
 import { ScheduleEditor } from './ScheduleEditor';
 import { TaskChat } from './TaskChat';
@@ -27,6 +30,8 @@ export function Overview({ task, action }: { task: Task; action: Action }) {
       {task.status === 'clarification_pending' ? <Clarifications task={task} action={action} /> : null}
       <PlanCard task={task} action={action} />
       <ScheduleEditor task={task} action={action} />
+      <NotesBetweenRuns task={task} />
+      <BriefCard task={task} />
       <TaskSettings task={task} action={action} />
       <TaskChat task={task} action={action} />
     </div>

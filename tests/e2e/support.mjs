@@ -1,0 +1,181 @@
+// What the browser tests that talk to a model share: the scripted model server and `sentient serve`
+// as real processes, the engine onboarded and pointed at the script (every model is the scripted
+// one, spoken to as Ollama), and Debian's chromium through playwright-core. Not a test file itself.
+//
+//   SENTIENT_BIN            the engine binary (default $CARGO_TARGET_DIR/debug/sentient)
+//   SCRIPTED_MODEL_BIN      the scripted model server (default $CARGO_TARGET_DIR/debug/scripted-model-server)
+//   CHROMIUM_PATH           the browser (default /usr/bin/chromium)
+
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { homedir, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import { chromium } from 'playwright-core';
+
+const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
+export const uiDist = join(repoRoot, 'ui', 'dist');
+/** Screenshots go here, at the repo root. */
+export const screenshots = join(repoRoot, 'test-output', 'screenshots');
+const targetDir = process.env.CARGO_TARGET_DIR || join(homedir(), '.cache', 'sentient-target');
+const engineBin = process.env.SENTIENT_BIN || join(targetDir, 'debug', 'sentient');
+const modelBin = process.env.SCRIPTED_MODEL_BIN || join(targetDir, 'debug', 'scripted-model-server');
+const chromiumPath = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
+
+const READY_TIMEOUT_MS = 60_000;
+export const STEP_TIMEOUT_MS = 20_000;
+
+/** Starts a process and resolves with its first stdout line parsed as JSON (its ready line). */
+export async function startProcess(bin, args, env, onLog) {
+  const child = spawn(bin, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  child.stderr.setEncoding('utf8');
+  child.stderr.on('data', onLog);
+  const line = await new Promise((resolve, reject) => {
+    const lines = createInterface({ input: child.stdout });
+    const timer = setTimeout(() => reject(new Error(`${bin} printed no ready line within ${READY_TIMEOUT_MS / 1000} s.`)), READY_TIMEOUT_MS);
+    lines.once('line', (first) => {
+      clearTimeout(timer);
+      resolve(first);
+    });
+    child.once('error', (err) => {
+      clearTimeout(timer);
+      reject(err);
+    });
+    child.once('exit', (code, signal) => {
+      clearTimeout(timer);
+      reject(new Error(`${bin} exited (code ${code}, signal ${signal}) before it was ready.`));
+    });
+  });
+  child.stdout.resume();
+  return { child, info: JSON.parse(line) };
+}
+
+/** SIGTERM, then SIGKILL after 10 s. */
+export async function stopProcess(child) {
+  if (!child || child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  child.kill('SIGTERM');
+  const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+  await exited;
+  clearTimeout(timer);
+}
+
+/**
+ * One engine, one scripted model server and one browser page for a test file. `script` is what the
+ * model says, in order; `name` names the scratch folders.
+ */
+export class ScriptedWorld {
+  constructor(name, script) {
+    this.name = name;
+    this.script = script;
+    this.ready = null;
+    this.page = null;
+    this.pageErrors = [];
+    this.engineLog = '';
+    this.modelLog = '';
+    this.cleanup = [];
+  }
+
+  async start() {
+    for (const [what, path] of [
+      ['engine binary', engineBin],
+      ['scripted model server', modelBin],
+      ['built window', join(uiDist, 'index.html')],
+      ['browser', chromiumPath],
+    ]) {
+      assert.ok(existsSync(path), `No ${what} at ${path}. See the top of tests/e2e/support.mjs.`);
+    }
+    await mkdir(screenshots, { recursive: true });
+
+    const work = await mkdtemp(join(tmpdir(), `sentient-e2e-${this.name}-`));
+    this.cleanup.push(() => rm(work, { recursive: true, force: true }));
+    const scriptPath = join(work, 'script.json');
+    await writeFile(scriptPath, JSON.stringify(this.script));
+    const m = await startProcess(modelBin, [scriptPath], {}, (chunk) => {
+      this.modelLog += chunk;
+    });
+    this.model = m.child;
+    assert.equal(m.info.replies, this.script.length);
+    assert.match(m.info.base_url, /^http:\/\/127\.0\.0\.1:\d+$/);
+
+    const home = join(work, 'home');
+    await mkdir(home);
+    const token = randomBytes(24).toString('hex');
+    const e = await startProcess(
+      engineBin,
+      ['serve', '--home', home, '--port', '0', '--token', token],
+      { SENTIENT_UI_DIR: uiDist, RUST_LOG: process.env.RUST_LOG || 'info' },
+      (chunk) => {
+        this.engineLog += chunk;
+      },
+    );
+    this.engine = e.child;
+    this.ready = { ...e.info, home };
+    assert.equal(this.ready.token, token);
+
+    await this.api('POST', '/api/onboarding', {
+      user_name: 'Ada',
+      assistant_name: 'Sentient',
+      timezone: 'Europe/Lisbon',
+      location: 'Lisbon',
+    });
+    await this.api('PATCH', '/api/config', {
+      models: {
+        primary: 'ollama_chat/qwen3:8b',
+        fast: 'ollama_chat/qwen3:8b',
+        // Background work (titles, …) otherwise waits 30 s after a reply for a local model.
+        background_quiet_s: 0,
+        providers: { ollama_chat: { api_base: m.info.base_url }, ollama: { api_base: m.info.base_url } },
+      },
+    });
+
+    const profile = await mkdtemp(join(tmpdir(), 'sentient-e2e-chromium-'));
+    this.cleanup.push(() => rm(profile, { recursive: true, force: true }));
+    this.context = await chromium.launchPersistentContext(profile, {
+      executablePath: chromiumPath,
+      headless: true,
+      viewport: { width: 1200, height: 900 },
+      timezoneId: 'Europe/Lisbon',
+      locale: 'en-GB',
+      args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--disable-dev-shm-usage'],
+    });
+    this.page = this.context.pages()[0] ?? (await this.context.newPage());
+    this.page.setDefaultTimeout(STEP_TIMEOUT_MS);
+    this.page.on('pageerror', (err) => this.pageErrors.push(String(err)));
+  }
+
+  /** Stops everything; on a failure first runs `onFailure` (to print what the engine had) and prints the logs. */
+  async stop(onFailure) {
+    if (process.exitCode && this.ready && onFailure) {
+      await onFailure().catch(() => {});
+      await this.page?.screenshot({ path: join(screenshots, `${this.name}-failure.png`) }).catch(() => {});
+    }
+    await this.context?.close().catch(() => {});
+    await stopProcess(this.engine);
+    await stopProcess(this.model);
+    for (const fn of this.cleanup.reverse()) await fn().catch(() => {});
+    if (process.exitCode) {
+      if (this.engineLog) console.error(`--- engine log ---\n${this.engineLog}`);
+      if (this.modelLog) console.error(`--- model server log ---\n${this.modelLog}`);
+    }
+  }
+
+  /** Calls the engine's HTTP API with the token; a non-2xx answer fails the test. */
+  async api(method, path, body) {
+    const res = await fetch(`${this.ready.url}${path}`, {
+      method,
+      headers: {
+        Authorization: `Bearer ${this.ready.token}`,
+        ...(body === undefined ? {} : { 'Content-Type': 'application/json' }),
+      },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    const text = await res.text();
+    assert.ok(res.ok, `${method} ${path} answered ${res.status}: ${text}`);
+    return JSON.parse(text);
+  }
+}
