@@ -151,7 +151,8 @@ async fn a_recurring_task_reports_only_what_is_new_and_keeps_the_full_list() -> 
     t.client
         .post(&format!("/api/tasks/{id}/run-now"), json!({}))
         .await?;
-    let task_now = wait(&t, &id, finished(1)).await?;
+    // Finished, and the task back to active (it repeats), so the scheduler may claim it.
+    let task_now = wait(&t, &id, |t| finished(1)(t) && t["status"] == "active").await?;
     assert_eq!(runs(&task_now)[0]["status"], "completed");
     assert_eq!(task_now["notepad"], first_list);
     assert_eq!(
@@ -252,9 +253,15 @@ async fn a_recurring_task_reports_only_what_is_new_and_keeps_the_full_list() -> 
     response.text().await?;
     let chat = server
         .requests_to("/api/chat")
-        .last()
-        .map(|r| r.body.clone())
-        .unwrap_or_default();
+        .into_iter()
+        .map(|r| r.body)
+        .rfind(|b| {
+            b["messages"]
+                .as_array()
+                .and_then(|m| m.last())
+                .is_some_and(|m| m["content"] == "hi")
+        })
+        .expect("the chat turn's request");
     let offered = chat["tools"].to_string();
     for scoped in ["task_notepad", "task_brief_update", "ask_user"] {
         assert!(!offered.contains(scoped), "{scoped} offered in chat");

@@ -346,3 +346,89 @@ async fn a_call_held_after_outside_content_runs_once_on_yes() -> Result<()> {
     t.stop().await;
     Ok(())
 }
+
+#[tokio::test]
+async fn token_and_spend_limits_on_cloud_models_ask_and_are_answered() -> Result<()> {
+    let server = ScriptedModel::start().await;
+    let t = engine(
+        &server,
+        json!({"max_tokens_per_run": 1000, "max_cost_per_run_usd": 0.0}),
+    )
+    .await?;
+    // A cloud model (tokens and cost count); local ones never do.
+    t.client
+        .put("/api/secrets/openai", json!({"value": "sk-test"}))
+        .await?;
+    t.client
+        .patch(
+            "/api/config",
+            json!({"models": {"primary": "openai/gpt-5", "executor": "openai/gpt-5"}}),
+        )
+        .await?;
+    let id = approved_task(&t, &server, "Cloud job").await?;
+
+    // Tokens: 900 + 200 reported is past 1,000; Keep going doubles the limit for this run.
+    server.push(Reply::tool_call("time_now", json!({})).usage(900, 200));
+    server.push(Reply::text("Done with the cloud job.").usage(10, 10));
+    server.push(Reply::text("Done with the cloud job.").usage(10, 10));
+    let (_, task) = t
+        .client
+        .post(&format!("/api/tasks/{id}/run-now"), json!({}))
+        .await?;
+    let run_id = last_run(&task)["run_id"].as_str().expect("run").to_owned();
+    let task = wait(&t, &id, |t| t["status"] == "waiting_for_user").await?;
+    let question = last_run(&task)["pending_question"]["question"]
+        .as_str()
+        .unwrap_or_default()
+        .to_owned();
+    assert!(question.starts_with("This task has used "), "{question}");
+    assert!(
+        question.ends_with(" tokens of your 1,000 token limit and isn't finished yet. Keep going for another 1,000 tokens, or stop here?"),
+        "{question}"
+    );
+    t.client
+        .post(
+            &format!("/api/tasks/{id}/runs/{run_id}/answer"),
+            json!({"answer": "Keep going"}),
+        )
+        .await?;
+    let task = wait(&t, &id, |t| last_run(t)["status"] == "completed").await?;
+    assert_eq!(
+        last_run(&task)["result"]["summary"],
+        "Done with the cloud job."
+    );
+
+    // Spend: $0.025 + $0.04 on gpt-5 is past $0.05; Stop here fails the run with the limit's sentence.
+    t.client
+        .patch(
+            "/api/config",
+            json!({"tasks": {"max_tokens_per_run": 0, "max_cost_per_run_usd": 0.05}}),
+        )
+        .await?;
+    server.push(Reply::tool_call("time_now", json!({"timezone": "UTC"})).usage(20_000, 4_000));
+    let (_, task) = t
+        .client
+        .post(&format!("/api/tasks/{id}/run-now"), json!({}))
+        .await?;
+    let second = last_run(&task)["run_id"].as_str().expect("run").to_owned();
+    let task = wait(&t, &id, |t| last_run(t)["status"] == "waiting_for_user").await?;
+    let question = &last_run(&task)["pending_question"];
+    assert_eq!(question["kind"], "limit");
+    let asked = question["question"].as_str().unwrap_or_default();
+    assert!(asked.ends_with(" of your $0.05 limit and isn't finished yet. Keep going for another $0.05, or stop here?"), "{asked}");
+    t.client
+        .post(
+            &format!("/api/tasks/{id}/runs/{second}/answer"),
+            json!({"answer": "stop here."}),
+        )
+        .await?;
+    let task = wait(&t, &id, |t| last_run(t)["status"] == "error").await?;
+    let error = last_run(&task)["error"].as_str().unwrap_or_default();
+    assert!(
+        error.starts_with("Stopped after spending about $0."),
+        "{error}"
+    );
+    assert!(error.ends_with("on the model without finishing. The limit for one run is $0.05. The limits for one run are in Settings > Tasks."), "{error}");
+    t.stop().await;
+    Ok(())
+}

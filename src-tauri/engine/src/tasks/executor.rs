@@ -309,7 +309,6 @@ impl Engine {
         };
         let mut nudges = 0;
         let mut reminded = false;
-        let stretch_start = messages.len();
         // The answer given before the brief reminder stands if the reminder's round fails.
         let mut answer_before_reminder: Option<crate::agent::run_loop::LoopResult> = None;
         let result = loop {
@@ -402,7 +401,7 @@ impl Engine {
             if answered
                 && !reminded
                 && scope.limits().steps_left() > 0
-                && self.used_tools(&messages[stretch_start..])
+                && self.used_tools(&messages)
                 && !self.brief_updated(task_id, run_id).await
             {
                 reminded = true;
