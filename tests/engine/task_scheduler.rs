@@ -563,12 +563,12 @@ async fn at_most_the_configured_runs_work_at_once() -> Result<()> {
     let mut ended = busy.remove(0);
     ended.run.status = RunStatus::Completed;
     store.save_run(&ended).await.map_err(db)?;
-    let started = t
-        .engine
+    // The scheduler's own loop may take the freed slot first (it wakes when a run ends); either
+    // way, once this tick is done exactly the earliest waiting task has started.
+    t.engine
         .scheduler_tick(clock.now_utc())
         .await
         .map_err(api)?;
-    assert_eq!(started.len(), 1, "{started:?}");
     assert_eq!(runs(&task(&t, &ids[0]).await?), 1);
     assert_eq!(runs(&task(&t, &ids[2]).await?), 0);
     // The other frees too: the rest start as slots allow, each once, and none counts as

@@ -597,14 +597,25 @@ impl Engine {
         self.get_task(task_id).await
     }
 
+    /// Waits (at most 5 s) until a cancelled run has ended and its task has moved on, so the
+    /// answer to Cancel shows both.
     async fn wait_for_run_end(&self, task_id: &str, run_id: &str) {
         for _ in 0..200 {
-            match self.tasks().store().run(task_id, run_id).await {
-                Ok(r) if r.run.status.is_live() => {
-                    tokio::time::sleep(std::time::Duration::from_millis(25)).await;
-                }
-                _ => return,
+            let Ok(task) = self.get_task(task_id).await else {
+                return;
+            };
+            let this_live = task
+                .runs
+                .iter()
+                .any(|r| r.run_id == run_id && r.status.is_live());
+            let others_live = task
+                .runs
+                .iter()
+                .any(|r| r.run_id != run_id && r.status.is_live());
+            if !this_live && (task.status != TaskStatus::Processing || others_live) {
+                return;
             }
+            tokio::time::sleep(std::time::Duration::from_millis(25)).await;
         }
     }
 
