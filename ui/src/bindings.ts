@@ -925,6 +925,19 @@ export type DomainEvent_Deserialize =
 	run_id: string,
 	update: ProgressUpdate_Deserialize,
 } } | 
+/**
+ *  New items from outside (a webhook call, later change feeds and polls), each published
+ *  exactly once; triggered tasks and proactivity follow it.
+ */
+{ type: "source.items"; data: {
+	/**  webhook, gmail, gcalendar, ... */
+	source: string,
+	/**  For webhooks, the hook id. */
+	event: string,
+	/**  poll, feed or webhook. */
+	origin: string,
+	items: { [key in string]: string }[],
+} } | 
 /**  A working run is alive (the model is writing), at most every 10 s. */
 { type: "task.run_activity"; data: {
 	task_id: string,
@@ -992,6 +1005,19 @@ export type DomainEvent_Serialize =
 	task_id: string,
 	run_id: string,
 	update: ProgressUpdate_Serialize,
+} } | 
+/**
+ *  New items from outside (a webhook call, later change feeds and polls), each published
+ *  exactly once; triggered tasks and proactivity follow it.
+ */
+{ type: "source.items"; data: {
+	/**  webhook, gmail, gcalendar, ... */
+	source: string,
+	/**  For webhooks, the hook id. */
+	event: string,
+	/**  poll, feed or webhook. */
+	origin: string,
+	items: { [key in string]: string }[],
 } } | 
 /**  A working run is alive (the model is writing), at most every 10 s. */
 { type: "task.run_activity"; data: {

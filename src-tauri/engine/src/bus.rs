@@ -61,6 +61,19 @@ pub enum DomainEvent {
         run_id: String,
         update: ProgressUpdate,
     },
+    /// New items from outside (a webhook call, later change feeds and polls), each published
+    /// exactly once; triggered tasks and proactivity follow it.
+    #[serde(rename = "source.items")]
+    SourceItems {
+        /// webhook, gmail, gcalendar, ...
+        source: String,
+        /// For webhooks, the hook id.
+        event: String,
+        /// poll, feed or webhook.
+        origin: String,
+        #[specta(type = Vec<std::collections::BTreeMap<String, String>>)]
+        items: Vec<serde_json::Value>,
+    },
     /// A working run is alive (the model is writing), at most every 10 s.
     #[serde(rename = "task.run_activity")]
     TaskRunActivity {
@@ -107,6 +120,7 @@ impl DomainEvent {
             Self::TaskRunProgress { .. } => "task.run_progress",
             Self::TaskRunFinished { .. } => "task.run_finished",
             Self::TaskRunActivity { .. } => "task.run_activity",
+            Self::SourceItems { .. } => "source.items",
             Self::TaskRunContext { .. } => "task.run_context",
         }
     }
