@@ -71,6 +71,14 @@ pub fn builder<R: tauri::Runtime>() -> Builder<R> {
             commands::tasks::answer_run,
             commands::tasks::retry_run,
             commands::tasks::run_events,
+            commands::notifications::list_notifications,
+            commands::notifications::read_notification,
+            commands::notifications::read_all_notifications,
+            commands::notifications::delete_notification,
+            commands::notifications::delete_all_notifications,
+            commands::hooks::list_hooks,
+            commands::hooks::create_hook,
+            commands::hooks::delete_hook,
         ])
         .typ::<sentient_engine::bus::Envelope>()
         // Ids and counters fit in a JavaScript number; SQLite hands us i64.

@@ -46,7 +46,8 @@ async fn every_route_but_health_refuses_a_missing_or_wrong_token() -> anyhow::Re
     let routes = every_route(&t).await?;
     assert!(routes.len() >= 10, "too few routes listed: {routes:?}");
     for (method, path) in routes {
-        if path == "/api/health" {
+        // Webhooks are called with their own secret instead (tests/engine/hooks.rs).
+        if path == "/api/health" || path.starts_with("/hooks/") {
             continue;
         }
         let (status, body) = send(t.client.anonymous(method.clone(), &path)).await?;

@@ -805,6 +805,8 @@ async fn a_killed_engine_resumes_its_run_without_repeating_a_finished_step() -> 
     std::fs::write(&note, "changed by the person")?;
 
     server.push(Reply::text("The note is written and it is noon."));
+    // It used a tool and kept no brief: one reminder, and it answers again.
+    server.push(Reply::text("The note is written and it is noon."));
     let second = serve(&home, token).await?;
     let done = poll(&second.client, &id, |t| {
         t["runs"][0]["status"] == "completed"
@@ -820,8 +822,8 @@ async fn a_killed_engine_resumes_its_run_without_repeating_a_finished_step() -> 
     let chats = server.requests_to("/api/chat");
     assert_eq!(
         chats.len(),
-        5,
-        "refinement, plan, two rounds, one after the restart"
+        6,
+        "refinement, plan, two rounds, one after the restart, the brief reminder"
     );
     let resumed = chats[4].body["messages"].as_array().context("messages")?;
     assert!(

@@ -101,6 +101,15 @@ export const commands = {
 	retryRun: (id: string, runId: string) => typedError<Task_Serialize, ApiError>(__TAURI_INVOKE("retry_run", { id, runId })),
 	/**  A run's whole progress log. */
 	runEvents: (id: string, runId: string) => typedError<ProgressUpdate_Serialize[], ApiError>(__TAURI_INVOKE("run_events", { id, runId })),
+	/**  Newest first, at most `limit` (50 unless given, 1 to 500), only unread ones when asked. */
+	listNotifications: (limit: number | null, unreadOnly: boolean | null) => typedError<NotificationList_Serialize, ApiError>(__TAURI_INVOKE("list_notifications", { limit, unreadOnly })),
+	readNotification: (id: string) => typedError<OkReply, ApiError>(__TAURI_INVOKE("read_notification", { id })),
+	readAllNotifications: () => typedError<OkReply, ApiError>(__TAURI_INVOKE("read_all_notifications")),
+	deleteNotification: (id: string) => typedError<OkReply, ApiError>(__TAURI_INVOKE("delete_notification", { id })),
+	deleteAllNotifications: () => typedError<OkReply, ApiError>(__TAURI_INVOKE("delete_all_notifications")),
+	listHooks: () => typedError<Hook_Serialize[], ApiError>(__TAURI_INVOKE("list_hooks")),
+	createHook: (body: NewHook_Deserialize) => typedError<CreatedHook_Serialize, ApiError>(__TAURI_INVOKE("create_hook", { body })),
+	deleteHook: (id: string) => typedError<OkReply, ApiError>(__TAURI_INVOKE("delete_hook", { id })),
 };
 
 /* Types */
@@ -850,6 +859,33 @@ export type Created = {
 	session_id: string,
 };
 
+/**  `POST /api/hooks`: the new hook and its secret, which is shown this once. */
+export type CreatedHook = CreatedHook_Serialize | CreatedHook_Deserialize;
+
+/**  `POST /api/hooks`: the new hook and its secret, which is shown this once. */
+export type CreatedHook_Deserialize = {
+	id: string,
+	name: string,
+	url: string,
+	created_at: string,
+	last_called_at?: string | null,
+	calls: number,
+	/**  Send it as `X-Sentient-Secret` (or `?secret=`). Only its SHA-256 is kept. */
+	secret: string,
+};
+
+/**  `POST /api/hooks`: the new hook and its secret, which is shown this once. */
+export type CreatedHook_Serialize = {
+	id: string,
+	name: string,
+	url: string,
+	created_at: string,
+	last_called_at: string | null,
+	calls: number,
+	/**  Send it as `X-Sentient-Secret` (or `?secret=`). Only its SHA-256 is kept. */
+	secret: string,
+};
+
 /**  How dictated text is cleaned up before it is typed. */
 export type DictationCleanup = 
 /**  Exactly what was heard. */
@@ -1337,6 +1373,31 @@ export type Health = {
 	ok: boolean,
 	version: string,
 	name: string,
+};
+
+/**  One hook as `GET /api/hooks` lists it. */
+export type Hook = Hook_Serialize | Hook_Deserialize;
+
+/**  One hook as `GET /api/hooks` lists it. */
+export type Hook_Deserialize = {
+	id: string,
+	name: string,
+	/**  The address to call: `http://<loopback host:port>/hooks/<id>`. */
+	url: string,
+	created_at: string,
+	last_called_at?: string | null,
+	calls: number,
+};
+
+/**  One hook as `GET /api/hooks` lists it. */
+export type Hook_Serialize = {
+	id: string,
+	name: string,
+	/**  The address to call: `http://<loopback host:port>/hooks/<id>`. */
+	url: string,
+	created_at: string,
+	last_called_at: string | null,
+	calls: number,
 };
 
 /**  Connected apps, web services, MCP servers and webhooks. */
@@ -1879,6 +1940,21 @@ export type ModelsConfig_Serialize = {
 	request_timeout_s: number,
 };
 
+/**  `POST /api/hooks` body. */
+export type NewHook = NewHook_Serialize | NewHook_Deserialize;
+
+/**  `POST /api/hooks` body. */
+export type NewHook_Deserialize = {
+	/**  1-80 characters. */
+	name?: string,
+};
+
+/**  `POST /api/hooks` body. */
+export type NewHook_Serialize = {
+	/**  1-80 characters. */
+	name: string,
+};
+
 /**  `POST /api/tasks`. */
 export type NewTask = NewTask_Serialize | NewTask_Deserialize;
 
@@ -1945,6 +2021,21 @@ export type NodesConfig_Serialize = {
 
 /**  One entry in the notifications feed. */
 export type Notification = Notification_Serialize | Notification_Deserialize;
+
+/**  `GET /api/notifications`: newest first, and how many are unread in the whole feed. */
+export type NotificationList = NotificationList_Serialize | NotificationList_Deserialize;
+
+/**  `GET /api/notifications`: newest first, and how many are unread in the whole feed. */
+export type NotificationList_Deserialize = {
+	notifications: Notification_Deserialize[],
+	unread: number,
+};
+
+/**  `GET /api/notifications`: newest first, and how many are unread in the whole feed. */
+export type NotificationList_Serialize = {
+	notifications: Notification_Serialize[],
+	unread: number,
+};
 
 /**  One entry in the notifications feed. */
 export type Notification_Deserialize = {

@@ -12,6 +12,7 @@ pub mod error;
 pub mod files;
 pub mod gateway;
 pub mod home;
+pub mod hooks;
 pub mod llm;
 pub mod logging;
 pub mod models;
@@ -129,6 +130,7 @@ struct Inner {
     files: files::Files,
     tasks: tasks::Tasks,
     notifications: notifications::Notifications,
+    hooks: hooks::Hooks,
     chat: Arc<agent::chat::ChatState>,
     chat_rules: Arc<agent::chat_rules::ChatRulesState>,
     tools: ToolRegistry,
@@ -194,6 +196,7 @@ impl Engine {
         let files = files::Files::new(home.clone());
         let tasks = tasks::Tasks::new(store.clone());
         let notifications = notifications::Notifications::new(store.clone(), clock.clone());
+        let hooks = hooks::Hooks::load(store.clone(), clock.clone()).await?;
 
         let port = options.port.unwrap_or(config.current().gateway.port);
         let listener = tokio::net::TcpListener::bind((Ipv4Addr::LOCALHOST, port))
@@ -222,6 +225,7 @@ impl Engine {
                 files,
                 tasks,
                 notifications,
+                hooks,
                 chat: Arc::default(),
                 chat_rules: Arc::default(),
                 tools: ToolRegistry::with_builtins(),
@@ -235,6 +239,7 @@ impl Engine {
         };
         engine.follow_queue_settings();
         engine.start_scheduler();
+        engine.start_triggers();
         let app = gateway::router(engine.clone());
         let shutdown = engine.inner.shutdown.clone();
         let server = tokio::spawn(async move {

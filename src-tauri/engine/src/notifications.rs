@@ -256,7 +256,7 @@ impl Notifications {
         mark_read: bool,
     ) -> Result<Notification, NotificationError> {
         let _one_at_a_time = self.changes.lock().await;
-        let mut tx = self.pool().begin().await?;
+        let mut tx = self.store.begin_write().await?;
         let row = sqlx::query(select!("WHERE id = ?"))
             .bind(id)
             .fetch_optional(&mut *tx)
@@ -279,7 +279,7 @@ impl Notifications {
         mark_read: bool,
     ) -> Result<Vec<Notification>, NotificationError> {
         let _one_at_a_time = self.changes.lock().await;
-        let mut tx = self.pool().begin().await?;
+        let mut tx = self.store.begin_write().await?;
         let rows = sqlx::query(select!(
             "WHERE task_id = ? AND json_extract(payload, '$.event') = ?
                AND json_extract(payload, '$.status') IS NULL

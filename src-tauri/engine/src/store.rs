@@ -76,6 +76,15 @@ impl Store {
         &self.pool
     }
 
+    /// Starts a write transaction that takes SQLite's write lock at once. A deferred one that
+    /// reads first fails at once (not after the busy timeout) when another write lands before
+    /// its own, which two runs ending together would hit.
+    pub async fn begin_write(
+        &self,
+    ) -> Result<sqlx::Transaction<'static, sqlx::Sqlite>, sqlx::Error> {
+        self.pool.begin_with("BEGIN IMMEDIATE").await
+    }
+
     /// Reads a JSON value stored under `key` in `meta`.
     pub async fn meta_get<T: DeserializeOwned>(&self, key: &str) -> Result<Option<T>, StoreError> {
         let row: Option<(String,)> = sqlx::query_as("SELECT value FROM meta WHERE key = ?")

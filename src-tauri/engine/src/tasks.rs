@@ -16,6 +16,7 @@ pub mod schedule;
 pub mod scheduler;
 pub mod store;
 pub mod swarm;
+pub mod triggers;
 
 use std::collections::HashMap;
 use std::sync::Mutex;

@@ -230,6 +230,15 @@ export function createHttpApi(options: HttpTransportOptions = {}): SentientApi {
     answerRun: (id, runId, answer) => request('POST', `${runPath(id, runId)}/answer`, { answer }),
     retryRun: (id, runId) => request('POST', `${runPath(id, runId)}/retry`),
     runEvents: (id, runId) => request('GET', `${runPath(id, runId)}/events`),
+    listNotifications: (limit = 50, unreadOnly = false) =>
+      request('GET', `/api/notifications?limit=${limit}&unread_only=${unreadOnly ? 'true' : 'false'}`),
+    readNotification: (id) => request('POST', `/api/notifications/${encodeURIComponent(id)}/read`),
+    readAllNotifications: () => request('POST', '/api/notifications/read-all'),
+    deleteNotification: (id) => request('DELETE', `/api/notifications/${encodeURIComponent(id)}`),
+    deleteAllNotifications: () => request('DELETE', '/api/notifications'),
+    listHooks: () => request('GET', '/api/hooks'),
+    createHook: (name) => request('POST', '/api/hooks', { name }),
+    deleteHook: (id) => request('DELETE', `/api/hooks/${encodeURIComponent(id)}`),
     setTitle: (title) => {
       document.title = title;
     },

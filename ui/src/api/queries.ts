@@ -46,6 +46,10 @@ import type {
   TaskPreview,
   ProgressUpdate,
   ClarificationAnswer,
+  Hook,
+  NewHook,
+  Notification,
+  NotificationList,
 } from './types';
 
 export const queryKeys = {
@@ -69,7 +73,12 @@ export const queryKeys = {
   tasks: ['tasks', 'list'] as const,
   task: (taskId: string) => ['tasks', 'detail', taskId] as const,
   runEvents: (taskId: string, runId: string) => ['task-run-events', taskId, runId] as const,
+  notifications: ['notifications', 'list'] as const,
+  hooks: ['hooks', 'list'] as const,
 };
+
+/** How many notifications the feed shows (the engine keeps more; the unread count covers all). */
+export const FEED_LIMIT = 200;
 
 export function createQueryClient(): QueryClient {
   return new QueryClient({
@@ -266,10 +275,91 @@ export function applyEvent(qc: QueryClient, ev: EngineEvent): void {
       if (busy && typeof busy.busy === 'boolean') qc.setQueryData<ModelBusy>(queryKeys.modelBusy, busy as ModelBusy);
       break;
     }
-    default:
-      // Unread count lives in bootstrap.
-      if (ev.type.startsWith('notification.')) void qc.invalidateQueries({ queryKey: queryKeys.bootstrap });
+    case 'integration.updated':
+      // The webhook integration's triggers are the hooks.
+      void qc.invalidateQueries({ queryKey: queryKeys.hooks });
+      break;
+    case 'notification.new':
+    case 'notification.updated':
+      putNotification(qc, ev.data);
+      break;
+    case 'notification.read':
+      markNotificationsRead(qc, idOf(ev.data));
+      break;
+    case 'notification.deleted':
+      dropNotifications(qc, idOf(ev.data));
+      break;
   }
+}
+
+// ------------------------------------------------------------------------------ notifications (cache)
+
+function isNotification(value: unknown): value is Notification {
+  const n = value as Partial<Notification> | null;
+  return !!n && typeof n.id === 'string' && typeof n.title === 'string' && typeof n.read === 'boolean';
+}
+
+/** `{id}` of a read or deleted event: a string, or null for "all". Undefined when unreadable. */
+function idOf(data: unknown): string | null | undefined {
+  const id = (data as { id?: unknown } | null)?.id;
+  if (id === null) return null;
+  return typeof id === 'string' ? id : undefined;
+}
+
+/** Changes the feed in the cache and keeps bootstrap's unread count in step with it. */
+function changeFeed(qc: QueryClient, change: (feed: NotificationList) => NotificationList): boolean {
+  const feed = qc.getQueryData<NotificationList>(queryKeys.notifications);
+  if (!feed) {
+    // Nobody has read the feed yet: only the count (in bootstrap) is shown.
+    void qc.invalidateQueries({ queryKey: queryKeys.bootstrap });
+    return false;
+  }
+  const next = change(feed);
+  qc.setQueryData<NotificationList>(queryKeys.notifications, next);
+  qc.setQueryData<Bootstrap>(queryKeys.bootstrap, (b) => (b ? { ...b, unread_notifications: next.unread } : b));
+  return true;
+}
+
+/** A new or changed notification: put in the feed (newest first), the count kept right. */
+export function putNotification(qc: QueryClient, data: unknown): void {
+  if (!isNotification(data)) return;
+  changeFeed(qc, (feed) => {
+    const had = feed.notifications.find((n) => n.id === data.id);
+    const wasUnread = had ? !had.read : false;
+    const unread = Math.max(0, feed.unread - (wasUnread ? 1 : 0) + (data.read ? 0 : 1));
+    const notifications = had
+      ? feed.notifications.map((n) => (n.id === data.id ? data : n))
+      : [data, ...feed.notifications].sort((a, b) => Date.parse(b.created_at) - Date.parse(a.created_at));
+    return { notifications, unread };
+  });
+}
+
+/** One notification (or all, for null) marked read. */
+export function markNotificationsRead(qc: QueryClient, id: string | null | undefined): void {
+  if (id === undefined) return;
+  changeFeed(qc, (feed) => {
+    if (id === null) return { notifications: feed.notifications.map((n) => (n.read ? n : { ...n, read: true })), unread: 0 };
+    const had = feed.notifications.find((n) => n.id === id);
+    if (!had || had.read) return feed;
+    return {
+      notifications: feed.notifications.map((n) => (n.id === id ? { ...n, read: true } : n)),
+      unread: Math.max(0, feed.unread - 1),
+    };
+  });
+}
+
+/** One notification (or all, for null) deleted. */
+export function dropNotifications(qc: QueryClient, id: string | null | undefined): void {
+  if (id === undefined) return;
+  changeFeed(qc, (feed) => {
+    if (id === null) return { notifications: [], unread: 0 };
+    const had = feed.notifications.find((n) => n.id === id);
+    if (!had) return feed;
+    return {
+      notifications: feed.notifications.filter((n) => n.id !== id),
+      unread: Math.max(0, feed.unread - (had.read ? 0 : 1)),
+    };
+  });
 }
 
 /**
@@ -889,5 +979,118 @@ export function useDeleteTask() {
   return useMutation<OkReply, ApiError, string>({
     mutationFn: (id) => api.deleteTask(id).catch(rejectAsApiError),
     onSuccess: (_res, id) => dropTask(qc, id),
+  });
+}
+
+// ------------------------------------------------------------------------------ notifications
+
+/** The feed, newest first, with the unread count of the whole feed; live from `notification.*`. */
+export function useNotifications() {
+  const api = useApi();
+  const qc = useQueryClient();
+  return useQuery<NotificationList, ApiError>({
+    queryKey: queryKeys.notifications,
+    queryFn: async () => {
+      const feed = await api.listNotifications(FEED_LIMIT, false).catch(rejectAsApiError);
+      qc.setQueryData<Bootstrap>(queryKeys.bootstrap, (b) => (b ? { ...b, unread_notifications: feed.unread } : b));
+      return feed;
+    },
+  });
+}
+
+/** The unread count for the sidebar: the feed's, or bootstrap's until the feed is read. */
+export function useUnreadCount(fallback: number): number {
+  const feed = useNotifications();
+  return feed.data?.unread ?? fallback;
+}
+
+export type NotificationAction = { kind: 'read' | 'delete'; id: string } | { kind: 'read-all' | 'delete-all' };
+
+/** Mark read, mark all read, delete one, clear all; the cache changes at once on success. */
+export function useNotificationAction() {
+  const api = useApi();
+  const qc = useQueryClient();
+  return useMutation<OkReply, ApiError, NotificationAction>({
+    mutationFn: (action) => {
+      switch (action.kind) {
+        case 'read':
+          return api.readNotification(action.id).catch(rejectAsApiError);
+        case 'delete':
+          return api.deleteNotification(action.id).catch(rejectAsApiError);
+        case 'read-all':
+          return api.readAllNotifications().catch(rejectAsApiError);
+        case 'delete-all':
+          return api.deleteAllNotifications().catch(rejectAsApiError);
+      }
+    },
+    onSuccess: (_ok, action) => {
+      switch (action.kind) {
+        case 'read':
+          return markNotificationsRead(qc, action.id);
+        case 'delete':
+          return dropNotifications(qc, action.id);
+        case 'read-all':
+          return markNotificationsRead(qc, null);
+        case 'delete-all':
+          return dropNotifications(qc, null);
+      }
+    },
+  });
+}
+
+/** Answers a task's question or approves / declines its plan from a notification. */
+export type TaskReply =
+  | { kind: 'answer'; taskId: string; runId: string; answer: string }
+  | { kind: 'approve' | 'decline'; taskId: string };
+
+/** The task as it is now goes into the cache; the notification itself changes by its event. */
+export function useTaskReply() {
+  const api = useApi();
+  const qc = useQueryClient();
+  return useMutation<Task, ApiError, TaskReply>({
+    mutationFn: (reply) => {
+      const call =
+        reply.kind === 'answer'
+          ? api.answerRun(reply.taskId, reply.runId, reply.answer)
+          : reply.kind === 'approve'
+            ? api.approveTask(reply.taskId)
+            : api.declineTask(reply.taskId);
+      return call.catch(rejectAsApiError);
+    },
+    onSuccess: (task) => putTask(qc, task),
+  });
+}
+
+// ------------------------------------------------------------------------------ webhooks
+
+export function useHooks() {
+  const api = useApi();
+  return useQuery<Hook[], ApiError>({
+    queryKey: queryKeys.hooks,
+    queryFn: () => api.listHooks().catch(rejectAsApiError),
+    // Calls arrive without an event of their own; keep the counts reasonably fresh.
+    refetchInterval: 15_000,
+  });
+}
+
+export function useCreateHook() {
+  const api = useApi();
+  const qc = useQueryClient();
+  return useMutation<NewHook, ApiError, string>({
+    mutationFn: (name) => api.createHook(name).catch(rejectAsApiError),
+    onSuccess: (made) => {
+      const { secret: _secret, ...hook } = made;
+      qc.setQueryData<Hook[]>(queryKeys.hooks, (list) => (list ? [...list.filter((h) => h.id !== hook.id), hook] : list));
+      void qc.invalidateQueries({ queryKey: queryKeys.hooks });
+    },
+  });
+}
+
+export function useDeleteHook() {
+  const api = useApi();
+  const qc = useQueryClient();
+  return useMutation<OkReply, ApiError, string>({
+    mutationFn: (id) => api.deleteHook(id).catch(rejectAsApiError),
+    onSuccess: (_ok, id) => qc.setQueryData<Hook[]>(queryKeys.hooks, (list) => list?.filter((h) => h.id !== id)),
   });
 }

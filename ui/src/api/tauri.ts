@@ -15,7 +15,7 @@ import {
 type Result<T, E> = { status: 'ok'; data: T } | { status: 'error'; error: E };
 import { toApiError } from './errors';
 import { TAURI_EVENT, toEngineEvent } from './events';
-import type { ChatEvent, CheckupLine, ProgressUpdate, PullProgress, SentientApi, Task } from './types';
+import type { ChatEvent, CheckupLine, NotificationList, ProgressUpdate, PullProgress, SentientApi, Task } from './types';
 import { newClientId } from './http';
 
 /** A command's typed result as a value, or its typed error thrown as our ApiError. */
@@ -155,6 +155,16 @@ export function createTauriApi(): SentientApi {
     answerRun: (id, runId, answer) => asTask(commands.answerRun(id, runId, { answer })),
     retryRun: (id, runId) => asTask(commands.retryRun(id, runId)),
     runEvents: (id, runId) => unwrap(commands.runEvents(id, runId)) as Promise<ProgressUpdate[]>,
+    // The generated payload type is loose (a map of strings); what arrives is the contract's.
+    listNotifications: (limit = 50, unreadOnly = false) =>
+      unwrap(commands.listNotifications(limit, unreadOnly)) as Promise<unknown> as Promise<NotificationList>,
+    readNotification: (id) => unwrap(commands.readNotification(id)),
+    readAllNotifications: () => unwrap(commands.readAllNotifications()),
+    deleteNotification: (id) => unwrap(commands.deleteNotification(id)),
+    deleteAllNotifications: () => unwrap(commands.deleteAllNotifications()),
+    listHooks: () => unwrap(commands.listHooks()),
+    createHook: (name) => unwrap(commands.createHook({ name })),
+    deleteHook: (id) => unwrap(commands.deleteHook(id)),
     setTitle(title) {
       document.title = title;
       // The window manager and the taskbar show the window's own title.

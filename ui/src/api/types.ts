@@ -222,13 +222,54 @@ export type NewTaskRequest = NewTask_Deserialize;
 /** A schedule as sent in a change: the time zone may be left out (the person's own is used). */
 export type ScheduleInput =
   | { type: 'once'; run_at: string | null; timezone?: string }
-  | { type: 'recurring'; frequency: 'daily' | 'weekly' | 'interval'; days?: string[]; time?: string; interval_minutes?: number; timezone?: string };
+  | { type: 'recurring'; frequency: 'daily' | 'weekly' | 'interval'; days?: string[]; time?: string; interval_minutes?: number; timezone?: string }
+  | { type: 'triggered'; source: string; event: string; filter?: Record<string, string>; timezone?: string };
 /** `PATCH /api/tasks/{id}`: any of these fields. */
 export type TaskPatch = Omit<TaskPatch_Deserialize, 'schedule' | 'deliver_to'> & {
   schedule?: ScheduleInput | null;
   deliver_to?: DeliverTo | null;
 };
 export type ClarificationAnswer = { question_id: string; answer_text: string };
+
+// Notifications (contract section 6).
+/** What a task notification carries: which task, what happened, and how it was settled. */
+export type TaskNotificationPayload = {
+  task_id?: string;
+  /** approval_needed, clarification_needed, planning_failed, question, run_failed, ... */
+  event?: string;
+  run_id?: string;
+  question?: string;
+  options?: string[];
+  /** approved / declined / answered once settled. */
+  status?: string;
+  [key: string]: unknown;
+};
+/** One entry in the notifications feed; `message` is markdown. */
+export type Notification = {
+  id: string;
+  kind: 'info' | 'task' | 'approval' | 'proactive' | 'skill' | 'error' | 'brief' | string;
+  title: string;
+  message: string;
+  payload: TaskNotificationPayload;
+  task_id: string | null;
+  read: boolean;
+  created_at: string;
+};
+/** `GET /api/notifications`: newest first, and how many are unread in the whole feed. */
+export type NotificationList = { notifications: Notification[]; unread: number };
+
+// Webhooks (contract section 16).
+/** One webhook: outside programs call `url` with the secret to start triggered tasks. */
+export type Hook = {
+  id: string;
+  name: string;
+  url: string;
+  created_at: string;
+  last_called_at: string | null;
+  calls: number;
+};
+/** `POST /api/hooks`: the hook, with its secret (shown this once; only its hash is kept). */
+export type NewHook = Hook & { secret: string };
 
 /**
  * One live event from the engine's bus: `{type, data, ts}`. Domain events have a dotted type
@@ -370,6 +411,20 @@ export interface SentientApi {
   retryRun(id: string, runId: string): Promise<Task>;
   /** A run's whole progress log. */
   runEvents(id: string, runId: string): Promise<ProgressUpdate[]>;
+
+  // Notifications (contract section 6).
+  /** Newest first (`limit` 50 unless given), with the unread count of the whole feed. */
+  listNotifications(limit?: number, unreadOnly?: boolean): Promise<NotificationList>;
+  readNotification(id: string): Promise<OkReply>;
+  readAllNotifications(): Promise<OkReply>;
+  deleteNotification(id: string): Promise<OkReply>;
+  deleteAllNotifications(): Promise<OkReply>;
+
+  // Webhooks (contract section 16).
+  listHooks(): Promise<Hook[]>;
+  /** Makes a hook (name 1-80 characters); the answer holds its secret, shown only this once. */
+  createHook(name: string): Promise<NewHook>;
+  deleteHook(id: string): Promise<OkReply>;
 
   /** Names what the window shows (the page title, and in the desktop app the window's title). */
   setTitle(title: string): void;

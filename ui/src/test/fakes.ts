@@ -42,6 +42,9 @@ import type {
   NewTaskRequest,
   ClarificationAnswer,
   ProgressUpdate,
+  Notification,
+  Hook,
+  NewHook,
 } from '../api';
 import { ApiError } from '../api/errors';
 
@@ -432,6 +435,32 @@ function applyBrief(current: Task['brief'], changes: Record<string, string | nul
   return { ...next, updated_at: '2030-05-04T10:01:00Z', updated_by: 'user' };
 }
 
+// ------------------------------------------------------------------------------ notifications
+
+export function makeNotification(overrides: Partial<Notification> & { id: string }): Notification {
+  return {
+    kind: 'info',
+    title: 'Something happened',
+    message: '',
+    payload: {},
+    task_id: null,
+    read: false,
+    created_at: '2030-05-04T10:00:00Z',
+    ...overrides,
+  };
+}
+
+export function makeHook(overrides: Partial<Hook> & { id: string }): Hook {
+  return {
+    name: 'CI',
+    url: `http://127.0.0.1:4321/hooks/${overrides.id}`,
+    created_at: '2030-05-04T10:00:00Z',
+    last_called_at: null,
+    calls: 0,
+    ...overrides,
+  };
+}
+
 /** A chat turn the test drives by hand: play events (chat and turn ids filled in), then end it. */
 export type FakeTurn = {
   body: ChatSendRequest;
@@ -457,6 +486,13 @@ export function fakeApi(initial: Bootstrap) {
   const steers: Array<{ body: ChatSteerRequest; onEvent: ChatEventListener }> = [];
   let tasks: Task[] = [];
   let preview: TaskPreview | ApiError = { name: 'A task', description: '', priority: 1, schedule: null };
+  let notifications: Notification[] = [];
+  let hooks: Hook[] = [];
+  const findNotification = (id: string): Notification => {
+    const n = notifications.find((x) => x.id === id);
+    if (!n) throw new ApiError(404, `There is no notification with the id ${id}.`);
+    return n;
+  };
   const findTask = (id: string): Task => {
     const t = tasks.find((x) => x.task_id === id);
     if (!t) throw new ApiError(404, 'There is no task with that id.');
@@ -678,6 +714,41 @@ export function fakeApi(initial: Bootstrap) {
     runEvents: vi.fn(async (id: string, runId: string): Promise<ProgressUpdate[]> =>
       findTask(id).runs.find((r) => r.run_id === runId)?.progress_updates ?? [],
     ),
+    listNotifications: vi.fn(async (limit = 50, unreadOnly = false) => ({
+      notifications: notifications.filter((n) => !unreadOnly || !n.read).slice(0, limit),
+      unread: notifications.filter((n) => !n.read).length,
+    })),
+    readNotification: vi.fn(async (id: string) => {
+      findNotification(id);
+      notifications = notifications.map((n) => (n.id === id ? { ...n, read: true } : n));
+      return { ok: true };
+    }),
+    readAllNotifications: vi.fn(async () => {
+      notifications = notifications.map((n) => ({ ...n, read: true }));
+      return { ok: true };
+    }),
+    deleteNotification: vi.fn(async (id: string) => {
+      findNotification(id);
+      notifications = notifications.filter((n) => n.id !== id);
+      return { ok: true };
+    }),
+    deleteAllNotifications: vi.fn(async () => {
+      notifications = [];
+      return { ok: true };
+    }),
+    listHooks: vi.fn(async () => hooks),
+    createHook: vi.fn(async (name: string): Promise<NewHook> => {
+      const trimmed = name.trim();
+      if (trimmed.length < 1 || trimmed.length > 80) throw new ApiError(400, 'A hook needs a name of 1 to 80 characters.');
+      const hook = makeHook({ id: `h${hooks.length + 1}`, name: trimmed });
+      hooks = [...hooks, hook];
+      return { ...hook, secret: `secret-${hook.id}` };
+    }),
+    deleteHook: vi.fn(async (id: string) => {
+      if (!hooks.some((h) => h.id === id)) throw new ApiError(404, 'There is no hook with that id.');
+      hooks = hooks.filter((h) => h.id !== id);
+      return { ok: true };
+    }),
     subscribe: vi.fn((listener: (ev: EngineEvent) => void) => {
       listeners.add(listener);
       return () => listeners.delete(listener);
@@ -711,6 +782,14 @@ export function fakeApi(initial: Bootstrap) {
       preview = answer;
     },
     tasks: () => tasks,
+    setNotifications(list: Notification[]) {
+      notifications = list;
+    },
+    notifications: () => notifications,
+    setHooks(list: Hook[]) {
+      hooks = list;
+    },
+    hooks: () => hooks,
     /** Chat turns started so far, oldest first. */
     turns,
     /** Steers sent so far, oldest first. */

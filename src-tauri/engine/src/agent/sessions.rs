@@ -301,7 +301,7 @@ impl Sessions {
     ) -> Result<MessageRow, SessionError> {
         let id = new_id();
         let now = self.clock.now().to_rfc3339();
-        let mut tx = self.store.pool().begin().await?;
+        let mut tx = self.store.begin_write().await?;
         let exists: Option<(String,)> = sqlx::query_as("SELECT id FROM chat_sessions WHERE id = ?")
             .bind(session_id)
             .fetch_optional(&mut *tx)

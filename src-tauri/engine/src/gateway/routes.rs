@@ -6,6 +6,7 @@ pub mod checkup;
 pub mod config;
 pub mod core;
 pub mod files;
+pub mod hooks;
 pub mod models;
 pub mod notifications;
 pub mod openapi;
@@ -23,7 +24,7 @@ use crate::Engine;
 
 /// Routes anyone on this computer may call.
 pub fn open() -> OpenApiRouter<Engine> {
-    core::open()
+    core::open().merge(hooks::open())
 }
 
 /// Routes behind the token.
@@ -42,4 +43,5 @@ pub fn protected() -> OpenApiRouter<Engine> {
         .merge(rules::routes())
         .merge(tasks::routes())
         .merge(notifications::routes())
+        .merge(hooks::routes())
 }

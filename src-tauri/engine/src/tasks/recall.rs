@@ -83,8 +83,7 @@ impl TaskStore {
     /// Keeps the task list's search row and the task's chat lines in the conversation index.
     pub(crate) async fn index_task(&self, record: &TaskRecord) -> Result<(), TaskStoreError> {
         let t = &record.task;
-        let pool = self.store.pool();
-        let mut tx = pool.begin().await?;
+        let mut tx = self.store.begin_write().await?;
         sqlx::query("DELETE FROM task_search WHERE task_id = ?")
             .bind(&t.task_id)
             .execute(&mut *tx)
@@ -141,7 +140,7 @@ impl TaskStore {
             .fetch_optional(self.store.pool())
             .await?;
         let Some((task_id,)) = row else { return Ok(()) };
-        let mut tx = self.store.pool().begin().await?;
+        let mut tx = self.store.begin_write().await?;
         sqlx::query("DELETE FROM task_conversation WHERE task_id = ? AND ref LIKE ?")
             .bind(&task_id)
             .bind(format!("run:{run_id}:%"))

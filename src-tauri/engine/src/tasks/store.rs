@@ -573,7 +573,7 @@ impl TaskStore {
         run_id: &str,
         update: &ProgressUpdate,
     ) -> Result<(), TaskStoreError> {
-        let mut tx = self.store.pool().begin().await?;
+        let mut tx = self.store.begin_write().await?;
         let event = sqlx::query(
             "INSERT INTO task_run_events (run_id, timestamp, message) VALUES (?, ?, ?)",
         )
@@ -707,7 +707,7 @@ impl TaskStore {
         max_working: u32,
     ) -> Result<Claim, TaskStoreError> {
         let now = run.run.created_at;
-        let mut tx = self.store.pool().begin().await?;
+        let mut tx = self.store.begin_write().await?;
         // The write comes first, so the transaction takes SQLite's write lock at once (waiting
         // under the busy timeout) instead of failing on an upgrade from a read.
         let claimed = sqlx::query(

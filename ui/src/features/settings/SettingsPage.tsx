@@ -5,6 +5,7 @@ import type { Bootstrap } from '../../api';
 import { usePatchConfig } from '../../api/queries';
 import { ErrorNotice, Page } from '../../components/Page';
 import { ModelsSettings } from './models/ModelsSettings';
+import { WebhooksSettings } from './webhooks/WebhooksSettings';
 import { SETTINGS_TABS, useSettingsTab } from './tabs';
 import './settings.css';
 
@@ -25,7 +26,7 @@ export function SettingsPage({ bootstrap }: { bootstrap: Bootstrap }) {
           </a>
         ))}
       </nav>
-      {tab === 'models' ? <ModelsSettings /> : <GeneralSettings bootstrap={bootstrap} />}
+      {tab === 'models' ? <ModelsSettings /> : tab === 'webhooks' ? <WebhooksSettings /> : <GeneralSettings bootstrap={bootstrap} />}
     </Page>
   );
 }

@@ -5,13 +5,15 @@ import { useEffect, useState } from 'react';
 export const SETTINGS_TABS = [
   { id: 'general', label: 'General', href: '#/settings' },
   { id: 'models', label: 'Models', href: '#/settings/models' },
+  { id: 'webhooks', label: 'Webhooks', href: '#/settings/webhooks' },
 ] as const;
 
 export type SettingsTab = (typeof SETTINGS_TABS)[number]['id'];
 
 export function settingsTabFromHash(hash: string): SettingsTab {
   const parts = hash.replace(/^#\/?/, '').split(/[?&]/)[0].split('/');
-  return parts[0] === 'settings' && parts[1] === 'models' ? 'models' : 'general';
+  if (parts[0] !== 'settings') return 'general';
+  return SETTINGS_TABS.find((t) => t.id === parts[1])?.id ?? 'general';
 }
 
 export function useSettingsTab(): SettingsTab {

@@ -2,6 +2,7 @@
 import { useEffect } from 'react';
 import type { Bootstrap } from '../../api';
 import { useApi } from '../../api/context';
+import { useUnreadCount } from '../../api/queries';
 import { ChatPage } from '../chat/ChatPage';
 import { IntegrationsPage } from '../integrations/IntegrationsPage';
 import { MemoryPage } from '../memory/MemoryPage';
@@ -20,7 +21,7 @@ function CurrentPage({ page, bootstrap }: { page: PageId; bootstrap: Bootstrap }
     case 'tasks':
       return <TasksPage />;
     case 'notifications':
-      return <NotificationsPage unread={bootstrap.unread_notifications} />;
+      return <NotificationsPage />;
     case 'memory':
       return <MemoryPage enabled={bootstrap.memory_enabled} />;
     case 'integrations':
@@ -33,6 +34,7 @@ function CurrentPage({ page, bootstrap }: { page: PageId; bootstrap: Bootstrap }
 export function AppShell({ bootstrap, connectionLost }: { bootstrap: Bootstrap; connectionLost: boolean }) {
   const page = useHashRoute();
   const api = useApi();
+  const unread = useUnreadCount(bootstrap.unread_notifications);
   useNavigationKeys();
 
   useEffect(() => {
@@ -50,7 +52,7 @@ export function AppShell({ bootstrap, connectionLost }: { bootstrap: Bootstrap; 
         </div>
       ) : null}
       <div className="app-body">
-        <Sidebar current={page} unread={bootstrap.unread_notifications} />
+        <Sidebar current={page} unread={unread} />
         <main className="content" key={page}>
           <CurrentPage page={page} bootstrap={bootstrap} />
         </main>

@@ -11,10 +11,10 @@ import { STATUS_WORDS } from './words';
 
 type Tab = 'overview' | 'runs';
 
-export function TaskDetail({ taskId, onClosed }: { taskId: string; onClosed: () => void }) {
+export function TaskDetail({ taskId, runId = null, onClosed }: { taskId: string; runId?: string | null; onClosed: () => void }) {
   const query = useTask(taskId);
   const action = useTaskAction(taskId);
-  const [tab, setTab] = useState<Tab>('overview');
+  const [tab, setTab] = useState<Tab>(runId ? 'runs' : 'overview');
 
   if (query.isPending) return <Loading label="Loading the task…" />;
   if (query.error) return <ErrorNotice error={query.error} prefix="Couldn't load this task." onRetry={() => void query.refetch()} />;
@@ -44,7 +44,7 @@ export function TaskDetail({ taskId, onClosed }: { taskId: string; onClosed: () 
           Runs ({task.runs.length})
         </button>
       </div>
-      <div role="tabpanel">{tab === 'overview' ? <Overview task={task} action={action} /> : <Runs task={task} action={action} />}</div>
+      <div role="tabpanel">{tab === 'overview' ? <Overview task={task} action={action} /> : <Runs task={task} action={action} highlight={runId} />}</div>
     </article>
   );
 }

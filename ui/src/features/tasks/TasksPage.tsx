@@ -1,6 +1,6 @@
 // The Tasks page: a box to describe a new task on top, the tasks grouped by what they need on
 // the left, and the open task on the right.
-import { useState } from 'react';
+import { useEffect, useState } from 'react';
 import { Page } from '../../components/Page';
 import { NewTaskForm } from './NewTaskForm';
 import { NoTaskOpen } from './NoTaskOpen';
@@ -8,15 +8,39 @@ import { TaskDetail } from './TaskDetail';
 import { TaskList } from './TaskList';
 import './tasks.css';
 
+/** A task (and run) named in the address: `#/tasks/<task id>` or `#/tasks/<task id>/runs/<run id>`. */
+export function taskFromHash(hash: string): { taskId: string; runId: string | null } | null {
+  const parts = hash.replace(/^#\/?/, '').split(/[?&]/)[0].split('/');
+  if (parts[0] !== 'tasks' || !parts[1]) return null;
+  return { taskId: decodeURIComponent(parts[1]), runId: parts[2] === 'runs' && parts[3] ? decodeURIComponent(parts[3]) : null };
+}
+
 export function TasksPage() {
-  const [openId, setOpenId] = useState<string | null>(null);
+  const [linked, setLinked] = useState(() => taskFromHash(window.location.hash));
+  const [openId, setOpenId] = useState<string | null>(linked?.taskId ?? null);
+  useEffect(() => {
+    const onChange = () => {
+      const next = taskFromHash(window.location.hash);
+      if (next) {
+        setLinked(next);
+        setOpenId(next.taskId);
+      }
+    };
+    window.addEventListener('hashchange', onChange);
+    return () => window.removeEventListener('hashchange', onChange);
+  }, []);
   return (
     <Page title="Tasks" intro="Work you hand to Sentient, from a one-off errand to something that repeats.">
       <NewTaskForm onCreated={setOpenId} />
       <div className="tasks-layout">
         <TaskList openId={openId} onOpen={setOpenId} />
         {openId ? (
-          <TaskDetail key={openId} taskId={openId} onClosed={() => setOpenId(null)} />
+          <TaskDetail
+            key={`${openId}/${linked?.taskId === openId ? (linked.runId ?? '') : ''}`}
+            taskId={openId}
+            runId={linked?.taskId === openId ? linked.runId : null}
+            onClosed={() => setOpenId(null)}
+          />
         ) : (
           <NoTaskOpen />
         )}

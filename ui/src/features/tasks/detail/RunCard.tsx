@@ -1,5 +1,6 @@
 // One run: when and how it went, its live log, the answer it ended with (and the links and
 // files it made), its error, and Cancel or Retry.
+import { useEffect, useRef } from 'react';
 import type { Run } from '../../../api';
 import type { useTaskAction } from '../../../api/queries';
 import { localTime, RUN_STATUS_WORDS } from '../words';
@@ -7,12 +8,22 @@ import { RunLog } from './RunLog';
 
 type Action = ReturnType<typeof useTaskAction>;
 
-export function RunCard({ taskId, run, action }: { taskId: string; run: Run; action: Action }) {
+export function RunCard({ taskId, run, action, highlighted = false }: { taskId: string; run: Run; action: Action; highlighted?: boolean }) {
+  const ref = useRef<HTMLLIElement>(null);
+  useEffect(() => {
+    if (highlighted) ref.current?.scrollIntoView?.({ block: 'nearest' });
+  }, [highlighted]);
   const live = run.status === 'processing' || run.status === 'waiting_for_user';
   const retryable = run.status === 'error' || run.status === 'cancelled';
   const result = run.result;
   return (
-    <li className={`run-card run-${run.status}`} data-testid="run-card" data-run-id={run.run_id}>
+    <li
+      ref={ref}
+      className={`run-card run-${run.status}${highlighted ? ' run-highlight' : ''}`}
+      data-testid="run-card"
+      data-run-id={run.run_id}
+      aria-current={highlighted ? 'true' : undefined}
+    >
       <header className="run-header">
         <strong data-testid="run-status">{RUN_STATUS_WORDS[run.status]}</strong>
         <span className="muted">

@@ -1,11 +1,11 @@
-// Every run of the task, newest first.
+// Every run of the task, newest first; a run opened from a link (a notification) stands out.
 import type { Task } from '../../../api';
 import type { useTaskAction } from '../../../api/queries';
 import { RunCard } from './RunCard';
 
 type Action = ReturnType<typeof useTaskAction>;
 
-export function Runs({ task, action }: { task: Task; action: Action }) {
+export function Runs({ task, action, highlight = null }: { task: Task; action: Action; highlight?: string | null }) {
   if (task.runs.length === 0) {
     return <p className="muted">No runs yet. Once the plan is approved it runs on its schedule, or choose Run now.</p>;
   }
@@ -13,7 +13,7 @@ export function Runs({ task, action }: { task: Task; action: Action }) {
   return (
     <ul className="task-runs" aria-label="Runs">
       {newestFirst.map((run) => (
-        <RunCard key={run.run_id} taskId={task.task_id} run={run} action={action} />
+        <RunCard key={run.run_id} taskId={task.task_id} run={run} action={action} highlighted={run.run_id === highlight} />
       ))}
     </ul>
   );

@@ -1,18 +1,41 @@
 // When the task runs, in plain words and the next time in local time; Change opens a small form
-// that saves the new schedule (the engine works out the next run).
+// that saves the new schedule (the engine works out the next run). A task can also wait for a
+// webhook (Settings > Webhooks): each call starts a run, optionally only when the call's fields
+// match a filter.
 import { useState } from 'react';
 import type { ScheduleInput, Task } from '../../../api';
-import type { useTaskAction } from '../../../api/queries';
+import { useHooks, type useTaskAction } from '../../../api/queries';
 import { localTime, scheduleWords } from '../words';
 
 type Action = ReturnType<typeof useTaskAction>;
-type Kind = 'now' | 'at' | 'daily' | 'weekly' | 'interval';
+type Kind = 'now' | 'at' | 'daily' | 'weekly' | 'interval' | 'webhook';
+
+/** `key=value` lines (blank lines skipped) as a filter; a string says what is wrong. */
+export function parseFilter(text: string): Record<string, string> | string {
+  const filter: Record<string, string> = {};
+  for (const raw of text.split('\n')) {
+    const line = raw.trim();
+    if (!line) continue;
+    const at = line.indexOf('=');
+    const key = at === -1 ? '' : line.slice(0, at).trim();
+    if (!key) return `Write each filter line as name=value (this one isn't: "${line}").`;
+    filter[key] = line.slice(at + 1).trim();
+  }
+  return filter;
+}
+
+export function filterText(filter: Record<string, string> | undefined): string {
+  return Object.entries(filter ?? {})
+    .map(([k, v]) => `${k}=${v}`)
+    .join('\n');
+}
 
 const DAYS = ['Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday', 'Sunday'];
 
 function kindOf(task: Task): Kind {
   const s = task.schedule;
-  if (!s || s.type === 'triggered') return 'now';
+  if (s?.type === 'triggered') return s.source === 'webhook' ? 'webhook' : 'now';
+  if (!s) return 'now';
   if (s.type === 'once') return s.run_at ? 'at' : 'now';
   if (s.frequency === 'interval') return 'interval';
   return s.frequency;
@@ -26,6 +49,8 @@ export function ScheduleEditor({ task, action }: { task: Task; action: Action })
   const [days, setDays] = useState<string[]>(s?.type === 'recurring' && s.days?.length ? s.days : DAYS.slice(0, 5));
   const [runAt, setRunAt] = useState(s?.type === 'once' && s.run_at ? s.run_at.slice(0, 16) : '');
   const [minutes, setMinutes] = useState(s?.type === 'recurring' && s.interval_minutes ? String(s.interval_minutes) : '60');
+  const [hookId, setHookId] = useState(s?.type === 'triggered' && s.source === 'webhook' ? s.event : '');
+  const [filter, setFilter] = useState(s?.type === 'triggered' ? filterText(s.filter) : '');
   const [problem, setProblem] = useState<string | null>(null);
   const timezone = s?.timezone;
 
@@ -41,6 +66,12 @@ export function ScheduleEditor({ task, action }: { task: Task; action: Action })
       case 'weekly':
         if (days.length === 0) return 'Pick at least one day.';
         return time ? { type: 'recurring', frequency: 'weekly', days, time, ...tz } : 'Pick the time it should run.';
+      case 'webhook': {
+        if (!hookId) return 'Pick the webhook that starts this task.';
+        const parsed = parseFilter(filter);
+        if (typeof parsed === 'string') return parsed;
+        return { type: 'triggered', source: 'webhook', event: hookId, filter: parsed, ...tz };
+      }
       case 'interval': {
         const n = Number.parseInt(minutes, 10);
         if (!Number.isFinite(n) || n < 5) return 'Every 5 minutes is the most often a task can run.';
@@ -56,7 +87,8 @@ export function ScheduleEditor({ task, action }: { task: Task; action: Action })
         <p data-testid="task-schedule">{scheduleWords(s)}</p>
         {task.next_execution_at ? <p className="muted" data-testid="task-next-run">Next run: {localTime(task.next_execution_at)}</p> : null}
         {task.last_execution_at ? <p className="muted">Last run: {localTime(task.last_execution_at)}</p> : null}
-        {s?.type === 'triggered' ? null : (
+        {s?.type === 'triggered' && s.source === 'webhook' ? <HookName id={s.event} filter={s.filter} /> : null}
+        {s?.type === 'triggered' && s.source !== 'webhook' ? null : (
           <button type="button" className="btn btn-quiet" onClick={() => setEditing(true)}>
             Change schedule
           </button>
@@ -88,8 +120,10 @@ export function ScheduleEditor({ task, action }: { task: Task; action: Action })
           <option value="daily">Every day</option>
           <option value="weekly">On chosen days of the week</option>
           <option value="interval">Every few minutes or hours</option>
+          <option value="webhook">When a webhook is called</option>
         </select>
       </label>
+      {kind === 'webhook' ? <HookPicker hookId={hookId} onHook={setHookId} filter={filter} onFilter={setFilter} /> : null}
       {kind === 'at' ? (
         <label className="field">
           <span className="field-label">Day and time</span>
@@ -137,5 +171,60 @@ export function ScheduleEditor({ task, action }: { task: Task; action: Action })
         </button>
       </div>
     </form>
+  );
+}
+
+/** Which webhook starts the task, by name, and its filter. */
+function HookName({ id, filter }: { id: string; filter: Record<string, string> | undefined }) {
+  const hooks = useHooks();
+  const hook = hooks.data?.find((h) => h.id === id);
+  const text = filterText(filter);
+  return (
+    <p className="muted" data-testid="task-trigger">
+      Webhook: {hook ? hook.name : hooks.isPending ? '…' : 'a webhook that no longer exists'}
+      {text ? ` · only when ${text.split('\n').join(', ')}` : ''}
+    </p>
+  );
+}
+
+function HookPicker({
+  hookId,
+  onHook,
+  filter,
+  onFilter,
+}: {
+  hookId: string;
+  onHook: (id: string) => void;
+  filter: string;
+  onFilter: (text: string) => void;
+}) {
+  const hooks = useHooks();
+  if (hooks.isPending) return <p className="muted">Loading webhooks…</p>;
+  if (hooks.error) return <p className="task-problem">Couldn't load the webhooks. {hooks.error.detail}</p>;
+  if (hooks.data.length === 0) {
+    return (
+      <p className="muted">
+        No webhooks yet. Make one in <a href="#/settings/webhooks">Settings &gt; Webhooks</a>, then come back.
+      </p>
+    );
+  }
+  return (
+    <>
+      <label className="field">
+        <span className="field-label">Webhook</span>
+        <select value={hookId} onChange={(e) => onHook(e.target.value)}>
+          <option value="">Pick a webhook</option>
+          {hooks.data.map((h) => (
+            <option key={h.id} value={h.id}>
+              {h.name}
+            </option>
+          ))}
+        </select>
+      </label>
+      <label className="field">
+        <span className="field-label">Only when (optional, one name=value per line)</span>
+        <textarea rows={2} placeholder="status=failed" value={filter} onChange={(e) => onFilter(e.target.value)} />
+      </label>
+    </>
   );
 }
