@@ -124,7 +124,10 @@ async fn a_task_is_planned_approved_run_and_its_result_kept() -> Result<()> {
         "task_brief_update",
         json!({"goal": "Keep the shopping list", "done": "Wrote outputs/list.txt"}),
     ));
-    server.push(Reply::text("I wrote your list to outputs/list.txt."));
+    // The final answer ends with the result block the kickoff asks for.
+    server.push(Reply::text(
+        "I wrote your list to outputs/list.txt.\n\n```json\n{\"links_created\": [{\"url\": \"https://lists.example/milk\", \"description\": \"The shared list\"}]}\n```",
+    ));
     let started = t
         .engine
         .scheduler_tick(t.engine.clock().now())
@@ -151,6 +154,10 @@ async fn a_task_is_planned_approved_run_and_its_result_kept() -> Result<()> {
     assert_eq!(
         run["result"]["files_created"][0]["filename"],
         "outputs/list.txt"
+    );
+    assert_eq!(
+        run["result"]["links_created"],
+        json!([{"url": "https://lists.example/milk", "description": "The shared list"}])
     );
     assert_eq!(
         std::fs::read_to_string(t.home().join("files/outputs/list.txt"))?,
