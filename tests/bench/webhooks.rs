@@ -150,11 +150,15 @@ async fn stored_calls(t: &TestEngine) -> Result<i64> {
     list[0]["calls"].as_i64().context("calls")
 }
 
-async fn python() -> Result<Option<Outcome>> {
+/// One Python endpoint: `script` run by `python` (the `PYTHON` variable, default python3).
+async fn python(script: &str, label: &str) -> Result<Option<Outcome>> {
     let dir = tempfile::tempdir()?;
-    let script = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("bench/webhooks_python.py");
+    let script = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("bench")
+        .join(script);
     let secret = "python-bench-secret";
-    let mut child = match Command::new("python3")
+    let interpreter = std::env::var("PYTHON").unwrap_or_else(|_| "python3".to_owned());
+    let mut child = match Command::new(&interpreter)
         .arg(&script)
         .arg(dir.path().join("hooks.db"))
         .arg(secret)
@@ -163,7 +167,7 @@ async fn python() -> Result<Option<Outcome>> {
     {
         Ok(child) => child,
         Err(error) => {
-            println!("Python endpoint skipped: python3 could not start ({error})");
+            println!("{label} skipped: {interpreter} could not start ({error})");
             return Ok(None);
         }
     };
@@ -174,7 +178,9 @@ async fn python() -> Result<Option<Outcome>> {
         .trim()
         .strip_prefix("PORT ")
         .and_then(|p| p.parse().ok())
-        .context("python endpoint did not say its port")?;
+        .with_context(|| {
+            format!("{label} did not say its port (is it installed for {interpreter}?)")
+        })?;
     let base = format!("http://127.0.0.1:{port}");
     let result = load(format!("{base}/hooks/bench"), secret.to_owned()).await;
     let stored = reqwest::get(format!("{base}/count"))
@@ -186,7 +192,7 @@ async fn python() -> Result<Option<Outcome>> {
     let _ = child.kill();
     let _ = child.wait();
     let outcome = result?;
-    report("Python (http.server + sqlite3)", &outcome, stored);
+    report(label, &outcome, stored);
     Ok(Some(outcome))
 }
 
@@ -197,11 +203,18 @@ async fn main() -> Result<()> {
         std::thread::available_parallelism().map_or(0, |n| n.get())
     );
     let rust = sentient().await?;
-    if let Some(py) = python().await? {
-        println!(
-            "Sentient / Python: {:.1}x calls/s",
-            rust.per_second() / py.per_second().max(f64::MIN_POSITIVE)
-        );
+    for (script, label) in [
+        ("webhooks_fastapi.py", "Python (FastAPI + uvicorn)"),
+        ("webhooks_python.py", "Python (http.server + sqlite3)"),
+    ] {
+        match python(script, label).await {
+            Ok(Some(py)) => println!(
+                "Sentient / {label}: {:.1}x calls/s",
+                rust.per_second() / py.per_second().max(f64::MIN_POSITIVE)
+            ),
+            Ok(None) => {}
+            Err(error) => println!("{label} skipped: {error:#}"),
+        }
     }
     Ok(())
 }
