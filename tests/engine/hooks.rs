@@ -539,3 +539,31 @@ async fn the_seen_record_keeps_keys_thirty_days() -> Result<()> {
     t.stop().await;
     Ok(())
 }
+
+#[tokio::test]
+async fn creating_and_deleting_hooks_updates_the_webhook_integrations_triggers() -> Result<()> {
+    let t = TestEngine::start().await?;
+    let mut ws = t.ws().await?;
+    let (_, created) = t
+        .client
+        .post("/api/hooks", json!({"name": "Deploy alerts"}))
+        .await?;
+    let id = created["id"].as_str().unwrap_or_default().to_owned();
+    let updated = ws.wait_for("integration.updated").await?;
+    assert_eq!(updated["data"]["id"], "webhook");
+    assert_eq!(updated["data"]["connected"], true);
+    assert_eq!(
+        updated["data"]["triggers"],
+        json!([{"event": id, "label": "Deploy alerts"}])
+    );
+    let (status, _) = send(
+        t.client
+            .request(Method::DELETE, &format!("/api/hooks/{id}")),
+    )
+    .await?;
+    assert_eq!(status, 200);
+    let updated = ws.wait_for("integration.updated").await?;
+    assert_eq!(updated["data"]["triggers"], json!([]));
+    t.stop().await;
+    Ok(())
+}

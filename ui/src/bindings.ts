@@ -974,6 +974,8 @@ export type DomainEvent_Deserialize =
 	origin: string,
 	items: { [key in string]: string }[],
 } } | 
+/**  An integration changed (for webhooks: a hook was created or deleted, so its triggers did). */
+{ type: "integration.updated"; data: Integration_Deserialize } | 
 /**  A working run is alive (the model is writing), at most every 10 s. */
 { type: "task.run_activity"; data: {
 	task_id: string,
@@ -1055,6 +1057,8 @@ export type DomainEvent_Serialize =
 	origin: string,
 	items: { [key in string]: string }[],
 } } | 
+/**  An integration changed (for webhooks: a hook was created or deleted, so its triggers did). */
+{ type: "integration.updated"; data: Integration_Serialize } | 
 /**  A working run is alive (the model is writing), at most every 10 s. */
 { type: "task.run_activity"; data: {
 	task_id: string,
@@ -1398,6 +1402,51 @@ export type Hook_Serialize = {
 	created_at: string,
 	last_called_at: string | null,
 	calls: number,
+};
+
+/**  An app Sentient connects to (contract section 5). */
+export type Integration = Integration_Serialize | Integration_Deserialize;
+
+/**  An app Sentient connects to (contract section 5). */
+export type Integration_Deserialize = {
+	id: string,
+	display_name: string,
+	description: string,
+	category: string,
+	icon: string,
+	auth_type: string,
+	connected: boolean,
+	account_label?: string | null,
+	status: string,
+	error?: string | null,
+	setup: Setup_Deserialize,
+	privacy_filters: PrivacyFilters,
+	/**  For webhooks, one trigger per hook (event = the hook id). */
+	triggers: Trigger[],
+	alternative_for?: string | null,
+	access: string,
+	tools: ToolInfo[],
+};
+
+/**  An app Sentient connects to (contract section 5). */
+export type Integration_Serialize = {
+	id: string,
+	display_name: string,
+	description: string,
+	category: string,
+	icon: string,
+	auth_type: string,
+	connected: boolean,
+	account_label: string | null,
+	status: string,
+	error: string | null,
+	setup: Setup_Serialize,
+	privacy_filters: PrivacyFilters,
+	/**  For webhooks, one trigger per hook (event = the hook id). */
+	triggers: Trigger[],
+	alternative_for: string | null,
+	access: string,
+	tools: ToolInfo[],
 };
 
 /**  Connected apps, web services, MCP servers and webhooks. */
@@ -2294,6 +2343,12 @@ export type PreviewRequest = {
 	prompt: string,
 };
 
+/**  Which privacy filters an integration takes. */
+export type PrivacyFilters = {
+	supported: boolean,
+	fields: string[],
+};
+
 /**  Suggestions Sentient makes on its own, follow-ups and the Daily Brief. */
 export type ProactivityConfig = ProactivityConfig_Serialize | ProactivityConfig_Deserialize;
 
@@ -3063,6 +3118,32 @@ export type Session_Serialize = {
 	visited_hosts: string[] | null,
 };
 
+/**  How an integration is set up. */
+export type Setup = Setup_Serialize | Setup_Deserialize;
+
+/**  One setup field of an integration. */
+export type SetupField = {
+	key: string,
+	label: string,
+	secret: boolean,
+	required: boolean,
+	help: string,
+};
+
+/**  How an integration is set up. */
+export type Setup_Deserialize = {
+	fields: SetupField[],
+	instructions_md: string,
+	docs_url?: string | null,
+};
+
+/**  How an integration is set up. */
+export type Setup_Serialize = {
+	fields: SetupField[],
+	instructions_md: string,
+	docs_url: string | null,
+};
+
 /**  Skills: saved step-by-step procedures Sentient can follow. */
 export type SkillsConfig = SkillsConfig_Serialize | SkillsConfig_Deserialize;
 
@@ -3561,6 +3642,12 @@ export type ToolsConfig_Serialize = {
 	disabled: string[],
 	/**  Stop when the assistant repeats the same step with the same details and result this many times (0 turns this off). */
 	repeated_call_limit: number,
+};
+
+/**  An event a triggered task can start on. */
+export type Trigger = {
+	event: string,
+	label: string,
 };
 
 /**  Which engine speaks replies aloud. */

@@ -74,6 +74,9 @@ pub enum DomainEvent {
         #[specta(type = Vec<std::collections::BTreeMap<String, String>>)]
         items: Vec<serde_json::Value>,
     },
+    /// An integration changed (for webhooks: a hook was created or deleted, so its triggers did).
+    #[serde(rename = "integration.updated")]
+    IntegrationUpdated(Box<crate::integrations::Integration>),
     /// A working run is alive (the model is writing), at most every 10 s.
     #[serde(rename = "task.run_activity")]
     TaskRunActivity {
@@ -121,6 +124,7 @@ impl DomainEvent {
             Self::TaskRunFinished { .. } => "task.run_finished",
             Self::TaskRunActivity { .. } => "task.run_activity",
             Self::SourceItems { .. } => "source.items",
+            Self::IntegrationUpdated(_) => "integration.updated",
             Self::TaskRunContext { .. } => "task.run_context",
         }
     }

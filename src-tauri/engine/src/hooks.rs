@@ -396,6 +396,29 @@ impl Engine {
         &self.inner.hooks
     }
 
+    /// Creates a hook and tells windows the webhook integration's triggers changed.
+    pub async fn create_hook(&self, name: &str, base: &str) -> Result<CreatedHook, HookError> {
+        let created = self.hooks().create(name, base).await?;
+        self.announce_webhook_integration(base).await;
+        Ok(created)
+    }
+
+    /// Deletes a hook and tells windows the webhook integration's triggers changed.
+    pub async fn delete_hook(&self, id: &str, base: &str) -> Result<(), HookError> {
+        self.hooks().delete(id).await?;
+        self.announce_webhook_integration(base).await;
+        Ok(())
+    }
+
+    async fn announce_webhook_integration(&self, base: &str) {
+        match self.hooks().list(base).await {
+            Ok(hooks) => self.bus().publish(DomainEvent::IntegrationUpdated(Box::new(
+                crate::integrations::webhook_integration(&hooks),
+            ))),
+            Err(error) => tracing::warn!(%error, "could not list hooks to announce them"),
+        }
+    }
+
     /// `POST /hooks/{id}`: the checks in the contract's order (404, 401, 503, 429, 413, 400),
     /// then the call is stored, answered and published once.
     pub async fn receive_hook_call(&self, call: IncomingCall) -> Result<CallAccepted, HookError> {

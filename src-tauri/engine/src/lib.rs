@@ -13,6 +13,7 @@ pub mod files;
 pub mod gateway;
 pub mod home;
 pub mod hooks;
+pub mod integrations;
 pub mod llm;
 pub mod logging;
 pub mod models;

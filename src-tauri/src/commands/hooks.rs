@@ -20,13 +20,13 @@ pub async fn create_hook(
     engine: State<'_, Engine>,
     body: NewHook,
 ) -> Result<CreatedHook, ApiError> {
-    Ok(engine.hooks().create(&body.name, &engine.url()).await?)
+    Ok(engine.create_hook(&body.name, &engine.url()).await?)
 }
 
 #[tauri::command]
 #[specta::specta]
 pub async fn delete_hook(engine: State<'_, Engine>, id: String) -> Result<OkReply, ApiError> {
-    engine.hooks().delete(&id).await?;
+    engine.delete_hook(&id, &engine.url()).await?;
     Ok(OkReply::yes())
 }
 

@@ -65,7 +65,7 @@ pub async fn create(
     JsonBody(body): JsonBody<NewHook>,
 ) -> Result<Json<CreatedHook>, ApiError> {
     let base = base_url(&engine, &headers);
-    Ok(Json(engine.hooks().create(&body.name, &base).await?))
+    Ok(Json(engine.create_hook(&body.name, &base).await?))
 }
 
 /// Deletes a webhook; calls to it answer 404 from now on.
@@ -73,9 +73,11 @@ pub async fn create(
     responses((status = 200, body = OkReply), (status = 404, body = ApiError)))]
 pub async fn delete(
     State(engine): State<Engine>,
+    headers: HeaderMap,
     Path(id): Path<String>,
 ) -> Result<Json<OkReply>, ApiError> {
-    engine.hooks().delete(&id).await?;
+    let base = base_url(&engine, &headers);
+    engine.delete_hook(&id, &base).await?;
     Ok(Json(OkReply::yes()))
 }
 
