@@ -94,6 +94,20 @@ pub enum DomainEvent {
         percent: Option<u32>,
         warning: Option<String>,
     },
+    /// A device paired, connected, went away, was renamed or reported its battery.
+    #[serde(rename = "node.updated")]
+    NodeUpdated(Box<crate::devices::model::Node>),
+    /// A device was removed.
+    #[serde(rename = "node.deleted")]
+    NodeDeleted { node_id: String },
+    /// A device sent an event (a button press, a wake word, a gesture, ...).
+    #[serde(rename = "node.event")]
+    NodeEvent {
+        node_id: String,
+        event: String,
+        #[specta(type = std::collections::BTreeMap<String, String>)]
+        data: serde_json::Value,
+    },
     /// A run ended (for services that follow runs; the window reads `task.updated`).
     #[serde(rename = "task.run_finished")]
     TaskRunFinished {
@@ -126,6 +140,9 @@ impl DomainEvent {
             Self::SourceItems { .. } => "source.items",
             Self::IntegrationUpdated(_) => "integration.updated",
             Self::TaskRunContext { .. } => "task.run_context",
+            Self::NodeUpdated(_) => "node.updated",
+            Self::NodeDeleted { .. } => "node.deleted",
+            Self::NodeEvent { .. } => "node.event",
         }
     }
 }

@@ -5,6 +5,7 @@
 pub mod auth;
 pub mod body;
 pub mod errors;
+pub mod lan;
 pub mod routes;
 pub mod static_ui;
 pub mod ws;

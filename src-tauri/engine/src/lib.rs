@@ -7,6 +7,7 @@ pub mod bootstrap;
 pub mod bus;
 pub mod clock;
 pub mod config;
+pub mod devices;
 pub mod doctor;
 pub mod error;
 pub mod files;
@@ -132,6 +133,7 @@ struct Inner {
     tasks: tasks::Tasks,
     notifications: notifications::Notifications,
     hooks: hooks::Hooks,
+    devices: devices::Devices,
     chat: Arc<agent::chat::ChatState>,
     chat_rules: Arc<agent::chat_rules::ChatRulesState>,
     tools: ToolRegistry,
@@ -198,6 +200,17 @@ impl Engine {
         let tasks = tasks::Tasks::new(store.clone());
         let notifications = notifications::Notifications::new(store.clone(), clock.clone());
         let hooks = hooks::Hooks::load(store.clone(), clock.clone()).await?;
+        let devices = devices::Devices::new(
+            store.clone(),
+            clock.clone(),
+            bus.clone(),
+            config.clone(),
+            &home,
+        );
+        let tools = ToolRegistry::with_builtins();
+        if let Err(error) = tools.register(tools::devices::plugin(devices.presence())) {
+            tracing::error!(%error, "the devices app could not be registered");
+        }
 
         let port = options.port.unwrap_or(config.current().gateway.port);
         let listener = tokio::net::TcpListener::bind((Ipv4Addr::LOCALHOST, port))
@@ -227,9 +240,10 @@ impl Engine {
                 tasks,
                 notifications,
                 hooks,
+                devices,
                 chat: Arc::default(),
                 chat_rules: Arc::default(),
-                tools: ToolRegistry::with_builtins(),
+                tools,
                 clock,
                 token,
                 addr,
@@ -241,6 +255,7 @@ impl Engine {
         engine.follow_queue_settings();
         engine.start_scheduler();
         engine.start_triggers();
+        engine.start_devices();
         let app = gateway::router(engine.clone());
         let shutdown = engine.inner.shutdown.clone();
         let server = tokio::spawn(async move {
@@ -248,8 +263,11 @@ impl Engine {
             let listener = axum::serve::ListenerExt::tap_io(listener, |tcp| {
                 let _ = tcp.set_nodelay(true);
             });
-            let serving =
-                axum::serve(listener, app).with_graceful_shutdown(shutdown.cancelled_owned());
+            let serving = axum::serve(
+                listener,
+                app.into_make_service_with_connect_info::<SocketAddr>(),
+            )
+            .with_graceful_shutdown(shutdown.cancelled_owned());
             if let Err(error) = serving.await {
                 tracing::error!(%error, "the gateway stopped with an error");
             }
@@ -279,6 +297,7 @@ impl Engine {
             tracing::error!(%error, "the gateway task failed while stopping");
         }
         self.inner.stop.halt_everything().await;
+        self.inner.devices.lan.stop().await;
         self.inner.store.close().await;
         tracing::info!("engine stopped");
     }
@@ -328,6 +347,10 @@ impl Engine {
     /// The notifications feed.
     pub fn notifications(&self) -> &notifications::Notifications {
         &self.inner.notifications
+    }
+    /// Paired devices, their connections and the LAN listener.
+    pub fn devices(&self) -> &devices::Devices {
+        &self.inner.devices
     }
     /// Running chat turns and the approval questions they wait on.
     pub fn chat_state(&self) -> Arc<agent::chat::ChatState> {

@@ -4,6 +4,7 @@
 //! `GET /api/tools` and runs calls. The built-in apps live beside this file: `time`, `files`
 //! and `web`.
 
+pub mod devices;
 pub mod files;
 pub mod registry;
 pub mod task_memory;
@@ -369,6 +370,12 @@ pub trait Tool: Send + Sync {
     /// Words for an approval question about this call (`describe_fn`).
     fn describe(&self, _args: &Value) -> Option<CallDescription> {
         None
+    }
+
+    /// Whether the model may be offered this tool right now (device tools need an online
+    /// device that can do what they do).
+    fn available(&self) -> bool {
+        true
     }
 
     /// The web addresses this call loads (`url_fn`).

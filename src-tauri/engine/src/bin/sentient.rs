@@ -1,5 +1,5 @@
 //! The `sentient` command: `serve` runs the engine without a window (headless machines,
-//! browser mode, tests); `doctor` checks an installation.
+//! browser mode, tests); `doctor` checks an installation; `node` runs a reference device.
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -7,6 +7,7 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 use futures::StreamExt;
+use sentient_engine::devices::reference_node;
 use sentient_engine::home::Home;
 use sentient_engine::models::checkup::{self, CheckStatus, CheckupLine, CheckupRequest};
 use sentient_engine::{Engine, EngineOptions, doctor, logging};
@@ -46,6 +47,49 @@ enum Command {
         #[arg(long)]
         models: bool,
     },
+    /// Run a reference device: pairs with a code, then shows text and notifications here,
+    /// answers location with a fixed place, and sends button presses from the keyboard.
+    Node {
+        /// wss://<ip>:7778/ws/node, ws://127.0.0.1:<port>/ws/node, or a sentient://pair link.
+        #[arg(long)]
+        url: String,
+        /// The 6-digit code from Devices > Pair a device (first time only).
+        #[arg(long)]
+        code: Option<String>,
+        /// The certificate fingerprint Sentient shows next to the code.
+        #[arg(long)]
+        fingerprint: Option<String>,
+        /// Accept any certificate (development only).
+        #[arg(long)]
+        insecure: bool,
+        /// The name Sentient shows for this device.
+        #[arg(long, default_value = "Reference node")]
+        name: String,
+        /// Answer location requests with this place, as LAT,LON.
+        #[arg(long, value_parser = parse_location)]
+        location: Option<(f64, f64)>,
+        /// Where the device token is kept (default: your config folder).
+        #[arg(long)]
+        token_file: Option<PathBuf>,
+    },
+}
+
+fn parse_location(text: &str) -> Result<(f64, f64), String> {
+    let (lat, lon) = text
+        .split_once(',')
+        .ok_or_else(|| "Give the location as LAT,LON, e.g. 38.72,-9.14.".to_owned())?;
+    let lat: f64 = lat
+        .trim()
+        .parse()
+        .map_err(|_| "The latitude is not a number.".to_owned())?;
+    let lon: f64 = lon
+        .trim()
+        .parse()
+        .map_err(|_| "The longitude is not a number.".to_owned())?;
+    if !(-90.0..=90.0).contains(&lat) || !(-180.0..=180.0).contains(&lon) {
+        return Err("Latitude is -90 to 90 and longitude -180 to 180.".to_owned());
+    }
+    Ok((lat, lon))
 }
 
 #[tokio::main]
@@ -56,6 +100,33 @@ async fn main() -> ExitCode {
             home, models: true, ..
         } => run_model_checkup(home).await,
         Command::Doctor { home, port, .. } => run_doctor(home, port).await,
+        Command::Node {
+            url,
+            code,
+            fingerprint,
+            insecure,
+            name,
+            location,
+            token_file,
+        } => {
+            let options = reference_node::NodeOptions {
+                url,
+                code,
+                fingerprint,
+                insecure,
+                name,
+                location,
+                token_file,
+            };
+            let input = tokio::io::BufReader::new(tokio::io::stdin());
+            match reference_node::run(options, input, |line| println!("{line}")).await {
+                Ok(()) => ExitCode::SUCCESS,
+                Err(message) => {
+                    eprintln!("{message}");
+                    ExitCode::FAILURE
+                }
+            }
+        }
     }
 }
 

@@ -8,6 +8,7 @@ pub mod core;
 pub mod files;
 pub mod hooks;
 pub mod models;
+pub mod nodes;
 pub mod notifications;
 pub mod openapi;
 pub mod presets;
@@ -24,7 +25,7 @@ use crate::Engine;
 
 /// Routes anyone on this computer may call.
 pub fn open() -> OpenApiRouter<Engine> {
-    core::open().merge(hooks::open())
+    core::open().merge(hooks::open()).merge(nodes::open())
 }
 
 /// Routes behind the token.
@@ -44,4 +45,5 @@ pub fn protected() -> OpenApiRouter<Engine> {
         .merge(tasks::routes())
         .merge(notifications::routes())
         .merge(hooks::routes())
+        .merge(nodes::routes())
 }

@@ -169,6 +169,7 @@ impl ToolRegistry {
             .iter()
             .filter(|p| !p.scoped || scoped_plugins_named.contains(&p.id.as_str()))
             .flat_map(|p| p.tools.iter())
+            .filter(|t| t.available())
             .map(|t| {
                 let def = t.def();
                 ToolSpec {
