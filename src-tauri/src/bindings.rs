@@ -79,6 +79,13 @@ pub fn builder<R: tauri::Runtime>() -> Builder<R> {
             commands::hooks::list_hooks,
             commands::hooks::create_hook,
             commands::hooks::delete_hook,
+            commands::devices::list_nodes,
+            commands::devices::get_node,
+            commands::devices::rename_node,
+            commands::devices::delete_node,
+            commands::devices::invoke_node,
+            commands::devices::create_pairing,
+            commands::devices::lan_status,
         ])
         .typ::<sentient_engine::bus::Envelope>()
         // Ids and counters fit in a JavaScript number; SQLite hands us i64.

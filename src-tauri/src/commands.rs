@@ -4,6 +4,7 @@
 pub mod chat;
 pub mod config;
 pub mod core;
+pub mod devices;
 pub mod files;
 pub mod hooks;
 pub mod models;

@@ -110,6 +110,17 @@ export const commands = {
 	listHooks: () => typedError<Hook_Serialize[], ApiError>(__TAURI_INVOKE("list_hooks")),
 	createHook: (body: NewHook_Deserialize) => typedError<CreatedHook_Serialize, ApiError>(__TAURI_INVOKE("create_hook", { body })),
 	deleteHook: (id: string) => typedError<OkReply, ApiError>(__TAURI_INVOKE("delete_hook", { id })),
+	/**  Every device, online ones first. */
+	listNodes: () => typedError<Node_Serialize[], ApiError>(__TAURI_INVOKE("list_nodes")),
+	getNode: (id: string) => typedError<Node_Serialize, ApiError>(__TAURI_INVOKE("get_node", { id })),
+	renameNode: (id: string, body: RenameNode) => typedError<Node_Serialize, ApiError>(__TAURI_INVOKE("rename_node", { id, body })),
+	/**  Revokes the device's token and disconnects it; the desktop app itself can't be removed. */
+	deleteNode: (id: string) => typedError<OkReply, ApiError>(__TAURI_INVOKE("delete_node", { id })),
+	/**  Asks a device to do one thing; a device that can't answers `ok: false` with its reason. */
+	invokeNode: (id: string, body: InvokeRequest_Deserialize) => typedError<InvokeReply_Serialize, ApiError>(__TAURI_INVOKE("invoke_node", { id, body })),
+	/**  A single-use code for 10 minutes, with the QR code and link a phone opens. */
+	createPairing: () => typedError<Pairing_Serialize, ApiError>(__TAURI_INVOKE("create_pairing")),
+	lanStatus: () => typedError<LanStatus_Serialize, ApiError>(__TAURI_INVOKE("lan_status")),
 };
 
 /* Types */
@@ -991,6 +1002,18 @@ export type DomainEvent_Deserialize =
 	percent?: number | null,
 	warning?: string | null,
 } } | 
+/**  A device paired, connected, went away, was renamed or reported its battery. */
+{ type: "node.updated"; data: Node_Deserialize } | 
+/**  A device was removed. */
+{ type: "node.deleted"; data: {
+	node_id: string,
+} } | 
+/**  A device sent an event (a button press, a wake word, a gesture, ...). */
+{ type: "node.event"; data: {
+	node_id: string,
+	event: string,
+	data: { [key in string]: string },
+} } | 
 /**  A run ended (for services that follow runs; the window reads `task.updated`). */
 { type: "task.run_finished"; data: {
 	task_id: string,
@@ -1073,6 +1096,18 @@ export type DomainEvent_Serialize =
 	length: number | null,
 	percent: number | null,
 	warning: string | null,
+} } | 
+/**  A device paired, connected, went away, was renamed or reported its battery. */
+{ type: "node.updated"; data: Node_Serialize } | 
+/**  A device was removed. */
+{ type: "node.deleted"; data: {
+	node_id: string,
+} } | 
+/**  A device sent an event (a button press, a wake word, a gesture, ...). */
+{ type: "node.event"; data: {
+	node_id: string,
+	event: string,
+	data: { [key in string]: string },
 } } | 
 /**  A run ended (for services that follow runs; the window reads `task.updated`). */
 { type: "task.run_finished"; data: {
@@ -1520,6 +1555,55 @@ export type IntegrationsConfig_Serialize = {
 	webhook_rate_limit_per_minute: number,
 };
 
+/**
+ *  What a device answered, or why it could not: `code` is offline, unsupported, timeout,
+ *  not_allowed, bad_upload or the device's own code.
+ */
+export type InvokeReply = InvokeReply_Serialize | InvokeReply_Deserialize;
+
+/**
+ *  What a device answered, or why it could not: `code` is offline, unsupported, timeout,
+ *  not_allowed, bad_upload or the device's own code.
+ */
+export type InvokeReply_Deserialize = {
+	ok: boolean,
+	data?: { [key in string]: string } | null,
+	/**  A plain sentence, or the device's `{code, message}`. */
+	error?: string | null,
+	code?: string | null,
+};
+
+/**
+ *  What a device answered, or why it could not: `code` is offline, unsupported, timeout,
+ *  not_allowed, bad_upload or the device's own code.
+ */
+export type InvokeReply_Serialize = {
+	ok: boolean,
+	data?: { [key in string]: string },
+	/**  A plain sentence, or the device's `{code, message}`. */
+	error?: string,
+	code?: string,
+};
+
+/**  `POST /api/nodes/{id}/invoke`. */
+export type InvokeRequest = InvokeRequest_Serialize | InvokeRequest_Deserialize;
+
+/**  `POST /api/nodes/{id}/invoke`. */
+export type InvokeRequest_Deserialize = {
+	capability: string,
+	params?: { [key in string]: string },
+	/**  How long to wait for the device; `nodes.invoke_timeout_s` when left out. */
+	timeout_ms?: number | null,
+};
+
+/**  `POST /api/nodes/{id}/invoke`. */
+export type InvokeRequest_Serialize = {
+	capability: string,
+	params: { [key in string]: string },
+	/**  How long to wait for the device; `nodes.invoke_timeout_s` when left out. */
+	timeout_ms: number | null,
+};
+
 /**  Who a local model call is for, in priority order: earlier kinds go first. */
 export type JobKind = 
 /**  A chat reply and everything it runs: tool calls, foreground subagents. */
@@ -1539,6 +1623,39 @@ export type KokoroVariant =
 "fp16" | 
 /**  The largest download (310 MB) and the fastest on a processor. */
 "fp32";
+
+/**  `GET /api/nodes/lan`: the LAN listener's state. */
+export type LanStatus = LanStatus_Serialize | LanStatus_Deserialize;
+
+/**  `GET /api/nodes/lan`: the LAN listener's state. */
+export type LanStatus_Deserialize = {
+	/**  `nodes.lan_enabled`. */
+	enabled: boolean,
+	running: boolean,
+	port: number,
+	urls: string[],
+	web_urls: string[],
+	fingerprint?: string | null,
+	/**  Announced over mDNS right now. */
+	mdns: boolean,
+	/**  Why the listener or the announcement is not running, in a sentence. */
+	error?: string | null,
+};
+
+/**  `GET /api/nodes/lan`: the LAN listener's state. */
+export type LanStatus_Serialize = {
+	/**  `nodes.lan_enabled`. */
+	enabled: boolean,
+	running: boolean,
+	port: number,
+	urls: string[],
+	web_urls: string[],
+	fingerprint: string | null,
+	/**  Announced over mDNS right now. */
+	mdns: boolean,
+	/**  Why the listener or the announcement is not running, in a sentence. */
+	error: string | null,
+};
 
 export type LocalModel = LocalModel_Serialize | LocalModel_Deserialize;
 
@@ -2025,6 +2142,49 @@ export type NewTask_Serialize = {
 	browser_profile: string | null,
 };
 
+/**  A phone, a pair of glasses, a watch, another computer, or the desktop app itself. */
+export type Node = Node_Serialize | Node_Deserialize;
+
+/**  A phone, a pair of glasses, a watch, another computer, or the desktop app itself. */
+export type Node_Deserialize = {
+	node_id: string,
+	name: string,
+	/**  phone, glasses, desktop, watch or custom. */
+	kind: string,
+	platform: string,
+	app_version: string,
+	capabilities: string[],
+	online: boolean,
+	/**  `lan` (the LAN listener), `local` (the loopback gateway), or null while offline. */
+	connection?: string | null,
+	last_seen_at?: string | null,
+	/**  0 to 100. */
+	battery?: number | null,
+	charging?: boolean | null,
+	worn?: boolean | null,
+	created_at: string,
+};
+
+/**  A phone, a pair of glasses, a watch, another computer, or the desktop app itself. */
+export type Node_Serialize = {
+	node_id: string,
+	name: string,
+	/**  phone, glasses, desktop, watch or custom. */
+	kind: string,
+	platform: string,
+	app_version: string,
+	capabilities: string[],
+	online: boolean,
+	/**  `lan` (the LAN listener), `local` (the loopback gateway), or null while offline. */
+	connection: string | null,
+	last_seen_at: string | null,
+	/**  0 to 100. */
+	battery: number | null,
+	charging: boolean | null,
+	worn: boolean | null,
+	created_at: string,
+};
+
 /**  Phones, smart glasses and other devices connected to Sentient. */
 export type NodesConfig = NodesConfig_Serialize | NodesConfig_Deserialize;
 
@@ -2160,6 +2320,43 @@ export type OnboardingRequest_Serialize = {
 
 /**  The operating system, as the contract spells it. */
 export type Os = "windows" | "macos" | "linux";
+
+/**  `POST /api/nodes/pairing`: a single-use code for 10 minutes and how a device reaches us. */
+export type Pairing = Pairing_Serialize | Pairing_Deserialize;
+
+/**  `POST /api/nodes/pairing`: a single-use code for 10 minutes and how a device reaches us. */
+export type Pairing_Deserialize = {
+	code: string,
+	expires_at: string,
+	lan_enabled: boolean,
+	/**  The LAN `wss://` node URLs when the listener runs, else the gateway's `ws://` URL. */
+	urls: string[],
+	/**  Opens the web device app with the code in the fragment. */
+	web_url: string,
+	/**  SHA-256 of the LAN certificate; null when the LAN listener is not running. */
+	fingerprint?: string | null,
+	/**  `sentient://pair?url=...&code=...&fp=...` for apps and firmware that scan. */
+	qr: string,
+	/**  An inline SVG QR code of `web_url`. */
+	qr_svg: string,
+};
+
+/**  `POST /api/nodes/pairing`: a single-use code for 10 minutes and how a device reaches us. */
+export type Pairing_Serialize = {
+	code: string,
+	expires_at: string,
+	lan_enabled: boolean,
+	/**  The LAN `wss://` node URLs when the listener runs, else the gateway's `ws://` URL. */
+	urls: string[],
+	/**  Opens the web device app with the code in the fragment. */
+	web_url: string,
+	/**  SHA-256 of the LAN certificate; null when the LAN listener is not running. */
+	fingerprint: string | null,
+	/**  `sentient://pair?url=...&code=...&fp=...` for apps and firmware that scan. */
+	qr: string,
+	/**  An inline SVG QR code of `web_url`. */
+	qr_svg: string,
+};
 
 /**  The question a waiting run asks (the API shows only these fields). */
 export type PendingQuestion = PendingQuestion_Serialize | PendingQuestion_Deserialize;
@@ -2586,6 +2783,11 @@ export type Refinement_Serialize = {
 
 export type Rename = {
 	title: string,
+};
+
+/**  `PATCH /api/nodes/{id}`. */
+export type RenameNode = {
+	name: string,
 };
 
 /**  `PATCH /api/models/presets/{name}`. */

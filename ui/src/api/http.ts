@@ -239,6 +239,13 @@ export function createHttpApi(options: HttpTransportOptions = {}): SentientApi {
     listHooks: () => request('GET', '/api/hooks'),
     createHook: (name) => request('POST', '/api/hooks', { name }),
     deleteHook: (id) => request('DELETE', `/api/hooks/${encodeURIComponent(id)}`),
+    listNodes: () => request('GET', '/api/nodes'),
+    getNode: (id) => request('GET', `/api/nodes/${encodeURIComponent(id)}`),
+    renameNode: (id, name) => request('PATCH', `/api/nodes/${encodeURIComponent(id)}`, { name }),
+    deleteNode: (id) => request('DELETE', `/api/nodes/${encodeURIComponent(id)}`),
+    invokeNode: (id, body) => request('POST', `/api/nodes/${encodeURIComponent(id)}/invoke`, body),
+    createPairing: () => request('POST', '/api/nodes/pairing'),
+    lanStatus: () => request('GET', '/api/nodes/lan'),
     setTitle: (title) => {
       document.title = title;
     },

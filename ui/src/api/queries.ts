@@ -50,6 +50,11 @@ import type {
   NewHook,
   Notification,
   NotificationList,
+  InvokeReply,
+  InvokeRequest,
+  LanStatus,
+  Node,
+  Pairing,
 } from './types';
 
 export const queryKeys = {
@@ -75,6 +80,8 @@ export const queryKeys = {
   runEvents: (taskId: string, runId: string) => ['task-run-events', taskId, runId] as const,
   notifications: ['notifications', 'list'] as const,
   hooks: ['hooks', 'list'] as const,
+  nodes: ['nodes', 'list'] as const,
+  lan: ['nodes', 'lan'] as const,
 };
 
 /** How many notifications the feed shows (the engine keeps more; the unread count covers all). */
@@ -262,6 +269,7 @@ export function applyEvent(qc: QueryClient, ev: EngineEvent): void {
         void qc.invalidateQueries({ queryKey: queryKeys.providers });
         void qc.invalidateQueries({ queryKey: queryKeys.presets });
       }
+      if (changed('nodes')) void qc.invalidateQueries({ queryKey: queryKeys.lan });
       if (changed('secrets')) {
         void qc.invalidateQueries({ queryKey: queryKeys.secrets });
         void qc.invalidateQueries({ queryKey: queryKeys.providers });
@@ -289,6 +297,14 @@ export function applyEvent(qc: QueryClient, ev: EngineEvent): void {
     case 'notification.deleted':
       dropNotifications(qc, idOf(ev.data));
       break;
+    case 'node.updated':
+      putNode(qc, ev.data);
+      break;
+    case 'node.deleted': {
+      const id = (ev.data as { node_id?: unknown } | null)?.node_id;
+      if (typeof id === 'string') dropNode(qc, id);
+      break;
+    }
   }
 }
 
@@ -360,6 +376,35 @@ export function dropNotifications(qc: QueryClient, id: string | null | undefined
       unread: Math.max(0, feed.unread - (had.read ? 0 : 1)),
     };
   });
+}
+
+// ------------------------------------------------------------------------------ devices (cache)
+
+function isNode(value: unknown): value is Node {
+  const n = value as Partial<Node> | null;
+  return !!n && typeof n.node_id === 'string' && typeof n.name === 'string' && typeof n.online === 'boolean';
+}
+
+/** Online devices first; otherwise the order they came in (the engine's). */
+export function sortNodes(list: Node[]): Node[] {
+  return [...list].sort((a, b) => Number(b.online) - Number(a.online));
+}
+
+/** A device as it is now: replaced in the list (a new one goes first), online ones kept first. */
+export function putNode(qc: QueryClient, node: unknown): void {
+  if (!isNode(node)) return;
+  qc.setQueryData<Node[]>(queryKeys.nodes, (list) => {
+    if (!list) return list;
+    const next = list.some((n) => n.node_id === node.node_id)
+      ? list.map((n) => (n.node_id === node.node_id ? node : n))
+      : [node, ...list];
+    return sortNodes(next);
+  });
+}
+
+/** A device was removed. */
+export function dropNode(qc: QueryClient, nodeId: string): void {
+  qc.setQueryData<Node[]>(queryKeys.nodes, (list) => list?.filter((n) => n.node_id !== nodeId));
 }
 
 /**
@@ -1092,5 +1137,59 @@ export function useDeleteHook() {
   return useMutation<OkReply, ApiError, string>({
     mutationFn: (id) => api.deleteHook(id).catch(rejectAsApiError),
     onSuccess: (_ok, id) => qc.setQueryData<Hook[]>(queryKeys.hooks, (list) => list?.filter((h) => h.id !== id)),
+  });
+}
+
+// ------------------------------------------------------------------------------ devices
+
+/** Every device, online ones first; live from `node.updated` and `node.deleted`. */
+export function useNodes() {
+  const api = useApi();
+  return useQuery<Node[], ApiError>({
+    queryKey: queryKeys.nodes,
+    queryFn: async () => sortNodes(await api.listNodes().catch(rejectAsApiError)),
+  });
+}
+
+/** Whether phones on the network can reach Sentient (the LAN listener). */
+export function useLanStatus() {
+  const api = useApi();
+  return useQuery<LanStatus, ApiError>({
+    queryKey: queryKeys.lan,
+    queryFn: () => api.lanStatus().catch(rejectAsApiError),
+  });
+}
+
+/** A new single-use pairing code (each click makes a fresh one). */
+export function useCreatePairing() {
+  const api = useApi();
+  return useMutation<Pairing, ApiError, void>({
+    mutationFn: () => api.createPairing().catch(rejectAsApiError),
+  });
+}
+
+export function useRenameNode() {
+  const api = useApi();
+  const qc = useQueryClient();
+  return useMutation<Node, ApiError, { id: string; name: string }>({
+    mutationFn: ({ id, name }) => api.renameNode(id, name).catch(rejectAsApiError),
+    onSuccess: (node) => putNode(qc, node),
+  });
+}
+
+export function useDeleteNode() {
+  const api = useApi();
+  const qc = useQueryClient();
+  return useMutation<OkReply, ApiError, string>({
+    mutationFn: (id) => api.deleteNode(id).catch(rejectAsApiError),
+    onSuccess: (_ok, id) => dropNode(qc, id),
+  });
+}
+
+/** Asks a device to do one thing; the reply (which may be `ok: false`) is the mutation's data. */
+export function useInvokeNode(nodeId: string) {
+  const api = useApi();
+  return useMutation<InvokeReply, ApiError, InvokeRequest>({
+    mutationFn: (body) => api.invokeNode(nodeId, body).catch(rejectAsApiError),
   });
 }

@@ -7,6 +7,7 @@ import {
   commands,
   type ApiError as WireApiError,
   type CheckupLine_Deserialize as WireCheckupLine,
+  type InvokeRequest_Deserialize as WireInvokeRequest,
   type Value as JsonValue,
   type Task_Serialize as WireTask,
   type TaskPatch_Deserialize as WireTaskPatch,
@@ -15,7 +16,7 @@ import {
 type Result<T, E> = { status: 'ok'; data: T } | { status: 'error'; error: E };
 import { toApiError } from './errors';
 import { TAURI_EVENT, toEngineEvent } from './events';
-import type { ChatEvent, CheckupLine, NotificationList, ProgressUpdate, PullProgress, SentientApi, Task } from './types';
+import type { ChatEvent, CheckupLine, InvokeReply, NotificationList, ProgressUpdate, PullProgress, SentientApi, Task } from './types';
 import { newClientId } from './http';
 
 /** A command's typed result as a value, or its typed error thrown as our ApiError. */
@@ -165,6 +166,16 @@ export function createTauriApi(): SentientApi {
     listHooks: () => unwrap(commands.listHooks()),
     createHook: (name) => unwrap(commands.createHook({ name })),
     deleteHook: (id) => unwrap(commands.deleteHook(id)),
+    listNodes: () => unwrap(commands.listNodes()),
+    getNode: (id) => unwrap(commands.getNode(id)),
+    renameNode: (id, name) => unwrap(commands.renameNode(id, { name })),
+    deleteNode: (id) => unwrap(commands.deleteNode(id)),
+    // The generated shapes of params, data and error are loose (maps of strings); what crosses
+    // is the contract's JSON.
+    invokeNode: (id, body) =>
+      unwrap(commands.invokeNode(id, body as unknown as WireInvokeRequest)) as Promise<unknown> as Promise<InvokeReply>,
+    createPairing: () => unwrap(commands.createPairing()),
+    lanStatus: () => unwrap(commands.lanStatus()),
     setTitle(title) {
       document.title = title;
       // The window manager and the taskbar show the window's own title.

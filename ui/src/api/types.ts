@@ -55,6 +55,9 @@ import type {
   Refinement_Serialize,
   NewTask_Deserialize,
   TaskPatch_Deserialize,
+  Node_Serialize,
+  Pairing_Serialize,
+  LanStatus_Serialize,
 } from '../bindings';
 
 export type { Health, Theme } from '../bindings';
@@ -271,6 +274,27 @@ export type Hook = {
 /** `POST /api/hooks`: the hook, with its secret (shown this once; only its hash is kept). */
 export type NewHook = Hook & { secret: string };
 
+// Devices (contract section 13).
+/** A phone, a pair of glasses, a watch, another computer, or the desktop app itself. */
+export type Node = Node_Serialize;
+/** `POST /api/nodes/pairing`: a single-use code for 10 minutes and how a device reaches Sentient. */
+export type Pairing = Pairing_Serialize;
+/** `GET /api/nodes/lan`: the LAN listener's state. */
+export type LanStatus = LanStatus_Serialize;
+/** `POST /api/nodes/{id}/invoke` (the generated type spells `params` loosely, as strings). */
+export type InvokeRequest = { capability: string; params: Record<string, unknown>; timeout_ms?: number | null };
+/**
+ * What a device answered, or why it could not: `code` is offline, unsupported, timeout,
+ * not_allowed, bad_upload or the device's own code; `error` a sentence or the device's
+ * `{code, message}`.
+ */
+export type InvokeReply = {
+  ok: boolean;
+  data?: Record<string, unknown> | null;
+  error?: string | { code?: string; message?: string } | null;
+  code?: string | null;
+};
+
 /**
  * One live event from the engine's bus: `{type, data, ts}`. Domain events have a dotted type
  * (`stop.updated`, `config.updated`, ...). Chat events (no dot) arrive flat on the socket; the HTTP
@@ -425,6 +449,19 @@ export interface SentientApi {
   /** Makes a hook (name 1-80 characters); the answer holds its secret, shown only this once. */
   createHook(name: string): Promise<NewHook>;
   deleteHook(id: string): Promise<OkReply>;
+
+  // Devices (contract section 13).
+  /** Every device, online ones first. */
+  listNodes(): Promise<Node[]>;
+  getNode(id: string): Promise<Node>;
+  renameNode(id: string, name: string): Promise<Node>;
+  /** Revokes the device's token and disconnects it (400 for the desktop app itself). */
+  deleteNode(id: string): Promise<OkReply>;
+  /** Asks a device to do one thing; a device that can't answers `ok: false` with why. */
+  invokeNode(id: string, body: InvokeRequest): Promise<InvokeReply>;
+  /** A single-use pairing code for 10 minutes, with its QR code and link. */
+  createPairing(): Promise<Pairing>;
+  lanStatus(): Promise<LanStatus>;
 
   /** Names what the window shows (the page title, and in the desktop app the window's title). */
   setTitle(title: string): void;

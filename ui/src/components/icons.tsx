@@ -53,6 +53,31 @@ export const PlugIcon = (p: IconProps) => (
     <path d="M12 17v4" />
   </Svg>
 );
+export const DevicesIcon = (p: IconProps) => (
+  <Svg {...p}>
+    <rect x="7" y="2" width="10" height="20" rx="2" />
+    <path d="M11 18h2" />
+  </Svg>
+);
+export const GlassesIcon = (p: IconProps) => (
+  <Svg {...p}>
+    <circle cx="6.5" cy="14" r="3.5" />
+    <circle cx="17.5" cy="14" r="3.5" />
+    <path d="M10 14h4M3 14V9l2-3M21 14V9l-2-3" />
+  </Svg>
+);
+export const WatchIcon = (p: IconProps) => (
+  <Svg {...p}>
+    <rect x="6" y="6" width="12" height="12" rx="3" />
+    <path d="M9 6l1-4h4l1 4M9 18l1 4h4l1-4M12 10v2l1.5 1.5" />
+  </Svg>
+);
+export const MonitorIcon = (p: IconProps) => (
+  <Svg {...p}>
+    <rect x="3" y="4" width="18" height="12" rx="2" />
+    <path d="M8 20h8M12 16v4" />
+  </Svg>
+);
 export const GearIcon = (p: IconProps) => (
   <Svg {...p}>
     <circle cx="12" cy="12" r="3" />
@@ -76,5 +101,6 @@ export const PAGE_ICONS: Record<PageId, (p: IconProps) => ReactElement> = {
   notifications: BellIcon,
   memory: MemoryIcon,
   integrations: PlugIcon,
+  devices: DevicesIcon,
   settings: GearIcon,
 };

@@ -45,6 +45,11 @@ import type {
   Notification,
   Hook,
   NewHook,
+  InvokeReply,
+  InvokeRequest,
+  LanStatus,
+  Node,
+  Pairing,
 } from '../api';
 import { ApiError } from '../api/errors';
 
@@ -461,6 +466,53 @@ export function makeHook(overrides: Partial<Hook> & { id: string }): Hook {
   };
 }
 
+// ------------------------------------------------------------------------------ devices
+
+export function makeNode(overrides: Partial<Node> & { node_id: string }): Node {
+  return {
+    name: 'My phone',
+    kind: 'phone',
+    platform: 'android',
+    app_version: '1.0.0',
+    capabilities: ['notify.show'],
+    online: true,
+    connection: 'lan',
+    last_seen_at: '2030-05-04T10:00:00Z',
+    battery: null,
+    charging: null,
+    worn: null,
+    created_at: '2030-05-01T10:00:00Z',
+    ...overrides,
+  };
+}
+
+export const LAN_ON: LanStatus = {
+  enabled: true,
+  running: true,
+  port: 7778,
+  urls: ['wss://192.168.1.20:7778/ws/node'],
+  web_urls: ['https://192.168.1.20:7778/node/'],
+  fingerprint: 'AB:CD:EF:01',
+  mdns: true,
+  error: null,
+};
+
+export const LAN_OFF: LanStatus = { ...LAN_ON, enabled: false, running: false, urls: [], web_urls: [], fingerprint: null, mdns: false };
+
+export function makePairing(overrides: Partial<Pairing> = {}): Pairing {
+  return {
+    code: '123456',
+    expires_at: new Date(Date.now() + 10 * 60_000).toISOString(),
+    lan_enabled: true,
+    urls: ['wss://192.168.1.20:7778/ws/node'],
+    web_url: 'https://192.168.1.20:7778/node/#code=123456',
+    fingerprint: 'AB:CD:EF:01',
+    qr: 'sentient://pair?url=wss%3A%2F%2F192.168.1.20%3A7778%2Fws%2Fnode&code=123456&fp=AB:CD:EF:01',
+    qr_svg: '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 21 21"><path d="M0 0h7v7H0z"/></svg>',
+    ...overrides,
+  };
+}
+
 /** A chat turn the test drives by hand: play events (chat and turn ids filled in), then end it. */
 export type FakeTurn = {
   body: ChatSendRequest;
@@ -488,6 +540,14 @@ export function fakeApi(initial: Bootstrap) {
   let preview: TaskPreview | ApiError = { name: 'A task', description: '', priority: 1, schedule: null };
   let notifications: Notification[] = [];
   let hooks: Hook[] = [];
+  let nodes: Node[] = [];
+  let lan: LanStatus = LAN_ON;
+  let pairing: Pairing = makePairing();
+  const findNode = (id: string): Node => {
+    const n = nodes.find((x) => x.node_id === id);
+    if (!n) throw new ApiError(404, 'There is no device with that id.');
+    return n;
+  };
   const findNotification = (id: string): Notification => {
     const n = notifications.find((x) => x.id === id);
     if (!n) throw new ApiError(404, `There is no notification with the id ${id}.`);
@@ -749,6 +809,22 @@ export function fakeApi(initial: Bootstrap) {
       hooks = hooks.filter((h) => h.id !== id);
       return { ok: true };
     }),
+    listNodes: vi.fn(async () => nodes),
+    getNode: vi.fn(async (id: string) => findNode(id)),
+    renameNode: vi.fn(async (id: string, name: string) => {
+      const renamed = { ...findNode(id), name: name.trim() };
+      nodes = nodes.map((n) => (n.node_id === id ? renamed : n));
+      return renamed;
+    }),
+    deleteNode: vi.fn(async (id: string) => {
+      if (id === 'desktop') throw new ApiError(400, "The desktop app can't be removed.");
+      findNode(id);
+      nodes = nodes.filter((n) => n.node_id !== id);
+      return { ok: true };
+    }),
+    invokeNode: vi.fn(async (_id: string, _body: InvokeRequest): Promise<InvokeReply> => ({ ok: true, data: { shown: true } })),
+    createPairing: vi.fn(async () => pairing),
+    lanStatus: vi.fn(async () => lan),
     subscribe: vi.fn((listener: (ev: EngineEvent) => void) => {
       listeners.add(listener);
       return () => listeners.delete(listener);
@@ -790,6 +866,16 @@ export function fakeApi(initial: Bootstrap) {
       hooks = list;
     },
     hooks: () => hooks,
+    setNodes(list: Node[]) {
+      nodes = list;
+    },
+    nodes: () => nodes,
+    setLan(status: LanStatus) {
+      lan = status;
+    },
+    setPairing(p: Pairing) {
+      pairing = p;
+    },
     /** Chat turns started so far, oldest first. */
     turns,
     /** Steers sent so far, oldest first. */

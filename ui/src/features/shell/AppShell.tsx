@@ -4,6 +4,7 @@ import type { Bootstrap } from '../../api';
 import { useApi } from '../../api/context';
 import { useUnreadCount } from '../../api/queries';
 import { ChatPage } from '../chat/ChatPage';
+import { DevicesPage } from '../devices/DevicesPage';
 import { IntegrationsPage } from '../integrations/IntegrationsPage';
 import { MemoryPage } from '../memory/MemoryPage';
 import { NotificationsPage } from '../notifications/NotificationsPage';
@@ -26,6 +27,8 @@ function CurrentPage({ page, bootstrap }: { page: PageId; bootstrap: Bootstrap }
       return <MemoryPage enabled={bootstrap.memory_enabled} />;
     case 'integrations':
       return <IntegrationsPage />;
+    case 'devices':
+      return <DevicesPage />;
     case 'settings':
       return <SettingsPage bootstrap={bootstrap} />;
   }

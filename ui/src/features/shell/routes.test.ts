@@ -11,15 +11,16 @@ const key = (k: string, mods: Partial<Record<'ctrlKey' | 'metaKey' | 'altKey' | 
 });
 
 describe('keyboard navigation', () => {
-  it('maps Ctrl or Cmd with 1 to 6 to the sidebar pages in order', () => {
+  it('maps Ctrl or Cmd with 1 to 7 to the sidebar pages in order', () => {
     expect(pageForKey(key('1', { ctrlKey: true }))).toBe('chat');
     expect(pageForKey(key('2', { ctrlKey: true }))).toBe('tasks');
-    expect(pageForKey(key('6', { metaKey: true }))).toBe('settings');
+    expect(pageForKey(key('6', { ctrlKey: true }))).toBe('devices');
+    expect(pageForKey(key('7', { metaKey: true }))).toBe('settings');
   });
 
   it('leaves other keys alone', () => {
     expect(pageForKey(key('2'))).toBeNull();
-    expect(pageForKey(key('7', { ctrlKey: true }))).toBeNull();
+    expect(pageForKey(key('8', { ctrlKey: true }))).toBeNull();
     expect(pageForKey(key('s', { ctrlKey: true }))).toBeNull();
     // Ctrl+Alt+Shift+S is the global Stop hotkey; its digits cousins are not ours either.
     expect(pageForKey(key('2', { ctrlKey: true, altKey: true }))).toBeNull();
@@ -30,6 +31,7 @@ describe('hash routes', () => {
   afterEach(() => window.history.replaceState(null, '', '/'));
   it('falls back to chat for unknown pages', () => {
     expect(pageFromHash('#/tasks')).toBe('tasks');
+    expect(pageFromHash('#/devices')).toBe('devices');
     expect(pageFromHash('#/nope')).toBe('chat');
     expect(pageFromHash('')).toBe('chat');
   });

@@ -7,6 +7,7 @@ export const PAGES = [
   { id: 'notifications', label: 'Notifications' },
   { id: 'memory', label: 'Memory' },
   { id: 'integrations', label: 'Integrations' },
+  { id: 'devices', label: 'Devices' },
   { id: 'settings', label: 'Settings' },
 ] as const;
 
@@ -34,7 +35,7 @@ export function useHashRoute(): PageId {
   return page;
 }
 
-/** Ctrl+1…6 (Cmd on macOS) jumps to the sidebar's pages in order; anything else is not ours. */
+/** Ctrl+1…7 (Cmd on macOS) jumps to the sidebar's pages in order; anything else is not ours. */
 export function pageForKey(e: Pick<KeyboardEvent, 'key' | 'ctrlKey' | 'metaKey' | 'altKey' | 'shiftKey'>): PageId | null {
   if (!(e.ctrlKey || e.metaKey) || e.altKey || e.shiftKey) return null;
   const index = Number.parseInt(e.key, 10) - 1;
