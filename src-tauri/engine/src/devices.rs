@@ -437,21 +437,14 @@ impl Devices {
                     } else {
                         hello.kind.clone()
                     };
-                let node = Node {
-                    node_id: hex::encode(rand::random::<[u8; 8]>()),
-                    name: checked_name(&hello.name).unwrap_or_else(|_| "New device".to_owned()),
+                let name = checked_name(&hello.name).unwrap_or_else(|_| "New device".to_owned());
+                let node = new_node(
+                    hex::encode(rand::random::<[u8; 8]>()),
+                    name,
                     kind,
-                    platform: hello.platform.clone(),
-                    app_version: hello.app_version.clone(),
-                    capabilities: model::known_capabilities(&hello.capabilities),
-                    online: false,
-                    connection: None,
-                    last_seen_at: Some(now),
-                    battery: None,
-                    charging: None,
-                    worn: None,
-                    created_at: now,
-                };
+                    hello,
+                    now,
+                );
                 self.nodes
                     .insert(&node, Some(&token))
                     .await
@@ -474,20 +467,14 @@ impl Devices {
         now: DateTime<Utc>,
     ) -> Result<Admitted, Refusal> {
         let existing = self.nodes.get(DESKTOP_NODE_ID).await.ok().flatten();
-        let node = existing.unwrap_or_else(|| Node {
-            node_id: DESKTOP_NODE_ID.to_owned(),
-            name: "This computer".to_owned(),
-            kind: "desktop".to_owned(),
-            platform: hello.platform.clone(),
-            app_version: hello.app_version.clone(),
-            capabilities: Vec::new(),
-            online: false,
-            connection: None,
-            last_seen_at: Some(now),
-            battery: None,
-            charging: None,
-            worn: None,
-            created_at: now,
+        let node = existing.unwrap_or_else(|| {
+            new_node(
+                DESKTOP_NODE_ID.to_owned(),
+                "This computer".to_owned(),
+                "desktop".to_owned(),
+                hello,
+                now,
+            )
         });
         self.nodes.insert(&node, None).await.map_err(|error| {
             tracing::error!(%error, "the desktop node could not be saved");
@@ -811,6 +798,31 @@ pub fn stop_state_message(state: &StopState) -> String {
         "source": state.source,
     })
     .to_string()
+}
+
+/// A device seen for the first time, as its `hello` describes it.
+fn new_node(
+    node_id: String,
+    name: String,
+    kind: String,
+    hello: &model::Hello,
+    now: DateTime<Utc>,
+) -> Node {
+    Node {
+        node_id,
+        name,
+        kind,
+        platform: hello.platform.clone(),
+        app_version: hello.app_version.clone(),
+        capabilities: model::known_capabilities(&hello.capabilities),
+        online: false,
+        connection: None,
+        last_seen_at: Some(now),
+        battery: None,
+        charging: None,
+        worn: None,
+        created_at: now,
+    }
 }
 
 fn checked_name(name: &str) -> Result<String, DeviceError> {

@@ -112,6 +112,16 @@ impl Home {
 
 /// Writes `bytes` to `path` so that a crash leaves either the old file or the new one, never half.
 pub fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    write_atomically_as(path, bytes, false)
+}
+
+/// [`write_atomically`] for secrets (a private key, a device token): on Unix only the owner
+/// may read the file, from the moment it exists.
+pub fn write_private_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    write_atomically_as(path, bytes, true)
+}
+
+fn write_atomically_as(path: &Path, bytes: &[u8], private: bool) -> std::io::Result<()> {
     use std::io::Write;
     let dir = path.parent().unwrap_or_else(|| Path::new("."));
     let name = path
@@ -119,8 +129,17 @@ pub fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_else(|| "file".to_owned());
     let tmp = dir.join(format!(".{name}.{}.tmp", std::process::id()));
+    let mut options = std::fs::OpenOptions::new();
+    options.write(true).create(true).truncate(true);
+    #[cfg(unix)]
+    if private {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.mode(0o600);
+    }
+    #[cfg(not(unix))]
+    let _ = private;
     {
-        let mut file = std::fs::File::create(&tmp)?;
+        let mut file = options.open(&tmp)?;
         file.write_all(bytes)?;
         file.sync_all()?;
     }

@@ -367,10 +367,27 @@ impl Engine {
 
     /// The local-model queue applies `models.local_queue` and friends as soon as they change.
     fn follow_queue_settings(&self) {
-        let mut settings = self.config().watch();
         let queue = self.llm().queue().clone();
+        self.follow_config(false, move |current| {
+            queue.update_settings(queue_settings(&current));
+            async {}
+        });
+    }
+
+    /// Runs `apply` with the settings every time they are saved (and once now when `now`),
+    /// one at a time, until shutdown.
+    pub(crate) fn follow_config<F, Fut>(&self, now: bool, mut apply: F)
+    where
+        F: FnMut(Arc<config::Config>) -> Fut + Send + 'static,
+        Fut: std::future::Future<Output = ()> + Send,
+    {
+        let mut settings = self.config().watch();
         let shutdown = self.shutdown_token();
         tokio::spawn(async move {
+            if now {
+                let current = settings.borrow_and_update().clone();
+                apply(current).await;
+            }
             loop {
                 tokio::select! {
                     () = shutdown.cancelled() => break,
@@ -379,7 +396,7 @@ impl Engine {
                             break;
                         }
                         let current = settings.borrow_and_update().clone();
-                        queue.update_settings(queue_settings(&current));
+                        apply(current).await;
                     }
                 }
             }

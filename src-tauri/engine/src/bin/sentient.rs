@@ -49,47 +49,7 @@ enum Command {
     },
     /// Run a reference device: pairs with a code, then shows text and notifications here,
     /// answers location with a fixed place, and sends button presses from the keyboard.
-    Node {
-        /// wss://<ip>:7778/ws/node, ws://127.0.0.1:<port>/ws/node, or a sentient://pair link.
-        #[arg(long)]
-        url: String,
-        /// The 6-digit code from Devices > Pair a device (first time only).
-        #[arg(long)]
-        code: Option<String>,
-        /// The certificate fingerprint Sentient shows next to the code.
-        #[arg(long)]
-        fingerprint: Option<String>,
-        /// Accept any certificate (development only).
-        #[arg(long)]
-        insecure: bool,
-        /// The name Sentient shows for this device.
-        #[arg(long, default_value = "Reference node")]
-        name: String,
-        /// Answer location requests with this place, as LAT,LON.
-        #[arg(long, value_parser = parse_location)]
-        location: Option<(f64, f64)>,
-        /// Where the device token is kept (default: your config folder).
-        #[arg(long)]
-        token_file: Option<PathBuf>,
-    },
-}
-
-fn parse_location(text: &str) -> Result<(f64, f64), String> {
-    let (lat, lon) = text
-        .split_once(',')
-        .ok_or_else(|| "Give the location as LAT,LON, e.g. 38.72,-9.14.".to_owned())?;
-    let lat: f64 = lat
-        .trim()
-        .parse()
-        .map_err(|_| "The latitude is not a number.".to_owned())?;
-    let lon: f64 = lon
-        .trim()
-        .parse()
-        .map_err(|_| "The longitude is not a number.".to_owned())?;
-    if !(-90.0..=90.0).contains(&lat) || !(-180.0..=180.0).contains(&lon) {
-        return Err("Latitude is -90 to 90 and longitude -180 to 180.".to_owned());
-    }
-    Ok((lat, lon))
+    Node(reference_node::NodeOptions),
 }
 
 #[tokio::main]
@@ -100,24 +60,7 @@ async fn main() -> ExitCode {
             home, models: true, ..
         } => run_model_checkup(home).await,
         Command::Doctor { home, port, .. } => run_doctor(home, port).await,
-        Command::Node {
-            url,
-            code,
-            fingerprint,
-            insecure,
-            name,
-            location,
-            token_file,
-        } => {
-            let options = reference_node::NodeOptions {
-                url,
-                code,
-                fingerprint,
-                insecure,
-                name,
-                location,
-                token_file,
-            };
+        Command::Node(options) => {
             let input = tokio::io::BufReader::new(tokio::io::stdin());
             match reference_node::run(options, input, |line| println!("{line}")).await {
                 Ok(()) => ExitCode::SUCCESS,

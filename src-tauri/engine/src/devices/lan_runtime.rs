@@ -175,26 +175,11 @@ impl LanRuntime {
     }
 }
 
-/// Applies the settings now and whenever the `nodes` section changes.
+/// Applies the settings now and whenever they change.
 pub(super) fn follow_settings(engine: &Engine) {
-    let mut settings = engine.config().watch();
-    let shutdown = engine.shutdown_token();
-    let engine = engine.clone();
-    tokio::spawn(async move {
-        let current = settings.borrow_and_update().nodes.clone();
-        engine.devices().lan.apply(&engine, &current).await;
-        loop {
-            tokio::select! {
-                () = shutdown.cancelled() => break,
-                changed = settings.changed() => {
-                    if changed.is_err() {
-                        break;
-                    }
-                    let current = settings.borrow_and_update().nodes.clone();
-                    engine.devices().lan.apply(&engine, &current).await;
-                }
-            }
-        }
-        engine.devices().lan.stop().await;
+    let follower = engine.clone();
+    engine.follow_config(true, move |current| {
+        let engine = follower.clone();
+        async move { engine.devices().lan.apply(&engine, &current.nodes).await }
     });
 }

@@ -15,22 +15,49 @@ use tokio_tungstenite::tungstenite::protocol::CloseFrame;
 use super::pinned;
 use super::tls::normalize_fingerprint;
 
-/// How to run the reference node (the `sentient node` flags).
-#[derive(Debug, Clone, Default)]
+/// How to run the reference node: the `sentient node` flags.
+#[derive(Debug, Clone, Default, clap::Args)]
 pub struct NodeOptions {
-    /// `ws://…/ws/node`, `wss://…/ws/node`, or a `sentient://pair?…` link.
+    /// wss://<ip>:7778/ws/node, ws://127.0.0.1:<port>/ws/node, or a sentient://pair link.
+    #[arg(long)]
     pub url: String,
-    /// The 6-digit pairing code, for the first connection.
+    /// The 6-digit code from Devices > Pair a device (first time only).
+    #[arg(long)]
     pub code: Option<String>,
-    /// The expected certificate fingerprint for `wss://`.
+    /// The certificate fingerprint Sentient shows next to the code.
+    #[arg(long)]
     pub fingerprint: Option<String>,
     /// Accept any certificate (development only).
+    #[arg(long)]
     pub insecure: bool,
+    /// The name Sentient shows for this device.
+    #[arg(long, default_value = "Reference node")]
     pub name: String,
-    /// A fixed location to answer `location.get` with; advertises the capability when set.
+    /// Answer location requests with this place, as LAT,LON (advertises location.get).
+    #[arg(long, value_parser = parse_location)]
     pub location: Option<(f64, f64)>,
-    /// Where tokens are kept; `None` means `<config dir>/sentient-node/token.json`.
+    /// Where device tokens are kept (default: <config dir>/sentient-node/token.json).
+    #[arg(long)]
     pub token_file: Option<PathBuf>,
+}
+
+/// `--location 38.72,-9.14`.
+pub fn parse_location(text: &str) -> Result<(f64, f64), String> {
+    let (lat, lon) = text
+        .split_once(',')
+        .ok_or_else(|| "Give the location as LAT,LON, e.g. 38.72,-9.14.".to_owned())?;
+    let lat: f64 = lat
+        .trim()
+        .parse()
+        .map_err(|_| "The latitude is not a number.".to_owned())?;
+    let lon: f64 = lon
+        .trim()
+        .parse()
+        .map_err(|_| "The longitude is not a number.".to_owned())?;
+    if !(-90.0..=90.0).contains(&lat) || !(-180.0..=180.0).contains(&lon) {
+        return Err("Latitude is -90 to 90 and longitude -180 to 180.".to_owned());
+    }
+    Ok((lat, lon))
 }
 
 /// Reads a `sentient://pair?url=…&code=…&fp=…` link into (url, code, fingerprint).
@@ -612,15 +639,8 @@ fn write_tokens(path: &Path, tokens: &BTreeMap<String, StoredToken>) -> Result<(
         std::fs::create_dir_all(dir).map_err(|e| fail(&e))?;
     }
     let text = serde_json::to_string_pretty(tokens).map_err(|e| fail(&e))?;
-    crate::home::write_atomically(path, text.as_bytes()).map_err(|e| fail(&e))?;
     // The token lets anyone act as this device, so only the owner may read it.
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::PermissionsExt;
-        std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o600))
-            .map_err(|e| fail(&e))?;
-    }
-    Ok(())
+    crate::home::write_private_atomically(path, text.as_bytes()).map_err(|e| fail(&e))
 }
 
 fn load_token(path: &Path, url: &str) -> Option<StoredToken> {

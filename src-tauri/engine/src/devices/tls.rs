@@ -133,32 +133,12 @@ fn generate() -> Result<LanCertificate, TlsError> {
     })
 }
 
-/// Writes a file readable only by the owner (the key must not be world-readable), atomically.
+/// Writes a file only the owner can read (the key must not be world-readable), atomically.
 fn write_private(path: &Path, bytes: &[u8]) -> Result<(), TlsError> {
-    use std::io::Write;
-    let io_err = |source| TlsError::Io {
+    crate::home::write_private_atomically(path, bytes).map_err(|source| TlsError::Io {
         path: path.to_path_buf(),
         source,
-    };
-    let dir = path.parent().unwrap_or_else(|| Path::new("."));
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_else(|| "file".to_owned());
-    let tmp = dir.join(format!(".{name}.{}.tmp", std::process::id()));
-    let mut options = std::fs::OpenOptions::new();
-    options.write(true).create(true).truncate(true);
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::OpenOptionsExt;
-        options.mode(0o600);
-    }
-    {
-        let mut file = options.open(&tmp).map_err(io_err)?;
-        file.write_all(bytes).map_err(io_err)?;
-        file.sync_all().map_err(io_err)?;
-    }
-    std::fs::rename(&tmp, path).map_err(io_err)
+    })
 }
 
 #[cfg(test)]
