@@ -13,7 +13,7 @@ async fn get_tools_lists_the_built_in_apps() -> anyhow::Result<()> {
     assert_eq!(status, 200, "{body}");
     let apps = body.as_array().expect("a list");
     let ids: Vec<&str> = apps.iter().filter_map(|a| a["id"].as_str()).collect();
-    assert_eq!(ids, ["time", "files", "web", "tasks"]);
+    assert_eq!(ids, ["time", "files", "web", "tasks", "devices"]);
     for app in apps {
         for key in [
             "display_name",
@@ -50,6 +50,11 @@ async fn get_tools_lists_the_built_in_apps() -> anyhow::Result<()> {
         // The tasks app's changes are internal (never asked about), so only its look-ups are listed.
         ("search_tasks", "read"),
         ("get_task_status", "read"),
+        // Listed even with no device online (Settings names every app); offered only with one.
+        ("device_list", "read"),
+        ("device_take_photo", "read"),
+        ("device_capture_screen", "read"),
+        ("device_get_location", "read"),
     ];
     assert_eq!(
         tools,
