@@ -14,8 +14,15 @@
 //    engine's message; a new code typed in pairs it again; Forget this computer drops the token.
 // 6. With devices on the network allowed, the app served by the LAN listener (https, self-signed
 //    certificate) pairs over wss and is listed on the "lan" connection.
+// 7. The real window (the built UI at `/`, signed in with `#token=`, in a desktop-sized browser):
+//    Devices > Pair a device shows a code and link; the link, read off the page, opened in a
+//    second phone page pairs; the window says so and lists the device online; its "Send a test
+//    notification" button shows the notification on the phone.
+// 8. Settings > Devices in the window: the switch "Accept devices on your local network" turns the
+//    LAN listener on (on a free port set first over HTTP) and the card says it is running.
 //
-// Screenshots go to test-output/screenshots/device-app-*.png at the repo root.
+// Screenshots go to test-output/screenshots/device-app-*.png, devices-page-*.png and
+// settings-devices.png at the repo root.
 
 import assert from 'node:assert/strict';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -304,5 +311,118 @@ describe('The web device app', () => {
       [],
       'nothing was refused by the page\'s Content-Security-Policy',
     );
+  });
+});
+
+describe('The Devices page in the window', () => {
+  let win;
+  let phoneContext;
+
+  before(async () => {
+    // A desktop-sized browser of its own for the window; the phone pages stay in the phone context.
+    const browser = await chromium.launch({
+      executablePath: chromiumPath,
+      headless: true,
+      args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--disable-dev-shm-usage'],
+    });
+    world.cleanup.push(() => browser.close());
+    const context = await browser.newContext({ viewport: { width: 1200, height: 900 }, timezoneId: 'Europe/Lisbon', locale: 'en-GB' });
+    win = await context.newPage();
+    // A second, fresh phone: nothing stored from the earlier tests (name, token).
+    phoneContext = await browser.newContext({
+      viewport: { width: 390, height: 844 },
+      deviceScaleFactor: 2,
+      isMobile: true,
+      hasTouch: true,
+      userAgent: PHONE_UA,
+      timezoneId: 'Europe/Lisbon',
+      locale: 'en-GB',
+    });
+    await phoneContext.grantPermissions(['notifications'], { origin: ready.url });
+    win.setDefaultTimeout(STEP_TIMEOUT_MS);
+    win.on('pageerror', (err) => world.pageErrors.push(`window: ${err}`));
+    // The earlier phone page leaves the stage, and the devices from the earlier tests go, so the
+    // window lists only the one paired here.
+    await page.goto('about:blank');
+    for (const n of await phones()) await api('DELETE', `/api/nodes/${n.node_id}`);
+  });
+
+  test('pairs a phone from the link on the page, lists it online and sends it a test notification', async () => {
+    await win.goto(ready.web_url);
+    await win.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Devices' }).click();
+    await win.getByRole('heading', { name: 'Devices', level: 1 }).waitFor();
+    await win.getByText('No devices yet. Pair your phone to send it notifications and photos.').waitFor();
+
+    await win.getByRole('button', { name: 'Pair a device' }).click();
+    const pairing = win.getByTestId('pairing');
+    await pairing.waitFor();
+    const code = (await pairing.getByTestId('pairing-code').innerText()).trim();
+    assert.match(code, /^\d{6}$/);
+    const link = pairing.getByTestId('pairing-url');
+    const webUrl = await link.getAttribute('href');
+    assert.equal((await link.innerText()).trim(), webUrl, 'the link shows where it goes');
+    assert.equal(webUrl, `${ready.url}/node/#code=${code}`, 'without the LAN listener the link is the gateway\'s');
+    await pairing.getByText(/^Expires in \d+:\d\d$/).waitFor();
+    await win.screenshot({ path: join(screenshots, 'devices-page-pairing.png') });
+
+    // The phone opens the link it was shown.
+    const phone = await phoneContext.newPage();
+    phone.setDefaultTimeout(STEP_TIMEOUT_MS);
+    phone.on('pageerror', (err) => world.pageErrors.push(`phone: ${err}`));
+    await phone.goto(webUrl);
+    await phone.getByRole('status').getByText('Connected as Phone (Chrome)').waitFor();
+
+    // The window sees it pair and come online, live.
+    await win.getByTestId('pairing-done').getByText('Paired with Phone (Chrome). You can try it below.').waitFor();
+    assert.equal(await win.getByTestId('pairing').count(), 0, 'the code card made way');
+    const card = win.locator('[data-testid="device"][data-online="true"]').filter({ hasText: 'Phone (Chrome)' });
+    await card.waitFor();
+    assert.equal(await win.getByTestId('device').count(), 1, 'one device listed');
+    assert.equal(await card.getByTestId('device-status').getAttribute('aria-label'), 'Online');
+    assert.match(await card.getByTestId('device-facts').innerText(), /^Phone · Android 14.* · On this computer · (Battery .* · )?Online now$/);
+
+    await card.getByRole('button', { name: 'Send a test notification' }).click();
+    await card.getByText('Sent. Check the device.').waitFor();
+    await phone.getByTestId('device-notification').filter({ hasText: 'This is a test from Sentient.' }).waitFor();
+    await win.screenshot({ path: join(screenshots, 'devices-page-listed.png') });
+    await phone.screenshot({ path: join(screenshots, 'device-app-window-test.png') });
+  });
+
+  test('Settings > Devices turns the network listener on and shows it running', async () => {
+    const port = await freePort();
+    await api('PATCH', '/api/config', { nodes: { lan_port: port, mdns_enabled: false } });
+
+    await win.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Settings' }).click();
+    await win.getByRole('navigation', { name: 'Settings' }).getByRole('link', { name: 'Devices' }).click();
+    assert.match(win.url(), /#\/settings\/devices$/);
+    const lanSwitch = win.getByRole('switch', { name: /Accept devices on your local network/ });
+    await lanSwitch.waitFor();
+    assert.equal(await lanSwitch.isChecked(), false);
+    const state = win.getByTestId('lan-state');
+    await state.getByText('Off', { exact: true }).waitFor();
+    const portField = win.getByRole('textbox', { name: /Port for devices on your network/ });
+    await win.waitForFunction(
+      (want) => document.querySelector('#nodes-lan_port')?.value === want,
+      String(port),
+    );
+    assert.equal(await portField.inputValue(), String(port), 'the port set over HTTP shows');
+
+    await lanSwitch.click();
+    await state.getByText(`Running on port ${port}`).waitFor();
+    assert.equal(await lanSwitch.isChecked(), true);
+    const lan = await api('GET', '/api/nodes/lan');
+    assert.equal(lan.running, true, JSON.stringify(lan));
+    assert.equal(lan.port, port);
+    const card = win.getByRole('region', { name: 'Network listener' });
+    assert.equal((await card.getByTestId('lan-fingerprint').innerText()).trim(), lan.fingerprint);
+    assert.match(await card.getByTestId('lan-web-urls').innerText(), new RegExp(`https://[0-9.]+:${port}/node/`));
+    assert.equal((await card.getByTestId('lan-mdns').innerText()).trim(), 'No');
+    await win.screenshot({ path: join(screenshots, 'settings-devices.png') });
+
+    // And off again from the window.
+    await lanSwitch.click();
+    await state.getByText('Off', { exact: true }).waitFor();
+    assert.equal((await api('GET', '/api/nodes/lan')).running, false);
+    assert.deepEqual(world.pageErrors, [], 'no page threw errors');
   });
 });

@@ -1151,12 +1151,17 @@ export function useNodes() {
   });
 }
 
-/** Whether phones on the network can reach Sentient (the LAN listener). */
-export function useLanStatus() {
+/**
+ * Whether phones on the network can reach Sentient (the LAN listener). `refetchInterval` polls
+ * while a change of the settings is still being applied (the engine starts the listener after it
+ * answers, and publishes no event when it is up).
+ */
+export function useLanStatus(options: { refetchInterval?: number | false } = {}) {
   const api = useApi();
   return useQuery<LanStatus, ApiError>({
     queryKey: queryKeys.lan,
     queryFn: () => api.lanStatus().catch(rejectAsApiError),
+    refetchInterval: options.refetchInterval ?? false,
   });
 }
 

@@ -156,6 +156,7 @@ describe('Devices page', () => {
     renderWithApi(<App />, engine.api);
     const note = await screen.findByTestId('lan-note');
     expect(note).toHaveTextContent(LAN_OFF_WORDS);
+    expect(within(note).getByRole('link', { name: 'Settings > Devices' })).toHaveAttribute('href', '#/settings/devices');
     await userEvent.click(within(note).getByRole('button', { name: 'Turn it on' }));
     expect(engine.api.patchConfig).toHaveBeenCalledWith({ nodes: { lan_enabled: true } });
   });

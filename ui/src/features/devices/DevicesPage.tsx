@@ -12,8 +12,9 @@ import { DESKTOP_NODE_ID } from './words';
 import './devices.css';
 
 export const EMPTY_WORDS = 'No devices yet. Pair your phone to send it notifications and photos.';
-export const LAN_OFF_WORDS =
-  "Phones on your network can't reach Sentient until you turn on 'Accept devices on your local network' in Settings > Devices.";
+const LAN_OFF_LEAD = "Phones on your network can't reach Sentient until you turn on 'Accept devices on your local network' in";
+export const LAN_SETTINGS_HREF = '#/settings/devices';
+export const LAN_OFF_WORDS = `${LAN_OFF_LEAD} Settings > Devices.`;
 
 export function DevicesPage() {
   const nodes = useNodes();
@@ -93,7 +94,9 @@ function LanNote({ lan }: { lan: LanStatus }) {
   }
   return (
     <div className="notice notice-warn" role="status" data-testid="lan-note">
-      <p>{LAN_OFF_WORDS}</p>
+      <p>
+        {LAN_OFF_LEAD} <a href={LAN_SETTINGS_HREF}>Settings &gt; Devices</a>.
+      </p>
       <button
         type="button"
         className="btn"

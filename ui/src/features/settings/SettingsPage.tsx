@@ -1,9 +1,11 @@
-// Settings, in two tabs. General: who you are, how the window looks, and which Sentient this is.
-// Models: which model does each job, models on this computer, and keys (models/). Forms for the
-// rest of the settings will be generated from the engine's config schema.
+// Settings, in tabs. General: who you are, how the window looks, and which Sentient this is.
+// Models: which model does each job, models on this computer, and keys (models/). Webhooks
+// (webhooks/). Devices: which devices may connect and the network listener (devices/). Forms for
+// the rest of the settings will be generated from the engine's config schema.
 import type { Bootstrap } from '../../api';
 import { usePatchConfig } from '../../api/queries';
 import { ErrorNotice, Page } from '../../components/Page';
+import { DevicesSettings } from './devices/DevicesSettings';
 import { ModelsSettings } from './models/ModelsSettings';
 import { WebhooksSettings } from './webhooks/WebhooksSettings';
 import { SETTINGS_TABS, useSettingsTab } from './tabs';
@@ -26,7 +28,15 @@ export function SettingsPage({ bootstrap }: { bootstrap: Bootstrap }) {
           </a>
         ))}
       </nav>
-      {tab === 'models' ? <ModelsSettings /> : tab === 'webhooks' ? <WebhooksSettings /> : <GeneralSettings bootstrap={bootstrap} />}
+      {tab === 'models' ? (
+        <ModelsSettings />
+      ) : tab === 'webhooks' ? (
+        <WebhooksSettings />
+      ) : tab === 'devices' ? (
+        <DevicesSettings />
+      ) : (
+        <GeneralSettings bootstrap={bootstrap} />
+      )}
     </Page>
   );
 }

@@ -6,6 +6,7 @@ export const SETTINGS_TABS = [
   { id: 'general', label: 'General', href: '#/settings' },
   { id: 'models', label: 'Models', href: '#/settings/models' },
   { id: 'webhooks', label: 'Webhooks', href: '#/settings/webhooks' },
+  { id: 'devices', label: 'Devices', href: '#/settings/devices' },
 ] as const;
 
 export type SettingsTab = (typeof SETTINGS_TABS)[number]['id'];
