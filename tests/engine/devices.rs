@@ -1,5 +1,6 @@
 //! Paired devices against a real engine: the node protocol over loopback TLS with the
-//! certificate's fingerprint pinned (pairing, every refusal and close code, token reuse after
+//! certificate's fingerprint pinned (the gateway's plain socket only for the desktop node and
+//! "devices turned off", which also stops the LAN listener) (pairing, every refusal and close code, token reuse after
 //! a restart, revocation, a replaced connection, the idle timeout on a manual clock), invokes
 //! answered with JSON, a binary frame and an upload, Stop everything from a device reaching
 //! every device while one never reads, the LAN listener serving only the device paths, and the
@@ -289,9 +290,10 @@ async fn a_device_pairs_over_pinned_tls_and_its_token_works_after_a_restart() ->
 #[tokio::test]
 async fn every_refusal_has_its_code_and_close_code() -> Result<()> {
     let t = TestEngine::start().await?;
+    let (port, fingerprint) = lan_on(&t).await?;
 
     // The first message must be hello.
-    let mut ws = gateway_socket(&t, "").await?;
+    let mut ws = lan_socket(port, &fingerprint).await?;
     say(&mut ws, json!({"type": "ping"})).await?;
     let error = next_json(&mut ws).await?;
     assert_eq!(
@@ -301,13 +303,13 @@ async fn every_refusal_has_its_code_and_close_code() -> Result<()> {
     assert_eq!(close_code(&mut ws).await?, 4400);
 
     // Neither token nor code.
-    let mut ws = gateway_socket(&t, "").await?;
+    let mut ws = lan_socket(port, &fingerprint).await?;
     say(&mut ws, hello("Phone", &[], json!({}))).await?;
     assert_eq!(next_json(&mut ws).await?["code"], "pairing_required");
     assert_eq!(close_code(&mut ws).await?, 4401);
 
     // A token nobody issued.
-    let mut ws = gateway_socket(&t, "").await?;
+    let mut ws = lan_socket(port, &fingerprint).await?;
     say(
         &mut ws,
         hello("Phone", &[], json!({"token": "not-a-token"})),
@@ -323,7 +325,7 @@ async fn every_refusal_has_its_code_and_close_code() -> Result<()> {
 
     // A wrong code.
     pairing_code(&t).await?;
-    let mut ws = gateway_socket(&t, "").await?;
+    let mut ws = lan_socket(port, &fingerprint).await?;
     say(
         &mut ws,
         hello("Phone", &[], json!({"pair_code": "999999x"})),
@@ -333,9 +335,9 @@ async fn every_refusal_has_its_code_and_close_code() -> Result<()> {
     assert_eq!(close_code(&mut ws).await?, 4401);
 
     // Replaced: the same device connecting again closes the older connection.
-    let mut first = gateway_socket(&t, "").await?;
+    let mut first = lan_socket(port, &fingerprint).await?;
     let (node_id, token) = pair(&t, &mut first, "Glasses", &["display.text"]).await?;
-    let mut second = gateway_socket(&t, "").await?;
+    let mut second = lan_socket(port, &fingerprint).await?;
     say(
         &mut second,
         hello("Glasses", &["display.text"], json!({"token": token})),
@@ -365,7 +367,7 @@ async fn every_refusal_has_its_code_and_close_code() -> Result<()> {
     })
     .await??;
     assert_eq!(deleted["node_id"], node_id.as_str());
-    let mut ws = gateway_socket(&t, "").await?;
+    let mut ws = lan_socket(port, &fingerprint).await?;
     say(&mut ws, hello("Glasses", &[], json!({"token": token}))).await?;
     assert_eq!(next_json(&mut ws).await?["code"], "revoked");
     assert_eq!(close_code(&mut ws).await?, 4401);
@@ -419,9 +421,10 @@ async fn next_json_until_error(ws: &mut Socket) -> Result<Value> {
 #[tokio::test]
 async fn five_wrong_codes_a_minute_rate_limit_that_address() -> Result<()> {
     let t = TestEngine::start().await?;
+    let (port, fingerprint) = lan_on(&t).await?;
     let code = pairing_code(&t).await?;
     for _ in 0..5 {
-        let mut ws = gateway_socket(&t, "").await?;
+        let mut ws = lan_socket(port, &fingerprint).await?;
         say(
             &mut ws,
             hello("Guess", &[], json!({"pair_code": "000000x"})),
@@ -430,7 +433,7 @@ async fn five_wrong_codes_a_minute_rate_limit_that_address() -> Result<()> {
         assert_eq!(next_json(&mut ws).await?["code"], "bad_code");
     }
     // Even the right code waits now.
-    let mut ws = gateway_socket(&t, "").await?;
+    let mut ws = lan_socket(port, &fingerprint).await?;
     say(&mut ws, hello("Phone", &[], json!({"pair_code": code}))).await?;
     let error = next_json(&mut ws).await?;
     assert_eq!(error["code"], "rate_limited", "{error}");
@@ -443,7 +446,8 @@ async fn five_wrong_codes_a_minute_rate_limit_that_address() -> Result<()> {
 async fn a_silent_device_is_closed_after_the_idle_timeout_on_the_engines_clock() -> Result<()> {
     let clock = ManualClock::new(chrono::Utc::now());
     let t = TestEngine::start_with_clock(Arc::new(clock.clone())).await?;
-    let mut ws = gateway_socket(&t, "").await?;
+    let (port, fingerprint) = lan_on(&t).await?;
+    let mut ws = lan_socket(port, &fingerprint).await?;
     let (node_id, _) = pair(&t, &mut ws, "Watch", &[]).await?;
 
     // Pings keep it alive.
