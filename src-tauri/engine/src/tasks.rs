@@ -570,7 +570,7 @@ impl Engine {
                 "This task is already running or waiting for your answer.",
             ));
         }
-        self.start_run(task_id, None, None).await?;
+        self.start_run_from(task_id, None, None, None).await?;
         self.get_task(task_id).await
     }
 
@@ -651,25 +651,6 @@ impl Engine {
         });
     }
 
-    /// Creates a run and starts it in the background; returns its id.
-    pub(crate) async fn start_run(
-        &self,
-        task_id: &str,
-        trigger_event_data: Option<Value>,
-        retry_of: Option<(String, Vec<crate::llm::Message>)>,
-    ) -> Result<String, ApiError> {
-        match retry_of {
-            Some((id, transcript)) => {
-                self.start_run_from(task_id, trigger_event_data, Some(id), Some(transcript))
-                    .await
-            }
-            None => {
-                self.start_run_from(task_id, trigger_event_data, None, None)
-                    .await
-            }
-        }
-    }
-
     /// Creates a run (a retry of `retry_of`, continuing `transcript` when given) and starts it.
     pub(crate) async fn start_run_from(
         &self,
@@ -697,27 +678,27 @@ impl Engine {
             Ok(())
         })
         .await?;
-        let token = self
+        self.launch_run(task_id, &run_id, false);
+        Ok(run_id)
+    }
+
+    /// Starts working on a run whose row exists, as a Stop-everything job under the engine's
+    /// shutdown token (`execute_run` picks the swarm path for swarm tasks). With `announce` it
+    /// first publishes the task as it is now. Every path that starts or resumes a run comes here.
+    pub(crate) fn launch_run(&self, task_id: &str, run_id: &str, announce: bool) {
+        let job = self
             .stop()
             .start_job_within("task run", &self.shutdown_token());
-        self.tasks().track(&run_id, token.token().clone());
+        self.tasks().track(run_id, job.token().clone());
         let engine = self.clone();
-        let (task_id, id) = (task_id.to_owned(), run_id.clone());
+        let (task_id, run_id) = (task_id.to_owned(), run_id.to_owned());
         tokio::spawn(async move {
-            let swarm = engine
-                .tasks()
-                .store()
-                .task(&task_id)
-                .await
-                .is_ok_and(|r| r.task.task_type == "swarm");
-            if swarm {
-                engine.execute_swarm(&task_id, &id, token).await;
-            } else {
-                engine.execute_run(&task_id, &id, token).await;
+            if announce {
+                engine.announce_task(&task_id).await;
             }
-            engine.tasks().untrack(&id);
+            engine.execute_run(&task_id, &run_id, job).await;
+            engine.tasks().untrack(&run_id);
         });
-        Ok(run_id)
     }
 
     /// Ends a run: saves its status, result and error, then moves the task on.

@@ -480,11 +480,11 @@ impl Engine {
         if let Some(stuck) = scope.stuck()
             && !job.token().is_cancelled()
         {
-            return self.ask_stuck(task_id, run_id, &task.name, &stuck).await;
+            return self.ask_stuck(task_id, run_id, &stuck).await;
         }
         if scope.past_deadline() && !job.token().is_cancelled() {
             return self
-                .ask_limit(task_id, run_id, &task.name, &scope.limits(), Limit::Seconds)
+                .ask_limit(task_id, run_id, &scope.limits(), Limit::Seconds)
                 .await;
         }
         if result.cancelled {
@@ -509,18 +509,11 @@ impl Engine {
         if result.paused
             && let Some(asked) = scope.asked()
         {
-            return self.ask_question(task_id, run_id, &task.name, asked).await;
+            return self.ask_question(task_id, run_id, asked).await;
         }
-        if let (Some(question), Some(call)) = (&result.needs_ok, &result.needs_ok_call) {
+        if let Some(call) = result.needs_ok.as_ref().and(result.needs_ok_call.as_ref()) {
             return self
-                .ask_held_call(
-                    task_id,
-                    run_id,
-                    &task.name,
-                    result.untrusted.as_deref(),
-                    question,
-                    call,
-                )
+                .ask_held_call(task_id, run_id, result.untrusted.as_deref(), call)
                 .await;
         }
         if result.stopped_by_budget {
@@ -530,7 +523,7 @@ impl Engine {
                 .and_then(Limit::parse)
                 .unwrap_or(Limit::Steps);
             return self
-                .ask_limit(task_id, run_id, &task.name, &scope.limits(), limit)
+                .ask_limit(task_id, run_id, &scope.limits(), limit)
                 .await;
         }
         if result.stopped_by_repeat {
@@ -556,19 +549,7 @@ impl Engine {
                 .finish_run(task_id, run_id, RunStatus::Error, None, Some(error))
                 .await;
         }
-        // Sentient's own run tools (questions, notes) are not "tools used".
-        let outcome = result_of(&result.text, &messages, |name| {
-            let internal = self.tools().get(name).is_some_and(|t| t.def().internal);
-            if internal {
-                None
-            } else {
-                Some(
-                    self.tools()
-                        .plugin_of(name)
-                        .unwrap_or_else(|| name.to_owned()),
-                )
-            }
-        });
+        let outcome = result_of(&result.text, &messages, |name| self.counted_app(name));
         self.run_progress(
             task_id,
             run_id,
@@ -579,12 +560,23 @@ impl Engine {
             .await
     }
 
-    /// Whether `messages` call any tool that counts as used (not Sentient's own run tools).
+    /// The app a call counts for in `tools_used`; `None` for Sentient's own run tools
+    /// (questions, notes, the brief), which are not "tools used".
+    fn counted_app(&self, name: &str) -> Option<String> {
+        let internal = self.tools().get(name).is_some_and(|t| t.def().internal);
+        (!internal).then(|| {
+            self.tools()
+                .plugin_of(name)
+                .unwrap_or_else(|| name.to_owned())
+        })
+    }
+
+    /// Whether `messages` call any tool that counts as used.
     fn used_tools(&self, messages: &[Message]) -> bool {
         messages
             .iter()
             .flat_map(|m| m.tool_calls.iter())
-            .any(|c| !self.tools().get(&c.name).is_some_and(|t| t.def().internal))
+            .any(|c| self.counted_app(&c.name).is_some())
     }
 
     async fn brief_updated(&self, task_id: &str, run_id: &str) -> bool {

@@ -113,7 +113,6 @@ impl Engine {
         &self,
         task_id: &str,
         run_id: &str,
-        _task_name: &str,
         asked: Asked,
     ) -> Result<(), ApiError> {
         let mut stored = json!({"question": asked.question, "options": asked.options,
@@ -126,7 +125,6 @@ impl Engine {
         &self,
         task_id: &str,
         run_id: &str,
-        _task_name: &str,
         limits: &Limits,
         limit: Limit,
     ) -> Result<(), ApiError> {
@@ -141,7 +139,6 @@ impl Engine {
         &self,
         task_id: &str,
         run_id: &str,
-        _task_name: &str,
         stuck: &Stuck,
     ) -> Result<(), ApiError> {
         let reason = stuck.reason();
@@ -158,9 +155,7 @@ impl Engine {
         &self,
         task_id: &str,
         run_id: &str,
-        _task_name: &str,
         untrusted: Option<&str>,
-        _loop_question: &str,
         call: &ToolCall,
     ) -> Result<(), ApiError> {
         let app = untrusted
@@ -330,16 +325,7 @@ impl Engine {
             Ok(())
         })
         .await?;
-        let job = self
-            .stop()
-            .start_job_within("task run", &self.shutdown_token());
-        self.tasks().track(run_id, job.token().clone());
-        let engine = self.clone();
-        let (task_id, run_id) = (task_id.to_owned(), run_id.to_owned());
-        tokio::spawn(async move {
-            engine.execute_run(&task_id, &run_id, job).await;
-            engine.tasks().untrack(&run_id);
-        });
+        self.launch_run(task_id, run_id, false);
         Ok(())
     }
 

@@ -340,7 +340,7 @@ impl Engine {
                 Claim::Claimed => {
                     memory.deferred.remove(&id);
                     // The run announces its task itself, so the tick doesn't wait on that.
-                    self.launch_run(&id, &run.run.run_id, task.task_type == "swarm", true);
+                    self.launch_run(&id, &run.run.run_id, true);
                     if decision == CatchUpDecision::RunNow {
                         report.entry(why).or_default().0.push(listed);
                     }
@@ -414,28 +414,6 @@ impl Engine {
         Ok(claimed)
     }
 
-    /// Starts working on a run whose row exists (a swarm task's as a swarm), under Stop
-    /// everything and shutdown; with `announce`, it first publishes the task as it is now.
-    fn launch_run(&self, task_id: &str, run_id: &str, swarm: bool, announce: bool) {
-        let job = self
-            .stop()
-            .start_job_within("task run", &self.shutdown_token());
-        self.tasks().track(run_id, job.token().clone());
-        let engine = self.clone();
-        let (task_id, run_id) = (task_id.to_owned(), run_id.to_owned());
-        tokio::spawn(async move {
-            if announce {
-                engine.announce_task(&task_id).await;
-            }
-            if swarm {
-                engine.execute_swarm(&task_id, &run_id, job).await;
-            } else {
-                engine.execute_run(&task_id, &run_id, job).await;
-            }
-            engine.tasks().untrack(&run_id);
-        });
-    }
-
     /// Runs left `processing` by a restart resume from their transcript (when
     /// `tasks.resume_interrupted_runs`), else end with "Interrupted by restart.". Runs waiting
     /// for an answer keep waiting. While Stop everything is on nothing is resumed.
@@ -470,7 +448,7 @@ impl Engine {
                 )
                 .await;
                 // As before: the swarm service decides how its own runs resume.
-                self.launch_run(&task_id, &run_id, false, false);
+                self.launch_run(&task_id, &run_id, false);
             } else {
                 let message = "Interrupted by restart.";
                 self.run_progress(&task_id, &run_id, ProgressMessage::new("error", message))
