@@ -123,6 +123,9 @@ function applySessionUpdated(qc: QueryClient, data: unknown): void {
   const list = qc.getQueryData<Session[]>(queryKeys.sessions);
   if (list && list.some((s) => s.id === session_id)) {
     qc.setQueryData<Session[]>(queryKeys.sessions, list.map((s) => (s.id === session_id ? { ...s, title } : s)));
+    // A list fetch already on its way (a reply's `done` asks for one) may predate this rename
+    // and would put the old title back when it lands: fetch again instead.
+    if (qc.isFetching({ queryKey: queryKeys.sessions }) > 0) void qc.invalidateQueries({ queryKey: queryKeys.sessions });
   } else {
     void qc.invalidateQueries({ queryKey: queryKeys.sessions });
   }
