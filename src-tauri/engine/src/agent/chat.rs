@@ -508,12 +508,14 @@ impl Engine {
         if result.error.is_none() {
             let engine = self.clone();
             let named = !session.title.is_empty() || !config.chat.auto_title;
+            // Decided now, on this turn's messages, so a later turn never finds it half-done.
+            let compress = self.chat_needs_compression(&sid).await;
             let (question, answer) = (send.text, content);
             tokio::spawn(async move {
                 if !named {
                     engine.name_chat(&sid, &question, &answer).await;
                 }
-                if let Err(error) = engine.compress_chat(&sid).await {
+                if compress && let Err(error) = engine.compress_chat(&sid).await {
                     tracing::info!(%error, "the chat could not be summarized this time");
                 }
             });

@@ -139,6 +139,20 @@ impl Engine {
             .push(hook);
     }
 
+    /// Whether a chat has grown past `chat.compress_after_messages` since its summary.
+    pub async fn chat_needs_compression(&self, session_id: &str) -> bool {
+        let config = self.config().current();
+        let Ok((_, upto)) = self.sessions().summary(session_id).await else {
+            return false;
+        };
+        let after = self
+            .sessions()
+            .messages_after(session_id, upto)
+            .await
+            .map_or(0, |rows| rows.len());
+        after > usize::try_from(config.chat.compress_after_messages).unwrap_or(60)
+    }
+
     /// Folds a long chat's older messages into its running summary. `Ok(false)` when the chat
     /// is short enough, or already being compressed.
     pub async fn compress_chat(&self, session_id: &str) -> Result<bool, crate::error::ApiError> {
