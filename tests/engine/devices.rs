@@ -1052,3 +1052,74 @@ async fn the_reference_node_pairs_from_the_link_answers_and_presses_stop() -> Re
     t.engine.shutdown().await;
     Ok(())
 }
+
+#[tokio::test]
+async fn events_state_and_unknown_messages_from_a_device() -> Result<()> {
+    let t = TestEngine::start().await?;
+    let (port, fingerprint) = lan_on(&t).await?;
+    let mut ws = lan_socket(port, &fingerprint).await?;
+    let (node_id, _) = pair(&t, &mut ws, "Glasses", &["button.events", "battery"]).await?;
+    let mut events = t.engine.bus().subscribe();
+
+    say(
+        &mut ws,
+        json!({"type": "event", "event": "button", "data": {"action": "press"}}),
+    )
+    .await?;
+    say(
+        &mut ws,
+        json!({"type": "state", "battery": 64, "charging": true, "worn": true}),
+    )
+    .await?;
+    let (mut pressed, mut charged) = (None, None);
+    tokio::time::timeout(WAIT, async {
+        while pressed.is_none() || charged.is_none() {
+            let wire = serde_json::to_value(events.recv().await?)?;
+            match wire["type"].as_str() {
+                Some("node.event") => pressed = Some(wire["data"].clone()),
+                Some("node.updated") if wire["data"]["battery"] == 64 => {
+                    charged = Some(wire["data"].clone());
+                }
+                _ => {}
+            }
+        }
+        anyhow::Ok(())
+    })
+    .await??;
+    assert_eq!(
+        pressed,
+        Some(json!({"node_id": node_id, "event": "button", "data": {"action": "press"}}))
+    );
+    let charged = charged.unwrap_or_default();
+    assert_eq!(
+        (charged["charging"].as_bool(), charged["worn"].as_bool()),
+        (Some(true), Some(true))
+    );
+
+    // Mistakes after hello are answered and the connection stays.
+    say(&mut ws, json!({"type": "teleport"})).await?;
+    assert_eq!(next_json(&mut ws).await?["code"], "unknown_type");
+    say(&mut ws, json!({"type": "event", "event": "Bad Name"})).await?;
+    assert_eq!(next_json(&mut ws).await?["code"], "protocol");
+    ws.send(Message::Binary(vec![1_u8, 2].into())).await?;
+    assert_eq!(next_json(&mut ws).await?["code"], "protocol");
+    say(&mut ws, json!({"type": "ping", "ts": 1})).await?;
+    assert_eq!(next_json(&mut ws).await?["type"], "pong");
+
+    // A second hello updates what it can do.
+    say(&mut ws, hello("Glasses", &["display.text"], json!({}))).await?;
+    let deadline = Instant::now() + WAIT;
+    loop {
+        let (_, node) = t.client.get(&format!("/api/nodes/{node_id}")).await?;
+        if node["capabilities"] == json!(["display.text"]) {
+            assert_eq!(node["battery"], 64);
+            break;
+        }
+        if Instant::now() > deadline {
+            bail!("capabilities never changed: {node}");
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    t.engine.shutdown().await;
+    Ok(())
+}
