@@ -16,7 +16,8 @@ use reqwest::Method;
 use sentient_e2e::sentient_engine::clock::ManualClock;
 use sentient_e2e::sentient_engine::devices::pinned;
 use sentient_e2e::sentient_engine::tools::ToolCtx;
-use sentient_e2e::{TestEngine, WAIT, send};
+use sentient_e2e::{TestEngine, WAIT, point_models_at, send};
+use sentient_model_server::{Reply, ScriptedModel};
 use serde_json::{Value, json};
 use tokio::net::TcpStream;
 use tokio_tungstenite::tungstenite::Message;
@@ -886,7 +887,7 @@ async fn device_tools_are_offered_only_while_a_device_can_use_them() -> Result<(
                 json!({"type": "result", "id": invoke["id"], "ok": true, "data": data}),
             )
             .await?;
-            if seen.len() == 3 {
+            if seen.len() == 4 {
                 break;
             }
         }
@@ -941,6 +942,37 @@ async fn device_tools_are_offered_only_while_a_device_can_use_them() -> Result<(
             .unwrap_or_default()
             .starts_with("https://www.openstreetmap.org/")
     );
+
+    // With a vision model chosen, the question about the photo is answered from the picture.
+    let vision = ScriptedModel::start().await;
+    point_models_at(&t, &vision).await?;
+    t.engine
+        .config()
+        .patch(json!({"models": {"vision": "ollama_chat/llava:7b"}}))
+        .await?;
+    vision.push(Reply::text("A carton of milk on a wooden table."));
+    let result = t
+        .engine
+        .tools()
+        .invoke(
+            "device_take_photo",
+            json!({"question": "What is on the table?"}),
+            &ctx,
+            10_000,
+        )
+        .await;
+    assert_eq!(
+        result.value["description"], "A carton of milk on a wooden table.",
+        "{:?}",
+        result.value
+    );
+    assert!(result.value.get("note").is_none());
+    let asked = vision.requests_to("/api/chat");
+    let message = &asked[0].body["messages"][1];
+    assert_eq!(message["content"], "What is on the table?");
+    assert_eq!(message["images"], json!(["/9j/2Q=="]));
+    assert_eq!(asked[0].body["model"], "llava:7b");
+
     let seen = tokio::time::timeout(WAIT, phone_task).await???;
     assert_eq!(seen[0]["capability"], "notify.show");
     assert_eq!(seen[0]["params"]["text"], "Milk is on the list");

@@ -27,6 +27,16 @@ pub struct Message {
     /// For a tool result: the tool's name (Ollama wants it).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub name: Option<String>,
+    /// Pictures sent with a user message, for models that can look at them (the vision role).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub images: Vec<Image>,
+}
+
+/// A picture in a message: its type (`image/jpeg`, `image/png`) and base64 bytes.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Image {
+    pub mime: String,
+    pub base64: String,
 }
 
 impl Message {
@@ -37,6 +47,7 @@ impl Message {
             tool_calls: Vec::new(),
             tool_call_id: None,
             name: None,
+            images: Vec::new(),
         }
     }
     pub fn system(content: impl Into<String>) -> Self {
@@ -44,6 +55,13 @@ impl Message {
     }
     pub fn user(content: impl Into<String>) -> Self {
         Self::new(Speaker::User, content)
+    }
+    /// A user message with pictures.
+    pub fn user_with_images(content: impl Into<String>, images: Vec<Image>) -> Self {
+        Self {
+            images,
+            ..Self::new(Speaker::User, content)
+        }
     }
     pub fn assistant(content: impl Into<String>) -> Self {
         Self::new(Speaker::Assistant, content)

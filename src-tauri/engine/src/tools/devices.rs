@@ -326,8 +326,56 @@ async fn invoke(
     }
 }
 
-/// Why the answer has no description: Sentient's models read text only.
-const NO_VISION: &str = "Sentient's models can't look at pictures yet, so there is no description. Tell the person where the file is so they can open it.";
+/// Why the answer has no description: no model that can look at pictures is chosen.
+const NO_VISION: &str = "No model that can look at pictures is chosen (Settings > Models > Vision), so there is no description. Tell the person where the file is so they can open it.";
+
+/// Asks the vision role about the picture; `Err` is the note explaining why it could not.
+async fn describe_picture(
+    engine: &Engine,
+    ctx: &ToolCtx,
+    question: &str,
+    mime: &str,
+    bytes: &[u8],
+) -> Result<String, String> {
+    use crate::llm::types::{ChatRequest, Image, Message};
+    use crate::llm::{CallOptions, ModelRole, queue::JobKind};
+
+    if ModelRole::Vision
+        .own_model(&engine.config().current())
+        .is_none()
+    {
+        return Err(NO_VISION.to_owned());
+    }
+    let request = ChatRequest {
+        messages: vec![
+            Message::system(
+                "You look at a picture from the person's own device and answer their question about it in a few plain sentences. Describe only what is visible.",
+            ),
+            Message::user_with_images(
+                question,
+                vec![Image {
+                    mime: mime.to_owned(),
+                    base64: base64::engine::general_purpose::STANDARD.encode(bytes),
+                }],
+            ),
+        ],
+        ..Default::default()
+    };
+    // A chat reply waits on this call, so it is chat work for the local queue.
+    let opts = CallOptions::new(ModelRole::Vision, "devices", JobKind::Chat)
+        .with_cancel(ctx.cancel.clone());
+    match engine.llm().complete(request, &opts).await {
+        Ok(outcome) if !outcome.reply.text.trim().is_empty() => {
+            Ok(outcome.reply.text.trim().to_owned())
+        }
+        Ok(_) => Err(
+            "The vision model gave no description. Tell the person where the file is.".to_owned(),
+        ),
+        Err(error) => Err(format!(
+            "The vision model could not describe the picture: {error} Tell the person where the file is."
+        )),
+    }
+}
 
 async fn look(
     engine: &Engine,
@@ -370,9 +418,10 @@ async fn look(
     let name = format!("{what}-{safe_device}-{stamp}.{extension}");
     let dir = ctx.home.outputs().join("devices");
     let path = dir.join(&name);
+    let saved = bytes.clone();
     super::blocking(move || {
         std::fs::create_dir_all(&dir)
-            .and_then(|()| crate::home::write_atomically(&path, &bytes))
+            .and_then(|()| crate::home::write_atomically(&path, &saved))
             .map_err(|e| ToolError::Failed(format!("The picture could not be saved: {e}")))
     })
     .await?;
@@ -381,8 +430,12 @@ async fn look(
         "device": node.name,
         "description": Value::Null,
     });
-    if !args.question.trim().is_empty() {
-        answer["note"] = json!(NO_VISION);
+    let question = args.question.trim();
+    if !question.is_empty() {
+        match describe_picture(engine, ctx, question, mime, &bytes).await {
+            Ok(description) => answer["description"] = json!(description),
+            Err(note) => answer["note"] = json!(note),
+        }
     }
     ToolOutput::json(answer)
 }

@@ -45,6 +45,16 @@ pub fn encode(req: &ChatRequest, stream: bool) -> Value {
                 messages.push(json!({"role": "assistant", "content": blocks}));
             }
             Speaker::Assistant => messages.push(json!({"role": "assistant", "content": m.content})),
+            _ if !m.images.is_empty() => {
+                // Anthropic reads pictures best before the question about them.
+                let mut blocks: Vec<Value> = m
+                    .images
+                    .iter()
+                    .map(|i| json!({"type": "image", "source": {"type": "base64", "media_type": i.mime, "data": i.base64}}))
+                    .collect();
+                blocks.push(json!({"type": "text", "text": m.content}));
+                messages.push(json!({"role": "user", "content": blocks}));
+            }
             _ => messages.push(json!({"role": "user", "content": m.content})),
         }
     }
@@ -234,6 +244,31 @@ impl Decoder {
 mod tests {
     use super::*;
     use crate::llm::types::{Message, ToolSpec};
+
+    #[test]
+    fn pictures_go_with_the_text_as_content_parts() {
+        let image = crate::llm::types::Image {
+            mime: "image/jpeg".into(),
+            base64: "/9j/2Q==".into(),
+        };
+        let req = ChatRequest {
+            model: "vision".into(),
+            messages: vec![crate::llm::types::Message::user_with_images(
+                "What is this?",
+                vec![image],
+            )],
+            ..Default::default()
+        };
+        let body = encode(&req, false);
+        assert_eq!(
+            body["messages"][0]["content"][0],
+            json!({"type": "image", "source": {"type": "base64", "media_type": "image/jpeg", "data": "/9j/2Q=="}})
+        );
+        assert_eq!(
+            body["messages"][0]["content"][1],
+            json!({"type": "text", "text": "What is this?"})
+        );
+    }
 
     #[test]
     fn system_and_tools_are_cached_and_tool_results_merge_into_one_user_turn() {

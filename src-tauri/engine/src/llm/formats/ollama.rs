@@ -15,6 +15,10 @@ pub fn encode(req: &ChatRequest, stream: bool) -> Value {
             let mut out = Map::new();
             out.insert("role".into(), json!(speaker(m.role)));
             out.insert("content".into(), json!(m.content));
+            if !m.images.is_empty() {
+                let images: Vec<&str> = m.images.iter().map(|i| i.base64.as_str()).collect();
+                out.insert("images".into(), json!(images));
+            }
             if !m.tool_calls.is_empty() {
                 let calls: Vec<Value> = m
                     .tool_calls
@@ -205,6 +209,30 @@ pub(crate) fn vector(v: &Value) -> Option<Vec<f32>> {
 mod tests {
     use super::*;
     use crate::llm::types::{Message, ToolSpec};
+
+    #[test]
+    fn pictures_go_as_base64_images_beside_the_text() {
+        let image = crate::llm::types::Image {
+            mime: "image/jpeg".into(),
+            base64: "/9j/2Q==".into(),
+        };
+        let req = ChatRequest {
+            model: "llava".into(),
+            messages: vec![Message::user_with_images("What is this?", vec![image])],
+            ..Default::default()
+        };
+        let body = encode(&req, false);
+        assert_eq!(body["messages"][0]["content"], "What is this?");
+        assert_eq!(body["messages"][0]["images"], json!(["/9j/2Q=="]));
+        let plain = encode(
+            &ChatRequest {
+                messages: vec![Message::user("hi")],
+                ..req
+            },
+            false,
+        );
+        assert!(plain["messages"][0].get("images").is_none());
+    }
 
     #[test]
     fn request_carries_num_ctx_think_tools_and_tool_results() {

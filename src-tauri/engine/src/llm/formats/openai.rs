@@ -22,7 +22,16 @@ pub fn encode(req: &ChatRequest, stream: bool) -> Value {
                 Speaker::Tool => "tool",
             };
             out.insert("role".into(), json!(role));
-            out.insert("content".into(), json!(m.content));
+            if m.images.is_empty() {
+                out.insert("content".into(), json!(m.content));
+            } else {
+                // Pictures go as content parts beside the text, each a data URL.
+                let mut parts = vec![json!({"type": "text", "text": m.content})];
+                parts.extend(m.images.iter().map(|i| {
+                    json!({"type": "image_url", "image_url": {"url": format!("data:{};base64,{}", i.mime, i.base64)}})
+                }));
+                out.insert("content".into(), Value::Array(parts));
+            }
             if !m.tool_calls.is_empty() {
                 let calls: Vec<Value> = m
                     .tool_calls
@@ -231,6 +240,31 @@ pub fn decode_embed(value: &Value) -> Option<Vec<Vec<f32>>> {
 mod tests {
     use super::*;
     use crate::llm::types::Message;
+
+    #[test]
+    fn pictures_go_with_the_text_as_content_parts() {
+        let image = crate::llm::types::Image {
+            mime: "image/jpeg".into(),
+            base64: "/9j/2Q==".into(),
+        };
+        let req = ChatRequest {
+            model: "vision".into(),
+            messages: vec![crate::llm::types::Message::user_with_images(
+                "What is this?",
+                vec![image],
+            )],
+            ..Default::default()
+        };
+        let body = encode(&req, false);
+        assert_eq!(
+            body["messages"][0]["content"][0],
+            json!({"type": "text", "text": "What is this?"})
+        );
+        assert_eq!(
+            body["messages"][0]["content"][1],
+            json!({"type": "image_url", "image_url": {"url": "data:image/jpeg;base64,/9j/2Q=="}})
+        );
+    }
 
     #[test]
     fn request_asks_for_usage_and_sends_tool_arguments_as_text() {
