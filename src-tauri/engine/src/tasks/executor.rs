@@ -331,7 +331,7 @@ impl Engine {
                 .run
                 .trigger_event_data
                 .as_ref()
-                .map(|_| "Webhooks".to_owned())
+                .map(|_| trigger_source_name(task.schedule.as_ref()))
         });
         // The loop's own token: the watchdog cancels it when the run stalls, without ending the job.
         let loop_token = job.token().child_token();
@@ -660,11 +660,39 @@ pub fn repeat_error(messages: &[Message]) -> String {
     )
 }
 
+/// How a triggered run's outside content is named (the app it came from): "Webhooks" for
+/// webhooks, else the source's id with a capital, e.g. "Gmail".
+fn trigger_source_name(schedule: Option<&super::model::Schedule>) -> String {
+    match schedule {
+        Some(super::model::Schedule::Triggered { source, .. }) if source != "webhook" => {
+            let mut name = source.clone();
+            if let Some(first) = name.get_mut(0..1) {
+                first.make_ascii_uppercase();
+            }
+            name
+        }
+        _ => "Webhooks".to_owned(),
+    }
+}
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::llm::ToolCall;
     use serde_json::json;
+
+    #[test]
+    fn triggered_runs_name_where_their_outside_content_came_from() {
+        use crate::tasks::model::Schedule;
+        let triggered = |source: &str| Schedule::Triggered {
+            source: source.to_owned(),
+            event: "e".to_owned(),
+            filter: serde_json::Map::new(),
+            timezone: "UTC".to_owned(),
+        };
+        assert_eq!(trigger_source_name(Some(&triggered("webhook"))), "Webhooks");
+        assert_eq!(trigger_source_name(Some(&triggered("gmail"))), "Gmail");
+        assert_eq!(trigger_source_name(None), "Webhooks");
+    }
 
     #[test]
     fn announcements_are_told_apart_from_answers() {
