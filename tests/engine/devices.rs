@@ -16,7 +16,7 @@ use reqwest::Method;
 use sentient_e2e::sentient_engine::clock::ManualClock;
 use sentient_e2e::sentient_engine::devices::pinned;
 use sentient_e2e::sentient_engine::tools::ToolCtx;
-use sentient_e2e::{TestEngine, WAIT, point_models_at, send};
+use sentient_e2e::{TestEngine, WAIT, eventually, point_models_at, send};
 use sentient_model_server::{Reply, ScriptedModel};
 use serde_json::{Value, json};
 use tokio::net::TcpStream;
@@ -43,21 +43,16 @@ async fn lan_on(t: &TestEngine) -> Result<(u16, String)> {
 
 /// Waits until the LAN listener is running (or not) and returns its port and fingerprint.
 async fn wait_lan(t: &TestEngine, running: bool) -> Result<(u16, String)> {
-    let deadline = Instant::now() + WAIT;
-    loop {
+    let lan = eventually("the LAN listener changing state", || async {
         let (_, lan) = t.client.get("/api/nodes/lan").await?;
-        if lan["running"] == running {
-            let port = u16::try_from(lan["port"].as_u64().unwrap_or_default())?;
-            return Ok((
-                port,
-                lan["fingerprint"].as_str().unwrap_or_default().to_owned(),
-            ));
-        }
-        if Instant::now() > deadline {
-            bail!("the LAN listener did not become running={running}: {lan}");
-        }
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
+        Ok((lan["running"] == running).then_some(lan))
+    })
+    .await?;
+    let port = u16::try_from(lan["port"].as_u64().unwrap_or_default())?;
+    Ok((
+        port,
+        lan["fingerprint"].as_str().unwrap_or_default().to_owned(),
+    ))
 }
 
 async fn connect(url: &str, fingerprint: Option<&str>) -> Result<Socket> {
@@ -463,18 +458,13 @@ async fn a_silent_device_is_closed_after_the_idle_timeout_on_the_engines_clock()
     // 180 s of silence closes it.
     clock.advance(chrono::Duration::seconds(181));
     assert_eq!(close_code(&mut ws).await?, 1000);
-    let deadline = Instant::now() + WAIT;
-    loop {
-        let (_, node) = t.client.get(&format!("/api/nodes/{node_id}")).await?;
-        if node["online"] == false {
-            assert!(node["connection"].is_null());
-            break;
-        }
-        if Instant::now() > deadline {
-            bail!("still online: {node}");
-        }
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
+    let path = format!("/api/nodes/{node_id}");
+    let node = eventually("the device going offline", || async {
+        let (_, node) = t.client.get(&path).await?;
+        Ok((node["online"] == false).then_some(node))
+    })
+    .await?;
+    assert!(node["connection"].is_null());
     t.engine.shutdown().await;
     Ok(())
 }
@@ -617,17 +607,11 @@ async fn invokes_come_back_as_json_a_binary_frame_or_an_upload() -> Result<()> {
     assert_eq!(status, 404);
 
     device.abort();
-    let deadline = Instant::now() + WAIT;
-    loop {
+    eventually("invokes answering offline", || async {
         let (_, reply) = invoke("display.text", json!({"text": "Turn left"}), None).await?;
-        if reply["code"] == "offline" {
-            break;
-        }
-        if Instant::now() > deadline {
-            bail!("never offline: {reply}");
-        }
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
+        Ok((reply["code"] == "offline").then_some(()))
+    })
+    .await?;
     t.engine.shutdown().await;
     Ok(())
 }
@@ -1020,23 +1004,18 @@ async fn the_reference_node_pairs_from_the_link_answers_and_presses_stop() -> Re
         },
     ));
 
-    let deadline = Instant::now() + WAIT;
-    let node_id = loop {
+    let listed = eventually("the reference node coming online", || async {
         let (_, nodes) = t.client.get("/api/nodes").await?;
-        if let Some(node) = nodes
+        Ok(nodes
             .as_array()
             .into_iter()
             .flatten()
             .find(|n| n["name"] == "Desk PC" && n["online"] == true)
-        {
-            assert_eq!(node["connection"], "lan");
-            break node["node_id"].as_str().unwrap_or_default().to_owned();
-        }
-        if Instant::now() > deadline {
-            bail!("the reference node never came online: {nodes}");
-        }
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    };
+            .cloned())
+    })
+    .await?;
+    assert_eq!(listed["connection"], "lan");
+    let node_id = listed["node_id"].as_str().unwrap_or_default().to_owned();
     let path = format!("/api/nodes/{node_id}/invoke");
     let (_, shown) = t
         .client
@@ -1057,18 +1036,12 @@ async fn the_reference_node_pairs_from_the_link_answers_and_presses_stop() -> Re
 
     // `s` on the keyboard is Stop everything from the device.
     keyboard.write_all(b"s\n").await?;
-    let deadline = Instant::now() + WAIT;
-    loop {
+    let stop = eventually("the node's stop", || async {
         let (_, stop) = t.client.get("/api/stop").await?;
-        if stop["stopped"] == true {
-            assert_eq!(stop["source"], "device");
-            break;
-        }
-        if Instant::now() > deadline {
-            bail!("the node's stop never arrived");
-        }
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
+        Ok((stop["stopped"] == true).then_some(stop))
+    })
+    .await?;
+    assert_eq!(stop["source"], "device");
     keyboard.write_all(b"q\n").await?;
     let finished = tokio::time::timeout(WAIT, node).await??;
     assert!(finished.is_ok(), "{finished:?}");
@@ -1140,18 +1113,13 @@ async fn events_state_and_unknown_messages_from_a_device() -> Result<()> {
 
     // A second hello updates what it can do.
     say(&mut ws, hello("Glasses", &["display.text"], json!({}))).await?;
-    let deadline = Instant::now() + WAIT;
-    loop {
-        let (_, node) = t.client.get(&format!("/api/nodes/{node_id}")).await?;
-        if node["capabilities"] == json!(["display.text"]) {
-            assert_eq!(node["battery"], 64);
-            break;
-        }
-        if Instant::now() > deadline {
-            bail!("capabilities never changed: {node}");
-        }
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
+    let path = format!("/api/nodes/{node_id}");
+    let node = eventually("the capabilities changing", || async {
+        let (_, node) = t.client.get(&path).await?;
+        Ok((node["capabilities"] == json!(["display.text"])).then_some(node))
+    })
+    .await?;
+    assert_eq!(node["battery"], 64);
     t.engine.shutdown().await;
     Ok(())
 }

@@ -4,10 +4,9 @@
 //! by the person.
 
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
 
-use anyhow::{Result, bail};
-use sentient_e2e::TestEngine;
+use anyhow::Result;
+use sentient_e2e::{TestEngine, wait_task};
 use sentient_model_server::{Reply, ScriptedModel};
 use serde_json::{Value, json};
 
@@ -39,23 +38,11 @@ async fn task(
     ));
     let (_, created) = t.client.post("/api/tasks", json!({"prompt": name})).await?;
     let id = created["task_id"].as_str().expect("id").to_owned();
-    wait(t, &id, |t| t["status"] == "approval_pending").await?;
+    wait_task(t, &id, |t| t["status"] == "approval_pending").await?;
     t.client
         .post(&format!("/api/tasks/{id}/approve"), json!({}))
         .await?;
     Ok(id)
-}
-
-async fn wait(t: &TestEngine, id: &str, done: impl Fn(&Value) -> bool) -> Result<Value> {
-    for _ in 0..400 {
-        let (_, task) = t.client.get(&format!("/api/tasks/{id}")).await?;
-        if done(&task) {
-            return Ok(task);
-        }
-        tokio::time::sleep(Duration::from_millis(25)).await;
-    }
-    let (_, task) = t.client.get(&format!("/api/tasks/{id}")).await?;
-    bail!("the task never got there: {task:#}")
 }
 
 fn runs(task: &Value) -> &Vec<Value> {
@@ -152,7 +139,7 @@ async fn a_recurring_task_reports_only_what_is_new_and_keeps_the_full_list() -> 
         .post(&format!("/api/tasks/{id}/run-now"), json!({}))
         .await?;
     // Finished, and the task back to active (it repeats), so the scheduler may claim it.
-    let task_now = wait(&t, &id, |t| finished(1)(t) && t["status"] == "active").await?;
+    let task_now = wait_task(&t, &id, |t| finished(1)(t) && t["status"] == "active").await?;
     assert_eq!(runs(&task_now)[0]["status"], "completed");
     assert_eq!(task_now["notepad"], first_list);
     assert_eq!(
@@ -187,7 +174,7 @@ async fn a_recurring_task_reports_only_what_is_new_and_keeps_the_full_list() -> 
         .await
         .map_err(|e| anyhow::anyhow!(e.message()))?;
     assert_eq!(started.len(), 1);
-    let task_now = wait(&t, &id, finished(2)).await?;
+    let task_now = wait_task(&t, &id, finished(2)).await?;
     let second = &runs(&task_now)[1];
     assert_eq!(second["status"], "completed");
     assert_eq!(
@@ -288,7 +275,7 @@ async fn notes_wait_for_the_final_answer_and_the_persons_clear_wins() -> Result<
     t.client
         .post(&format!("/api/tasks/{id}/run-now"), json!({}))
         .await?;
-    let now = wait(&t, &id, finished(1)).await?;
+    let now = wait_task(&t, &id, finished(1)).await?;
     assert_eq!(runs(&now)[0]["status"], "error");
     assert!(now["notepad"].is_null());
     assert!(log(&runs(&now)[0]).contains(
@@ -307,14 +294,14 @@ async fn notes_wait_for_the_final_answer_and_the_persons_clear_wins() -> Result<
         .post(&format!("/api/tasks/{id}/run-now"), json!({}))
         .await?;
     let run = runs(&now)[1]["run_id"].as_str().expect("run").to_owned();
-    wait(&t, &id, |t| t["status"] == "waiting_for_user").await?;
+    wait_task(&t, &id, |t| t["status"] == "waiting_for_user").await?;
     t.client
         .post(
             &format!("/api/tasks/{id}/runs/{run}/answer"),
             json!({"answer": "No"}),
         )
         .await?;
-    let now = wait(&t, &id, finished(2)).await?;
+    let now = wait_task(&t, &id, finished(2)).await?;
     assert_eq!(now["notepad"], "- B");
 
     // ...but a Clear while it waits wins over it.
@@ -329,7 +316,7 @@ async fn notes_wait_for_the_final_answer_and_the_persons_clear_wins() -> Result<
         .post(&format!("/api/tasks/{id}/run-now"), json!({}))
         .await?;
     let run = runs(&now)[2]["run_id"].as_str().expect("run").to_owned();
-    wait(&t, &id, |t| t["status"] == "waiting_for_user").await?;
+    wait_task(&t, &id, |t| t["status"] == "waiting_for_user").await?;
     let (code, cleared) = t
         .client
         .patch(&format!("/api/tasks/{id}"), json!({"notepad": null}))
@@ -342,7 +329,7 @@ async fn notes_wait_for_the_final_answer_and_the_persons_clear_wins() -> Result<
             json!({"answer": "No"}),
         )
         .await?;
-    let now = wait(&t, &id, finished(3)).await?;
+    let now = wait_task(&t, &id, finished(3)).await?;
     assert!(now["notepad"].is_null(), "{}", now["notepad"]);
     assert!(
         log(&runs(&now)[2])
@@ -382,7 +369,7 @@ async fn notes_wait_for_the_final_answer_and_the_persons_clear_wins() -> Result<
     t.client
         .post(&format!("/api/tasks/{id}/run-now"), json!({}))
         .await?;
-    let now = wait(&t, &id, finished(4)).await?;
+    let now = wait_task(&t, &id, finished(4)).await?;
     let kickoff = server
         .requests_to("/api/chat")
         .last()
@@ -410,7 +397,7 @@ async fn one_off_tasks_neither_remember_nor_keep_notes() -> Result<()> {
     t.client
         .post(&format!("/api/tasks/{id}/run-now"), json!({}))
         .await?;
-    let now = wait(&t, &id, finished(1)).await?;
+    let now = wait_task(&t, &id, finished(1)).await?;
     assert!(now["notepad"].is_null());
     let asked = kickoff_of(&server, "Once only").expect("kickoff");
     assert!(!asked["tools"].to_string().contains("task_notepad"));
@@ -453,7 +440,7 @@ async fn remembered_outside_content_marks_the_next_run_and_gates_a_send() -> Res
     t.client
         .post(&format!("/api/tasks/{id}/run-now"), json!({}))
         .await?;
-    wait(&t, &id, finished(1)).await?;
+    wait_task(&t, &id, finished(1)).await?;
 
     // Run 2 starts marked: an address that could carry data to a new host asks first.
     let leak = format!("{}?notes=secret", url.replace("127.0.0.1", "localhost"));
@@ -461,7 +448,7 @@ async fn remembered_outside_content_marks_the_next_run_and_gates_a_send() -> Res
     t.client
         .post(&format!("/api/tasks/{id}/run-now"), json!({}))
         .await?;
-    let now = wait(&t, &id, |t| t["status"] == "waiting_for_user").await?;
+    let now = wait_task(&t, &id, |t| t["status"] == "waiting_for_user").await?;
     let question = &runs(&now)[1]["pending_question"]["question"];
     assert!(
         question
@@ -505,7 +492,7 @@ async fn the_brief_is_kept_by_runs_and_by_the_person() -> Result<()> {
     t.client
         .post(&format!("/api/tasks/{id}/run-now"), json!({}))
         .await?;
-    let now = wait(&t, &id, finished(1)).await?;
+    let now = wait_task(&t, &id, finished(1)).await?;
     let brief = &now["brief"];
     assert_eq!(brief["goal"], "Book a flight to Lisbon on 14 May");
     assert_eq!(brief["constraints"], "Never before 9 in the morning");
@@ -550,7 +537,7 @@ async fn runs_search_and_read_their_own_tasks_conversation_only() -> Result<()> 
     t.client
         .post(&format!("/api/tasks/{other}/run-now"), json!({}))
         .await?;
-    let other_task = wait(&t, &other, finished(1)).await?;
+    let other_task = wait_task(&t, &other, finished(1)).await?;
     let other_run = runs(&other_task)[0]["run_id"]
         .as_str()
         .expect("run")
@@ -569,7 +556,7 @@ async fn runs_search_and_read_their_own_tasks_conversation_only() -> Result<()> 
         )
         .await?;
     let id = created["task_id"].as_str().expect("id").to_owned();
-    wait(&t, &id, |t| t["status"] == "approval_pending").await?;
+    wait_task(&t, &id, |t| t["status"] == "approval_pending").await?;
     t.client
         .post(&format!("/api/tasks/{id}/approve"), json!({}))
         .await?;
@@ -594,7 +581,7 @@ async fn runs_search_and_read_their_own_tasks_conversation_only() -> Result<()> 
     t.client
         .post(&format!("/api/tasks/{id}/run-now"), json!({}))
         .await?;
-    let now = wait(&t, &id, finished(1)).await?;
+    let now = wait_task(&t, &id, finished(1)).await?;
     assert_eq!(runs(&now)[0]["status"], "completed");
     let said = server
         .requests_to("/api/chat")

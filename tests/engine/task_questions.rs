@@ -4,10 +4,9 @@
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::time::Duration;
 
-use anyhow::{Result, bail};
-use sentient_e2e::TestEngine;
+use anyhow::Result;
+use sentient_e2e::{TestEngine, wait_task};
 use sentient_model_server::{Reply, ScriptedModel};
 use serde_json::{Value, json};
 
@@ -33,23 +32,11 @@ async fn approved_task(t: &TestEngine, server: &ScriptedModel, name: &str) -> Re
     ));
     let (_, task) = t.client.post("/api/tasks", json!({"prompt": name})).await?;
     let id = task["task_id"].as_str().expect("id").to_owned();
-    wait(t, &id, |t| t["status"] == "approval_pending").await?;
+    wait_task(t, &id, |t| t["status"] == "approval_pending").await?;
     t.client
         .post(&format!("/api/tasks/{id}/approve"), json!({}))
         .await?;
     Ok(id)
-}
-
-async fn wait(t: &TestEngine, id: &str, done: impl Fn(&Value) -> bool) -> Result<Value> {
-    for _ in 0..400 {
-        let (_, task) = t.client.get(&format!("/api/tasks/{id}")).await?;
-        if done(&task) {
-            return Ok(task);
-        }
-        tokio::time::sleep(Duration::from_millis(25)).await;
-    }
-    let (_, task) = t.client.get(&format!("/api/tasks/{id}")).await?;
-    bail!("the task never got there: {task:#}")
 }
 
 fn last_run(task: &Value) -> &Value {
@@ -86,7 +73,7 @@ async fn ask_user_waits_for_the_answer_and_carries_on_with_it() -> Result<()> {
         .await?;
     let run_id = last_run(&task)["run_id"].as_str().expect("run").to_owned();
 
-    let task = wait(&t, &id, |t| t["status"] == "waiting_for_user").await?;
+    let task = wait_task(&t, &id, |t| t["status"] == "waiting_for_user").await?;
     let run = last_run(&task);
     assert_eq!(run["status"], "waiting_for_user");
     let question = &run["pending_question"];
@@ -115,7 +102,7 @@ async fn ask_user_waits_for_the_answer_and_carries_on_with_it() -> Result<()> {
     assert_eq!(code, 404);
     let (code, task) = t.client.post(&answer, json!({"answer": "Berlin"})).await?;
     assert_eq!(code, 200, "{task}");
-    let task = wait(&t, &id, |t| t["status"] == "completed").await?;
+    let task = wait_task(&t, &id, |t| t["status"] == "completed").await?;
     let run = last_run(&task);
     assert_eq!(run["result"]["summary"], "It is sunny in Berlin.");
     assert_eq!(run["result"]["tools_used"], json!([]));
@@ -154,7 +141,7 @@ async fn the_step_limit_asks_keep_going_or_stop_and_retry_continues() -> Result<
         .post(&format!("/api/tasks/{id}/run-now"), json!({}))
         .await?;
     let run_id = last_run(&task)["run_id"].as_str().expect("run").to_owned();
-    let task = wait(&t, &id, |t| t["status"] == "waiting_for_user").await?;
+    let task = wait_task(&t, &id, |t| t["status"] == "waiting_for_user").await?;
     let question = &last_run(&task)["pending_question"];
     assert_eq!(
         question["question"],
@@ -168,7 +155,7 @@ async fn the_step_limit_asks_keep_going_or_stop_and_retry_continues() -> Result<
             json!({"answer": " keep going! "}),
         )
         .await?;
-    let task = wait(&t, &id, |t| t["status"] == "completed").await?;
+    let task = wait_task(&t, &id, |t| t["status"] == "completed").await?;
     assert_eq!(last_run(&task)["result"]["summary"], "Done at last.");
 
     // Stop here fails the run with the limit's sentence; Retry continues from its transcript.
@@ -180,14 +167,14 @@ async fn the_step_limit_asks_keep_going_or_stop_and_retry_continues() -> Result<
         .post(&format!("/api/tasks/{id}/run-now"), json!({}))
         .await?;
     let second = last_run(&task)["run_id"].as_str().expect("run").to_owned();
-    wait(&t, &id, |t| last_run(t)["status"] == "waiting_for_user").await?;
+    wait_task(&t, &id, |t| last_run(t)["status"] == "waiting_for_user").await?;
     t.client
         .post(
             &format!("/api/tasks/{id}/runs/{second}/answer"),
             json!({"answer": "Stop here"}),
         )
         .await?;
-    let task = wait(&t, &id, |t| last_run(t)["status"] == "error").await?;
+    let task = wait_task(&t, &id, |t| last_run(t)["status"] == "error").await?;
     assert_eq!(
         last_run(&task)["error"],
         "Stopped after 2 steps without finishing. The limits for one run are in Settings > Tasks."
@@ -205,7 +192,7 @@ async fn the_step_limit_asks_keep_going_or_stop_and_retry_continues() -> Result<
         .post(&format!("/api/tasks/{id}/runs/{second}/retry"), json!({}))
         .await?;
     assert_eq!(code, 200, "{task}");
-    let task = wait(&t, &id, |t| last_run(t)["status"] == "completed").await?;
+    let task = wait_task(&t, &id, |t| last_run(t)["status"] == "completed").await?;
     let retry = last_run(&task);
     assert_eq!(retry["retry_of"], second.as_str());
     assert_eq!(
@@ -253,7 +240,7 @@ async fn a_run_failing_the_same_way_asks_and_cancel_ends_it() -> Result<()> {
         .post(&format!("/api/tasks/{id}/run-now"), json!({}))
         .await?;
     let run_id = last_run(&task)["run_id"].as_str().expect("run").to_owned();
-    let task = wait(&t, &id, |t| t["status"] == "waiting_for_user").await?;
+    let task = wait_task(&t, &id, |t| t["status"] == "waiting_for_user").await?;
     let question = &last_run(&task)["pending_question"];
     assert_eq!(question["kind"], "stuck");
     assert_eq!(
@@ -275,7 +262,7 @@ async fn a_run_failing_the_same_way_asks_and_cancel_ends_it() -> Result<()> {
             json!({"answer": "cancel"}),
         )
         .await?;
-    let task = wait(&t, &id, |t| last_run(t)["status"] == "cancelled").await?;
+    let task = wait_task(&t, &id, |t| last_run(t)["status"] == "cancelled").await?;
     assert!(log(last_run(&task)).contains(&"Cancelled after getting stuck.".to_owned()));
     t.stop().await;
     Ok(())
@@ -317,7 +304,7 @@ async fn a_call_held_after_outside_content_runs_once_on_yes() -> Result<()> {
         .post(&format!("/api/tasks/{id}/run-now"), json!({}))
         .await?;
     let run_id = last_run(&task)["run_id"].as_str().expect("run").to_owned();
-    let task = wait(&t, &id, |t| t["status"] == "waiting_for_user").await?;
+    let task = wait_task(&t, &id, |t| t["status"] == "waiting_for_user").await?;
     let question = &last_run(&task)["pending_question"];
     assert_eq!(
         question["question"],
@@ -336,7 +323,7 @@ async fn a_call_held_after_outside_content_runs_once_on_yes() -> Result<()> {
             json!({"answer": "Yes, go ahead"}),
         )
         .await?;
-    let task = wait(&t, &id, |t| t["status"] == "completed").await?;
+    let task = wait_task(&t, &id, |t| t["status"] == "completed").await?;
     assert_eq!(last_run(&task)["result"]["summary"], "Sent as you allowed.");
     assert_eq!(
         hits.load(Ordering::SeqCst),
@@ -376,7 +363,7 @@ async fn token_and_spend_limits_on_cloud_models_ask_and_are_answered() -> Result
         .post(&format!("/api/tasks/{id}/run-now"), json!({}))
         .await?;
     let run_id = last_run(&task)["run_id"].as_str().expect("run").to_owned();
-    let task = wait(&t, &id, |t| t["status"] == "waiting_for_user").await?;
+    let task = wait_task(&t, &id, |t| t["status"] == "waiting_for_user").await?;
     let question = last_run(&task)["pending_question"]["question"]
         .as_str()
         .unwrap_or_default()
@@ -392,7 +379,7 @@ async fn token_and_spend_limits_on_cloud_models_ask_and_are_answered() -> Result
             json!({"answer": "Keep going"}),
         )
         .await?;
-    let task = wait(&t, &id, |t| last_run(t)["status"] == "completed").await?;
+    let task = wait_task(&t, &id, |t| last_run(t)["status"] == "completed").await?;
     assert_eq!(
         last_run(&task)["result"]["summary"],
         "Done with the cloud job."
@@ -411,7 +398,7 @@ async fn token_and_spend_limits_on_cloud_models_ask_and_are_answered() -> Result
         .post(&format!("/api/tasks/{id}/run-now"), json!({}))
         .await?;
     let second = last_run(&task)["run_id"].as_str().expect("run").to_owned();
-    let task = wait(&t, &id, |t| last_run(t)["status"] == "waiting_for_user").await?;
+    let task = wait_task(&t, &id, |t| last_run(t)["status"] == "waiting_for_user").await?;
     let question = &last_run(&task)["pending_question"];
     assert_eq!(question["kind"], "limit");
     let asked = question["question"].as_str().unwrap_or_default();
@@ -422,7 +409,7 @@ async fn token_and_spend_limits_on_cloud_models_ask_and_are_answered() -> Result
             json!({"answer": "stop here."}),
         )
         .await?;
-    let task = wait(&t, &id, |t| last_run(t)["status"] == "error").await?;
+    let task = wait_task(&t, &id, |t| last_run(t)["status"] == "error").await?;
     let error = last_run(&task)["error"].as_str().unwrap_or_default();
     assert!(
         error.starts_with("Stopped after spending about $0."),

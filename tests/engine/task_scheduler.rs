@@ -9,11 +9,11 @@ use std::time::Duration;
 
 use anyhow::{Context, Result, bail, ensure};
 use chrono::{DateTime, Utc};
-use sentient_e2e::TestEngine;
 use sentient_e2e::sentient_engine::clock::{ManualClock, SharedClock};
 use sentient_e2e::sentient_engine::tasks::model::{PlanStep, Task, TaskStatus};
 use sentient_e2e::sentient_engine::tasks::schedule::parse_schedule;
 use sentient_e2e::sentient_engine::tasks::store::TaskRecord;
+use sentient_e2e::{TestEngine, wait_chats, wait_task};
 use sentient_model_server::{Reply, ScriptedModel};
 use serde_json::{Value, json};
 
@@ -142,18 +142,6 @@ async fn task(t: &TestEngine, id: &str) -> Result<Value> {
     let (code, task) = t.client.get(&format!("/api/tasks/{id}")).await?;
     ensure!(code == 200, "{task}");
     Ok(task)
-}
-
-/// Polls the task until `done` says yes (10 s at most).
-async fn wait_task(t: &TestEngine, id: &str, done: impl Fn(&Value) -> bool) -> Result<Value> {
-    for _ in 0..400 {
-        let task = task(t, id).await?;
-        if done(&task) {
-            return Ok(task);
-        }
-        tokio::time::sleep(Duration::from_millis(25)).await;
-    }
-    bail!("the task never got there: {:#}", task(t, id).await?)
 }
 
 fn runs(task: &Value) -> usize {
@@ -649,20 +637,6 @@ async fn two_engines_on_one_database_start_each_due_task_once() -> Result<()> {
     b.stop().await;
     drop(dir);
     Ok(())
-}
-
-/// Waits until the scripted model has had `n` chat requests.
-async fn wait_chats(server: &ScriptedModel, n: usize) -> Result<()> {
-    for _ in 0..600 {
-        if server.requests_to("/api/chat").len() >= n {
-            return Ok(());
-        }
-        tokio::time::sleep(Duration::from_millis(25)).await;
-    }
-    bail!(
-        "the model got {} chat requests, not {n}",
-        server.requests_to("/api/chat").len()
-    )
 }
 
 /// How many tasks are still due at `now`.

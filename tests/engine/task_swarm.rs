@@ -7,7 +7,7 @@
 use std::time::Duration;
 
 use anyhow::{Result, bail};
-use sentient_e2e::TestEngine;
+use sentient_e2e::{TestEngine, wait_chats, wait_task};
 use sentient_model_server::{Reply, ScriptedModel};
 use serde_json::{Value, json};
 
@@ -27,33 +27,6 @@ async fn engine(server: &ScriptedModel, tasks: Value) -> Result<TestEngine> {
         bail!("config: {code} {body}");
     }
     Ok(t)
-}
-
-/// Polls the task until `done` says yes (10 s at most).
-async fn wait_task(t: &TestEngine, id: &str, done: impl Fn(&Value) -> bool) -> Result<Value> {
-    for _ in 0..400 {
-        let (status, task) = t.client.get(&format!("/api/tasks/{id}")).await?;
-        if status == 200 && done(&task) {
-            return Ok(task);
-        }
-        tokio::time::sleep(Duration::from_millis(25)).await;
-    }
-    let (_, task) = t.client.get(&format!("/api/tasks/{id}")).await?;
-    bail!("the task never got there: {task:#}")
-}
-
-/// Waits until the model server has had `n` chat requests (10 s at most).
-async fn wait_chats(server: &ScriptedModel, n: usize) -> Result<()> {
-    for _ in 0..400 {
-        if server.requests_to("/api/chat").len() >= n {
-            return Ok(());
-        }
-        tokio::time::sleep(Duration::from_millis(25)).await;
-    }
-    bail!(
-        "only {} chat requests arrived",
-        server.requests_to("/api/chat").len()
-    )
 }
 
 fn status(task: &Value) -> &str {

@@ -3,10 +3,8 @@
 //! progress log and result, change requests, cancel and Stop everything, catch-up, and every
 //! route's errors.
 
-use std::time::Duration;
-
-use anyhow::{Result, bail};
-use sentient_e2e::TestEngine;
+use anyhow::Result;
+use sentient_e2e::{TestEngine, wait_task};
 use sentient_model_server::{Reply, ScriptedModel};
 use serde_json::{Value, json};
 
@@ -22,19 +20,6 @@ async fn engine(server: &ScriptedModel) -> Result<TestEngine> {
         )
         .await?;
     Ok(t)
-}
-
-/// Polls the task until `done` says yes (10 s at most).
-async fn wait_task(t: &TestEngine, id: &str, done: impl Fn(&Value) -> bool) -> Result<Value> {
-    for _ in 0..400 {
-        let (status, task) = t.client.get(&format!("/api/tasks/{id}")).await?;
-        if status == 200 && done(&task) {
-            return Ok(task);
-        }
-        tokio::time::sleep(Duration::from_millis(25)).await;
-    }
-    let (_, task) = t.client.get(&format!("/api/tasks/{id}")).await?;
-    bail!("the task never got there: {task:#}")
 }
 
 fn refinement(name: &str, schedule: Value) -> Reply {

@@ -272,3 +272,54 @@ pub async fn point_models_at(
     }
     Ok(())
 }
+
+/// Polls `check` every 25 ms until it gives `Some`, for at most [`WAIT`]; the error names
+/// `what` did not happen. Tests wait for outcomes with this, never with a fixed sleep.
+pub async fn eventually<T, F, Fut>(what: &str, mut check: F) -> Result<T>
+where
+    F: FnMut() -> Fut,
+    Fut: std::future::Future<Output = Result<Option<T>>>,
+{
+    let deadline = tokio::time::Instant::now() + WAIT;
+    loop {
+        if let Some(value) = check().await? {
+            return Ok(value);
+        }
+        if tokio::time::Instant::now() >= deadline {
+            bail!("{what} did not happen within {WAIT:?}");
+        }
+        tokio::time::sleep(Duration::from_millis(25)).await;
+    }
+}
+
+/// `GET /api/tasks/{id}` until `done` holds for it; the error shows the task as it was.
+pub async fn wait_task(t: &TestEngine, id: &str, done: impl Fn(&Value) -> bool) -> Result<Value> {
+    let path = format!("/api/tasks/{id}");
+    let reached = eventually("the task reaching the state", || async {
+        let (status, task) = t.client.get(&path).await?;
+        Ok((status == 200 && done(&task)).then_some(task))
+    })
+    .await;
+    match reached {
+        Ok(task) => Ok(task),
+        Err(_) => {
+            let (_, task) = t.client.get(&path).await?;
+            bail!("the task never got there: {task:#}")
+        }
+    }
+}
+
+/// Waits until the scripted model server has had `n` chat requests.
+pub async fn wait_chats(server: &sentient_model_server::ScriptedModel, n: usize) -> Result<()> {
+    let arrived = eventually("the chat requests", || async {
+        Ok((server.requests_to("/api/chat").len() >= n).then_some(()))
+    })
+    .await;
+    if arrived.is_err() {
+        bail!(
+            "the model got {} chat requests, not {n}",
+            server.requests_to("/api/chat").len()
+        );
+    }
+    Ok(())
+}
