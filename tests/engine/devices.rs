@@ -150,14 +150,18 @@ async fn pair(
     ))
 }
 
-/// Reads until a `stop_state` arrives.
-async fn next_stop_state(ws: &mut Socket) -> Result<Value> {
+/// Reads past anything else (a stop_state, an invoke) to the next message of type `kind`.
+async fn next_of_type(ws: &mut Socket, kind: &str) -> Result<Value> {
     loop {
         let message = next_json(ws).await?;
-        if message["type"] == "stop_state" {
+        if message["type"] == kind {
             return Ok(message);
         }
     }
+}
+
+async fn next_stop_state(ws: &mut Socket) -> Result<Value> {
+    next_of_type(ws, "stop_state").await
 }
 
 #[tokio::test]
@@ -404,14 +408,8 @@ async fn every_refusal_has_its_code_and_close_code() -> Result<()> {
     Ok(())
 }
 
-/// Reads past anything else (a stop_state, an invoke) to the next error.
 async fn next_json_until_error(ws: &mut Socket) -> Result<Value> {
-    loop {
-        let message = next_json(ws).await?;
-        if message["type"] == "error" {
-            return Ok(message);
-        }
-    }
+    next_of_type(ws, "error").await
 }
 
 #[tokio::test]
