@@ -730,45 +730,44 @@ impl Engine {
         } else {
             self.drop_pending_notepad(task_id, run_id).await?;
         }
-        self.tasks().store().save_run(&record).await?;
-        let still_live = self
-            .tasks()
-            .store()
-            .runs_of(task_id)
-            .await?
-            .iter()
-            .any(|r| r.run_id != run_id && r.status.is_live());
-        self.change_task(task_id, |r, now| {
-            let task = &mut r.task;
-            if still_live || task.status == TaskStatus::Archived {
-                return Ok(());
-            }
-            let repeats = task
-                .schedule
-                .as_ref()
-                .is_some_and(|s| s.is_recurring() || s.is_triggered());
-            task.status = if repeats && task.enabled {
-                TaskStatus::Active
-            } else {
-                match status {
-                    RunStatus::Completed => TaskStatus::Completed,
-                    RunStatus::CompletedWithErrors => TaskStatus::CompletedWithErrors,
-                    RunStatus::Cancelled => TaskStatus::Cancelled,
-                    _ => TaskStatus::Error,
-                }
-            };
-            if status == RunStatus::Error {
-                task.error = error.clone();
-            }
-            if repeats && task.enabled && task.next_execution_at.is_none() {
-                task.next_execution_at = task
-                    .schedule
-                    .as_ref()
-                    .and_then(|s| schedule::next_run(s, now));
-            }
-            Ok(())
-        })
-        .await?;
+        // The run's end and its task's new status are one write, under the same lock as
+        // every other task change.
+        {
+            let _one_at_a_time = self.tasks().changes.lock().await;
+            self.tasks()
+                .store()
+                .finish_run(&record, now, |r, still_live| {
+                    let task = &mut r.task;
+                    if still_live || task.status == TaskStatus::Archived {
+                        return;
+                    }
+                    let repeats = task
+                        .schedule
+                        .as_ref()
+                        .is_some_and(|s| s.is_recurring() || s.is_triggered());
+                    task.status = if repeats && task.enabled {
+                        TaskStatus::Active
+                    } else {
+                        match status {
+                            RunStatus::Completed => TaskStatus::Completed,
+                            RunStatus::CompletedWithErrors => TaskStatus::CompletedWithErrors,
+                            RunStatus::Cancelled => TaskStatus::Cancelled,
+                            _ => TaskStatus::Error,
+                        }
+                    };
+                    if status == RunStatus::Error {
+                        task.error = error.clone();
+                    }
+                    if repeats && task.enabled && task.next_execution_at.is_none() {
+                        task.next_execution_at = task
+                            .schedule
+                            .as_ref()
+                            .and_then(|s| schedule::next_run(s, now));
+                    }
+                })
+                .await?;
+        }
+        self.announce_task(task_id).await;
         self.bus().publish(DomainEvent::TaskRunFinished {
             task_id: task_id.to_owned(),
             run_id: run_id.to_owned(),

@@ -157,6 +157,13 @@ pub fn shown_question(stored: &Value) -> Option<PendingQuestion> {
 
 type TaskQuery<'q> = sqlx::query::Query<'q, sqlx::Sqlite, sqlx::sqlite::SqliteArguments>;
 
+/// Writes every column of a task but its id and creation time.
+const UPDATE_TASK: &str = "UPDATE tasks SET name = ?, description = ?, prompt = ?, status = ?, priority = ?,
+    assignee = ?, task_type = ?, schedule = ?, script = ?, plan = ?, chat_history = ?, clarifying_questions = ?,
+    swarm_details = ?, enabled = ?, model = ?, browser_profile = ?, deliver_to = ?, original_context = ?,
+    error = ?, next_execution_at = ?, last_execution_at = ?, updated_at = ?, notepad = ?, notepad_untrusted = ?,
+    brief = ? WHERE id = ?";
+
 /// Saves a run: inserts it, or writes every field back (the one statement for `save_run` and
 /// the scheduler's claim, so the two never drift apart).
 fn upsert_run(record: &RunRecord) -> TaskQuery<'_> {
@@ -336,13 +343,47 @@ impl TaskStore {
     }
 
     /// Writes every field of a task back (the caller read it, changed it and holds the lock).
+    /// Saves an ended run and, in the same write transaction, its task as `change` leaves it
+    /// (`change` is told whether another run of the task is still live). Nobody ever reads the
+    /// run ended while its task still says it works on it.
+    pub async fn finish_run(
+        &self,
+        run: &RunRecord,
+        now: DateTime<Utc>,
+        change: impl FnOnce(&mut TaskRecord, bool),
+    ) -> Result<(), TaskStoreError> {
+        let mut tx = self.store.begin_write().await?;
+        let row = sqlx::query("SELECT * FROM tasks WHERE id = ?")
+            .bind(&run.task_id)
+            .fetch_optional(&mut *tx)
+            .await?;
+        let mut task = row
+            .as_ref()
+            .map(Self::task_from)
+            .ok_or_else(|| TaskStoreError::NoTask(run.task_id.clone()))?;
+        let others: Vec<(String,)> =
+            sqlx::query_as("SELECT status FROM task_runs WHERE task_id = ? AND id != ?")
+                .bind(&run.task_id)
+                .bind(&run.run.run_id)
+                .fetch_all(&mut *tx)
+                .await?;
+        let still_live = others
+            .iter()
+            .any(|(status,)| RunStatus::parse(status).is_some_and(RunStatus::is_live));
+        upsert_run(run).execute(&mut *tx).await?;
+        change(&mut task, still_live);
+        task.task.updated_at = now;
+        bind_task(sqlx::query(UPDATE_TASK), &task)
+            .bind(&task.task.task_id)
+            .execute(&mut *tx)
+            .await?;
+        tx.commit().await?;
+        self.index_transcript(&run.run.run_id, &run.transcript)
+            .await
+    }
+
     pub async fn save(&self, record: &TaskRecord) -> Result<(), TaskStoreError> {
-        const UPDATE: &str = "UPDATE tasks SET name = ?, description = ?, prompt = ?, status = ?, priority = ?,
-            assignee = ?, task_type = ?, schedule = ?, script = ?, plan = ?, chat_history = ?, clarifying_questions = ?,
-            swarm_details = ?, enabled = ?, model = ?, browser_profile = ?, deliver_to = ?, original_context = ?,
-            error = ?, next_execution_at = ?, last_execution_at = ?, updated_at = ?, notepad = ?, notepad_untrusted = ?,
-            brief = ? WHERE id = ?";
-        let done = bind_task(sqlx::query(UPDATE), record)
+        let done = bind_task(sqlx::query(UPDATE_TASK), record)
             .bind(&record.task.task_id)
             .execute(self.store.pool())
             .await?;
