@@ -135,11 +135,33 @@ async fn a_recurring_task_reports_only_what_is_new_and_keeps_the_full_list() -> 
         json!({"text": first_list}),
     ));
     server.push(Reply::text("News: the reading room reopens on Monday, a new Marathi poetry shelf, and a book sale on 20 October."));
+    let mut events = t.engine.bus().subscribe();
     t.client
         .post(&format!("/api/tasks/{id}/run-now"), json!({}))
         .await?;
     // Finished, and the task back to active (it repeats), so the scheduler may claim it.
     let task_now = wait_task(&t, &id, |t| finished(1)(t) && t["status"] == "active").await?;
+    // The window keeps the newest version of a task it hears of, so each task.updated must be
+    // stamped no earlier than the one before, and the last says the run is over.
+    let mut announced = Vec::new();
+    while let Ok(envelope) = events.try_recv() {
+        let wire = serde_json::to_value(&envelope)?;
+        if wire["type"] == "task.updated" && wire["data"]["task_id"] == id.as_str() {
+            announced.push(wire["data"].clone());
+        }
+    }
+    let stamps: Vec<chrono::DateTime<chrono::Utc>> = announced
+        .iter()
+        .filter_map(|t| t["updated_at"].as_str())
+        .filter_map(|s| chrono::DateTime::parse_from_rfc3339(s).ok())
+        .map(Into::into)
+        .collect();
+    assert!(stamps.len() >= 2, "{announced:#?}");
+    assert!(stamps.windows(2).all(|w| w[0] <= w[1]), "{stamps:?}");
+    assert_eq!(
+        announced.last().map(|t| t["status"].clone()),
+        Some(json!("active"))
+    );
     assert_eq!(runs(&task_now)[0]["status"], "completed");
     assert_eq!(task_now["notepad"], first_list);
     assert_eq!(

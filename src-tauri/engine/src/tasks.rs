@@ -734,6 +734,9 @@ impl Engine {
         // every other task change.
         {
             let _one_at_a_time = self.tasks().changes.lock().await;
+            // The task's own time, read now: the notes committed above stamped it later than
+            // the run's end, and the window keeps whichever version of a task is newest.
+            let now = self.clock().now();
             self.tasks()
                 .store()
                 .finish_run(&record, now, |r, still_live| {
