@@ -336,16 +336,6 @@ impl Devices {
             .ok_or_else(|| DeviceError::NotFound(node_id.to_owned()))
     }
 
-    /// The devices connected now.
-    pub async fn online(&self) -> Vec<Node> {
-        self.list()
-            .await
-            .unwrap_or_default()
-            .into_iter()
-            .filter(|n| n.online)
-            .collect()
-    }
-
     /// What the device tools need to know without an engine at hand.
     pub fn presence(&self) -> Presence {
         Presence {
@@ -565,10 +555,12 @@ impl Devices {
         node_id: &str,
         capability: &str,
         mut params: serde_json::Map<String, Value>,
-        timeout: Duration,
-        allow_desktop_screen: bool,
+        timeout: Option<Duration>,
         payload: Option<Vec<u8>>,
     ) -> Result<InvokeReply, DeviceError> {
+        let settings = self.config.current().nodes.clone();
+        let timeout =
+            timeout.unwrap_or_else(|| Duration::from_secs(u64::from(settings.invoke_timeout_s)));
         if capability.trim().is_empty() {
             return Err(DeviceError::InvalidRequest(
                 "Say which capability to use, e.g. notify.show.".to_owned(),
@@ -584,7 +576,10 @@ impl Devices {
                 ),
             ));
         };
-        if node_id == DESKTOP_NODE_ID && capability == "screen.capture" && !allow_desktop_screen {
+        if node_id == DESKTOP_NODE_ID
+            && capability == "screen.capture"
+            && !settings.allow_desktop_screen
+        {
             return Ok(InvokeReply::failed(
                 "not_allowed",
                 "Capturing this computer's screen is turned off in Settings > Devices.",
@@ -779,7 +774,7 @@ impl Presence {
             .unwrap_or_else(|e| e.into_inner())
             .values()
             .any(|c| {
-                (c.node_id != DESKTOP_NODE_ID || capability == "screen.capture")
+                model::counts_for(&c.node_id, capability)
                     && c.capabilities().iter().any(|k| k == capability)
             })
     }
@@ -865,20 +860,11 @@ impl Engine {
         id: &str,
         request: InvokeRequest,
     ) -> Result<InvokeReply, DeviceError> {
-        let settings = self.config().current().nodes.clone();
-        let timeout = request.timeout_ms.map_or_else(
-            || Duration::from_secs(u64::from(settings.invoke_timeout_s)),
-            |ms| Duration::from_millis(u64::from(ms.clamp(500, 120_000))),
-        );
+        let timeout = request
+            .timeout_ms
+            .map(|ms| Duration::from_millis(u64::from(ms.clamp(500, 120_000))));
         self.devices()
-            .invoke(
-                id,
-                request.capability.trim(),
-                request.params,
-                timeout,
-                settings.allow_desktop_screen,
-                None,
-            )
+            .invoke(id, request.capability.trim(), request.params, timeout, None)
             .await
     }
 

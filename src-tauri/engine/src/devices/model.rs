@@ -235,6 +235,12 @@ pub struct EventMessage {
     pub data: Value,
 }
 
+/// Whether a node's `capability` counts for the device tools: the desktop app itself only
+/// for screen captures (its notifications and the rest are the window's own).
+pub fn counts_for(node_id: &str, capability: &str) -> bool {
+    node_id != DESKTOP_NODE_ID || capability == "screen.capture"
+}
+
 /// An event name devices may send: `[a-z0-9_.-]{1,40}`.
 pub fn valid_event_name(name: &str) -> bool {
     (1..=40).contains(&name.len())

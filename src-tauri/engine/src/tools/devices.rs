@@ -3,7 +3,6 @@
 //! device can do what it does (the desktop app counts only for screen captures).
 
 use std::sync::Arc;
-use std::time::Duration;
 
 use base64::Engine as _;
 use futures::future::BoxFuture;
@@ -16,7 +15,7 @@ use super::{
 };
 use crate::Engine;
 use crate::devices::Presence;
-use crate::devices::model::{DESKTOP_NODE_ID, InvokeReply, Node};
+use crate::devices::model::{InvokeReply, Node, counts_for};
 
 pub fn plugin(presence: Presence) -> Plugin {
     let tool = |kind: Kind| -> Arc<dyn Tool> {
@@ -266,7 +265,7 @@ async fn pick(engine: &Engine, asked: &str, capability: &str) -> Result<Node, To
     let can = |n: &Node| {
         n.online
             && n.capabilities.iter().any(|c| c == capability)
-            && (n.node_id != DESKTOP_NODE_ID || capability == "screen.capture")
+            && counts_for(&n.node_id, capability)
     };
     let asked = asked.trim();
     if asked.is_empty() {
@@ -306,17 +305,9 @@ async fn invoke(
     capability: &str,
     params: Map<String, Value>,
 ) -> Result<Value, ToolError> {
-    let settings = engine.config().current().nodes.clone();
     let reply: InvokeReply = engine
         .devices()
-        .invoke(
-            &node.node_id,
-            capability,
-            params,
-            Duration::from_secs(u64::from(settings.invoke_timeout_s)),
-            settings.allow_desktop_screen,
-            None,
-        )
+        .invoke(&node.node_id, capability, params, None, None)
         .await
         .map_err(|e| ToolError::Failed(e.to_string()))?;
     if reply.ok {

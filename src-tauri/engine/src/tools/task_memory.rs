@@ -154,6 +154,31 @@ struct ReadTool {
     def: ToolDef,
 }
 
+/// An optional filter among `allowed`; nothing, "" or `all` (e.g. "both") means no filter.
+fn filter_choice(
+    field: &str,
+    given: Option<&str>,
+    allowed: &[&str],
+    all: &str,
+) -> Result<Option<String>, ToolError> {
+    match given.map(str::trim) {
+        None | Some("") => Ok(None),
+        Some(v) if v == all => Ok(None),
+        Some(v) if allowed.contains(&v) => Ok(Some(v.to_owned())),
+        Some(other) => {
+            let mut words: Vec<&str> = allowed.to_vec();
+            if !all.is_empty() {
+                words.push(all);
+            }
+            let last = words.pop().unwrap_or_default();
+            Err(ToolError::InvalidArguments(format!(
+                "{field} is {} or {last}, not {other}.",
+                words.join(", ")
+            )))
+        }
+    }
+}
+
 impl Tool for SearchTool {
     fn def(&self) -> &ToolDef {
         &self.def
@@ -166,24 +191,14 @@ impl Tool for SearchTool {
     ) -> BoxFuture<'a, Result<ToolOutput, ToolError>> {
         Box::pin(async move {
             let args: SearchArgs = parse_args(args)?;
-            let source = match args.source.as_deref().map(str::trim) {
-                None | Some("" | "both") => None,
-                Some(s @ ("chat" | "runs")) => Some(s.to_owned()),
-                Some(other) => {
-                    return Err(ToolError::InvalidArguments(format!(
-                        "source is chat, runs or both, not {other}."
-                    )));
-                }
-            };
-            let author = match args.author.as_deref().map(str::trim) {
-                None | Some("") => None,
-                Some(a @ ("user" | "agent" | "system")) => Some(a.to_owned()),
-                Some(other) => {
-                    return Err(ToolError::InvalidArguments(format!(
-                        "author is user, agent or system, not {other}."
-                    )));
-                }
-            };
+            let source =
+                filter_choice("source", args.source.as_deref(), &["chat", "runs"], "both")?;
+            let author = filter_choice(
+                "author",
+                args.author.as_deref(),
+                &["user", "agent", "system"],
+                "",
+            )?;
             let (engine, task_id, _) = task_run(ctx, "search_task_conversation")?;
             let hits = engine
                 .tasks()
@@ -317,5 +332,31 @@ impl Tool for BriefTool {
                 crate::tasks::brief::render(&brief)
             )))
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn filters_are_one_of_their_words_or_none() {
+        let source = |v| filter_choice("source", v, &["chat", "runs"], "both");
+        assert_eq!(source(None), Ok(None));
+        assert_eq!(source(Some(" both ")), Ok(None));
+        assert_eq!(source(Some("runs")), Ok(Some("runs".to_owned())));
+        assert_eq!(
+            source(Some("mail")),
+            Err(ToolError::InvalidArguments(
+                "source is chat, runs or both, not mail.".to_owned()
+            ))
+        );
+        let author = filter_choice("author", Some("bot"), &["user", "agent", "system"], "");
+        assert_eq!(
+            author,
+            Err(ToolError::InvalidArguments(
+                "author is user, agent or system, not bot.".to_owned()
+            ))
+        );
     }
 }
