@@ -23,7 +23,11 @@ fn tooltip_text(unread: u32) -> String {
 
 /// How many notifications are unread in the whole feed (0 when the feed can't be read).
 async fn unread_count(engine: &Engine) -> u32 {
-    match engine.list_notifications(Some(1), true).await {
+    match engine
+        .notifications()
+        .list_notifications(Some(1), true)
+        .await
+    {
         Ok(list) => list.unread,
         Err(error) => {
             tracing::warn!(%error, "could not count unread notifications for the tray");
@@ -136,6 +140,7 @@ mod tests {
             let mut ids = Vec::new();
             for title in ["One", "Two"] {
                 let n = engine
+                    .notifications()
                     .notify(NewNotification {
                         kind: "info".into(),
                         title: title.into(),
@@ -146,9 +151,17 @@ mod tests {
                 ids.push(n.id);
             }
             assert_eq!(unread_count(&engine).await, 2);
-            engine.read_notification(&ids[0]).await.expect("read");
+            engine
+                .notifications()
+                .read_notification(&ids[0])
+                .await
+                .expect("read");
             assert_eq!(unread_count(&engine).await, 1);
-            engine.read_all_notifications().await.expect("read all");
+            engine
+                .notifications()
+                .read_all_notifications()
+                .await
+                .expect("read all");
             assert_eq!(unread_count(&engine).await, 0);
             engine.shutdown().await;
         });

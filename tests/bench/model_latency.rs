@@ -152,7 +152,7 @@ async fn main() -> anyhow::Result<()> {
             scope: None,
         };
         let started = Instant::now();
-        let result = t.engine.run_loop(input, &mut |_| {}).await;
+        let result = t.engine.agent().run_loop(input, &mut |_| {}).await;
         let through_loop = started.elapsed();
         anyhow::ensure!(
             result.text == "done",

@@ -92,6 +92,7 @@ async fn tick(t: &TestEngine) -> Result<(Duration, usize)> {
     let start = Instant::now();
     let started = t
         .engine
+        .tasks()
         .scheduler_tick(t.engine.clock().now())
         .await
         .map_err(|e| anyhow::anyhow!(e.message()))?;

@@ -73,7 +73,11 @@ async fn run(
         session_id: None,
         scope: None,
     };
-    let result = t.engine.run_loop(input, &mut |e| events.push(e)).await;
+    let result = t
+        .engine
+        .agent()
+        .run_loop(input, &mut |e| events.push(e))
+        .await;
     (result, events)
 }
 

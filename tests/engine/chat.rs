@@ -506,7 +506,7 @@ async fn a_long_chat_is_summarized_and_replies_read_the_summary() -> Result<()> 
         )
         .await?;
     let flushed = std::sync::Arc::new(Recorder(std::sync::Mutex::new(Vec::new())));
-    t.engine.add_flush_hook(flushed.clone());
+    t.engine.agent().add_flush_hook(flushed.clone());
     let mut ws = t.ws().await?;
     let mut sid = Value::Null;
     for n in 1..=6 {

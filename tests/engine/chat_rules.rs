@@ -119,7 +119,13 @@ async fn a_never_from_chat_is_proposed_asks_first_and_accept_saves_the_rule() ->
         .await?;
     assert_eq!(rows[0]["role"], "user");
     assert_eq!(p["message_id"], rows[0]["id"]);
-    assert!(t.engine.chat_rule_keys(&sid).await.contains("files_write"));
+    assert!(
+        t.engine
+            .agent()
+            .chat_rule_keys(&sid)
+            .await
+            .contains("files_write")
+    );
 
     // Accept: one settings change with the rule and its origin, then the card's update.
     let (status, accepted) = t
@@ -143,7 +149,7 @@ async fn a_never_from_chat_is_proposed_asks_first_and_accept_saves_the_rule() ->
     assert_eq!(origin["said"], "Never write to my files");
     assert_eq!(origin["session_id"], sid.as_str());
     assert!(origin["at"].as_str().is_some_and(|a| !a.is_empty()));
-    assert!(t.engine.chat_rule_keys(&sid).await.is_empty());
+    assert!(t.engine.agent().chat_rule_keys(&sid).await.is_empty());
 
     // Answered once: 409; unknown: 404; other decisions: 422.
     let (status, body) = t
@@ -255,6 +261,7 @@ async fn a_condition_makes_the_rule_ask_and_decline_saves_nothing() -> Result<()
     ));
     let proposal = t
         .engine
+        .agent()
         .check_chat_rules(&sid, &message.id, &message.content)
         .await
         .expect("a proposal");
@@ -267,6 +274,7 @@ async fn a_condition_makes_the_rule_ask_and_decline_saves_nothing() -> Result<()
     );
     assert!(
         t.engine
+            .agent()
             .chat_rule_keys(&sid)
             .await
             .contains("internet_search")
@@ -278,6 +286,7 @@ async fn a_condition_makes_the_rule_ask_and_decline_saves_nothing() -> Result<()
     ));
     assert_eq!(
         t.engine
+            .agent()
             .check_chat_rules(&sid, &message.id, &message.content)
             .await,
         None
@@ -302,7 +311,7 @@ async fn a_condition_makes_the_rule_ask_and_decline_saves_nothing() -> Result<()
         json!({}),
         "decline saves nothing"
     );
-    assert!(t.engine.chat_rule_keys(&sid).await.is_empty());
+    assert!(t.engine.agent().chat_rule_keys(&sid).await.is_empty());
     let (_, listed) = t
         .client
         .get(&format!(
@@ -325,7 +334,10 @@ async fn messages_without_a_trigger_or_a_matching_tool_never_call_a_model() -> R
         "Stop asking and write the file",
         "Never go to the moon",
     ] {
-        assert_eq!(t.engine.check_chat_rules(&sid, "m1", text).await, None);
+        assert_eq!(
+            t.engine.agent().check_chat_rules(&sid, "m1", text).await,
+            None
+        );
     }
     // An answer that names nothing the message could mean makes no proposal either.
     server.push(Reply::json(
@@ -333,6 +345,7 @@ async fn messages_without_a_trigger_or_a_matching_tool_never_call_a_model() -> R
     ));
     assert_eq!(
         t.engine
+            .agent()
             .check_chat_rules(&sid, "m2", "never read my files")
             .await,
         None
@@ -359,17 +372,18 @@ async fn a_slow_check_finishes_in_the_background_and_its_tools_ask_meanwhile() -
     );
     let waited = t
         .engine
+        .agent()
         .check_chat_rules_within(&sid, "m1", "never read my files", Duration::from_millis(20))
         .await;
     assert_eq!(waited, None);
     // Still weighing: its candidate tools ask first in this chat.
-    let weighing = t.engine.chat_rule_keys(&sid).await;
+    let weighing = t.engine.agent().chat_rule_keys(&sid).await;
     assert!(weighing.contains("files_read"), "{weighing:?}");
     let wire = next_of(&mut events, "rule_proposal.updated").await?;
     assert_eq!(wire["data"]["keys"], json!(["files_read"]));
     // Done weighing: only the proposal's own keys ask now.
     assert_eq!(
-        t.engine.chat_rule_keys(&sid).await,
+        t.engine.agent().chat_rule_keys(&sid).await,
         ["files_read".to_owned()].into()
     );
     // Deleting the chat deletes its proposals.

@@ -14,8 +14,7 @@ use anyhow::{Context, Result, bail};
 use futures::{SinkExt, StreamExt};
 use reqwest::Method;
 use sentient_e2e::sentient_engine::clock::ManualClock;
-use sentient_e2e::sentient_engine::devices::pinned;
-use sentient_e2e::sentient_engine::tools::ToolCtx;
+use sentient_e2e::sentient_engine::node::pinned;
 use sentient_e2e::{TestEngine, WAIT, eventually, point_models_at, send};
 use sentient_model_server::{Reply, ScriptedModel};
 use serde_json::{Value, json};
@@ -875,7 +874,7 @@ async fn device_tools_are_offered_only_while_a_device_can_use_them() -> Result<(
         }
         anyhow::Ok(seen)
     });
-    let ctx = ToolCtx::for_engine(&t.engine, "call-1");
+    let ctx = t.engine.agent().tool_ctx("call-1");
     let result = t
         .engine
         .tools()
@@ -977,7 +976,7 @@ async fn device_tools_are_offered_only_while_a_device_can_use_them() -> Result<(
 
 #[tokio::test]
 async fn the_reference_node_pairs_from_the_link_answers_and_presses_stop() -> Result<()> {
-    use sentient_e2e::sentient_engine::devices::reference_node::{self, NodeOptions};
+    use sentient_e2e::sentient_engine::node::reference_node::{self, NodeOptions};
     use tokio::io::AsyncWriteExt;
 
     let t = TestEngine::start().await?;

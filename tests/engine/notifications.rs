@@ -27,6 +27,7 @@ async fn notify(
 ) -> Result<Value> {
     let saved = t
         .engine
+        .notifications()
         .notify(NewNotification {
             kind: "info".into(),
             title: title.into(),
@@ -98,6 +99,7 @@ async fn the_feed_lists_reads_and_deletes_with_events() -> Result<()> {
     // A payload change is published whole.
     let changed = t
         .engine
+        .notifications()
         .update_notification_payload(
             second["id"].as_str().expect("id"),
             object(json!({"status": "approved", "n": 3})),
@@ -112,6 +114,7 @@ async fn the_feed_lists_reads_and_deletes_with_events() -> Result<()> {
     );
     let missing = t
         .engine
+        .notifications()
         .update_notification_payload("nope", Map::new())
         .await;
     assert_eq!(missing.err().map(|e| e.status), Some(404));
@@ -284,6 +287,7 @@ async fn a_plan_waiting_for_approval_notifies_and_approving_settles_it() -> Resu
         .await?;
     assert_eq!(code, 200, "{task}");
     t.engine
+        .tasks()
         .settle_task_notifications(&id, "approval_needed", "approved")
         .await;
     let event = ws.wait_for("notification.updated").await?;
@@ -299,35 +303,37 @@ async fn a_plan_waiting_for_approval_notifies_and_approving_settles_it() -> Resu
     // Settled once: nothing left waiting, nothing published again.
     assert!(
         t.engine
+            .tasks()
             .settle_task_notifications(&id, "approval_needed", "declined")
             .await
             .is_empty()
     );
 
     // Where its notifications go besides the app.
-    assert_eq!(t.engine.delivery_for(&id).await, json!("default"));
+    assert_eq!(t.engine.tasks().delivery_for(&id).await, json!("default"));
     let chats = json!([{"channel": "telegram", "chat_id": "42"}]);
     let (code, _) = t
         .client
         .patch(&format!("/api/tasks/{id}"), json!({"deliver_to": chats}))
         .await?;
     assert_eq!(code, 200);
-    assert_eq!(t.engine.delivery_for(&id).await, chats);
+    assert_eq!(t.engine.tasks().delivery_for(&id).await, chats);
     t.client
         .patch(
             &format!("/api/tasks/{id}"),
             json!({"deliver_to": "desktop"}),
         )
         .await?;
-    assert_eq!(t.engine.delivery_for(&id).await, json!("desktop"));
+    assert_eq!(t.engine.tasks().delivery_for(&id).await, json!("desktop"));
     assert_eq!(
-        t.engine.delivery_for("no-such-task").await,
+        t.engine.tasks().delivery_for("no-such-task").await,
         json!("desktop")
     );
 
     // The run helper the tasks service calls when a run ends.
     let sent = t
         .engine
+        .tasks()
         .notify_run_finished(
             &id,
             "r1",
@@ -347,6 +353,7 @@ async fn a_plan_waiting_for_approval_notifies_and_approving_settles_it() -> Resu
     assert_eq!(event["data"]["payload"]["event"], "run_completed");
     let sent = t
         .engine
+        .tasks()
         .notify_run_finished(
             &id,
             "r2",
@@ -364,12 +371,14 @@ async fn a_plan_waiting_for_approval_notifies_and_approving_settles_it() -> Resu
     );
     assert!(
         t.engine
+            .tasks()
             .notify_run_finished(&id, "r3", RunStatus::Cancelled, None, None)
             .await
             .is_none()
     );
     assert!(
         t.engine
+            .tasks()
             .notify_run_finished("no-such-task", "r4", RunStatus::Completed, None, None)
             .await
             .is_none()

@@ -215,10 +215,13 @@ async fn a_saved_key_is_set_from_the_keychain_and_never_shown_or_written_down() 
 /// output kept unless it fails. Used where a process-wide choice is under test: the log
 /// subscriber, and the keychain (chosen once per process).
 async fn run_in_child(name: &str, env: &[(&str, &str)]) -> Result<()> {
+    // Test names are paths from the binary's root (`secrets::logs_child`).
+    let module = module_path!().split_once("::").map_or("", |(_, m)| m);
+    let full_name = format!("{module}::{name}");
     let mut command = tokio::process::Command::new(std::env::current_exe()?);
     command
         .args([
-            name,
+            full_name.as_str(),
             "--exact",
             "--ignored",
             "--nocapture",

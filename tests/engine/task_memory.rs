@@ -192,6 +192,7 @@ async fn a_recurring_task_reports_only_what_is_new_and_keeps_the_full_list() -> 
     ));
     let started = t
         .engine
+        .tasks()
         .scheduler_tick(due + chrono::Duration::seconds(1))
         .await
         .map_err(|e| anyhow::anyhow!(e.message()))?;

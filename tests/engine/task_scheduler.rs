@@ -53,6 +53,7 @@ async fn engine_on(
     ensure!(code == 200, "{body}");
     // Ticks never overlap, so once this returns the start tick is behind us.
     t.engine
+        .tasks()
         .scheduler_tick(clock.now_utc())
         .await
         .map_err(api)?;
@@ -235,6 +236,7 @@ async fn next_times_follow_time_zones_and_the_dst_change() -> Result<()> {
     server.push(Reply::text("It is nine."));
     let started = t
         .engine
+        .tasks()
         .scheduler_tick(clock.now_utc())
         .await
         .map_err(api)?;
@@ -328,7 +330,7 @@ async fn missed_runs_follow_their_catch_up_rule_and_send_one_notice() -> Result<
     for _ in 0..4 {
         server.push(Reply::text("Done."));
     }
-    let started = t.engine.scheduler_tick(now).await.map_err(api)?;
+    let started = t.engine.tasks().scheduler_tick(now).await.map_err(api)?;
     assert_eq!(started.len(), 4, "C, E, A and the on-time task run");
 
     // auto within the window and "run" ran once; auto beyond the window, "skip" and a
@@ -383,7 +385,7 @@ async fn missed_runs_follow_their_catch_up_rule_and_send_one_notice() -> Result<
         "Skipped: it was due Sep 15, 01:00, while the computer was off or asleep. Choose Run now if you still want it."
     );
     // Nothing is caught up twice.
-    let again = t.engine.scheduler_tick(now).await.map_err(api)?;
+    let again = t.engine.tasks().scheduler_tick(now).await.map_err(api)?;
     assert!(again.is_empty());
     assert_eq!(catch_ups(&t).await?.len(), 1);
     t.stop().await;
@@ -448,6 +450,7 @@ async fn stop_everything_pauses_the_scheduler_and_resume_catches_up() -> Result<
     clock.set(at("2026-09-14T07:00:10Z"));
     assert!(
         t.engine
+            .tasks()
             .scheduler_tick(clock.now_utc())
             .await
             .map_err(api)?
@@ -456,6 +459,7 @@ async fn stop_everything_pauses_the_scheduler_and_resume_catches_up() -> Result<
     clock.set(at("2026-09-14T09:00:00Z"));
     assert!(
         t.engine
+            .tasks()
             .scheduler_tick(clock.now_utc())
             .await
             .map_err(api)?
@@ -483,6 +487,7 @@ async fn stop_everything_pauses_the_scheduler_and_resume_catches_up() -> Result<
     // The next tick has nothing more to do.
     assert!(
         t.engine
+            .tasks()
             .scheduler_tick(clock.now_utc())
             .await
             .map_err(api)?
@@ -518,10 +523,18 @@ async fn at_most_the_configured_runs_work_at_once() -> Result<()> {
         ids.push(insert(&t, name, None, TaskStatus::Pending, Some(due)).await?);
     }
     // Every slot is taken: the due tasks stay due, unclaimed, however often the scheduler looks.
-    assert!(t.engine.scheduler_tick(now).await.map_err(api)?.is_empty());
+    assert!(
+        t.engine
+            .tasks()
+            .scheduler_tick(now)
+            .await
+            .map_err(api)?
+            .is_empty()
+    );
     clock.set(now + chrono::Duration::minutes(10));
     assert!(
         t.engine
+            .tasks()
             .scheduler_tick(clock.now_utc())
             .await
             .map_err(api)?
@@ -554,6 +567,7 @@ async fn at_most_the_configured_runs_work_at_once() -> Result<()> {
     // The scheduler's own loop may take the freed slot first (it wakes when a run ends); either
     // way, once this tick is done exactly the earliest waiting task has started.
     t.engine
+        .tasks()
         .scheduler_tick(clock.now_utc())
         .await
         .map_err(api)?;
@@ -567,6 +581,7 @@ async fn at_most_the_configured_runs_work_at_once() -> Result<()> {
     for id in &ids {
         let _ = t
             .engine
+            .tasks()
             .scheduler_tick(clock.now_utc())
             .await
             .map_err(api)?;
@@ -607,7 +622,10 @@ async fn two_engines_on_one_database_start_each_due_task_once() -> Result<()> {
     }
     let mut started: Vec<String> = Vec::new();
     for _ in 0..400 {
-        let (x, y) = tokio::join!(a.engine.scheduler_tick(now), b.engine.scheduler_tick(now));
+        let (x, y) = tokio::join!(
+            a.engine.tasks().scheduler_tick(now),
+            b.engine.tasks().scheduler_tick(now)
+        );
         started.extend(x.map_err(api)?);
         started.extend(y.map_err(api)?);
         let (left,): (i64,) = still_due(&a, now).await?;

@@ -401,6 +401,7 @@ async fn tasks_not_live_or_disabled_ignore_events_and_nothing_fires_while_stoppe
     );
     let started = t
         .engine
+        .tasks()
         .fire_triggers(
             "webhook",
             "h2",

@@ -115,6 +115,7 @@ async fn a_task_is_planned_approved_run_and_its_result_kept() -> Result<()> {
     ));
     let started = t
         .engine
+        .tasks()
         .scheduler_tick(t.engine.clock().now())
         .await
         .map_err(|e| anyhow::anyhow!(e.message()))?;
@@ -122,6 +123,7 @@ async fn a_task_is_planned_approved_run_and_its_result_kept() -> Result<()> {
     // A second tick finds nothing: the task was claimed once.
     let again = t
         .engine
+        .tasks()
         .scheduler_tick(t.engine.clock().now())
         .await
         .map_err(|e| anyhow::anyhow!(e.message()))?;
@@ -428,6 +430,7 @@ async fn recurring_tasks_go_live_run_now_cancel_and_stop() -> Result<()> {
     let later = t.engine.clock().now() + chrono::Duration::days(2);
     let started = t
         .engine
+        .tasks()
         .scheduler_tick(later)
         .await
         .map_err(|e| anyhow::anyhow!(e.message()))?;
@@ -461,6 +464,7 @@ async fn a_one_off_task_missed_long_ago_is_skipped_with_a_reason() -> Result<()>
         .await?;
     let started = t
         .engine
+        .tasks()
         .scheduler_tick(t.engine.clock().now())
         .await
         .map_err(|e| anyhow::anyhow!(e.message()))?;
@@ -514,7 +518,7 @@ async fn the_tasks_app_creates_finds_reads_and_changes_tasks_for_chat() -> Resul
     let call = |name: &'static str, args: Value| {
         let engine = t.engine.clone();
         async move {
-            let ctx = sentient_e2e::sentient_engine::tools::ToolCtx::for_engine(&engine, "call_1");
+            let ctx = engine.agent().tool_ctx("call_1");
             engine.tools().invoke(name, args, &ctx, 16_000).await
         }
     };

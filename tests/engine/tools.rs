@@ -2,7 +2,6 @@
 //! tools, and calls made with the engine's own context land in its home and follow its settings.
 
 use reqwest::Method;
-use sentient_e2e::sentient_engine::tools::ToolCtx;
 use sentient_e2e::{TestEngine, send};
 use serde_json::{Value, json};
 
@@ -73,7 +72,7 @@ async fn get_tools_lists_the_built_in_apps() -> anyhow::Result<()> {
 async fn calls_use_the_engine_home_and_settings() -> anyhow::Result<()> {
     let t = TestEngine::start().await?;
     let tools = t.engine.tools().clone();
-    let ctx = ToolCtx::for_engine(&t.engine, "e2e-1");
+    let ctx = t.engine.agent().tool_ctx("e2e-1");
 
     let saved = tools
         .invoke(
@@ -97,7 +96,7 @@ async fn calls_use_the_engine_home_and_settings() -> anyhow::Result<()> {
         )
         .await?;
     assert_eq!(status, 200);
-    let ctx = ToolCtx::for_engine(&t.engine, "e2e-2");
+    let ctx = t.engine.agent().tool_ctx("e2e-2");
     let now = tools.invoke("time_now", Value::Null, &ctx, 16_000).await;
     assert!(!now.is_error, "{}", now.content);
     assert_eq!(now.value["timezone"], "Asia/Kolkata");

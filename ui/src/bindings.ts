@@ -757,33 +757,33 @@ export type Config_Deserialize = {
 	chat?: ChatConfig_Deserialize,
 	/**  Which tools the assistant may use and when it asks you first. */
 	tools?: ToolsConfig_Deserialize,
-	/**  Helpers the assistant can start to work on parts of a job alongside the chat. */
+	/**  Not used yet (it arrives in a later version). Helpers the assistant can start to work on parts of a job alongside the chat. */
 	subagents?: SubagentsConfig_Deserialize,
 	/**  Connected apps, web services, MCP servers and webhooks. */
 	integrations?: IntegrationsConfig_Deserialize,
-	/**  Suggestions Sentient makes on its own, follow-ups and the Daily Brief. */
+	/**  Not used yet (it arrives in a later version). Suggestions Sentient makes on its own, follow-ups and the Daily Brief. */
 	proactivity?: ProactivityConfig_Deserialize,
-	/**  What Sentient remembers about you and how it recalls it. */
+	/**  Not used yet (it arrives in a later version). What Sentient remembers about you and how it recalls it. */
 	memory?: MemoryConfig_Deserialize,
-	/**  The nightly clean-up of memories. */
+	/**  Not used yet (it arrives in a later version). The nightly clean-up of memories. */
 	dreaming?: DreamingConfig_Deserialize,
-	/**  The picture Sentient builds of your preferences, goals and style. */
+	/**  Not used yet (it arrives in a later version). The picture Sentient builds of your preferences, goals and style. */
 	user_model?: UserModelConfig_Deserialize,
-	/**  Skills: saved step-by-step procedures Sentient can follow. */
+	/**  Not used yet (it arrives in a later version). Skills: saved step-by-step procedures Sentient can follow. */
 	skills?: SkillsConfig_Deserialize,
-	/**  How Sentient learns new skills and keeps them working. */
+	/**  Not used yet (it arrives in a later version). How Sentient learns new skills and keeps them working. */
 	evolution?: EvolutionConfig_Deserialize,
-	/**  Talking to Sentient: speech recognition, spoken replies and the wake word. */
+	/**  Not used yet (it arrives in a later version). Talking to Sentient: speech recognition, spoken replies and the wake word. */
 	voice?: VoiceConfig_Deserialize,
-	/**  The web browser the assistant can use for sites without an integration. */
+	/**  Not used yet (it arrives in a later version). The web browser the assistant can use for sites without an integration. */
 	browser?: BrowserConfig_Deserialize,
-	/**  Short Python scripts the assistant writes and runs. */
+	/**  Not used yet (it arrives in a later version). Short Python scripts the assistant writes and runs. */
 	sandbox?: SandboxConfig_Deserialize,
 	/**  Phones, smart glasses and other devices connected to Sentient. */
 	nodes?: NodesConfig_Deserialize,
-	/**  Telegram, Discord and WhatsApp chats with Sentient. */
+	/**  Not used yet (it arrives in a later version). Telegram, Discord and WhatsApp chats with Sentient. */
 	channels?: ChannelsConfig_Deserialize,
-	/**  Commands the assistant may run on this computer. */
+	/**  Not used yet (it arrives in a later version). Commands the assistant may run on this computer. */
 	terminal?: TerminalConfig_Deserialize,
 	/**  The local connection the Sentient window and your scripts use to reach the engine. */
 	gateway?: GatewayConfig_Deserialize,
@@ -803,33 +803,33 @@ export type Config_Serialize = {
 	chat: ChatConfig_Serialize,
 	/**  Which tools the assistant may use and when it asks you first. */
 	tools: ToolsConfig_Serialize,
-	/**  Helpers the assistant can start to work on parts of a job alongside the chat. */
+	/**  Not used yet (it arrives in a later version). Helpers the assistant can start to work on parts of a job alongside the chat. */
 	subagents: SubagentsConfig_Serialize,
 	/**  Connected apps, web services, MCP servers and webhooks. */
 	integrations: IntegrationsConfig_Serialize,
-	/**  Suggestions Sentient makes on its own, follow-ups and the Daily Brief. */
+	/**  Not used yet (it arrives in a later version). Suggestions Sentient makes on its own, follow-ups and the Daily Brief. */
 	proactivity: ProactivityConfig_Serialize,
-	/**  What Sentient remembers about you and how it recalls it. */
+	/**  Not used yet (it arrives in a later version). What Sentient remembers about you and how it recalls it. */
 	memory: MemoryConfig_Serialize,
-	/**  The nightly clean-up of memories. */
+	/**  Not used yet (it arrives in a later version). The nightly clean-up of memories. */
 	dreaming: DreamingConfig_Serialize,
-	/**  The picture Sentient builds of your preferences, goals and style. */
+	/**  Not used yet (it arrives in a later version). The picture Sentient builds of your preferences, goals and style. */
 	user_model: UserModelConfig_Serialize,
-	/**  Skills: saved step-by-step procedures Sentient can follow. */
+	/**  Not used yet (it arrives in a later version). Skills: saved step-by-step procedures Sentient can follow. */
 	skills: SkillsConfig_Serialize,
-	/**  How Sentient learns new skills and keeps them working. */
+	/**  Not used yet (it arrives in a later version). How Sentient learns new skills and keeps them working. */
 	evolution: EvolutionConfig_Serialize,
-	/**  Talking to Sentient: speech recognition, spoken replies and the wake word. */
+	/**  Not used yet (it arrives in a later version). Talking to Sentient: speech recognition, spoken replies and the wake word. */
 	voice: VoiceConfig_Serialize,
-	/**  The web browser the assistant can use for sites without an integration. */
+	/**  Not used yet (it arrives in a later version). The web browser the assistant can use for sites without an integration. */
 	browser: BrowserConfig_Serialize,
-	/**  Short Python scripts the assistant writes and runs. */
+	/**  Not used yet (it arrives in a later version). Short Python scripts the assistant writes and runs. */
 	sandbox: SandboxConfig_Serialize,
 	/**  Phones, smart glasses and other devices connected to Sentient. */
 	nodes: NodesConfig_Serialize,
-	/**  Telegram, Discord and WhatsApp chats with Sentient. */
+	/**  Not used yet (it arrives in a later version). Telegram, Discord and WhatsApp chats with Sentient. */
 	channels: ChannelsConfig_Serialize,
-	/**  Commands the assistant may run on this computer. */
+	/**  Not used yet (it arrives in a later version). Commands the assistant may run on this computer. */
 	terminal: TerminalConfig_Serialize,
 	/**  The local connection the Sentient window and your scripts use to reach the engine. */
 	gateway: GatewayConfig_Serialize,

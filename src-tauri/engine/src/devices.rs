@@ -8,14 +8,17 @@
 pub mod lan;
 pub mod lan_runtime;
 pub mod mdns;
-pub mod model;
 pub mod pairing;
-pub mod pinned;
-pub mod reference_node;
 pub mod socket;
 pub mod store;
 pub mod tls;
+pub mod tools;
 pub mod uploads;
+
+/// Devices and the node protocol's wire types sit with the other domain types.
+pub use sentient_core::domain::node as model;
+#[cfg(test)]
+mod reference_node_tests;
 
 use std::collections::HashMap;
 use std::net::IpAddr;

@@ -12,7 +12,7 @@ use std::collections::HashMap;
 use std::sync::{Mutex, RwLock};
 
 use axum::body::{Body, Bytes};
-use chrono::{DateTime, Duration, SecondsFormat, SubsecRound, Utc};
+use chrono::{DateTime, Duration, SubsecRound, Utc};
 use futures::StreamExt;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
@@ -24,6 +24,7 @@ use crate::bus::DomainEvent;
 use crate::clock::SharedClock;
 use crate::error::ApiError;
 use crate::store::{Store, StoreError};
+pub use sentient_core::domain::integration::Hook;
 
 /// How long a key stays in the "already seen" record.
 pub const SEEN_DAYS: i64 = 30;
@@ -31,18 +32,6 @@ pub const SEEN_DAYS: i64 = 30;
 pub const STOPPED_RETRY_SECONDS: u64 = 60;
 /// The longest hook name, in characters.
 pub const MAX_NAME_CHARS: usize = 80;
-
-/// One hook as `GET /api/hooks` lists it.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, specta::Type, utoipa::ToSchema)]
-pub struct Hook {
-    pub id: String,
-    pub name: String,
-    /// The address to call: `http://<loopback host:port>/hooks/<id>`.
-    pub url: String,
-    pub created_at: DateTime<Utc>,
-    pub last_called_at: Option<DateTime<Utc>>,
-    pub calls: u64,
-}
 
 /// `POST /api/hooks`: the new hook and its secret, which is shown this once.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, specta::Type, utoipa::ToSchema)]
@@ -174,24 +163,15 @@ pub struct Hooks {
     last_seen_prune: Mutex<Option<DateTime<Utc>>>,
 }
 
-/// Times as stored: RFC 3339 UTC with microseconds, so text order is time order.
-pub(crate) fn stamp(at: DateTime<Utc>) -> String {
-    at.to_rfc3339_opts(SecondsFormat::Micros, true)
-}
+pub(crate) use sentient_core::store::stamp;
 
-fn parse_stamp(text: &str) -> Option<DateTime<Utc>> {
-    DateTime::parse_from_rfc3339(text)
-        .ok()
-        .map(|t| t.with_timezone(&Utc))
-}
+use sentient_core::store::parse_stamp;
 
 fn digest(secret: &str) -> [u8; 32] {
     Sha256::digest(secret.as_bytes()).into()
 }
 
-fn new_id() -> String {
-    hex::encode(rand::random::<[u8; 12]>())
-}
+use sentient_core::store::new_id;
 
 impl Hooks {
     /// Loads every hook's digest and starts the call writer.

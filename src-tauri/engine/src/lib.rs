@@ -2,35 +2,33 @@
 //! it opens the home folder, the settings, the database and the bus, starts the gateway, and
 //! hands out the services. There are no globals, so tests run several engines side by side.
 
-pub mod agent;
 pub mod bootstrap;
-pub mod bus;
-pub mod clock;
-pub mod config;
 pub mod devices;
 pub mod doctor;
-pub mod error;
-pub mod files;
 pub mod gateway;
-pub mod home;
 pub mod hooks;
 pub mod integrations;
-pub mod llm;
-pub mod logging;
 pub mod models;
 pub mod notifications;
 pub mod onboarding;
-pub mod secrets;
-pub mod stop;
-pub mod store;
-pub mod system;
-pub mod tasks;
-pub mod tools;
+
+// The layers below, under the names the doors, the shell and the tests use.
+pub use sentient_agent as agent;
+pub use sentient_agent::tools;
+pub use sentient_core::{
+    OkReply, VERSION, bus, clock, config, domain, error, files, home, logging, secrets, stop, store,
+};
+pub use sentient_llm as llm;
+pub use sentient_llm::system;
+pub use sentient_node as node;
+pub use sentient_tasks as tasks;
 
 use std::net::{Ipv4Addr, SocketAddr};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
+use sentient_agent::{Agent, AgentParts};
+use sentient_tasks::TaskService;
 use serde::{Deserialize, Serialize};
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
@@ -38,18 +36,17 @@ use tokio_util::sync::CancellationToken;
 use crate::bus::{DomainEvent, EventBus};
 use crate::clock::{SharedClock, SystemClock};
 use crate::config::{ConfigError, ConfigService};
+use crate::devices::Devices;
 use crate::home::{Home, HomeError};
 use crate::llm::queue::{LocalQueue, QueueSettings, SystemPower};
 use crate::llm::usage::UsageLedger;
 use crate::llm::{LlmService, RetryPolicy};
+use crate::notifications::NotificationService;
 use crate::secrets::SecretsService;
 use crate::stop::StopService;
 use crate::store::{Store, StoreError};
 use crate::system::HardwareCache;
 use crate::tools::ToolRegistry;
-
-/// The engine's version, shown in health, hello and bootstrap.
-pub const VERSION: &str = env!("CARGO_PKG_VERSION");
 
 /// How to start an engine. Everything is optional; the defaults are the real product's.
 #[derive(Clone, Default)]
@@ -99,18 +96,6 @@ pub enum StartError {
     Bind { port: u16, source: std::io::Error },
 }
 
-/// The contract's plain `{ok: true}` answer, shared by every route that has nothing else to say.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, specta::Type, utoipa::ToSchema)]
-pub struct OkReply {
-    pub ok: bool,
-}
-
-impl OkReply {
-    pub const fn yes() -> Self {
-        Self { ok: true }
-    }
-}
-
 /// `GET /api/health`.
 #[derive(Debug, Clone, Serialize, Deserialize, specta::Type, utoipa::ToSchema)]
 pub struct Health {
@@ -128,15 +113,12 @@ struct Inner {
     secrets: SecretsService,
     llm: LlmService,
     hardware: HardwareCache,
-    sessions: agent::sessions::Sessions,
     files: files::Files,
-    tasks: tasks::Tasks,
-    notifications: notifications::Notifications,
+    agent: Agent,
+    tasks: TaskService,
+    notifications: NotificationService,
     hooks: hooks::Hooks,
-    devices: devices::Devices,
-    chat: Arc<agent::chat::ChatState>,
-    chat_rules: Arc<agent::chat_rules::ChatRulesState>,
-    tools: ToolRegistry,
+    devices: Arc<Devices>,
     clock: SharedClock,
     token: String,
     addr: SocketAddr,
@@ -195,20 +177,38 @@ impl Engine {
             options.llm_retry.unwrap_or_default(),
         );
         let hardware = HardwareCache::new(llm.ollama().base);
-        let sessions = agent::sessions::Sessions::new(store.clone(), bus.clone(), clock.clone());
         let files = files::Files::new(home.clone());
-        let tasks = tasks::Tasks::new(store.clone());
-        let notifications = notifications::Notifications::new(store.clone(), clock.clone());
+        let shutdown = CancellationToken::new();
+        // The services, bottom up; each gets only the handles it needs.
+        let agent = Agent::new(AgentParts {
+            home: home.clone(),
+            store: store.clone(),
+            bus: bus.clone(),
+            config: config.clone(),
+            stop: stop.clone(),
+            llm: llm.clone(),
+            clock: clock.clone(),
+        });
+        let notifications = NotificationService::new(store.clone(), clock.clone(), bus.clone());
+        let tasks = TaskService::new(
+            agent.clone(),
+            Arc::new(notifications.clone()),
+            shutdown.clone(),
+        );
         let hooks = hooks::Hooks::load(store.clone(), clock.clone()).await?;
-        let devices = devices::Devices::new(
+        let devices = Arc::new(Devices::new(
             store.clone(),
             clock.clone(),
             bus.clone(),
             config.clone(),
             &home,
-        );
-        let tools = ToolRegistry::with_builtins();
-        if let Err(error) = tools.register(tools::devices::plugin(devices.presence())) {
+        ));
+        let device_tools = devices::tools::plugin(devices::tools::DeviceToolDeps {
+            devices: devices.clone(),
+            config: config.clone(),
+            llm: llm.clone(),
+        });
+        if let Err(error) = agent.tools().register(device_tools) {
             tracing::error!(%error, "the devices app could not be registered");
         }
 
@@ -235,26 +235,23 @@ impl Engine {
                 secrets,
                 llm,
                 hardware,
-                sessions,
                 files,
+                agent,
                 tasks,
                 notifications,
                 hooks,
                 devices,
-                chat: Arc::default(),
-                chat_rules: Arc::default(),
-                tools,
                 clock,
                 token,
                 addr,
                 ui_dir,
-                shutdown: CancellationToken::new(),
+                shutdown,
                 gateway: Mutex::new(None),
             }),
         };
         engine.follow_queue_settings();
-        engine.start_scheduler();
-        engine.start_triggers();
+        engine.tasks().start_scheduler();
+        engine.tasks().start_triggers();
         engine.start_devices();
         let app = gateway::router(engine.clone());
         let shutdown = engine.inner.shutdown.clone();
@@ -334,35 +331,31 @@ impl Engine {
     pub fn hardware(&self) -> &HardwareCache {
         &self.inner.hardware
     }
+    /// The agent: the loop, chats, rules from chat and the tool registry.
+    pub fn agent(&self) -> &Agent {
+        &self.inner.agent
+    }
     pub fn sessions(&self) -> &agent::sessions::Sessions {
-        &self.inner.sessions
+        self.inner.agent.sessions()
     }
     pub fn files(&self) -> &files::Files {
         &self.inner.files
     }
     /// Tasks and their runs.
-    pub fn tasks(&self) -> &tasks::Tasks {
+    pub fn tasks(&self) -> &TaskService {
         &self.inner.tasks
     }
     /// The notifications feed.
-    pub fn notifications(&self) -> &notifications::Notifications {
+    pub fn notifications(&self) -> &NotificationService {
         &self.inner.notifications
     }
     /// Paired devices, their connections and the LAN listener.
-    pub fn devices(&self) -> &devices::Devices {
+    pub fn devices(&self) -> &Devices {
         &self.inner.devices
-    }
-    /// Running chat turns and the approval questions they wait on.
-    pub fn chat_state(&self) -> Arc<agent::chat::ChatState> {
-        self.inner.chat.clone()
-    }
-    /// Rule checks still weighing a chat's message (#130).
-    pub fn chat_rules_state(&self) -> Arc<agent::chat_rules::ChatRulesState> {
-        self.inner.chat_rules.clone()
     }
     /// The agent's apps and tools.
     pub fn tools(&self) -> &ToolRegistry {
-        &self.inner.tools
+        self.inner.agent.tools()
     }
 
     /// The local-model queue applies `models.local_queue` and friends as soon as they change.

@@ -1,56 +1,21 @@
-//! The notifications feed (contract section 6): the Notification object, the `Notifications`
-//! store (migration `0007_notifications.sql`) and the Engine methods behind
-//! `/api/notifications`. Every change is published on the bus (`notification.new`, `.updated`,
-//! `.read`, `.deleted`), so windows, sockets and the desktop's native pop-up follow it.
-//! `task` holds what tasks send: their notifications, where they go, and settling them.
-
-pub mod task;
+//! The notifications feed (contract section 6): the `Notifications` store (migration
+//! `0007_notifications.sql`) and the [`NotificationService`] behind `/api/notifications`, which
+//! other areas reach through the [`Notifier`] trait. Every change is published on the bus
+//! (`notification.new`, `.updated`, `.read`, `.deleted`), so windows, sockets and the desktop's
+//! native pop-up follow it. What tasks send lives with tasks (`sentient_tasks::notify`).
 
 use chrono::{DateTime, SubsecRound, Utc};
-use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use sqlx::Row;
 use sqlx::sqlite::SqliteRow;
 
-use crate::Engine;
-use crate::bus::DomainEvent;
+use crate::bus::{DomainEvent, EventBus};
 use crate::clock::SharedClock;
 use crate::error::ApiError;
 use crate::store::{Store, StoreError};
-
-/// One entry in the notifications feed.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, specta::Type, utoipa::ToSchema)]
-pub struct Notification {
-    pub id: String,
-    /// info, task, approval, proactive, skill, error or brief.
-    pub kind: String,
-    pub title: String,
-    /// Markdown.
-    pub message: String,
-    #[schema(value_type = Object)]
-    #[specta(type = std::collections::BTreeMap<String, String>)]
-    pub payload: serde_json::Map<String, serde_json::Value>,
-    pub task_id: Option<String>,
-    pub read: bool,
-    pub created_at: DateTime<Utc>,
-}
-
-/// What a service hands to [`Engine::notify`]; the feed adds the id, `read` and the time.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct NewNotification {
-    pub kind: String,
-    pub title: String,
-    pub message: String,
-    pub payload: Map<String, Value>,
-    pub task_id: Option<String>,
-}
-
-/// `GET /api/notifications`: newest first, and how many are unread in the whole feed.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, specta::Type, utoipa::ToSchema)]
-pub struct NotificationList {
-    pub notifications: Vec<Notification>,
-    pub unread: u32,
-}
+pub use sentient_core::domain::notification::{
+    NewNotification, Notification, NotificationList, Notifier,
+};
 
 /// How many notifications one listing returns unless asked otherwise, and at most.
 pub const DEFAULT_LIMIT: u32 = 50;
@@ -92,10 +57,7 @@ pub fn merge_payload(payload: &mut Map<String, Value>, changes: &Map<String, Val
     }
 }
 
-/// One fixed-width format, so stored times sort correctly as text.
-fn stamp(t: DateTime<Utc>) -> String {
-    t.to_rfc3339_opts(chrono::SecondsFormat::Micros, true)
-}
+use sentient_core::store::stamp;
 
 fn from_row(row: &SqliteRow) -> Notification {
     let payload: String = row.get("payload");
@@ -149,7 +111,7 @@ impl Notifications {
     /// Saves a new, unread notification stamped now.
     pub async fn insert(&self, new: NewNotification) -> Result<Notification, NotificationError> {
         let notification = Notification {
-            id: crate::tasks::new_id(),
+            id: crate::store::new_id(),
             kind: new.kind,
             title: new.title,
             message: new.message,
@@ -318,18 +280,38 @@ impl Notifications {
     }
 }
 
-impl Engine {
+/// The notifications feed as a service: the store plus the events every change publishes.
+/// Other areas reach it through the [`Notifier`] trait.
+#[derive(Debug, Clone)]
+pub struct NotificationService {
+    feed: std::sync::Arc<Notifications>,
+    bus: EventBus,
+}
+
+impl NotificationService {
+    pub fn new(store: Store, clock: SharedClock, bus: EventBus) -> Self {
+        Self {
+            feed: std::sync::Arc::new(Notifications::new(store, clock)),
+            bus,
+        }
+    }
+
+    /// The feed's store.
+    pub fn feed(&self) -> &Notifications {
+        &self.feed
+    }
+
     /// Saves a notification and publishes `notification.new` (windows, sockets, the desktop's
     /// pop-up and, later, paired chats hear it).
     pub async fn notify(&self, new: NewNotification) -> Result<Notification, ApiError> {
-        let notification = self.notifications().insert(new).await?;
+        let notification = self.feed.insert(new).await?;
         tracing::info!(
             id = %notification.id,
             kind = %notification.kind,
             task_id = notification.task_id.as_deref().unwrap_or(""),
             "notification"
         );
-        self.bus()
+        self.bus
             .publish(DomainEvent::NotificationNew(notification.clone()));
         Ok(notification)
     }
@@ -340,16 +322,13 @@ impl Engine {
         limit: Option<u32>,
         unread_only: bool,
     ) -> Result<NotificationList, ApiError> {
-        Ok(self
-            .notifications()
-            .list(clamp_limit(limit), unread_only)
-            .await?)
+        Ok(self.feed.list(clamp_limit(limit), unread_only).await?)
     }
 
     /// `POST /api/notifications/{id}/read`.
     pub async fn read_notification(&self, id: &str) -> Result<(), ApiError> {
-        self.notifications().mark_read(id).await?;
-        self.bus().publish(DomainEvent::NotificationRead {
+        self.feed.mark_read(id).await?;
+        self.bus.publish(DomainEvent::NotificationRead {
             id: Some(id.to_owned()),
         });
         Ok(())
@@ -357,16 +336,15 @@ impl Engine {
 
     /// `POST /api/notifications/read-all`.
     pub async fn read_all_notifications(&self) -> Result<(), ApiError> {
-        self.notifications().mark_all_read().await?;
-        self.bus()
-            .publish(DomainEvent::NotificationRead { id: None });
+        self.feed.mark_all_read().await?;
+        self.bus.publish(DomainEvent::NotificationRead { id: None });
         Ok(())
     }
 
     /// `DELETE /api/notifications/{id}`.
     pub async fn delete_notification(&self, id: &str) -> Result<(), ApiError> {
-        self.notifications().delete(id).await?;
-        self.bus().publish(DomainEvent::NotificationDeleted {
+        self.feed.delete(id).await?;
+        self.bus.publish(DomainEvent::NotificationDeleted {
             id: Some(id.to_owned()),
         });
         Ok(())
@@ -374,8 +352,8 @@ impl Engine {
 
     /// `DELETE /api/notifications`.
     pub async fn delete_all_notifications(&self) -> Result<(), ApiError> {
-        self.notifications().delete_all().await?;
-        self.bus()
+        self.feed.delete_all().await?;
+        self.bus
             .publish(DomainEvent::NotificationDeleted { id: None });
         Ok(())
     }
@@ -387,13 +365,43 @@ impl Engine {
         id: &str,
         changes: Map<String, Value>,
     ) -> Result<Notification, ApiError> {
-        let notification = self
-            .notifications()
-            .update_payload(id, &changes, false)
-            .await?;
-        self.bus()
+        let notification = self.feed.update_payload(id, &changes, false).await?;
+        self.bus
             .publish(DomainEvent::NotificationUpdated(notification.clone()));
         Ok(notification)
+    }
+}
+
+#[async_trait::async_trait]
+impl Notifier for NotificationService {
+    async fn notify(&self, new: NewNotification) -> Result<Notification, ApiError> {
+        NotificationService::notify(self, new).await
+    }
+
+    async fn settle_task(
+        &self,
+        task_id: &str,
+        event: &str,
+        run_id: Option<&str>,
+        changes: Map<String, Value>,
+    ) -> Vec<Notification> {
+        match self
+            .feed
+            .settle_task(task_id, event, run_id, &changes, true)
+            .await
+        {
+            Ok(settled) => {
+                for notification in &settled {
+                    self.bus
+                        .publish(DomainEvent::NotificationUpdated(notification.clone()));
+                }
+                settled
+            }
+            Err(error) => {
+                tracing::warn!(%error, task_id, event, "the task's notifications could not be settled");
+                Vec::new()
+            }
+        }
     }
 }
 

@@ -73,7 +73,7 @@ pub async fn chat_send(
     let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
     let engine = engine.inner().clone();
     // The turn runs on its own task so a window that goes away never stops it half-saved.
-    let turn = tokio::spawn(async move { engine.chat_turn(send, tx).await });
+    let turn = tokio::spawn(async move { engine.agent().chat_turn(send, tx).await });
     while let Some(event) = rx.recv().await {
         if on_event.send(event).is_err() {
             break;
@@ -90,7 +90,7 @@ pub async fn chat_steer(
     body: ChatSteerBody,
 ) -> Result<SteerAck, ApiError> {
     Ok(SteerAck {
-        queued: engine.steer_chat(&body.session_id, &body.text),
+        queued: engine.agent().steer_chat(&body.session_id, &body.text),
     })
 }
 
@@ -101,7 +101,7 @@ pub async fn chat_cancel(
     session_id: String,
 ) -> Result<CancelAck, ApiError> {
     Ok(CancelAck {
-        cancelled: engine.cancel_chat(&session_id),
+        cancelled: engine.agent().cancel_chat(&session_id),
     })
 }
 
@@ -112,7 +112,9 @@ pub async fn approval_respond(
     body: ApprovalAnswer,
 ) -> Result<Resolved, ApiError> {
     Ok(Resolved {
-        resolved: engine.resolve_approval(&body.approval_id, &body.decision),
+        resolved: engine
+            .agent()
+            .resolve_approval(&body.approval_id, &body.decision),
     })
 }
 

@@ -17,6 +17,7 @@ pub async fn list_notifications(
     unread_only: Option<bool>,
 ) -> Result<NotificationList, ApiError> {
     engine
+        .notifications()
         .list_notifications(limit, unread_only.unwrap_or(false))
         .await
 }
@@ -24,14 +25,14 @@ pub async fn list_notifications(
 #[tauri::command]
 #[specta::specta]
 pub async fn read_notification(engine: State<'_, Engine>, id: String) -> Result<OkReply, ApiError> {
-    engine.read_notification(&id).await?;
+    engine.notifications().read_notification(&id).await?;
     Ok(OkReply::yes())
 }
 
 #[tauri::command]
 #[specta::specta]
 pub async fn read_all_notifications(engine: State<'_, Engine>) -> Result<OkReply, ApiError> {
-    engine.read_all_notifications().await?;
+    engine.notifications().read_all_notifications().await?;
     Ok(OkReply::yes())
 }
 
@@ -41,13 +42,13 @@ pub async fn delete_notification(
     engine: State<'_, Engine>,
     id: String,
 ) -> Result<OkReply, ApiError> {
-    engine.delete_notification(&id).await?;
+    engine.notifications().delete_notification(&id).await?;
     Ok(OkReply::yes())
 }
 
 #[tauri::command]
 #[specta::specta]
 pub async fn delete_all_notifications(engine: State<'_, Engine>) -> Result<OkReply, ApiError> {
-    engine.delete_all_notifications().await?;
+    engine.notifications().delete_all_notifications().await?;
     Ok(OkReply::yes())
 }

@@ -21,7 +21,10 @@ pub async fn rule_proposals(
     session_id: String,
     status: Option<String>,
 ) -> Result<Vec<RuleProposal>, ApiError> {
-    engine.rule_proposals(&session_id, status.as_deref()).await
+    engine
+        .agent()
+        .rule_proposals(&session_id, status.as_deref())
+        .await
 }
 
 #[tauri::command]
@@ -31,7 +34,10 @@ pub async fn decide_rule_proposal(
     id: String,
     body: RuleDecisionBody,
 ) -> Result<RuleProposal, ApiError> {
-    engine.decide_rule_proposal(&id, body.decision).await
+    engine
+        .agent()
+        .decide_rule_proposal(&id, body.decision)
+        .await
 }
 
 #[cfg(test)]

@@ -7,10 +7,10 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 use futures::StreamExt;
-use sentient_engine::devices::reference_node;
 use sentient_engine::home::Home;
 use sentient_engine::models::checkup::{self, CheckStatus, CheckupLine, CheckupRequest};
 use sentient_engine::{Engine, EngineOptions, doctor, logging};
+use sentient_node::reference_node;
 
 #[derive(Parser)]
 #[command(

@@ -198,8 +198,9 @@ fn rank(ip: Ipv4Addr) -> u8 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::devices::{pinned, tls};
+    use crate::devices::tls;
     use axum::routing::get;
+    use sentient_node::pinned;
 
     fn router() -> axum::Router {
         axum::Router::new()

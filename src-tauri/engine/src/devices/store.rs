@@ -14,14 +14,10 @@ pub fn token_hash(token: &str) -> String {
     hex::encode(Sha256::digest(token.as_bytes()))
 }
 
-/// One fixed-width format, so stored times sort correctly as text.
-fn stamp(t: DateTime<Utc>) -> String {
-    t.to_rfc3339_opts(chrono::SecondsFormat::Micros, true)
-}
+use sentient_core::store::stamp;
 
 fn parse_time(text: Option<String>) -> Option<DateTime<Utc>> {
-    text.and_then(|t| DateTime::parse_from_rfc3339(&t).ok())
-        .map(|t| t.with_timezone(&Utc))
+    text.as_deref().and_then(sentient_core::store::parse_stamp)
 }
 
 fn from_row(row: &SqliteRow) -> Node {

@@ -6,7 +6,6 @@ use std::path::{Path, PathBuf};
 
 use rustls::pki_types::pem::PemObject;
 use rustls::pki_types::{CertificateDer, PrivateKeyDer};
-use sha2::{Digest, Sha256};
 
 const CERT_FILE: &str = "cert.pem";
 const KEY_FILE: &str = "key.pem";
@@ -66,18 +65,7 @@ pub fn load_or_create(tls_dir: &Path) -> Result<LanCertificate, TlsError> {
     Ok(made)
 }
 
-/// Lowercase hex SHA-256 of a DER certificate.
-pub fn fingerprint_of(der: &[u8]) -> String {
-    hex::encode(Sha256::digest(der))
-}
-
-/// The form fingerprints are compared in: lowercase, without `:` separators or spaces.
-pub fn normalize_fingerprint(s: &str) -> String {
-    s.chars()
-        .filter(|c| *c != ':' && !c.is_whitespace())
-        .flat_map(char::to_lowercase)
-        .collect()
-}
+pub use sentient_node::fingerprint::{fingerprint_of, normalize_fingerprint};
 
 fn load(cert_path: &Path, key_path: &Path) -> Result<LanCertificate, TlsError> {
     let read = |path: &Path| {
@@ -143,6 +131,8 @@ fn write_private(path: &Path, bytes: &[u8]) -> Result<(), TlsError> {
 
 #[cfg(test)]
 mod tests {
+    use sha2::{Digest, Sha256};
+
     use super::*;
 
     #[test]

@@ -1,20 +1,12 @@
 //! Every error the gateway gives is JSON `{"detail": ...}` with its status: service errors,
 //! unknown routes, wrong methods, oversized bodies and panics alike.
 
-use axum::Json;
 use axum::body::Body;
 use axum::http::header::CONTENT_TYPE;
 use axum::http::{Response as HttpResponse, StatusCode};
 use axum::response::{IntoResponse, Response};
 
 use crate::error::{ApiError, INTERNAL_DETAIL};
-
-impl IntoResponse for ApiError {
-    fn into_response(self) -> Response {
-        let status = StatusCode::from_u16(self.status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
-        (status, Json(serde_json::json!({ "detail": self.detail }))).into_response()
-    }
-}
 
 /// Turns any error response that is not already JSON (axum's own 404/405/413 and friends)
 /// into the contract's shape with a plain sentence.

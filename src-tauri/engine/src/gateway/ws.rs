@@ -114,7 +114,7 @@ fn handle(
                         && send
                             .session_id
                             .as_deref()
-                            .is_some_and(|sid| engine.steer_chat(sid, &send.text)) =>
+                            .is_some_and(|sid| engine.agent().steer_chat(sid, &send.text)) =>
                 {
                     Some(
                         json!({"type": "steer_ack", "session_id": send.session_id, "queued": true, "client_id": send.client_id})
@@ -126,7 +126,7 @@ fn handle(
                         let _ = chat.send(json!({"type": "steer_ack", "session_id": send.session_id, "queued": false, "client_id": send.client_id}));
                     }
                     let (engine, out) = (engine.clone(), chat.clone());
-                    tokio::spawn(async move { engine.chat_turn(send, out).await });
+                    tokio::spawn(async move { engine.agent().chat_turn(send, out).await });
                     None
                 }
                 Err(_) => Some(
@@ -139,7 +139,7 @@ fn handle(
                 .get("session_id")
                 .and_then(|s| s.as_str())
                 .unwrap_or_default();
-            engine.cancel_chat(session);
+            engine.agent().cancel_chat(session);
             None
         }
         Some("approval.respond") => {
@@ -151,7 +151,7 @@ fn handle(
                 .get("decision")
                 .and_then(|s| s.as_str())
                 .unwrap_or_default();
-            let resolved = engine.resolve_approval(id, decision);
+            let resolved = engine.agent().resolve_approval(id, decision);
             Some(
                 json!({"type": "approval.ack", "approval_id": id, "resolved": resolved})
                     .to_string(),

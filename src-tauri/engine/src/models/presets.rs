@@ -366,9 +366,7 @@ pub fn role_changes(
 }
 
 /// Whether `model` runs on this computer (Ollama, LM Studio, vLLM).
-pub fn is_local(model: &str) -> bool {
-    ModelRef::parse(model).is_ok_and(|m| m.provider.local)
-}
+pub use sentient_llm::model_ref::is_local;
 
 /// The model names Ollama lists match `name` with or without the `:latest` tag.
 fn ollama_has(tags: &[String], name: &str) -> bool {

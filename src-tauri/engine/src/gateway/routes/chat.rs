@@ -50,7 +50,7 @@ pub async fn chat(
     // A message for a chat whose reply is running steers it (attachments never do).
     if let Some(sid) = body.session_id.as_deref()
         && body.attachments.is_empty()
-        && engine.steer_chat(sid, &body.text)
+        && engine.agent().steer_chat(sid, &body.text)
     {
         let ack = serde_json::json!({"type": "steer_ack", "session_id": sid, "queued": true});
         return Ok(([(CONTENT_TYPE, "application/x-ndjson")], format!("{ack}\n")).into_response());
@@ -63,7 +63,7 @@ pub async fn chat(
         model: body.model,
         client_id: None,
     };
-    tokio::spawn(async move { engine.chat_turn(send, tx).await });
+    tokio::spawn(async move { engine.agent().chat_turn(send, tx).await });
     // The stream ends when the turn drops its sender, after `done`.
     let lines = futures::stream::unfold(rx, |mut rx| async move {
         let event = rx.recv().await?;
@@ -103,6 +103,8 @@ pub async fn approvals(
         )]));
     }
     Ok(Json(Resolved {
-        resolved: engine.resolve_approval(&body.approval_id, &body.decision),
+        resolved: engine
+            .agent()
+            .resolve_approval(&body.approval_id, &body.decision),
     }))
 }

@@ -37,6 +37,7 @@ pub async fn list(
 ) -> Result<Json<NotificationList>, ApiError> {
     Ok(Json(
         engine
+            .notifications()
             .list_notifications(q.limit, q.unread_only.unwrap_or(false))
             .await?,
     ))
@@ -49,7 +50,7 @@ pub async fn read(
     State(engine): State<Engine>,
     Path(id): Path<String>,
 ) -> Result<Json<OkReply>, ApiError> {
-    engine.read_notification(&id).await?;
+    engine.notifications().read_notification(&id).await?;
     Ok(Json(OkReply::yes()))
 }
 
@@ -57,7 +58,7 @@ pub async fn read(
 #[utoipa::path(post, path = "/api/notifications/read-all", tag = "notifications",
     responses((status = 200, body = OkReply)))]
 pub async fn read_all(State(engine): State<Engine>) -> Result<Json<OkReply>, ApiError> {
-    engine.read_all_notifications().await?;
+    engine.notifications().read_all_notifications().await?;
     Ok(Json(OkReply::yes()))
 }
 
@@ -68,7 +69,7 @@ pub async fn delete(
     State(engine): State<Engine>,
     Path(id): Path<String>,
 ) -> Result<Json<OkReply>, ApiError> {
-    engine.delete_notification(&id).await?;
+    engine.notifications().delete_notification(&id).await?;
     Ok(Json(OkReply::yes()))
 }
 
@@ -76,6 +77,6 @@ pub async fn delete(
 #[utoipa::path(delete, path = "/api/notifications", tag = "notifications",
     responses((status = 200, body = OkReply)))]
 pub async fn delete_all(State(engine): State<Engine>) -> Result<Json<OkReply>, ApiError> {
-    engine.delete_all_notifications().await?;
+    engine.notifications().delete_all_notifications().await?;
     Ok(Json(OkReply::yes()))
 }

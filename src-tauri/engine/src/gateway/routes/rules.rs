@@ -32,7 +32,12 @@ pub async fn list(
     Path(id): Path<String>,
     Query(q): Query<StatusQuery>,
 ) -> Result<Json<Vec<RuleProposal>>, ApiError> {
-    Ok(Json(engine.rule_proposals(&id, q.status.as_deref()).await?))
+    Ok(Json(
+        engine
+            .agent()
+            .rule_proposals(&id, q.status.as_deref())
+            .await?,
+    ))
 }
 
 #[derive(Debug, Serialize, Deserialize, specta::Type, utoipa::ToSchema)]
@@ -61,5 +66,7 @@ pub async fn decide(
             )]));
         }
     };
-    Ok(Json(engine.decide_rule_proposal(&id, decision).await?))
+    Ok(Json(
+        engine.agent().decide_rule_proposal(&id, decision).await?,
+    ))
 }

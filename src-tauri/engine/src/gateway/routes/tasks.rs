@@ -45,8 +45,8 @@ pub async fn list(
     axum::extract::Query(query): axum::extract::Query<ListQuery>,
 ) -> Result<Json<Vec<Task>>, ApiError> {
     match query.q.as_deref().map(str::trim).filter(|q| !q.is_empty()) {
-        Some(q) => Ok(Json(engine.search_tasks(q).await?)),
-        None => Ok(Json(engine.list_tasks().await?)),
+        Some(q) => Ok(Json(engine.tasks().search_tasks(q).await?)),
+        None => Ok(Json(engine.tasks().list_tasks().await?)),
     }
 }
 
@@ -57,7 +57,7 @@ pub async fn create(
     State(engine): State<Engine>,
     JsonBody(body): JsonBody<NewTask>,
 ) -> Result<Json<Task>, ApiError> {
-    Ok(Json(engine.create_task(body).await?))
+    Ok(Json(engine.tasks().create_task(body).await?))
 }
 
 #[derive(Debug, Deserialize, utoipa::ToSchema)]
@@ -73,7 +73,7 @@ pub async fn preview(
     State(engine): State<Engine>,
     JsonBody(body): JsonBody<PreviewBody>,
 ) -> Result<Json<Refinement>, ApiError> {
-    Ok(Json(engine.preview_task(&body.prompt).await?))
+    Ok(Json(engine.tasks().preview_task(&body.prompt).await?))
 }
 
 /// One task with its runs.
@@ -83,7 +83,7 @@ pub async fn get(
     State(engine): State<Engine>,
     Path(id): Path<String>,
 ) -> Result<Json<Task>, ApiError> {
-    Ok(Json(engine.get_task(&id).await?))
+    Ok(Json(engine.tasks().get_task(&id).await?))
 }
 
 /// Changes any of name, description, priority, schedule, plan, enabled, status, model,
@@ -95,7 +95,7 @@ pub async fn patch(
     Path(id): Path<String>,
     JsonBody(body): JsonBody<TaskPatch>,
 ) -> Result<Json<Task>, ApiError> {
-    Ok(Json(engine.patch_task(&id, body).await?))
+    Ok(Json(engine.tasks().patch_task(&id, body).await?))
 }
 
 /// Deletes a task, cancelling its runs.
@@ -105,7 +105,7 @@ pub async fn delete(
     State(engine): State<Engine>,
     Path(id): Path<String>,
 ) -> Result<Json<OkReply>, ApiError> {
-    engine.delete_task(&id).await?;
+    engine.tasks().delete_task(&id).await?;
     Ok(Json(OkReply::yes()))
 }
 
@@ -116,7 +116,7 @@ pub async fn approve(
     State(engine): State<Engine>,
     Path(id): Path<String>,
 ) -> Result<Json<Task>, ApiError> {
-    Ok(Json(engine.approve_task(&id).await?))
+    Ok(Json(engine.tasks().approve_task(&id).await?))
 }
 
 /// Declines the plan waiting for approval.
@@ -126,7 +126,7 @@ pub async fn decline(
     State(engine): State<Engine>,
     Path(id): Path<String>,
 ) -> Result<Json<Task>, ApiError> {
-    Ok(Json(engine.decline_task(&id).await?))
+    Ok(Json(engine.tasks().decline_task(&id).await?))
 }
 
 /// A new copy of the task, planned afresh.
@@ -136,7 +136,7 @@ pub async fn rerun(
     State(engine): State<Engine>,
     Path(id): Path<String>,
 ) -> Result<Json<Task>, ApiError> {
-    Ok(Json(engine.rerun_task(&id).await?))
+    Ok(Json(engine.tasks().rerun_task(&id).await?))
 }
 
 /// Starts a run at once.
@@ -146,7 +146,7 @@ pub async fn run_now(
     State(engine): State<Engine>,
     Path(id): Path<String>,
 ) -> Result<Json<Task>, ApiError> {
-    Ok(Json(engine.run_task_now(&id).await?))
+    Ok(Json(engine.tasks().run_task_now(&id).await?))
 }
 
 /// Archives the task.
@@ -156,7 +156,7 @@ pub async fn archive(
     State(engine): State<Engine>,
     Path(id): Path<String>,
 ) -> Result<Json<Task>, ApiError> {
-    Ok(Json(engine.archive_task(&id).await?))
+    Ok(Json(engine.tasks().archive_task(&id).await?))
 }
 
 #[derive(Debug, Deserialize, utoipa::ToSchema)]
@@ -173,7 +173,7 @@ pub async fn chat(
     Path(id): Path<String>,
     JsonBody(body): JsonBody<ChatBody>,
 ) -> Result<Json<Task>, ApiError> {
-    Ok(Json(engine.task_chat(&id, &body.message).await?))
+    Ok(Json(engine.tasks().task_chat(&id, &body.message).await?))
 }
 
 #[derive(Debug, Deserialize, utoipa::ToSchema)]
@@ -206,7 +206,9 @@ pub async fn clarifications(
         .into_iter()
         .map(|a| (a.question_id, a.answer_text))
         .collect();
-    Ok(Json(engine.answer_clarifications(&id, answers).await?))
+    Ok(Json(
+        engine.tasks().answer_clarifications(&id, answers).await?,
+    ))
 }
 
 /// Cancels a working or waiting run.
@@ -216,7 +218,7 @@ pub async fn cancel_run(
     State(engine): State<Engine>,
     Path((id, run_id)): Path<(String, String)>,
 ) -> Result<Json<Task>, ApiError> {
-    Ok(Json(engine.cancel_run(&id, &run_id).await?))
+    Ok(Json(engine.tasks().cancel_run(&id, &run_id).await?))
 }
 
 #[derive(Debug, Deserialize, utoipa::ToSchema)]
@@ -233,7 +235,12 @@ pub async fn answer_run(
     Path((id, run_id)): Path<(String, String)>,
     JsonBody(body): JsonBody<AnswerBody>,
 ) -> Result<Json<Task>, ApiError> {
-    Ok(Json(engine.answer_run(&id, &run_id, &body.answer).await?))
+    Ok(Json(
+        engine
+            .tasks()
+            .answer_run(&id, &run_id, &body.answer)
+            .await?,
+    ))
 }
 
 /// A new run that continues a failed or cancelled one from its transcript.
@@ -243,7 +250,7 @@ pub async fn retry_run(
     State(engine): State<Engine>,
     Path((id, run_id)): Path<(String, String)>,
 ) -> Result<Json<Task>, ApiError> {
-    Ok(Json(engine.retry_run(&id, &run_id).await?))
+    Ok(Json(engine.tasks().retry_run(&id, &run_id).await?))
 }
 
 /// A run's whole progress log.
@@ -253,5 +260,5 @@ pub async fn events(
     State(engine): State<Engine>,
     Path((id, run_id)): Path<(String, String)>,
 ) -> Result<Json<Vec<ProgressUpdate>>, ApiError> {
-    Ok(Json(engine.run_events(&id, &run_id).await?))
+    Ok(Json(engine.tasks().run_events(&id, &run_id).await?))
 }

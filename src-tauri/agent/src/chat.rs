@@ -1,0 +1,566 @@
+//! A chat turn on the live channel: the user's message is saved, the loop runs with the chat
+//! window as its approver, every delta and tool event goes to the socket in the contract's flat
+//! shape (section 1), and the reply is saved. `chat.cancel`, Stop everything and approval
+//! answers reach the running turn through this module.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+use futures::future::BoxFuture;
+use serde::Deserialize;
+use serde_json::{Value, json};
+use tokio::sync::{mpsc, oneshot};
+use tokio_util::sync::CancellationToken;
+
+use super::approvals::Origin;
+use super::compression::{Compression, recent_window};
+use super::run_loop::{ApprovalAnswer, ApprovalQuestion, Approver, LoopEvent, LoopInput, Steering};
+use super::sessions::{MessageRow, NewMessage, StoredFunction, StoredToolCall};
+use crate::Agent;
+use sentient_llm::queue::JobKind;
+use sentient_llm::{CallOptions, ChatRequest, Message, ModelRole, Reasoning, ToolCall};
+
+/// `chat.send`.
+#[derive(Debug, Clone, Deserialize)]
+pub struct ChatSend {
+    #[serde(default)]
+    pub session_id: Option<String>,
+    pub text: String,
+    #[serde(default)]
+    pub attachments: Vec<String>,
+    #[serde(default)]
+    pub model: Option<String>,
+    #[serde(default)]
+    pub client_id: Option<String>,
+}
+
+/// Replies waiting on a person, and running turns by chat.
+#[derive(Debug, Default)]
+pub struct ChatState {
+    approvals: Mutex<HashMap<String, oneshot::Sender<ApprovalAnswer>>>,
+    running: Mutex<HashMap<String, CancellationToken>>,
+    /// Steer messages waiting for the running reply's next round, by chat.
+    steers: Mutex<HashMap<String, Vec<String>>>,
+    /// One turn at a time per chat: a message queued behind a running reply waits on its lock.
+    turns: Mutex<HashMap<String, Arc<tokio::sync::Mutex<()>>>>,
+    pub(super) compression: Compression,
+}
+
+/// What Stop everything says to a message that was waiting behind a reply (section 17).
+const DROPPED: &str = "Stopped. Your queued message wasn't sent.";
+
+/// The steer queue of one chat, as the loop sees it.
+struct ChatSteering {
+    state: Arc<ChatState>,
+    session_id: String,
+}
+
+impl Steering for ChatSteering {
+    fn take(&self) -> Vec<String> {
+        self.state
+            .steers
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .remove(&self.session_id)
+            .unwrap_or_default()
+    }
+}
+
+use sentient_core::store::new_id;
+
+/// The chat window as the loop's approver: questions go out on the socket, answers come back
+/// through `approval.respond`.
+struct WindowApprover {
+    state: Arc<ChatState>,
+    out: mpsc::UnboundedSender<Value>,
+    session_id: String,
+    turn_id: String,
+    cancel: CancellationToken,
+}
+
+impl Approver for WindowApprover {
+    fn ask(&self, q: ApprovalQuestion) -> BoxFuture<'_, ApprovalAnswer> {
+        Box::pin(async move {
+            let approval_id = new_id();
+            let (tx, rx) = oneshot::channel();
+            self.state
+                .approvals
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .insert(approval_id.clone(), tx);
+            let _ = self.out.send(json!({
+                "type": "approval_request", "session_id": self.session_id, "turn_id": self.turn_id,
+                "approval_id": approval_id, "call_id": q.call_id, "name": q.name, "arguments": q.arguments,
+                "risk": q.risk, "reason": q.reason, "risk_label": q.risk_label, "target": q.target, "untrusted": q.untrusted,
+            }));
+            let answer = tokio::select! {
+                answer = rx => answer.unwrap_or(ApprovalAnswer::Deny),
+                () = self.cancel.cancelled() => ApprovalAnswer::Deny,
+            };
+            self.state
+                .approvals
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .remove(&approval_id);
+            answer
+        })
+    }
+}
+
+/// A stored row back into a model message.
+fn to_message(row: &MessageRow) -> Message {
+    match row.role.as_str() {
+        "assistant" => Message::assistant_calls(
+            row.content.clone(),
+            row.tool_calls
+                .iter()
+                .map(|c| ToolCall {
+                    id: c.id.clone(),
+                    name: c.function.name.clone(),
+                    arguments: serde_json::from_str(&c.function.arguments)
+                        .unwrap_or(Value::String(c.function.arguments.clone())),
+                })
+                .collect(),
+        ),
+        "tool" => {
+            let call = ToolCall {
+                id: row.tool_call_id.clone().unwrap_or_default(),
+                name: row.name.clone().unwrap_or_default(),
+                arguments: Value::Null,
+            };
+            Message::tool_result(&call, row.content.clone())
+        }
+        _ => Message::user(row.content.clone()),
+    }
+}
+
+fn stored_message(message: &Message, thinking: Option<String>) -> NewMessage {
+    use sentient_llm::types::Speaker;
+    NewMessage {
+        role: match message.role {
+            Speaker::Tool => "tool",
+            Speaker::User | Speaker::System => "user",
+            Speaker::Assistant => "assistant",
+        }
+        .to_owned(),
+        content: message.content.clone(),
+        thinking,
+        tool_calls: message
+            .tool_calls
+            .iter()
+            .map(|c| StoredToolCall {
+                id: c.id.clone(),
+                kind: "function".to_owned(),
+                function: StoredFunction {
+                    name: c.name.clone(),
+                    arguments: c.arguments.to_string(),
+                },
+            })
+            .collect(),
+        tool_call_id: message.tool_call_id.clone(),
+        name: message.name.clone(),
+        ..Default::default()
+    }
+}
+
+impl Agent {
+    /// Answers a waiting approval question; `false` when there is none with that id.
+    pub fn resolve_approval(&self, approval_id: &str, decision: &str) -> bool {
+        let answer = match decision {
+            "allow" => ApprovalAnswer::Allow,
+            "allow_session" => ApprovalAnswer::AllowForChat,
+            _ => ApprovalAnswer::Deny,
+        };
+        let waiting = self
+            .chat_state()
+            .approvals
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .remove(approval_id);
+        waiting.is_some_and(|tx| tx.send(answer).is_ok())
+    }
+
+    /// Queues `text` for the reply running in a chat; `false` when none is running.
+    pub fn steer_chat(&self, session_id: &str, text: &str) -> bool {
+        let state = self.chat_state();
+        let running = state
+            .running
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .contains_key(session_id);
+        if running {
+            state
+                .steers
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .entry(session_id.to_owned())
+                .or_default()
+                .push(text.to_owned());
+        }
+        running
+    }
+
+    /// Stops the reply running in a chat; `false` when none is.
+    pub fn cancel_chat(&self, session_id: &str) -> bool {
+        let running = self
+            .chat_state()
+            .running
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .get(session_id)
+            .cloned();
+        running.map(|token| token.cancel()).is_some()
+    }
+
+    /// Runs a chat turn, sending its events to `out`. A turn for a chat whose reply is running
+    /// waits for it (Stop everything drops it unsent). Steers that arrive after its last round
+    /// become the next turn, run here one after the other.
+    pub async fn chat_turn(&self, mut send: ChatSend, out: mpsc::UnboundedSender<Value>) {
+        if send.text.trim().is_empty() {
+            let _ = out.send(json!({"type": "error", "session_id": send.session_id.clone().unwrap_or_default(),
+                                    "turn_id": new_id(), "message": "Type a message first.", "recoverable": true}));
+            return;
+        }
+        // A new chat is made here, before its lock, so no second turn can slip in first.
+        if send.session_id.is_none() {
+            match self.sessions().create("desktop").await {
+                Ok(session) => send.session_id = Some(session.id),
+                Err(e) => {
+                    let _ = out.send(json!({"type": "error", "session_id": "", "turn_id": new_id(),
+                                            "message": sentient_core::error::ApiError::from(e).message(), "recoverable": true}));
+                    return;
+                }
+            }
+        }
+        let sid = send.session_id.clone().unwrap_or_default();
+        let Some(_turn) = self.wait_for_turn(&sid, &send, &out).await else {
+            return;
+        };
+        loop {
+            let late = self.one_turn(send.clone(), out.clone()).await;
+            if late.is_empty() {
+                break;
+            }
+            send = ChatSend {
+                text: late.join("\n"),
+                attachments: Vec::new(),
+                client_id: None,
+                ..send
+            };
+        }
+    }
+
+    /// Takes the chat's turn lock, waiting behind a running reply. `None` when Stop everything
+    /// (or shutdown) came first: the message is dropped, and the client hears so.
+    async fn wait_for_turn(
+        &self,
+        sid: &str,
+        send: &ChatSend,
+        out: &mpsc::UnboundedSender<Value>,
+    ) -> Option<tokio::sync::OwnedMutexGuard<()>> {
+        let lock = self
+            .chat_state()
+            .turns
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .entry(sid.to_owned())
+            .or_default()
+            .clone();
+        if let Ok(guard) = lock.clone().try_lock_owned() {
+            return Some(guard);
+        }
+        let job = self.stop().start_job("queued chat message");
+        // A stop frees the lock and cancels this wait at once: the stop wins.
+        let guard = tokio::select! {
+            biased;
+            () = job.token().cancelled() => None,
+            guard = lock.lock_owned() => Some(guard),
+        };
+        match guard.filter(|_| !job.token().is_cancelled()) {
+            Some(guard) => Some(guard),
+            None => {
+                let turn_id = new_id();
+                let _ = out.send(json!({"type": "error", "session_id": sid, "turn_id": turn_id, "message": DROPPED,
+                                        "recoverable": true, "dropped": true, "client_id": send.client_id}));
+                let _ = out.send(
+                    json!({"type": "done", "session_id": sid, "turn_id": turn_id, "content": "",
+                                        "message_id": null, "memory_sources": [], "cancelled": true,
+                                        "dropped": [send.text], "client_id": send.client_id}),
+                );
+                None
+            }
+        }
+    }
+
+    /// One turn; returns the steer messages that came too late for it.
+    async fn one_turn(&self, send: ChatSend, out: mpsc::UnboundedSender<Value>) -> Vec<String> {
+        let turn_id = new_id();
+        let error = |session: &str, message: String| {
+            let _ = out.send(json!({"type": "error", "session_id": session, "turn_id": turn_id, "message": message, "recoverable": true}));
+        };
+        let session = self
+            .sessions()
+            .get(send.session_id.as_deref().unwrap_or_default())
+            .await;
+        let session = match session {
+            Ok(s) => s,
+            Err(e) => {
+                error(
+                    send.session_id.as_deref().unwrap_or_default(),
+                    sentient_core::error::ApiError::from(e).message(),
+                );
+                return Vec::new();
+            }
+        };
+        let sid = session.id.clone();
+        let _ = out.send(json!({"type": "session", "session_id": sid, "turn_id": turn_id, "client_id": send.client_id}));
+
+        // The running summary stands in for older messages; the recent ones go word for word.
+        let (summary, upto) = self.sessions().summary(&sid).await.unwrap_or_default();
+        let after = self
+            .sessions()
+            .messages_after(&sid, upto)
+            .await
+            .unwrap_or_default();
+        let config = self.config().current();
+        let window = usize::try_from(config.chat.history_window).unwrap_or(30);
+        let history: Vec<MessageRow> = recent_window(&after, window)
+            .iter()
+            .map(|(_, row)| row.clone())
+            .collect();
+        let user = NewMessage {
+            role: "user".to_owned(),
+            content: send.text.clone(),
+            attachments: send.attachments.clone(),
+            ..Default::default()
+        };
+        let user_row = match self.sessions().append(&sid, user).await {
+            Ok(row) => row,
+            Err(e) => {
+                error(&sid, sentient_core::error::ApiError::from(e).message());
+                return Vec::new();
+            }
+        };
+        // A standing "never"/"ask me first" becomes a rule proposal before the reply (#130).
+        self.check_chat_rules(&sid, &user_row.id, &send.text).await;
+        let mut system = self.system_prompt();
+        if !summary.trim().is_empty() {
+            system.push_str("\n\n## Earlier in this chat\n");
+            system.push_str(summary.trim());
+        }
+        let mut messages = vec![Message::system(system)];
+        messages.extend(history.iter().map(to_message));
+        messages.push(Message::user(send.text.clone()));
+
+        let cancel = CancellationToken::new();
+        let job = self.stop().start_job_within("chat reply", &cancel);
+        self.chat_state()
+            .running
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .insert(sid.clone(), job.token().clone());
+        let approver = WindowApprover {
+            state: self.chat_state(),
+            out: out.clone(),
+            session_id: sid.clone(),
+            turn_id: turn_id.clone(),
+            cancel: job.token().clone(),
+        };
+        let steering = ChatSteering {
+            state: self.chat_state(),
+            session_id: sid.clone(),
+        };
+        let input = LoopInput {
+            messages,
+            opts: CallOptions::new(ModelRole::Primary, "chat", JobKind::Chat)
+                .with_model(send.model.clone())
+                .with_cancel(job.token().clone()),
+            origin: Origin::Chat,
+            approver: Some(&approver),
+            scoped_apps: Vec::new(),
+            max_rounds: config.models.max_tool_rounds.max(1),
+            tool_result_limit: usize::try_from(config.chat.tool_result_max_chars).unwrap_or(16_000),
+            untrusted: session.untrusted.clone().filter(|u| !u.is_empty()),
+            visited_hosts: session
+                .visited_hosts
+                .clone()
+                .unwrap_or_default()
+                .into_iter()
+                .collect(),
+            steering: Some(&steering),
+            session_id: Some(sid.clone()),
+            scope: None,
+        };
+        let mut partial = String::new();
+        let mut thinking = String::new();
+        let result = self
+            .run_loop(input, &mut |event| {
+                let flat = match event {
+                    LoopEvent::TextDelta(text) => {
+                        partial.push_str(&text);
+                        json!({"type": "text_delta", "text": text})
+                    }
+                    LoopEvent::ThinkingDelta(text) => {
+                        thinking.push_str(&text);
+                        json!({"type": "thinking_delta", "text": text})
+                    }
+                    LoopEvent::ToolCall { call_id, name, arguments } => {
+                        partial.clear();
+                        json!({"type": "tool_call", "call_id": call_id, "name": name, "arguments": arguments})
+                    }
+                    LoopEvent::ToolResult { call_id, name, result, is_error, duration_ms } => {
+                        json!({"type": "tool_result", "call_id": call_id, "name": name, "result": result, "is_error": is_error, "duration_ms": duration_ms})
+                    }
+                    LoopEvent::UserInterjection(text) => {
+                        partial.clear();
+                        json!({"type": "user_interjection", "text": text})
+                    }
+                    LoopEvent::ToolProgress { call_id, name, update } => {
+                        json!({"type": "tool_progress", "call_id": call_id, "name": name, "kind": update.kind, "text": update.text})
+                    }
+                    // The window approver sends the question with its approval id.
+                    LoopEvent::ApprovalRequest(_) => return,
+                    LoopEvent::Usage { model, prompt_tokens, completion_tokens, meter } => json!({
+                        "type": "usage", "model": model, "prompt_tokens": prompt_tokens, "completion_tokens": completion_tokens,
+                        "context_used": meter.context_used, "context_length": meter.context_length,
+                        "context_percent": meter.context_percent, "context_warning": meter.context_warning,
+                    }),
+                };
+                let mut flat = flat;
+                flat["session_id"] = json!(sid);
+                flat["turn_id"] = json!(turn_id);
+                let _ = out.send(flat);
+            })
+            .await;
+        self.chat_state()
+            .running
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .remove(&sid);
+        drop(job);
+
+        // Save what the run added; a stopped reply keeps what was already written.
+        let mut message_id = None;
+        let count = result.added.len();
+        for (i, message) in result.added.iter().enumerate() {
+            let thought = (i + 1 == count && !thinking.is_empty()).then(|| thinking.clone());
+            let mut stored = stored_message(message, thought);
+            stored.interjection = result.interjections.contains(&i);
+            let steer = stored.interjection;
+            match self.sessions().append(&sid, stored).await {
+                Ok(row) if row.role == "assistant" => message_id = Some(row.id),
+                // Steers are checked for standing rules once saved (so a proposal names its
+                // row), in the background so `done` is not held up.
+                Ok(row) if steer => {
+                    let (engine, sid) = (self.clone(), sid.clone());
+                    tokio::spawn(async move {
+                        engine.check_chat_rules(&sid, &row.id, &row.content).await;
+                    });
+                }
+                _ => {}
+            }
+        }
+        let mut content = result.text.clone();
+        if result.cancelled {
+            content = format!("{} (stopped)", partial.trim_end())
+                .trim_start()
+                .to_owned();
+            if let Ok(row) = self
+                .sessions()
+                .append(
+                    &sid,
+                    NewMessage {
+                        role: "assistant".to_owned(),
+                        content: content.clone(),
+                        ..Default::default()
+                    },
+                )
+                .await
+            {
+                message_id = Some(row.id);
+            }
+        } else if let Some(message) = &result.error {
+            error(&sid, message.clone());
+        }
+        if let Some(app) = &result.untrusted {
+            let _ = self.sessions().mark_untrusted(&sid, app).await;
+        }
+        for host in &result.visited_hosts {
+            let _ = self.sessions().add_visited_host(&sid, host).await;
+        }
+        // Steers that arrived after the last round become the next turn; a stopped reply
+        // never sends them.
+        let late = steering.take();
+        let mut done = json!({"type": "done", "session_id": sid, "turn_id": turn_id, "content": content,
+                              "message_id": message_id, "memory_sources": []});
+        if result.cancelled {
+            done["cancelled"] = json!(true);
+            if !late.is_empty() {
+                done["dropped"] = json!(late);
+            }
+        }
+        let _ = out.send(done);
+        if result.cancelled {
+            return Vec::new();
+        }
+        if result.error.is_none() {
+            let engine = self.clone();
+            let named = !session.title.is_empty() || !config.chat.auto_title;
+            // Decided now, on this turn's messages, so a later turn never finds it half-done.
+            let compress = self.chat_needs_compression(&sid).await;
+            let (question, answer) = (send.text, content);
+            tokio::spawn(async move {
+                if !named {
+                    engine.name_chat(&sid, &question, &answer).await;
+                }
+                if compress && let Err(error) = engine.compress_chat(&sid).await {
+                    tracing::info!(%error, "the chat could not be summarized this time");
+                }
+            });
+        }
+        late
+    }
+
+    /// Gives a new chat a short title from its first exchange (the fast role), announced as
+    /// `session.updated`. A failure leaves the chat untitled; the window shows its first words.
+    async fn name_chat(&self, session_id: &str, question: &str, answer: &str) {
+        let excerpt = |text: &str| text.chars().take(600).collect::<String>();
+        let request = ChatRequest {
+            messages: vec![
+                Message::system(
+                    "You name chats. Reply with a title of at most six words for the conversation below, and nothing else: no quotes, no full stop.",
+                ),
+                Message::user(format!(
+                    "User: {}\n\nAssistant: {}",
+                    excerpt(question),
+                    excerpt(answer)
+                )),
+            ],
+            max_tokens: Some(24),
+            reasoning: Some(Reasoning::None),
+            ..Default::default()
+        };
+        let opts = CallOptions::new(ModelRole::Fast, "titles", JobKind::Titles);
+        match self.llm().complete(request, &opts).await {
+            Ok(outcome) => {
+                let title: String = outcome
+                    .reply
+                    .text
+                    .lines()
+                    .find(|l| !l.trim().is_empty())
+                    .unwrap_or_default()
+                    .trim()
+                    .trim_matches(['"', '\'', '.', '*'])
+                    .chars()
+                    .take(80)
+                    .collect();
+                if !title.is_empty()
+                    && let Err(error) = self.sessions().rename(session_id, &title).await
+                {
+                    tracing::warn!(%error, "could not save the chat's title");
+                }
+            }
+            Err(error) => tracing::info!(%error, "no title for the chat this time"),
+        }
+    }
+}

@@ -1,0 +1,680 @@
+//! The one agent loop: a model call, then the tool calls it asked for (each through the
+//! approvals decision), then the next round, until the model answers in text, the budget runs
+//! out, the same call repeats, or the run is stopped. Chat turns, task runs and subagents differ
+//! only in the origin, who can be asked, and where the events go.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::time::Instant;
+
+use futures::future::{BoxFuture, join_all};
+use serde_json::{Value, json};
+
+use super::approvals::{
+    ApprovalRisk, ApprovalSettings, CallContext, Decision, HoldReason, Origin,
+    ToolCall as Proposed, address_host,
+};
+use crate::Agent;
+use crate::tools::{ProgressUpdate, Risk, describe_call};
+use sentient_llm::tokens::ContextMeter;
+use sentient_llm::{CallOptions, ChatRequest, Chunk, LlmError, Message, ToolCall};
+
+/// Progress reports from running tools, with the call they belong to.
+type ProgressSender = tokio::sync::mpsc::UnboundedSender<(String, String, ProgressUpdate)>;
+
+/// What the person answered to an approval question.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ApprovalAnswer {
+    Allow,
+    /// Allow, and allow calls up to this risk for the rest of the chat.
+    AllowForChat,
+    Deny,
+}
+
+/// An approval question (the chat's `approval_request`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct ApprovalQuestion {
+    pub call_id: String,
+    pub name: String,
+    pub arguments: Value,
+    pub risk: String,
+    pub reason: String,
+    pub risk_label: String,
+    pub target: Option<String>,
+    pub untrusted: Option<String>,
+}
+
+/// Who answers approval questions for this run (the chat window), if anybody.
+pub trait Approver: Send + Sync {
+    fn ask(&self, question: ApprovalQuestion) -> BoxFuture<'_, ApprovalAnswer>;
+}
+
+/// What the loop reports as it goes (the chat events of contract section 1).
+#[derive(Debug, Clone, PartialEq)]
+pub enum LoopEvent {
+    ThinkingDelta(String),
+    TextDelta(String),
+    ToolCall {
+        call_id: String,
+        name: String,
+        arguments: Value,
+    },
+    ToolResult {
+        call_id: String,
+        name: String,
+        result: Value,
+        is_error: bool,
+        duration_ms: u32,
+    },
+    ApprovalRequest(ApprovalQuestion),
+    /// A steer message the model just received (`user_interjection`).
+    UserInterjection(String),
+    /// A running tool's progress (`tool_progress`).
+    ToolProgress {
+        call_id: String,
+        name: String,
+        update: ProgressUpdate,
+    },
+    Usage {
+        model: String,
+        prompt_tokens: u32,
+        completion_tokens: u32,
+        meter: ContextMeter,
+    },
+}
+
+/// One run of the loop.
+pub struct LoopInput<'a> {
+    pub messages: Vec<Message>,
+    pub opts: CallOptions,
+    pub origin: Origin,
+    /// The chat's window; `None` where nobody can be asked (task runs, subagents).
+    pub approver: Option<&'a dyn Approver>,
+    /// Scoped apps this run names (offered only when named).
+    pub scoped_apps: Vec<String>,
+    pub max_rounds: u32,
+    /// How much of one tool result the model reads.
+    pub tool_result_limit: usize,
+    /// The app whose content this run (or chat) already read.
+    pub untrusted: Option<String>,
+    pub visited_hosts: BTreeSet<String>,
+    /// Messages the person sent while the reply runs (steering), taken at each round.
+    pub steering: Option<&'a dyn Steering>,
+    /// The chat this run belongs to: rules proposed there and not yet answered make the tools
+    /// they cover ask first (read again before every call, so an answer applies at once).
+    pub session_id: Option<String>,
+    /// The task run's questions, limits and pauses; `None` for chats and other runs.
+    pub scope: Option<std::sync::Arc<dyn crate::tools::RunScope>>,
+}
+
+/// Where steer messages for a running reply wait until the next round takes them.
+pub trait Steering: Send + Sync {
+    fn take(&self) -> Vec<String>;
+}
+
+/// How a run ended.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct LoopResult {
+    pub text: String,
+    /// Everything the run added to the conversation, in order (assistant and tool messages).
+    pub added: Vec<Message>,
+    pub stopped_by_budget: bool,
+    pub stopped_by_repeat: bool,
+    /// Calls that were not run because nobody could approve them.
+    pub held: Vec<String>,
+    /// A held call needs the person's OK (outside content); the question to ask them.
+    pub needs_ok: Option<String>,
+    /// The first call held for the person's OK (with `needs_ok`), to run once they say yes.
+    pub needs_ok_call: Option<ToolCall>,
+    /// The run's scope paused it after a round (a question to the person).
+    pub paused: bool,
+    /// The limit the scope reported before a model call (`seconds`, `tokens`, `cost_usd`);
+    /// `stopped_by_budget` without one means the rounds ran out.
+    pub limit: Option<String>,
+    /// Model calls made.
+    pub rounds: u32,
+    pub tool_result_limit: usize,
+    pub untrusted: Option<String>,
+    pub visited_hosts: BTreeSet<String>,
+    pub error: Option<String>,
+    pub cancelled: bool,
+    /// Positions in `added` of the steer messages the model received (saved as interjections).
+    pub interjections: Vec<usize>,
+}
+
+/// Calls with the same name and arguments this many times in a row trip the breaker.
+const REPEAT_LIMIT: usize = 3;
+const REPEAT_NUDGE: &str = "You have made the same tool call several times with the same arguments and got the same result. Do not call it again: answer now with what you have, or say plainly what is missing.";
+
+fn approval_risk(risk: Risk) -> ApprovalRisk {
+    match risk {
+        Risk::Read => ApprovalRisk::Read,
+        Risk::Write => ApprovalRisk::Write,
+        Risk::Send => ApprovalRisk::Send,
+        Risk::Exec => ApprovalRisk::Exec,
+    }
+}
+
+/// A call waiting to run, with what the approvals decision needs to know.
+struct Planned {
+    call: ToolCall,
+    proposed: Proposed,
+    untrusted_output: bool,
+    display_name: String,
+}
+
+impl Agent {
+    /// Runs the loop; `on_event` hears every delta, tool call, result, question and usage.
+    pub async fn run_loop(
+        &self,
+        input: LoopInput<'_>,
+        on_event: &mut (dyn FnMut(LoopEvent) + Send),
+    ) -> LoopResult {
+        let apps: BTreeMap<String, String> = self
+            .tools()
+            .catalog()
+            .into_iter()
+            .map(|p| (p.id, p.display_name))
+            .collect();
+        let scoped: Vec<&str> = input.scoped_apps.iter().map(String::as_str).collect();
+
+        let mut result = LoopResult {
+            tool_result_limit: input.tool_result_limit,
+            untrusted: input.untrusted.clone(),
+            visited_hosts: input.visited_hosts.clone(),
+            ..Default::default()
+        };
+        let mut messages = input.messages;
+        let mut chat_grant: Option<ApprovalRisk> = None;
+        let (progress_tx, mut progress_rx) = tokio::sync::mpsc::unbounded_channel();
+        let mut recent: Vec<String> = Vec::new();
+        let mut nudged = false;
+
+        for round in 0.. {
+            if round >= input.max_rounds {
+                result.stopped_by_budget = true;
+                break;
+            }
+            if let Some(limit) = input.scope.as_ref().and_then(|s| s.before_call()) {
+                result.stopped_by_budget = true;
+                result.limit = Some(limit);
+                break;
+            }
+            // Rules are read again each round, so one saved mid-turn hides its tool at once.
+            let settings = ApprovalSettings::from_config(&self.config().current());
+            let request = ChatRequest {
+                messages: messages.clone(),
+                tools: self.offered_tools(&settings, &scoped, input.origin),
+                ..Default::default()
+            };
+            let scope = input.scope.clone();
+            let mut on_chunk = |chunk: &Chunk| match chunk {
+                Chunk::Text(t) => {
+                    if let Some(s) = &scope {
+                        s.activity();
+                    }
+                    on_event(LoopEvent::TextDelta(t.clone()));
+                }
+                Chunk::Thinking(t) => {
+                    if let Some(s) = &scope {
+                        s.activity();
+                    }
+                    on_event(LoopEvent::ThinkingDelta(t.clone()));
+                }
+                _ => {}
+            };
+            let outcome = match self.llm().stream(request, &input.opts, &mut on_chunk).await {
+                Ok(outcome) => outcome,
+                Err(LlmError::Cancelled) => {
+                    result.cancelled = true;
+                    result.error = Some(LlmError::Cancelled.to_string());
+                    break;
+                }
+                Err(error) => {
+                    result.error = Some(error.to_string());
+                    break;
+                }
+            };
+            result.rounds += 1;
+            if let Some(s) = &input.scope {
+                s.after_call(&outcome.model, &outcome.usage);
+            }
+            on_event(LoopEvent::Usage {
+                model: outcome.model.clone(),
+                prompt_tokens: outcome.usage.prompt_tokens,
+                completion_tokens: outcome.usage.completion_tokens,
+                meter: outcome.meter.clone(),
+            });
+            let reply = outcome.reply;
+            let assistant = Message::assistant_calls(reply.text.clone(), reply.tool_calls.clone());
+            let round_start = messages.len();
+            messages.push(assistant.clone());
+            result.added.push(assistant);
+            if reply.tool_calls.is_empty() {
+                result.text = reply.text;
+                // A steer that came in while this answer streamed continues the same turn.
+                if round + 1 < input.max_rounds
+                    && take_steers(input.steering, &mut messages, &mut result, on_event)
+                {
+                    continue;
+                }
+                break;
+            }
+
+            // The breaker: the same call again and again means the model is stuck.
+            for call in &reply.tool_calls {
+                recent.push(format!("{}:{}", call.name, call.arguments));
+            }
+            let stuck = recent.len() >= REPEAT_LIMIT
+                && recent[recent.len() - REPEAT_LIMIT..]
+                    .iter()
+                    .all(|c| *c == recent[recent.len() - 1]);
+
+            let planned: Vec<Planned> = reply
+                .tool_calls
+                .iter()
+                .map(|call| self.plan(call, &apps))
+                .collect();
+            let mut index = 0;
+            while index < planned.len() {
+                // Read right before the calls run: a rule saved or answered while an earlier
+                // call waited applies to this one.
+                let settings = ApprovalSettings::from_config(&self.config().current());
+                let pending_rule_keys = match &input.session_id {
+                    Some(session_id) => self.chat_rule_keys(session_id).await,
+                    None => BTreeSet::new(),
+                };
+                let context = CallContext {
+                    origin: input.origin,
+                    can_ask: input.approver.is_some(),
+                    chat_grant,
+                    untrusted: result.untrusted.clone(),
+                    visited_hosts: result.visited_hosts.clone(),
+                    pending_rule_keys,
+                };
+                // Consecutive reads that need nobody's OK run side by side; results keep their order.
+                let mut batch = Vec::new();
+                while index < planned.len()
+                    && planned[index].proposed.risk == ApprovalRisk::Read
+                    && settings.decide(&planned[index].proposed, &context) == Decision::Run
+                {
+                    batch.push(&planned[index]);
+                    index += 1;
+                }
+                if !batch.is_empty() {
+                    for p in &batch {
+                        on_event(LoopEvent::ToolCall {
+                            call_id: p.call.id.clone(),
+                            name: p.call.name.clone(),
+                            arguments: p.call.arguments.clone(),
+                        });
+                    }
+                    let work = join_all(batch.iter().map(|p| {
+                        self.run_tool(
+                            &p.call,
+                            &input.opts,
+                            input.tool_result_limit,
+                            &progress_tx,
+                            &input.scope,
+                        )
+                    }));
+                    let runs = relay_progress(work, &mut progress_rx, on_event).await;
+                    for (p, (value, content, is_error, ms)) in batch.iter().zip(runs) {
+                        self.finish_call(
+                            p,
+                            value,
+                            content,
+                            is_error,
+                            ms,
+                            &mut messages,
+                            &mut result,
+                            on_event,
+                        );
+                    }
+                    continue;
+                }
+                let p = &planned[index];
+                index += 1;
+                on_event(LoopEvent::ToolCall {
+                    call_id: p.call.id.clone(),
+                    name: p.call.name.clone(),
+                    arguments: p.call.arguments.clone(),
+                });
+                match settings.decide(&p.proposed, &context) {
+                    Decision::Run => {
+                        let work = self.run_tool(
+                            &p.call,
+                            &input.opts,
+                            input.tool_result_limit,
+                            &progress_tx,
+                            &input.scope,
+                        );
+                        let (value, content, is_error, ms) =
+                            relay_progress(work, &mut progress_rx, on_event).await;
+                        self.finish_call(
+                            p,
+                            value,
+                            content,
+                            is_error,
+                            ms,
+                            &mut messages,
+                            &mut result,
+                            on_event,
+                        );
+                    }
+                    Decision::Ask {
+                        reason,
+                        risk_label,
+                        target,
+                        untrusted,
+                        ..
+                    } => {
+                        let question = ApprovalQuestion {
+                            call_id: p.call.id.clone(),
+                            name: p.call.name.clone(),
+                            arguments: p.call.arguments.clone(),
+                            risk: p.proposed.risk.as_str().to_owned(),
+                            reason: reason.as_str().to_owned(),
+                            risk_label,
+                            target,
+                            untrusted,
+                        };
+                        on_event(LoopEvent::ApprovalRequest(question.clone()));
+                        let answer = match input.approver {
+                            Some(approver) => approver.ask(question).await,
+                            None => ApprovalAnswer::Deny,
+                        };
+                        match answer {
+                            ApprovalAnswer::Deny => {
+                                let value = json!({"error": "The user declined this action.", "declined": true});
+                                self.finish_call(
+                                    p,
+                                    value.clone(),
+                                    value.to_string(),
+                                    true,
+                                    0,
+                                    &mut messages,
+                                    &mut result,
+                                    on_event,
+                                );
+                            }
+                            allowed => {
+                                if allowed == ApprovalAnswer::AllowForChat {
+                                    chat_grant = chat_grant.max(Some(p.proposed.risk));
+                                }
+                                let work = self.run_tool(
+                                    &p.call,
+                                    &input.opts,
+                                    input.tool_result_limit,
+                                    &progress_tx,
+                                    &input.scope,
+                                );
+                                let (value, content, is_error, ms) =
+                                    relay_progress(work, &mut progress_rx, on_event).await;
+                                self.finish_call(
+                                    p,
+                                    value,
+                                    content,
+                                    is_error,
+                                    ms,
+                                    &mut messages,
+                                    &mut result,
+                                    on_event,
+                                );
+                            }
+                        }
+                    }
+                    Decision::Refuse { result_error } => {
+                        let value = json!({"error": result_error});
+                        self.finish_call(
+                            p,
+                            value.clone(),
+                            value.to_string(),
+                            true,
+                            0,
+                            &mut messages,
+                            &mut result,
+                            on_event,
+                        );
+                    }
+                    Decision::Hold {
+                        reason,
+                        result_error,
+                    } => {
+                        result.held.push(p.call.name.clone());
+                        if let HoldReason::NeedsOk { question } = reason
+                            && result.needs_ok.is_none()
+                        {
+                            result.needs_ok = Some(question);
+                            result.needs_ok_call = Some(p.call.clone());
+                        }
+                        let value = json!({"error": result_error});
+                        self.finish_call(
+                            p,
+                            value.clone(),
+                            value.to_string(),
+                            true,
+                            0,
+                            &mut messages,
+                            &mut result,
+                            on_event,
+                        );
+                    }
+                    Decision::Fail { error } => {
+                        result.error = Some(error);
+                        return result;
+                    }
+                }
+            }
+            if result.needs_ok.is_some() {
+                break;
+            }
+            if input
+                .scope
+                .as_ref()
+                .is_some_and(|s| s.after_round(&messages[round_start..]))
+            {
+                result.paused = true;
+                break;
+            }
+            take_steers(input.steering, &mut messages, &mut result, on_event);
+            if stuck {
+                if nudged {
+                    result.stopped_by_repeat = true;
+                    break;
+                }
+                nudged = true;
+                messages.push(Message::user(REPEAT_NUDGE));
+            }
+        }
+        if result.text.is_empty() {
+            result.text = result
+                .added
+                .iter()
+                .rev()
+                .find(|m| !m.content.is_empty() && m.tool_calls.is_empty())
+                .map(|m| m.content.clone())
+                .unwrap_or_default();
+        }
+        result
+    }
+
+    /// The tools this run may be offered under `settings`.
+    fn offered_tools(
+        &self,
+        settings: &ApprovalSettings,
+        scoped: &[&str],
+        origin: Origin,
+    ) -> Vec<sentient_llm::ToolSpec> {
+        self.tools()
+            .offered(scoped)
+            .into_iter()
+            .filter(|spec| {
+                let plugin = self.tools().plugin_of(&spec.name).unwrap_or_default();
+                let risk = self
+                    .tools()
+                    .get(&spec.name)
+                    .map_or(Risk::Read, |t| t.def().risk);
+                settings.is_offered(&spec.name, &plugin, approval_risk(risk), false, origin)
+            })
+            .collect()
+    }
+
+    fn plan(&self, call: &ToolCall, apps: &BTreeMap<String, String>) -> Planned {
+        let plugin = self.tools().plugin_of(&call.name).unwrap_or_default();
+        let display_name = apps.get(&plugin).cloned().unwrap_or_default();
+        match self.tools().get(&call.name) {
+            Some(tool) => {
+                let def = tool.def();
+                let (risk, description) = describe_call(tool.as_ref(), &call.arguments);
+                let mut proposed =
+                    Proposed::new(&call.name, &plugin, &display_name, approval_risk(risk));
+                proposed.internal = def.internal;
+                proposed.risk_raised = risk > def.risk;
+                proposed.allow_for_chat = def.allow_for_chat;
+                proposed.risk_label = description.risk_label;
+                proposed.target = description.target;
+                proposed.exfiltrates = def.exfiltrates;
+                proposed.urls = tool.urls(&call.arguments);
+                Planned {
+                    call: call.clone(),
+                    proposed,
+                    untrusted_output: def.untrusted_output,
+                    display_name,
+                }
+            }
+            // An unknown tool runs through the registry, which answers with a plain error.
+            None => Planned {
+                call: call.clone(),
+                proposed: Proposed::new(&call.name, "", "", ApprovalRisk::Read),
+                untrusted_output: false,
+                display_name,
+            },
+        }
+    }
+
+    async fn run_tool(
+        &self,
+        call: &ToolCall,
+        opts: &CallOptions,
+        limit: usize,
+        progress: &ProgressSender,
+        scope: &Option<std::sync::Arc<dyn crate::tools::RunScope>>,
+    ) -> (Value, String, bool, u32) {
+        let mut ctx = self.tool_ctx(call.id.clone());
+        ctx.cancel = opts.cancel.clone();
+        ctx.run = scope.clone();
+        let (sender, call_id, name) = (progress.clone(), call.id.clone(), call.name.clone());
+        let watcher = scope.clone();
+        ctx.progress = std::sync::Arc::new(move |update| {
+            if let Some(s) = &watcher {
+                s.activity();
+            }
+            let _ = sender.send((call_id.clone(), name.clone(), update));
+        });
+        let started = Instant::now();
+        let outcome = self
+            .tools()
+            .invoke(&call.name, call.arguments.clone(), &ctx, limit)
+            .await;
+        let ms = u32::try_from(started.elapsed().as_millis()).unwrap_or(u32::MAX);
+        if let Some(s) = scope {
+            s.activity();
+        }
+        (outcome.value, outcome.content, outcome.is_error, ms)
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn finish_call(
+        &self,
+        p: &Planned,
+        value: Value,
+        content: String,
+        is_error: bool,
+        duration_ms: u32,
+        messages: &mut Vec<Message>,
+        result: &mut LoopResult,
+        on_event: &mut (dyn FnMut(LoopEvent) + Send),
+    ) {
+        if !is_error {
+            // Outside content marks the run; nothing the model says afterwards clears it.
+            if p.untrusted_output && result.untrusted.as_deref().is_none_or(str::is_empty) {
+                result.untrusted = Some(p.display_name.clone());
+            }
+            for url in &p.proposed.urls {
+                let host = address_host(url);
+                if !host.is_empty() {
+                    result.visited_hosts.insert(host);
+                }
+            }
+        }
+        on_event(LoopEvent::ToolResult {
+            call_id: p.call.id.clone(),
+            name: p.call.name.clone(),
+            result: value,
+            is_error,
+            duration_ms,
+        });
+        let message = Message::tool_result(&p.call, content);
+        messages.push(message.clone());
+        result.added.push(message);
+    }
+}
+
+/// Gives the model the steer messages that arrived since the last round; `true` when any did.
+fn take_steers(
+    steering: Option<&dyn Steering>,
+    messages: &mut Vec<Message>,
+    result: &mut LoopResult,
+    on_event: &mut (dyn FnMut(LoopEvent) + Send),
+) -> bool {
+    let Some(steering) = steering else {
+        return false;
+    };
+    let steers = steering.take();
+    for text in &steers {
+        on_event(LoopEvent::UserInterjection(text.clone()));
+        let message = Message::user(text.clone());
+        messages.push(message.clone());
+        result.interjections.push(result.added.len());
+        result.added.push(message);
+    }
+    !steers.is_empty()
+}
+
+/// Awaits `work` while passing on the progress its tools report, as it happens.
+async fn relay_progress<T>(
+    work: impl std::future::Future<Output = T>,
+    progress: &mut tokio::sync::mpsc::UnboundedReceiver<(String, String, ProgressUpdate)>,
+    on_event: &mut (dyn FnMut(LoopEvent) + Send),
+) -> T {
+    let mut work = std::pin::pin!(work);
+    let done = loop {
+        tokio::select! {
+            done = &mut work => break done,
+            Some((call_id, name, update)) = progress.recv() => on_event(LoopEvent::ToolProgress { call_id, name, update }),
+        }
+    };
+    while let Ok((call_id, name, update)) = progress.try_recv() {
+        on_event(LoopEvent::ToolProgress {
+            call_id,
+            name,
+            update,
+        });
+    }
+    done
+}
+
+#[cfg(test)]
+mod tests {
+    use super::address_host;
+
+    #[test]
+    fn hosts_come_from_addresses() {
+        assert_eq!(
+            address_host("https://User@Example.com:8443/a?b#c"),
+            "example.com"
+        );
+        assert_eq!(address_host("http://127.0.0.1/x"), "127.0.0.1");
+        assert_eq!(address_host(""), "");
+    }
+}

@@ -1,0 +1,23 @@
+//! The types that cross services and doors: tasks and runs, devices, notifications, the stop
+//! state, rule proposals, integrations and hooks, tools as listed, the local model's state, and
+//! the domain events. They sit at the bottom so every crate above can name them and none of
+//! them has to know another service.
+
+pub mod events;
+pub mod integration;
+pub mod model_busy;
+pub mod node;
+pub mod notification;
+pub mod rules;
+pub mod stop_state;
+pub mod task;
+pub mod tool_info;
+
+pub use events::DomainEvent;
+pub use integration::{Hook, Integration};
+pub use model_busy::{JobKind, ModelBusy};
+pub use node::Node;
+pub use notification::{NewNotification, Notification};
+pub use rules::RuleProposal;
+pub use stop_state::StopState;
+pub use tool_info::{Risk, ToolInfo};

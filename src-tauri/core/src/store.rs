@@ -1,0 +1,227 @@
+//! The one SQLite database (`sentient.db`): the pool, the migrations from the top-level
+//! `migrations/` folder (embedded at compile time), and the `meta` key/value table.
+
+use std::path::Path;
+use std::str::FromStr;
+use std::time::Duration;
+
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use sqlx::SqlitePool;
+use sqlx::migrate::Migrator;
+use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteSynchronous};
+
+use crate::clock::SharedClock;
+
+static MIGRATOR: Migrator = sqlx::migrate!("../../migrations");
+
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    #[error("the database could not be opened: {0}")]
+    Open(#[source] sqlx::Error),
+    #[error("the database could not be brought up to date: {0}")]
+    Migrate(#[from] sqlx::migrate::MigrateError),
+    #[error("database error: {0}")]
+    Sql(#[from] sqlx::Error),
+    #[error("stored value for {key} is not valid: {source}")]
+    Decode {
+        key: String,
+        source: serde_json::Error,
+    },
+}
+
+/// Handle to the database; cheap to clone.
+#[derive(Debug, Clone)]
+pub struct Store {
+    pool: SqlitePool,
+    clock: SharedClock,
+}
+
+/// What `sentient doctor` reports about the database.
+#[derive(Debug, Clone, Serialize)]
+pub struct StoreHealth {
+    pub integrity: String,
+    pub applied_migrations: usize,
+    pub known_migrations: usize,
+}
+
+impl Store {
+    /// Opens (creating if needed) the database with WAL, foreign keys and a busy timeout,
+    /// then applies every migration not yet applied.
+    pub async fn open(path: &Path, clock: SharedClock) -> Result<Self, StoreError> {
+        let store = Self::connect(path, clock).await?;
+        MIGRATOR.run(&store.pool).await?;
+        Ok(store)
+    }
+
+    /// Opens without migrating (for `sentient doctor`, which must only look).
+    pub async fn connect(path: &Path, clock: SharedClock) -> Result<Self, StoreError> {
+        let options = SqliteConnectOptions::from_str("sqlite://")
+            .map_err(StoreError::Open)?
+            .filename(path)
+            .create_if_missing(true)
+            .journal_mode(SqliteJournalMode::Wal)
+            .synchronous(SqliteSynchronous::Normal)
+            .foreign_keys(true)
+            .busy_timeout(Duration::from_secs(5));
+        let pool = SqlitePoolOptions::new()
+            .max_connections(8)
+            .connect_with(options)
+            .await
+            .map_err(StoreError::Open)?;
+        Ok(Self { pool, clock })
+    }
+
+    pub fn pool(&self) -> &SqlitePool {
+        &self.pool
+    }
+
+    /// Starts a write transaction that takes SQLite's write lock at once. A deferred one that
+    /// reads first fails at once (not after the busy timeout) when another write lands before
+    /// its own, which two runs ending together would hit.
+    pub async fn begin_write(
+        &self,
+    ) -> Result<sqlx::Transaction<'static, sqlx::Sqlite>, sqlx::Error> {
+        self.pool.begin_with("BEGIN IMMEDIATE").await
+    }
+
+    /// Reads a JSON value stored under `key` in `meta`.
+    pub async fn meta_get<T: DeserializeOwned>(&self, key: &str) -> Result<Option<T>, StoreError> {
+        let row: Option<(String,)> = sqlx::query_as("SELECT value FROM meta WHERE key = ?")
+            .bind(key)
+            .fetch_optional(&self.pool)
+            .await?;
+        row.map(|(text,)| {
+            serde_json::from_str(&text).map_err(|source| StoreError::Decode {
+                key: key.to_owned(),
+                source,
+            })
+        })
+        .transpose()
+    }
+
+    /// Stores `value` as JSON under `key`, replacing what was there.
+    pub async fn meta_set<T: Serialize + ?Sized>(
+        &self,
+        key: &str,
+        value: &T,
+    ) -> Result<(), StoreError> {
+        let text = serde_json::to_string(value).map_err(|source| StoreError::Decode {
+            key: key.to_owned(),
+            source,
+        })?;
+        sqlx::query(
+            "INSERT INTO meta (key, value, updated_at) VALUES (?, ?, ?)
+             ON CONFLICT(key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at",
+        )
+        .bind(key)
+        .bind(text)
+        .bind(self.clock.now().to_rfc3339())
+        .execute(&self.pool)
+        .await?;
+        Ok(())
+    }
+
+    pub async fn meta_delete(&self, key: &str) -> Result<(), StoreError> {
+        sqlx::query("DELETE FROM meta WHERE key = ?")
+            .bind(key)
+            .execute(&self.pool)
+            .await?;
+        Ok(())
+    }
+
+    /// SQLite's own integrity check plus how many migrations are applied out of those known.
+    pub async fn health(&self) -> Result<StoreHealth, StoreError> {
+        let (integrity,): (String,) = sqlx::query_as("PRAGMA integrity_check")
+            .fetch_one(&self.pool)
+            .await?;
+        let has_table: Option<(String,)> = sqlx::query_as(
+            "SELECT name FROM sqlite_master WHERE type = 'table' AND name = '_sqlx_migrations'",
+        )
+        .fetch_optional(&self.pool)
+        .await?;
+        let applied = if has_table.is_some() {
+            let (n,): (i64,) =
+                sqlx::query_as("SELECT COUNT(*) FROM _sqlx_migrations WHERE success = 1")
+                    .fetch_one(&self.pool)
+                    .await?;
+            usize::try_from(n).unwrap_or(0)
+        } else {
+            0
+        };
+        Ok(StoreHealth {
+            integrity,
+            applied_migrations: applied,
+            known_migrations: MIGRATOR.iter().count(),
+        })
+    }
+
+    /// Waits for in-flight queries and closes every connection (checkpointing the WAL).
+    pub async fn close(&self) {
+        self.pool.close().await;
+    }
+}
+
+/// A new random id for a stored row: 24 hex characters (96 bits).
+pub fn new_id() -> String {
+    hex::encode(rand::random::<[u8; 12]>())
+}
+
+/// Times as stored: RFC 3339 UTC with microseconds, one fixed width, so text order is time order.
+pub fn stamp(at: chrono::DateTime<chrono::Utc>) -> String {
+    at.to_rfc3339_opts(chrono::SecondsFormat::Micros, true)
+}
+
+/// A stored time back; `None` for text that is not one.
+pub fn parse_stamp(text: &str) -> Option<chrono::DateTime<chrono::Utc>> {
+    chrono::DateTime::parse_from_rfc3339(text)
+        .ok()
+        .map(|t| t.with_timezone(&chrono::Utc))
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use super::*;
+    use crate::clock::SystemClock;
+
+    #[tokio::test]
+    async fn opens_with_wal_and_foreign_keys_and_migrates() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let store = Store::open(&dir.path().join("s.db"), Arc::new(SystemClock))
+            .await
+            .expect("open");
+        let (mode,): (String,) = sqlx::query_as("PRAGMA journal_mode")
+            .fetch_one(store.pool())
+            .await
+            .expect("pragma");
+        assert_eq!(mode, "wal");
+        let (fk,): (i64,) = sqlx::query_as("PRAGMA foreign_keys")
+            .fetch_one(store.pool())
+            .await
+            .expect("pragma");
+        assert_eq!(fk, 1);
+        let health = store.health().await.expect("health");
+        assert_eq!(health.integrity, "ok");
+        assert_eq!(health.applied_migrations, health.known_migrations);
+        assert!(health.known_migrations >= 1);
+    }
+
+    #[tokio::test]
+    async fn meta_round_trip_and_overwrite() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let store = Store::open(&dir.path().join("s.db"), Arc::new(SystemClock))
+            .await
+            .expect("open");
+        assert_eq!(store.meta_get::<i32>("missing").await.expect("get"), None);
+        store.meta_set("answer", &41).await.expect("set");
+        store.meta_set("answer", &42).await.expect("set again");
+        assert_eq!(
+            store.meta_get::<i32>("answer").await.expect("get"),
+            Some(42)
+        );
+        store.meta_delete("answer").await.expect("delete");
+        assert_eq!(store.meta_get::<i32>("answer").await.expect("get"), None);
+    }
+}

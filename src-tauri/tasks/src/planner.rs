@@ -1,0 +1,473 @@
+//! Planning: the planner role turns a prompt into a name, description, priority and schedule
+//! (refinement, also `POST /api/tasks/preview`), then into plan steps that name tools, or into
+//! clarifying questions when something essential is missing. A plan waiting for approval,
+//! questions and a failed planning each send a task notification.
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+use tokio_util::sync::CancellationToken;
+
+use super::model::{ClarifyingQuestion, PlanStep, Schedule, TaskChatLine, TaskStatus};
+use super::schedule;
+use crate::TaskService;
+use crate::notify::{plan_summary, questions_summary};
+use sentient_core::error::ApiError;
+use sentient_llm::queue::JobKind;
+use sentient_llm::{CallOptions, ChatRequest, Message, ModelRole};
+
+/// What refinement makes of a prompt (`POST /api/tasks/preview`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, specta::Type, utoipa::ToSchema)]
+pub struct Refinement {
+    pub name: String,
+    pub description: String,
+    pub priority: i32,
+    pub schedule: Option<Schedule>,
+}
+
+/// What planning makes of a task.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Planned {
+    Steps(Vec<PlanStep>),
+    Questions(Vec<String>),
+}
+
+const WRONG_SHAPE: &str = "The planner model answered in the wrong shape. Try again, or pick another planner model in Settings > Models.";
+
+fn wrong_shape() -> ApiError {
+    ApiError::new(502, WRONG_SHAPE)
+}
+
+/// Reads the refinement JSON; the schedule is normalised like a saved one.
+pub fn read_refinement(
+    value: &Value,
+    prompt: &str,
+    timezone: &str,
+) -> Result<Refinement, ApiError> {
+    let text = |key: &str| {
+        value
+            .get(key)
+            .and_then(Value::as_str)
+            .map(str::trim)
+            .filter(|s| !s.is_empty())
+    };
+    let name = text("name").ok_or_else(wrong_shape)?;
+    let schedule = match value.get("schedule") {
+        None | Some(Value::Null) => None,
+        Some(raw) => match schedule::parse_schedule(raw, timezone) {
+            Ok(s) => Some(s),
+            // A schedule the model got wrong is left out rather than failing the task.
+            Err(error) => {
+                tracing::info!(%error, "the planner's schedule was not usable");
+                None
+            }
+        },
+    };
+    let priority = value
+        .get("priority")
+        .and_then(Value::as_i64)
+        .map_or(1, |p| p.clamp(0, 2));
+    Ok(Refinement {
+        name: name.chars().take(80).collect(),
+        description: text("description").unwrap_or(prompt).to_owned(),
+        priority: i32::try_from(priority).unwrap_or(1),
+        schedule,
+    })
+}
+
+/// Reads the planning JSON: plan steps, or questions.
+pub fn read_plan(value: &Value) -> Result<Planned, ApiError> {
+    let questions: Vec<String> = value
+        .get("clarifying_questions")
+        .and_then(Value::as_array)
+        .map(|list| {
+            list.iter()
+                .filter_map(|q| q.as_str().or_else(|| q.get("text").and_then(Value::as_str)))
+                .map(str::trim)
+                .filter(|q| !q.is_empty())
+                .map(str::to_owned)
+                .collect()
+        })
+        .unwrap_or_default();
+    if !questions.is_empty() {
+        return Ok(Planned::Questions(questions));
+    }
+    let steps: Vec<PlanStep> = value
+        .get("plan")
+        .and_then(Value::as_array)
+        .map(|list| {
+            list.iter()
+                .filter_map(|s| {
+                    let description = s.get("description")?.as_str()?.trim();
+                    (!description.is_empty()).then(|| PlanStep {
+                        tool: s
+                            .get("tool")
+                            .and_then(Value::as_str)
+                            .unwrap_or_default()
+                            .trim()
+                            .to_owned(),
+                        description: description.to_owned(),
+                    })
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    if steps.is_empty() {
+        return Err(wrong_shape());
+    }
+    Ok(Planned::Steps(steps))
+}
+
+impl TaskService {
+    fn local_now(&self) -> (String, String) {
+        let timezone = self.user_timezone();
+        let now = self.clock().now();
+        let local = timezone
+            .parse::<chrono_tz::Tz>()
+            .map(|tz| {
+                now.with_timezone(&tz)
+                    .format("%A %Y-%m-%dT%H:%M")
+                    .to_string()
+            })
+            .unwrap_or_else(|_| now.format("%A %Y-%m-%dT%H:%M UTC").to_string());
+        (timezone, local)
+    }
+
+    async fn planner_json(
+        &self,
+        system: String,
+        user: String,
+        cancel: &CancellationToken,
+    ) -> Result<Value, ApiError> {
+        let request = ChatRequest {
+            messages: vec![Message::system(system), Message::user(user)],
+            ..Default::default()
+        };
+        let opts = CallOptions::new(ModelRole::Planner, "task_planning", JobKind::Task)
+            .with_cancel(cancel.clone());
+        match self.llm().json(request, &opts).await {
+            Ok((value, _)) if value.is_object() => Ok(value),
+            Ok(_) => Err(wrong_shape()),
+            Err(sentient_llm::LlmError::Garbled { .. }) => Err(wrong_shape()),
+            Err(e) => Err(e.into()),
+        }
+    }
+
+    /// Refinement: name, description, priority and schedule from the prompt, in the user's time zone.
+    pub async fn refine_task(
+        &self,
+        prompt: &str,
+        cancel: &CancellationToken,
+    ) -> Result<Refinement, ApiError> {
+        let (timezone, local) = self.local_now();
+        let system = format!(
+            "You turn a person's request into a task for their assistant. It is now {local} in {timezone}. \
+Reply with JSON only: {{\"name\": \"at most six words\", \"description\": \"one or two sentences\", \
+\"priority\": 0 for urgent, 1 for normal or 2 for low, \"schedule\": null when it should run once now, or \
+{{\"type\": \"once\", \"run_at\": \"YYYY-MM-DDTHH:MM\"}} for a later time, or {{\"type\": \"recurring\", \
+\"frequency\": \"daily\" or \"weekly\", \"days\": [\"Monday\", ...], \"time\": \"HH:MM\"}} when it repeats}}."
+        );
+        let value = self.planner_json(system, prompt.to_owned(), cancel).await?;
+        read_refinement(&value, prompt, &timezone)
+    }
+
+    /// `POST /api/tasks/preview`.
+    pub async fn preview_task(&self, prompt: &str) -> Result<Refinement, ApiError> {
+        if prompt.trim().is_empty() {
+            return Err(ApiError::bad_request(
+                "Describe the task first: the prompt is empty.",
+            ));
+        }
+        self.refine_task(prompt.trim(), &CancellationToken::new())
+            .await
+    }
+
+    /// Planning: steps naming tools, or questions.
+    async fn plan_task(
+        &self,
+        task_id: &str,
+        cancel: &CancellationToken,
+    ) -> Result<Planned, ApiError> {
+        let record = self.tasks().store().task(task_id).await?;
+        let task = &record.task;
+        let tools: Vec<String> = self
+            .tools()
+            .offered(&[])
+            .iter()
+            .map(|t| format!("- {}: {}", t.name, t.description))
+            .collect();
+        let system = format!(
+            "You plan tasks for a personal assistant that works on its own with these tools:\n{}\n\n\
+Reply with JSON only: {{\"plan\": [{{\"tool\": \"tool name\", \"description\": \"what this step does\"}}]}} with one \
+to eight steps, each naming one of the tools above (or \"none\" for a step that only needs thinking). Only when \
+something essential is missing and can't sensibly be assumed, reply {{\"clarifying_questions\": [\"question\"]}} \
+instead (at most three short questions).",
+            tools.join("\n")
+        );
+        let mut user = format!(
+            "Task: {}\n{}\n\nWhat the person asked: {}",
+            task.name, task.description, record.prompt
+        );
+        let answered: Vec<String> = task
+            .clarifying_questions
+            .iter()
+            .filter_map(|q| Some(format!("Q: {}\nA: {}", q.text, q.answer.as_deref()?)))
+            .collect();
+        if !answered.is_empty() {
+            user.push_str("\n\nAnswers to your earlier questions:\n");
+            user.push_str(&answered.join("\n"));
+        }
+        let changes: Vec<String> = task
+            .chat_history
+            .iter()
+            .filter(|l| l.role == "user")
+            .map(|l| format!("- {}", l.content))
+            .collect();
+        if !changes.is_empty() {
+            user.push_str("\n\nChanges the person asked for since (they win over the above):\n");
+            user.push_str(&changes.join("\n"));
+        }
+        let value = self.planner_json(system, user, cancel).await?;
+        read_plan(&value)
+    }
+
+    /// Plans a task in the background (refining it first when `refine`), as a job that Stop
+    /// everything, deleting the task and shutdown cancel.
+    pub(crate) fn start_planning_with(&self, task_id: &str, refine: bool) {
+        let job = self
+            .stop()
+            .start_job_within("task planning", &self.shutdown_token());
+        self.tasks().track(task_id, job.token().clone());
+        let engine = self.clone();
+        let task_id = task_id.to_owned();
+        tokio::spawn(async move {
+            let outcome = engine.plan_now(&task_id, refine, job.token()).await;
+            engine.tasks().untrack(&task_id);
+            if let Err(error) = outcome {
+                let message = if job.token().is_cancelled() {
+                    "Planning was stopped. Ask for a change to plan it again.".to_owned()
+                } else {
+                    error.message()
+                };
+                let saved = engine
+                    .change_task(&task_id, |r, _| {
+                        r.task.status = TaskStatus::Error;
+                        r.task.error = Some(message.clone());
+                        Ok(r.task.clone())
+                    })
+                    .await;
+                match saved {
+                    // Stopping it was the person's own doing; the task's status says so.
+                    Ok(_) if job.token().is_cancelled() => {}
+                    Ok(task) => {
+                        let title = format!("Couldn't plan {}", task.name);
+                        engine
+                            .notify_task(&task, "planning_failed", title, message, Map::new())
+                            .await;
+                    }
+                    Err(e) => {
+                        tracing::info!(error = %e.message(), "the task went away while planning");
+                    }
+                }
+            }
+        });
+    }
+
+    /// New tasks are refined, then planned.
+    pub(crate) fn start_planning(&self, task_id: &str) {
+        self.start_planning_with(task_id, true);
+    }
+
+    async fn plan_now(
+        &self,
+        task_id: &str,
+        refine: bool,
+        cancel: &CancellationToken,
+    ) -> Result<(), ApiError> {
+        if refine {
+            let prompt = self.tasks().store().task(task_id).await?.prompt;
+            let refined = self.refine_task(&prompt, cancel).await?;
+            self.change_task(task_id, |r, _| {
+                r.task.name = refined.name;
+                r.task.description = refined.description;
+                r.task.priority = refined.priority;
+                r.task.schedule = refined.schedule;
+                Ok(())
+            })
+            .await?;
+        }
+        let planned = self.plan_task(task_id, cancel).await?;
+        let require_approval = self.config().current().tasks.require_plan_approval;
+        let replanned = !refine;
+        let task = self
+            .change_task(task_id, |r, now| {
+                let task = &mut r.task;
+                match planned {
+                    Planned::Questions(questions) => {
+                        task.clarifying_questions = questions
+                            .into_iter()
+                            .enumerate()
+                            .map(|(i, text)| ClarifyingQuestion {
+                                question_id: format!("q{}", i + 1),
+                                text,
+                                answer: None,
+                            })
+                            .collect();
+                        task.status = TaskStatus::ClarificationPending;
+                    }
+                    Planned::Steps(steps) => {
+                        task.plan = steps;
+                        if replanned && !task.chat_history.is_empty() {
+                            task.chat_history.push(TaskChatLine {
+                                role: "assistant".to_owned(),
+                                content: "I updated the plan.".to_owned(),
+                                timestamp: now,
+                            });
+                        }
+                        if require_approval && task.task_type != "swarm" {
+                            task.status = TaskStatus::ApprovalPending;
+                            task.next_execution_at = None;
+                        } else {
+                            super::go_live(task, now);
+                        }
+                    }
+                }
+                Ok(task.clone())
+            })
+            .await?;
+        self.notify_planned(&task).await;
+        Ok(())
+    }
+
+    /// A plan waiting for approval, or questions, tell the person (contract section 4).
+    async fn notify_planned(&self, task: &super::model::Task) {
+        let (event, title, message) = match task.status {
+            TaskStatus::ApprovalPending => (
+                "approval_needed",
+                format!("{} needs your approval", task.name),
+                plan_summary(&task.description, &task.plan),
+            ),
+            TaskStatus::ClarificationPending => (
+                "clarification_needed",
+                format!("{} needs a few details", task.name),
+                questions_summary(&task.clarifying_questions),
+            ),
+            _ => return,
+        };
+        self.notify_task(task, event, title, message, Map::new())
+            .await;
+    }
+
+    /// `POST /api/tasks/{id}/clarifications`: saves the answers and plans again.
+    pub async fn answer_clarifications(
+        &self,
+        task_id: &str,
+        answers: Vec<(String, String)>,
+    ) -> Result<super::model::Task, ApiError> {
+        self.change_task(task_id, |r, _| {
+            let task = &mut r.task;
+            if task.status != TaskStatus::ClarificationPending
+                || task.clarifying_questions.is_empty()
+            {
+                return Err(ApiError::conflict(
+                    "This task has no questions waiting for answers.",
+                ));
+            }
+            for (id, answer) in &answers {
+                let question = task
+                    .clarifying_questions
+                    .iter_mut()
+                    .find(|q| &q.question_id == id)
+                    .ok_or_else(|| {
+                        ApiError::bad_request(format!("This task has no question {id}."))
+                    })?;
+                question.answer = Some(answer.trim().to_owned());
+            }
+            task.status = TaskStatus::Planning;
+            Ok(())
+        })
+        .await?;
+        self.start_planning_with(task_id, false);
+        self.get_task(task_id).await
+    }
+
+    /// `POST /api/tasks/{id}/chat`: a change request; the task is planned again.
+    pub async fn task_chat(
+        &self,
+        task_id: &str,
+        message: &str,
+    ) -> Result<super::model::Task, ApiError> {
+        let message = message.trim().to_owned();
+        if message.is_empty() {
+            return Err(ApiError::bad_request("Type what should change first."));
+        }
+        self.change_task(task_id, |r, now| {
+            let task = &mut r.task;
+            if matches!(
+                task.status,
+                TaskStatus::Processing | TaskStatus::WaitingForUser | TaskStatus::Planning
+            ) {
+                return Err(ApiError::conflict(
+                    "This task is busy; ask for the change once its run has finished or its question is answered.",
+                ));
+            }
+            task.chat_history.push(TaskChatLine {
+                role: "user".to_owned(),
+                content: message,
+                timestamp: now,
+            });
+            task.status = TaskStatus::Planning;
+            task.next_execution_at = None;
+            Ok(())
+        })
+        .await?;
+        self.start_planning_with(task_id, false);
+        self.get_task(task_id).await
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn refinement_reads_the_fields_and_keeps_a_good_schedule() {
+        let value = json!({"name": "Morning news", "description": "Three headlines.", "priority": 7,
+                           "schedule": {"type": "recurring", "frequency": "daily", "time": "7:30"}});
+        let r = read_refinement(&value, "news please", "Europe/Berlin").expect("refined");
+        assert_eq!(r.name, "Morning news");
+        assert_eq!(r.priority, 2);
+        assert!(matches!(r.schedule, Some(Schedule::Recurring { .. })));
+        // A missing name is the wrong shape; a broken schedule is dropped.
+        assert_eq!(
+            read_refinement(&json!({"description": "x"}), "p", "UTC")
+                .err()
+                .map(|e| e.status),
+            Some(502)
+        );
+        let r = read_refinement(
+            &json!({"name": "X", "schedule": {"type": "someday"}}),
+            "p",
+            "UTC",
+        )
+        .expect("refined");
+        assert_eq!(r.schedule, None);
+        assert_eq!(r.description, "p");
+    }
+
+    #[test]
+    fn plans_need_steps_and_questions_win() {
+        assert_eq!(
+            read_plan(&json!({"plan": [{"tool": "web_fetch", "description": "Read the page"}, {"description": " "}]})).ok(),
+            Some(Planned::Steps(vec![PlanStep { tool: "web_fetch".into(), description: "Read the page".into() }]))
+        );
+        assert_eq!(
+            read_plan(&json!({"plan": [], "clarifying_questions": ["Which city?"]})).ok(),
+            Some(Planned::Questions(vec!["Which city?".into()]))
+        );
+        assert_eq!(
+            read_plan(&json!({"plan": []})).err().map(|e| e.status),
+            Some(502)
+        );
+    }
+}

@@ -1,0 +1,809 @@
+//! Tasks and runs in SQLite: one row per task and per run with JSON columns for the contract's
+//! nested objects, and the full progress log of each run in its own table. Changes to one task
+//! are read-modify-write inside a transaction; the service serialises them per engine.
+
+use chrono::{DateTime, Utc};
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use serde_json::Value;
+use sqlx::Row;
+use sqlx::sqlite::SqliteRow;
+
+use super::model::{
+    PendingQuestion, ProgressUpdate, Run, RunResult, RunStatus, Schedule, Task, TaskStatus,
+};
+use sentient_core::store::{Store, StoreError};
+use sentient_llm::Message;
+
+/// How many progress updates a run embeds; the rest are behind `.../events`.
+pub const EMBEDDED_UPDATES: i64 = 200;
+
+/// A task with the fields the API never shows.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TaskRecord {
+    pub task: Task,
+    /// What the user asked for, word for word.
+    pub prompt: String,
+}
+
+/// A task the scheduler found due, with the exact stored due time its claim checks.
+#[derive(Debug, Clone, PartialEq)]
+pub struct DueTask {
+    pub record: TaskRecord,
+    pub due_at: DateTime<Utc>,
+    stamp: String,
+}
+
+/// How a claim to run went.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Claim {
+    /// The task is ours and its run row exists.
+    Claimed,
+    /// Every run slot is taken; the task stays due.
+    NoSlot,
+    /// Someone else claimed or changed it first.
+    Gone,
+}
+
+/// A run with its checkpoint and the parts of its question the API never shows.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RunRecord {
+    pub task_id: String,
+    pub run: Run,
+    pub transcript: Vec<Message>,
+    /// The stored question with its hidden fields (`kind` details, `stop_error`, ...).
+    pub question: Option<Value>,
+    pub limits: Option<Value>,
+    /// The app whose content the run read, once it ended (remembered answers keep it).
+    pub untrusted: Option<String>,
+}
+
+impl RunRecord {
+    /// A new run, working from `now`.
+    pub fn start(
+        task_id: &str,
+        plan: Vec<super::model::PlanStep>,
+        trigger_event_data: Option<Value>,
+        retry_of: Option<String>,
+        transcript: Vec<Message>,
+        now: DateTime<Utc>,
+    ) -> Self {
+        Self {
+            task_id: task_id.to_owned(),
+            run: Run {
+                run_id: super::new_id(),
+                status: RunStatus::Processing,
+                created_at: now,
+                execution_start_time: Some(now),
+                finished_at: None,
+                plan,
+                trigger_event_data,
+                progress_updates: Vec::new(),
+                result: None,
+                error: None,
+                retry_of,
+                pending_question: None,
+                last_activity_at: Some(now),
+                memory_sources: Vec::new(),
+                brief_updated: false,
+            },
+            transcript,
+            question: None,
+            limits: None,
+            untrusted: None,
+        }
+    }
+
+    /// Questions this run has asked so far (kept beside its limits, across pauses).
+    pub fn question_count(&self) -> u32 {
+        self.limits
+            .as_ref()
+            .and_then(|l| l.get("questions_asked"))
+            .and_then(Value::as_u64)
+            .and_then(|n| u32::try_from(n).ok())
+            .unwrap_or(0)
+    }
+
+    pub fn set_question_count(&mut self, count: u32) {
+        if let Some(Value::Object(limits)) = &mut self.limits {
+            limits.insert("questions_asked".to_owned(), Value::from(count));
+        }
+    }
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum TaskStoreError {
+    #[error("There is no task with the id {0}.")]
+    NoTask(String),
+    #[error("This task has no run with the id {0}.")]
+    NoRun(String),
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+impl From<sqlx::Error> for TaskStoreError {
+    fn from(e: sqlx::Error) -> Self {
+        Self::Store(StoreError::Sql(e))
+    }
+}
+
+fn json<T: Serialize>(value: &T) -> String {
+    serde_json::to_string(value).unwrap_or_else(|_| "null".to_owned())
+}
+
+fn parse<T: DeserializeOwned + Default>(text: Option<String>) -> T {
+    text.and_then(|t| serde_json::from_str(&t).ok())
+        .unwrap_or_default()
+}
+
+fn time(text: Option<String>) -> Option<DateTime<Utc>> {
+    text.as_deref().and_then(sentient_core::store::parse_stamp)
+}
+
+use sentient_core::store::stamp as stamp_at;
+
+fn stamp(t: Option<DateTime<Utc>>) -> Option<String> {
+    t.map(stamp_at)
+}
+
+/// The API's view of a stored question: only `{question, options, asked_at, kind, reason}`.
+pub fn shown_question(stored: &Value) -> Option<PendingQuestion> {
+    serde_json::from_value(stored.clone()).ok()
+}
+
+type TaskQuery<'q> = sqlx::query::Query<'q, sqlx::Sqlite, sqlx::sqlite::SqliteArguments>;
+
+/// Writes every column of a task but its id and creation time.
+const UPDATE_TASK: &str = "UPDATE tasks SET name = ?, description = ?, prompt = ?, status = ?, priority = ?,
+    assignee = ?, task_type = ?, schedule = ?, script = ?, plan = ?, chat_history = ?, clarifying_questions = ?,
+    swarm_details = ?, enabled = ?, model = ?, browser_profile = ?, deliver_to = ?, original_context = ?,
+    error = ?, next_execution_at = ?, last_execution_at = ?, updated_at = ?, notepad = ?, notepad_untrusted = ?,
+    brief = ? WHERE id = ?";
+
+/// Saves a run: inserts it, or writes every field back (the one statement for `save_run` and
+/// the scheduler's claim, so the two never drift apart).
+fn upsert_run(record: &RunRecord) -> TaskQuery<'_> {
+    let r = &record.run;
+    sqlx::query(
+        "INSERT INTO task_runs (id, task_id, status, created_at, execution_start_time, finished_at, plan,
+                                trigger_event_data, result, error, retry_of, pending_question, last_activity_at,
+                                memory_sources, transcript, limits, untrusted, brief_updated)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+         ON CONFLICT (id) DO UPDATE SET status = excluded.status, execution_start_time = excluded.execution_start_time,
+             finished_at = excluded.finished_at, plan = excluded.plan, trigger_event_data = excluded.trigger_event_data,
+             result = excluded.result, error = excluded.error, retry_of = excluded.retry_of,
+             pending_question = excluded.pending_question, last_activity_at = excluded.last_activity_at,
+             memory_sources = excluded.memory_sources, transcript = excluded.transcript, limits = excluded.limits,
+             untrusted = excluded.untrusted, brief_updated = excluded.brief_updated",
+    )
+    .bind(&r.run_id)
+    .bind(&record.task_id)
+    .bind(r.status.as_str())
+    .bind(stamp_at(r.created_at))
+    .bind(stamp(r.execution_start_time))
+    .bind(stamp(r.finished_at))
+    .bind(json(&r.plan))
+    .bind(r.trigger_event_data.as_ref().map(json))
+    .bind(r.result.as_ref().map(json))
+    .bind(&r.error)
+    .bind(&r.retry_of)
+    .bind(record.question.as_ref().map(json))
+    .bind(stamp(r.last_activity_at))
+    .bind(json(&r.memory_sources))
+    .bind(json(&record.transcript))
+    .bind(record.limits.as_ref().map(json))
+    .bind(&record.untrusted)
+    .bind(i64::from(r.brief_updated))
+}
+
+/// Binds the columns both task statements start with (name … updated_at), in that order.
+fn bind_task<'q>(query: TaskQuery<'q>, record: &'q TaskRecord) -> TaskQuery<'q> {
+    let t = &record.task;
+    query
+        .bind(&t.name)
+        .bind(&t.description)
+        .bind(&record.prompt)
+        .bind(t.status.as_str())
+        .bind(i64::from(t.priority))
+        .bind(&t.assignee)
+        .bind(&t.task_type)
+        .bind(t.schedule.as_ref().map(json))
+        .bind(t.script.as_ref().map(json))
+        .bind(json(&t.plan))
+        .bind(json(&t.chat_history))
+        .bind(json(&t.clarifying_questions))
+        .bind(t.swarm_details.as_ref().map(json))
+        .bind(i64::from(t.enabled))
+        .bind(&t.model)
+        .bind(&t.browser_profile)
+        .bind(json(&t.deliver_to))
+        .bind(json(&t.original_context))
+        .bind(&t.error)
+        .bind(stamp(t.next_execution_at))
+        .bind(stamp(t.last_execution_at))
+        .bind(stamp_at(t.updated_at))
+        .bind(&t.notepad)
+        .bind(&t.notepad_untrusted)
+        .bind(t.brief.as_ref().map(json))
+}
+
+#[derive(Debug, Clone)]
+pub struct TaskStore {
+    pub(super) store: Store,
+}
+
+impl TaskStore {
+    pub fn new(store: Store) -> Self {
+        Self { store }
+    }
+
+    fn task_from(row: &SqliteRow) -> TaskRecord {
+        let status: String = row.get("status");
+        let schedule: Option<String> = row.get("schedule");
+        TaskRecord {
+            prompt: row.get("prompt"),
+            task: Task {
+                task_id: row.get("id"),
+                name: row.get("name"),
+                description: row.get("description"),
+                status: TaskStatus::parse(&status).unwrap_or(TaskStatus::Error),
+                priority: row.get::<i64, _>("priority").try_into().unwrap_or(1),
+                assignee: row.get("assignee"),
+                task_type: row.get("task_type"),
+                schedule: schedule.and_then(|s| serde_json::from_str::<Schedule>(&s).ok()),
+                script: row
+                    .get::<Option<String>, _>("script")
+                    .and_then(|s| serde_json::from_str(&s).ok()),
+                plan: parse(row.get("plan")),
+                runs: Vec::new(),
+                chat_history: parse(row.get("chat_history")),
+                clarifying_questions: parse(row.get("clarifying_questions")),
+                swarm_details: row
+                    .get::<Option<String>, _>("swarm_details")
+                    .and_then(|s| serde_json::from_str(&s).ok()),
+                enabled: row.get::<i64, _>("enabled") != 0,
+                model: row.get("model"),
+                browser_profile: row.get("browser_profile"),
+                deliver_to: row
+                    .get::<Option<String>, _>("deliver_to")
+                    .and_then(|s| serde_json::from_str(&s).ok())
+                    .unwrap_or_else(|| Value::String("default".to_owned())),
+                original_context: row
+                    .get::<Option<String>, _>("original_context")
+                    .and_then(|s| serde_json::from_str(&s).ok())
+                    .unwrap_or_else(|| Value::Object(Default::default())),
+                error: row.get("error"),
+                next_execution_at: time(row.get("next_execution_at")),
+                last_execution_at: time(row.get("last_execution_at")),
+                created_at: time(row.get("created_at")).unwrap_or_default(),
+                updated_at: time(row.get("updated_at")).unwrap_or_default(),
+                notepad: row.get("notepad"),
+                notepad_untrusted: row.get("notepad_untrusted"),
+                brief: row
+                    .get::<Option<String>, _>("brief")
+                    .and_then(|s| serde_json::from_str(&s).ok()),
+            },
+        }
+    }
+
+    fn run_from(row: &SqliteRow) -> RunRecord {
+        let status: String = row.get("status");
+        let question: Option<Value> = row
+            .get::<Option<String>, _>("pending_question")
+            .and_then(|s| serde_json::from_str(&s).ok());
+        RunRecord {
+            task_id: row.get("task_id"),
+            transcript: parse(row.get("transcript")),
+            limits: row
+                .get::<Option<String>, _>("limits")
+                .and_then(|s| serde_json::from_str(&s).ok()),
+            run: Run {
+                run_id: row.get("id"),
+                status: RunStatus::parse(&status).unwrap_or(RunStatus::Error),
+                created_at: time(row.get("created_at")).unwrap_or_default(),
+                execution_start_time: time(row.get("execution_start_time")),
+                finished_at: time(row.get("finished_at")),
+                plan: parse(row.get("plan")),
+                trigger_event_data: row
+                    .get::<Option<String>, _>("trigger_event_data")
+                    .and_then(|s| serde_json::from_str(&s).ok()),
+                progress_updates: Vec::new(),
+                result: row
+                    .get::<Option<String>, _>("result")
+                    .and_then(|s| serde_json::from_str::<RunResult>(&s).ok()),
+                error: row.get("error"),
+                retry_of: row.get("retry_of"),
+                pending_question: question.as_ref().and_then(shown_question),
+                last_activity_at: time(row.get("last_activity_at")),
+                memory_sources: parse(row.get("memory_sources")),
+                brief_updated: row.get::<i64, _>("brief_updated") != 0,
+            },
+            untrusted: row.get("untrusted"),
+            question,
+        }
+    }
+
+    /// Saves a new task (its runs are saved on their own).
+    pub async fn insert(&self, record: &TaskRecord) -> Result<(), TaskStoreError> {
+        const INSERT: &str = "INSERT INTO tasks (name, description, prompt, status, priority, assignee, task_type, schedule,
+            script, plan, chat_history, clarifying_questions, swarm_details, enabled, model, browser_profile, deliver_to,
+            original_context, error, next_execution_at, last_execution_at, updated_at, notepad, notepad_untrusted, brief,
+            created_at, id)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
+        bind_task(sqlx::query(INSERT), record)
+            .bind(stamp_at(record.task.created_at))
+            .bind(&record.task.task_id)
+            .execute(self.store.pool())
+            .await?;
+        self.index_task(record).await
+    }
+
+    /// Writes every field of a task back (the caller read it, changed it and holds the lock).
+    /// Saves an ended run and, in the same write transaction, its task as `change` leaves it
+    /// (`change` is told whether another run of the task is still live). Nobody ever reads the
+    /// run ended while its task still says it works on it.
+    pub async fn finish_run(
+        &self,
+        run: &RunRecord,
+        now: DateTime<Utc>,
+        change: impl FnOnce(&mut TaskRecord, bool),
+    ) -> Result<(), TaskStoreError> {
+        let mut tx = self.store.begin_write().await?;
+        let row = sqlx::query("SELECT * FROM tasks WHERE id = ?")
+            .bind(&run.task_id)
+            .fetch_optional(&mut *tx)
+            .await?;
+        let mut task = row
+            .as_ref()
+            .map(Self::task_from)
+            .ok_or_else(|| TaskStoreError::NoTask(run.task_id.clone()))?;
+        let others: Vec<(String,)> =
+            sqlx::query_as("SELECT status FROM task_runs WHERE task_id = ? AND id != ?")
+                .bind(&run.task_id)
+                .bind(&run.run.run_id)
+                .fetch_all(&mut *tx)
+                .await?;
+        let still_live = others
+            .iter()
+            .any(|(status,)| RunStatus::parse(status).is_some_and(RunStatus::is_live));
+        upsert_run(run).execute(&mut *tx).await?;
+        change(&mut task, still_live);
+        task.task.updated_at = now;
+        bind_task(sqlx::query(UPDATE_TASK), &task)
+            .bind(&task.task.task_id)
+            .execute(&mut *tx)
+            .await?;
+        tx.commit().await?;
+        self.index_transcript(&run.run.run_id, &run.transcript)
+            .await
+    }
+
+    pub async fn save(&self, record: &TaskRecord) -> Result<(), TaskStoreError> {
+        let done = bind_task(sqlx::query(UPDATE_TASK), record)
+            .bind(&record.task.task_id)
+            .execute(self.store.pool())
+            .await?;
+        if done.rows_affected() == 0 {
+            return Err(TaskStoreError::NoTask(record.task.task_id.clone()));
+        }
+        self.index_task(record).await
+    }
+
+    /// One task without its runs.
+    pub async fn task(&self, id: &str) -> Result<TaskRecord, TaskStoreError> {
+        let row = sqlx::query("SELECT * FROM tasks WHERE id = ?")
+            .bind(id)
+            .fetch_optional(self.store.pool())
+            .await?;
+        row.as_ref()
+            .map(Self::task_from)
+            .ok_or_else(|| TaskStoreError::NoTask(id.to_owned()))
+    }
+
+    /// One task with its runs (oldest first), each with its latest progress updates.
+    pub async fn task_with_runs(&self, id: &str) -> Result<Task, TaskStoreError> {
+        let mut task = self.task(id).await?.task;
+        task.runs = self.runs_of(id).await?;
+        Ok(task)
+    }
+
+    /// Every task, newest first, with runs.
+    pub async fn list(&self) -> Result<Vec<Task>, TaskStoreError> {
+        let rows = sqlx::query("SELECT * FROM tasks ORDER BY created_at DESC")
+            .fetch_all(self.store.pool())
+            .await?;
+        let mut tasks = Vec::with_capacity(rows.len());
+        for row in &rows {
+            let mut task = Self::task_from(row).task;
+            task.runs = self.runs_of(&task.task_id).await?;
+            tasks.push(task);
+        }
+        Ok(tasks)
+    }
+
+    pub async fn delete(&self, id: &str) -> Result<(), TaskStoreError> {
+        let done = sqlx::query("DELETE FROM tasks WHERE id = ?")
+            .bind(id)
+            .execute(self.store.pool())
+            .await?;
+        if done.rows_affected() == 0 {
+            return Err(TaskStoreError::NoTask(id.to_owned()));
+        }
+        self.unindex_task(id).await
+    }
+
+    /// The runs of a task, oldest first, each with its latest progress updates.
+    pub async fn runs_of(&self, task_id: &str) -> Result<Vec<Run>, TaskStoreError> {
+        let rows =
+            sqlx::query("SELECT * FROM task_runs WHERE task_id = ? ORDER BY created_at, rowid")
+                .bind(task_id)
+                .fetch_all(self.store.pool())
+                .await?;
+        let mut runs = Vec::with_capacity(rows.len());
+        for row in &rows {
+            let mut run = Self::run_from(row).run;
+            run.progress_updates = self.latest_events(&run.run_id).await?;
+            runs.push(run);
+        }
+        Ok(runs)
+    }
+
+    /// Records whose status is one of `statuses` (for restarts and the scheduler).
+    pub async fn runs_with_status(
+        &self,
+        statuses: &[RunStatus],
+    ) -> Result<Vec<RunRecord>, TaskStoreError> {
+        let mut found = Vec::new();
+        for status in statuses {
+            let rows = sqlx::query("SELECT * FROM task_runs WHERE status = ? ORDER BY created_at")
+                .bind(status.as_str())
+                .fetch_all(self.store.pool())
+                .await?;
+            found.extend(rows.iter().map(Self::run_from));
+        }
+        Ok(found)
+    }
+
+    pub async fn run(&self, task_id: &str, run_id: &str) -> Result<RunRecord, TaskStoreError> {
+        let row = sqlx::query("SELECT * FROM task_runs WHERE id = ? AND task_id = ?")
+            .bind(run_id)
+            .bind(task_id)
+            .fetch_optional(self.store.pool())
+            .await?;
+        let mut record = row
+            .as_ref()
+            .map(Self::run_from)
+            .ok_or_else(|| TaskStoreError::NoRun(run_id.to_owned()))?;
+        record.run.progress_updates = self.latest_events(run_id).await?;
+        Ok(record)
+    }
+
+    /// Saves a new run or writes every field of an existing one back.
+    pub async fn save_run(&self, record: &RunRecord) -> Result<(), TaskStoreError> {
+        upsert_run(record).execute(self.store.pool()).await?;
+        self.index_transcript(&record.run.run_id, &record.transcript)
+            .await
+    }
+
+    /// The version of a task's notes: every edit or Clear by the person bumps it.
+    pub async fn notepad_version(&self, task_id: &str) -> Result<i64, TaskStoreError> {
+        let row: Option<(i64,)> = sqlx::query_as("SELECT notepad_version FROM tasks WHERE id = ?")
+            .bind(task_id)
+            .fetch_optional(self.store.pool())
+            .await?;
+        row.map(|r| r.0)
+            .ok_or_else(|| TaskStoreError::NoTask(task_id.to_owned()))
+    }
+
+    /// Records an edit or Clear by the person (and, with `forget`, that runs finished before
+    /// `now` are no longer remembered).
+    pub async fn bump_notepad_version(
+        &self,
+        task_id: &str,
+        forget: Option<DateTime<Utc>>,
+    ) -> Result<(), TaskStoreError> {
+        sqlx::query(
+            "UPDATE tasks SET notepad_version = notepad_version + 1, forget_before = COALESCE(?, forget_before)
+             WHERE id = ?",
+        )
+        .bind(stamp(forget))
+        .bind(task_id)
+        .execute(self.store.pool())
+        .await?;
+        Ok(())
+    }
+
+    pub async fn forget_before(
+        &self,
+        task_id: &str,
+    ) -> Result<Option<DateTime<Utc>>, TaskStoreError> {
+        let row: Option<(Option<String>,)> =
+            sqlx::query_as("SELECT forget_before FROM tasks WHERE id = ?")
+                .bind(task_id)
+                .fetch_optional(self.store.pool())
+                .await?;
+        Ok(row.and_then(|r| time(r.0)))
+    }
+
+    /// The notes version a run started with.
+    pub async fn run_notepad_version(&self, run_id: &str) -> Result<i64, TaskStoreError> {
+        let row: Option<(i64,)> =
+            sqlx::query_as("SELECT notepad_version FROM task_runs WHERE id = ?")
+                .bind(run_id)
+                .fetch_optional(self.store.pool())
+                .await?;
+        row.map(|r| r.0)
+            .ok_or_else(|| TaskStoreError::NoRun(run_id.to_owned()))
+    }
+
+    pub async fn set_run_notepad_version(
+        &self,
+        run_id: &str,
+        version: i64,
+    ) -> Result<(), TaskStoreError> {
+        sqlx::query("UPDATE task_runs SET notepad_version = ? WHERE id = ?")
+            .bind(version)
+            .bind(run_id)
+            .execute(self.store.pool())
+            .await?;
+        Ok(())
+    }
+
+    pub async fn pending_notepad(&self, run_id: &str) -> Result<Option<String>, TaskStoreError> {
+        let row: Option<(Option<String>,)> =
+            sqlx::query_as("SELECT pending_notepad FROM task_runs WHERE id = ?")
+                .bind(run_id)
+                .fetch_optional(self.store.pool())
+                .await?;
+        Ok(row.and_then(|r| r.0))
+    }
+
+    pub async fn set_pending_notepad(
+        &self,
+        run_id: &str,
+        text: Option<&str>,
+    ) -> Result<(), TaskStoreError> {
+        sqlx::query("UPDATE task_runs SET pending_notepad = ? WHERE id = ?")
+            .bind(text)
+            .bind(run_id)
+            .execute(self.store.pool())
+            .await?;
+        Ok(())
+    }
+
+    /// Saves a run's transcript alone (the checkpoint after each round).
+    pub async fn save_transcript(
+        &self,
+        run_id: &str,
+        transcript: &[Message],
+    ) -> Result<(), TaskStoreError> {
+        sqlx::query("UPDATE task_runs SET transcript = ? WHERE id = ?")
+            .bind(json(&transcript))
+            .bind(run_id)
+            .execute(self.store.pool())
+            .await?;
+        self.index_transcript(run_id, transcript).await
+    }
+
+    /// The run updated its task's brief.
+    pub async fn mark_brief_updated(&self, run_id: &str) -> Result<(), TaskStoreError> {
+        sqlx::query("UPDATE task_runs SET brief_updated = 1 WHERE id = ?")
+            .bind(run_id)
+            .execute(self.store.pool())
+            .await?;
+        Ok(())
+    }
+
+    /// The outside-content mark a run ended with.
+    pub async fn run_untrusted(&self, run_id: &str) -> Result<Option<String>, TaskStoreError> {
+        let row: Option<(Option<String>,)> =
+            sqlx::query_as("SELECT untrusted FROM task_runs WHERE id = ?")
+                .bind(run_id)
+                .fetch_optional(self.store.pool())
+                .await?;
+        Ok(row.and_then(|r| r.0).filter(|u| !u.is_empty()))
+    }
+
+    /// Adds a line to a run's progress log and moves its `last_activity_at`.
+    pub async fn add_event(
+        &self,
+        run_id: &str,
+        update: &ProgressUpdate,
+    ) -> Result<(), TaskStoreError> {
+        let mut tx = self.store.begin_write().await?;
+        let event = sqlx::query(
+            "INSERT INTO task_run_events (run_id, timestamp, message) VALUES (?, ?, ?)",
+        )
+        .bind(run_id)
+        .bind(stamp_at(update.timestamp))
+        .bind(json(&update.message))
+        .execute(&mut *tx)
+        .await?
+        .last_insert_rowid();
+        sqlx::query("UPDATE task_runs SET last_activity_at = ? WHERE id = ?")
+            .bind(stamp_at(update.timestamp))
+            .bind(run_id)
+            .execute(&mut *tx)
+            .await?;
+        tx.commit().await?;
+        self.index_event(run_id, event, update).await
+    }
+
+    /// A run's whole progress log, oldest first.
+    pub async fn events(&self, run_id: &str) -> Result<Vec<ProgressUpdate>, TaskStoreError> {
+        self.events_limited(run_id, i64::MAX).await
+    }
+
+    async fn latest_events(&self, run_id: &str) -> Result<Vec<ProgressUpdate>, TaskStoreError> {
+        self.events_limited(run_id, EMBEDDED_UPDATES).await
+    }
+
+    async fn events_limited(
+        &self,
+        run_id: &str,
+        limit: i64,
+    ) -> Result<Vec<ProgressUpdate>, TaskStoreError> {
+        let rows: Vec<(String, String)> = sqlx::query_as(
+            "SELECT timestamp, message FROM (SELECT id, timestamp, message FROM task_run_events WHERE run_id = ?
+                                             ORDER BY id DESC LIMIT ?) ORDER BY id",
+        )
+        .bind(run_id)
+        .bind(limit)
+        .fetch_all(self.store.pool())
+        .await?;
+        Ok(rows
+            .into_iter()
+            .filter_map(|(timestamp, message)| {
+                Some(ProgressUpdate {
+                    timestamp: time(Some(timestamp))?,
+                    message: serde_json::from_str(&message).ok()?,
+                })
+            })
+            .collect())
+    }
+
+    /// The tasks due at `now` (enabled, pending or active), earliest first, at most `limit`.
+    /// Reading claims nothing: [`TaskStore::claim_to_run`] and [`TaskStore::claim_to_skip`]
+    /// do, each in one transaction.
+    pub async fn due(
+        &self,
+        now: DateTime<Utc>,
+        limit: u32,
+    ) -> Result<Vec<DueTask>, TaskStoreError> {
+        let rows = sqlx::query(
+            "SELECT * FROM tasks
+             WHERE next_execution_at IS NOT NULL AND next_execution_at <= ? AND enabled = 1
+                   AND status IN ('pending', 'active')
+             ORDER BY next_execution_at, priority LIMIT ?",
+        )
+        .bind(stamp_at(now))
+        .bind(i64::from(limit))
+        .fetch_all(self.store.pool())
+        .await?;
+        Ok(rows
+            .iter()
+            .filter_map(|row| {
+                let stamp: String = row.get("next_execution_at");
+                let due_at = time(Some(stamp.clone()))?;
+                Some(DueTask {
+                    record: Self::task_from(row),
+                    due_at,
+                    stamp,
+                })
+            })
+            .collect())
+    }
+
+    /// The earliest time a task falls due after `now`, so the scheduler can wake up for it.
+    pub async fn next_due_after(
+        &self,
+        now: DateTime<Utc>,
+    ) -> Result<Option<DateTime<Utc>>, TaskStoreError> {
+        let (next,): (Option<String>,) = sqlx::query_as(
+            "SELECT MIN(next_execution_at) FROM tasks
+             WHERE next_execution_at IS NOT NULL AND next_execution_at > ? AND enabled = 1
+                   AND status IN ('pending', 'active')",
+        )
+        .bind(stamp_at(now))
+        .fetch_one(self.store.pool())
+        .await?;
+        Ok(time(next))
+    }
+
+    /// How many runs are working right now (`processing`; a run waiting for an answer isn't).
+    pub async fn working_runs(&self) -> Result<u32, TaskStoreError> {
+        let (count,): (i64,) =
+            sqlx::query_as("SELECT COUNT(*) FROM task_runs WHERE status = 'processing'")
+                .fetch_one(self.store.pool())
+                .await?;
+        Ok(u32::try_from(count).unwrap_or(u32::MAX))
+    }
+
+    /// Whether the task has a run that still works or waits for an answer.
+    pub async fn has_live_run(&self, task_id: &str) -> Result<bool, TaskStoreError> {
+        let found: Option<(i64,)> = sqlx::query_as(
+            "SELECT 1 FROM task_runs WHERE task_id = ? AND status IN ('processing', 'waiting_for_user')
+             LIMIT 1",
+        )
+        .bind(task_id)
+        .fetch_optional(self.store.pool())
+        .await?;
+        Ok(found.is_some())
+    }
+
+    /// Claims a due task and creates its run in one transaction: the task moves to
+    /// `processing` with its next time (`next`, or none) only while it still holds the due time
+    /// read and fewer than `max_working` runs work, and the run row is written with it. So a
+    /// task is started once however many schedulers tick, and a crash can't leave a task
+    /// claimed without its run (a `processing` run is resumed at the next start).
+    pub async fn claim_to_run(
+        &self,
+        due: &DueTask,
+        next: Option<DateTime<Utc>>,
+        run: &RunRecord,
+        max_working: u32,
+    ) -> Result<Claim, TaskStoreError> {
+        let now = run.run.created_at;
+        let mut tx = self.store.begin_write().await?;
+        // The write comes first, so the transaction takes SQLite's write lock at once (waiting
+        // under the busy timeout) instead of failing on an upgrade from a read.
+        let claimed = sqlx::query(
+            "UPDATE tasks SET next_execution_at = ?, status = 'processing', last_execution_at = ?,
+                              error = NULL, updated_at = ?
+             WHERE id = ? AND next_execution_at = ? AND enabled = 1 AND status IN ('pending', 'active')
+                   AND (SELECT COUNT(*) FROM task_runs WHERE status = 'processing') < ?",
+        )
+        .bind(stamp(next))
+        .bind(stamp_at(now))
+        .bind(stamp_at(now))
+        .bind(&due.record.task.task_id)
+        .bind(&due.stamp)
+        .bind(i64::from(max_working))
+        .execute(&mut *tx)
+        .await?;
+        if claimed.rows_affected() == 0 {
+            tx.rollback().await?;
+            let (still_due,): (i64,) = sqlx::query_as(
+                "SELECT COUNT(*) FROM tasks WHERE id = ? AND next_execution_at = ? AND enabled = 1
+                 AND status IN ('pending', 'active')",
+            )
+            .bind(&due.record.task.task_id)
+            .bind(&due.stamp)
+            .fetch_one(self.store.pool())
+            .await?;
+            return Ok(if still_due == 1 {
+                Claim::NoSlot
+            } else {
+                Claim::Gone
+            });
+        }
+        upsert_run(run).execute(&mut *tx).await?;
+        tx.commit().await?;
+        Ok(Claim::Claimed)
+    }
+
+    /// Claims a due task without running it: a recurring task moves to `next`, a one-off one
+    /// ends as `status` with `error`. Only while it still holds the due time read.
+    pub async fn claim_to_skip(
+        &self,
+        due: &DueTask,
+        next: Option<DateTime<Utc>>,
+        status: TaskStatus,
+        error: Option<&str>,
+        now: DateTime<Utc>,
+    ) -> Result<bool, TaskStoreError> {
+        let done = sqlx::query(
+            "UPDATE tasks SET next_execution_at = ?, status = ?, error = COALESCE(?, error), updated_at = ?
+             WHERE id = ? AND next_execution_at = ? AND enabled = 1 AND status IN ('pending', 'active')",
+        )
+        .bind(stamp(next))
+        .bind(status.as_str())
+        .bind(error)
+        .bind(stamp_at(now))
+        .bind(&due.record.task.task_id)
+        .bind(&due.stamp)
+        .execute(self.store.pool())
+        .await?;
+        Ok(done.rows_affected() == 1)
+    }
+}

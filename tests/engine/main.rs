@@ -1,0 +1,28 @@
+//! The engine end-to-end tests: real engines over real HTTP and WebSocket on loopback, one module
+//! per area, linked into one test binary (the engine is linked once, not once per area).
+
+mod agent_loop;
+mod chat;
+mod chat_rules;
+mod checkup;
+mod config;
+mod devices;
+mod files;
+mod gateway;
+mod hooks;
+mod layers;
+mod lifecycle;
+mod live;
+mod models;
+mod notifications;
+mod presets;
+mod secrets;
+mod sessions;
+mod stop;
+mod task_memory;
+mod task_questions;
+mod task_scheduler;
+mod task_swarm;
+mod task_triggers;
+mod tasks;
+mod tools;
