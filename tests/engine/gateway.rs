@@ -166,6 +166,40 @@ async fn bootstrap_has_the_whole_contract_shape() -> anyhow::Result<()> {
     Ok(())
 }
 
+/// The bootstrap reports only what is built: memory, voice and proactivity are not, so their
+/// switches read false even when the settings turn them on; the unread count is the feed's.
+#[tokio::test]
+async fn bootstrap_reports_only_what_is_built() -> anyhow::Result<()> {
+    let t = TestEngine::start().await?;
+    let (status, _) = t
+        .client
+        .patch(
+            "/api/config",
+            json!({"memory": {"enabled": true}, "voice": {"enabled": true}, "proactivity": {"enabled": true}}),
+        )
+        .await?;
+    assert_eq!(status, 200);
+    t.engine
+        .notifications()
+        .notify(
+            sentient_e2e::sentient_engine::notifications::NewNotification {
+                kind: "info".to_owned(),
+                title: "Hello".to_owned(),
+                message: "One unread.".to_owned(),
+                ..Default::default()
+            },
+        )
+        .await
+        .map_err(|e| anyhow::anyhow!(e.message()))?;
+    let (status, b) = t.client.get("/api/bootstrap").await?;
+    assert_eq!(status, 200);
+    assert_eq!(b["memory_enabled"], false);
+    assert_eq!(b["features"], json!({"voice": false, "proactivity": false}));
+    assert_eq!(b["unread_notifications"], 1);
+    t.stop().await;
+    Ok(())
+}
+
 #[tokio::test]
 async fn onboarding_saves_answers_writes_user_md_and_completes() -> anyhow::Result<()> {
     let t = TestEngine::start().await?;

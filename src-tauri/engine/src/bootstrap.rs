@@ -1,5 +1,6 @@
 //! `GET /api/bootstrap`: everything the window needs on launch, in one answer (contract
-//! section 2). Parts that do not exist yet carry their documented empty values.
+//! section 2). It reports only what is built: memory, voice and proactivity read `false` until
+//! their areas exist ([`BUILT`]), whatever their settings say.
 
 use serde::{Deserialize, Serialize};
 
@@ -47,6 +48,22 @@ pub struct BootstrapFeatures {
     pub proactivity: bool,
 }
 
+/// The areas behind the bootstrap's switches that exist in this build. Their settings stay in
+/// the schema (config files keep loading), but a switch only reads true once its area is here.
+#[derive(Debug, Clone, Copy)]
+pub struct Built {
+    pub memory: bool,
+    pub voice: bool,
+    pub proactivity: bool,
+}
+
+/// This build: none of the three areas exists yet.
+pub const BUILT: Built = Built {
+    memory: false,
+    voice: false,
+    proactivity: false,
+};
+
 impl Engine {
     /// `GET /api/bootstrap`.
     pub async fn bootstrap(&self) -> Result<Bootstrap, ApiError> {
@@ -64,9 +81,8 @@ impl Engine {
                 onboarding_complete: a.onboarding_complete,
             },
             models: self.roles(),
-            memory_enabled: config.memory.enabled,
-            // The notifications feed arrives with its own issue; until then nothing is unread.
-            unread_notifications: 0,
+            memory_enabled: BUILT.memory && config.memory.enabled,
+            unread_notifications: self.notifications().feed().unread().await?,
             ui: BootstrapUi {
                 theme: config.ui.theme,
                 accent: config.ui.accent.clone(),
@@ -74,8 +90,8 @@ impl Engine {
                 minimize_to_tray: config.ui.minimize_to_tray,
             },
             features: BootstrapFeatures {
-                voice: config.voice.enabled,
-                proactivity: config.proactivity.enabled,
+                voice: BUILT.voice && config.voice.enabled,
+                proactivity: BUILT.proactivity && config.proactivity.enabled,
             },
             stop: self.stop().state(),
         })

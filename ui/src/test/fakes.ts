@@ -123,7 +123,7 @@ export function makeBootstrap(overrides: { stop?: StopState; onboarding_complete
       onboarding_complete: overrides.onboarding_complete ?? true,
     },
     models: { primary: 'ollama_chat/qwen3:8b', fast: null, planner: null, executor: null, embedding: null, vision: null, voice: null },
-    memory_enabled: true,
+    memory_enabled: false,
     unread_notifications: 0,
     ui: { theme: 'dark', accent: 'sentient', launch_at_login: false, minimize_to_tray: true },
     features: { voice: false, proactivity: false },

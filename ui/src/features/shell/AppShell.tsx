@@ -24,7 +24,7 @@ function CurrentPage({ page, bootstrap }: { page: PageId; bootstrap: Bootstrap }
     case 'notifications':
       return <NotificationsPage />;
     case 'memory':
-      return <MemoryPage enabled={bootstrap.memory_enabled} />;
+      return <MemoryPage />;
     case 'integrations':
       return <IntegrationsPage />;
     case 'devices':
