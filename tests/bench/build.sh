@@ -31,18 +31,20 @@ median() { printf '%s\n' "$@" | sort -n | awk '{ a[NR] = $1 } END { print a[int(
 echo "commit $(git rev-parse --short HEAD), $(nproc) cores, $(date -u +%F)"
 if [ "${1:-}" = "--cold" ]; then
   cold_dir="$(mktemp -d)"
-  echo "cold build of sentient: $(CARGO_TARGET_DIR="$cold_dir" seconds "${BUILD[@]}") s"
+  cold=$(CARGO_TARGET_DIR="$cold_dir" seconds "${BUILD[@]}") # a failed build stops the script
+  echo "cold build of sentient: $cold s"
   rm -rf "$cold_dir"
 fi
 
 "${BUILD[@]}" # warm up
-for what in "executor:tasks/executor.rs" "gateway:src/gateway.rs" "ollama format:formats/ollama.rs"; do
+for what in "executor:/executor.rs" "gateway:/gateway.rs" "ollama format:formats/ollama.rs"; do
   name=${what%%:*}
   file=$(find_file "${what#*:}")
   times=()
   for _ in $(seq 1 "$RUNS"); do
     touch "$file"
-    times+=("$(seconds "${BUILD[@]}")")
+    took=$(seconds "${BUILD[@]}")
+    times+=("$took")
   done
   echo "touch $file ($name): median $(median "${times[@]}") s of ${times[*]}"
 done

@@ -65,7 +65,7 @@ export const commands = {
 	 *  Runs a chat turn, sending each event through `on_event`; returns when the turn (and any turn
 	 *  made of steers that came too late for it) has ended.
 	 */
-	chatSend: (body: ChatSendBody_Deserialize, onEvent: Channel<Value>) => typedError<null, ApiError>(__TAURI_INVOKE("chat_send", { body, onEvent })),
+	chatSend: (body: ChatSendBody_Deserialize, onEvent: Channel<ChatEvent_Deserialize>) => typedError<null, ApiError>(__TAURI_INVOKE("chat_send", { body, onEvent })),
 	chatSteer: (body: ChatSteerBody_Deserialize) => typedError<SteerAck, ApiError>(__TAURI_INVOKE("chat_steer", { body })),
 	chatCancel: (sessionId: string) => typedError<CancelAck, ApiError>(__TAURI_INVOKE("chat_cancel", { sessionId })),
 	approvalRespond: (body: ApprovalAnswer) => typedError<Resolved, ApiError>(__TAURI_INVOKE("approval_respond", { body })),
@@ -558,6 +558,63 @@ export type ChatConfig_Serialize = {
 	/**  Run look-ups the model asks for in the same step at the same time. */
 	parallel_read_tools: boolean,
 };
+
+/**  One chat event. */
+export type ChatEvent = ChatEvent_Serialize | ChatEvent_Deserialize;
+
+/**  One chat event. */
+export type ChatEvent_Deserialize = 
+/**  The turn started in this chat (a new chat gets its id here). */
+{ type: "session"; session_id: string; turn_id: string; client_id?: string | null } | { type: "thinking_delta"; session_id: string; turn_id: string; text: string } | { type: "text_delta"; session_id: string; turn_id: string; text: string } | { type: "tool_call"; session_id: string; turn_id: string; call_id: string; name: string; arguments: Value } | 
+/**  A running tool's progress. */
+{ type: "tool_progress"; session_id: string; turn_id: string; call_id: string; name: string; kind: ProgressKind; text: string } | { type: "tool_result"; session_id: string; turn_id: string; call_id: string; name: string; result: Value; is_error: boolean; duration_ms: number } | 
+/**  A call waits for the person's OK (answered with `approval`). */
+{ type: "approval_request"; session_id: string; turn_id: string; approval_id: string; call_id: string; name: string; arguments: Value; 
+/**  read, write, send or exec. */
+risk: string; reason: string; risk_label?: string | null; target?: string | null; untrusted?: string | null } | 
+/**  A steer message the model just received. */
+{ type: "user_interjection"; session_id: string; turn_id: string; text: string } | 
+/**  A message for a running reply: steered into it (`queued`) or run as the next turn. */
+{ type: "steer_ack"; 
+/**  Null for a steer that named no chat (it starts one). */
+session_id?: string | null; queued: boolean; 
+/**  Echoed on the socket (null when the client gave none); the HTTP answer has none. */
+client_id?: string | null } | 
+/**  After each model call: tokens and how full the model's context is. */
+{ type: "usage"; session_id: string; turn_id: string; model: string; prompt_tokens: number; completion_tokens: number; context_used?: number | null; context_length?: number | null; context_percent?: number | null; context_warning?: string | null } | { type: "error"; session_id: string; turn_id: string; message: string; recoverable: boolean; 
+/**  A queued message that Stop everything dropped unsent. */
+dropped?: boolean | null; client_id?: string | null } | 
+/**  The turn ended; `content` is the whole reply. */
+{ type: "done"; session_id: string; turn_id: string; content: string; message_id?: string | null; memory_sources: MemorySource[]; cancelled?: boolean | null; 
+/**  Steer messages that were never sent because the reply was stopped. */
+dropped?: string[] | null; client_id?: string | null };
+
+/**  One chat event. */
+export type ChatEvent_Serialize = 
+/**  The turn started in this chat (a new chat gets its id here). */
+{ type: "session"; session_id: string; turn_id: string; client_id: string | null } | { type: "thinking_delta"; session_id: string; turn_id: string; text: string } | { type: "text_delta"; session_id: string; turn_id: string; text: string } | { type: "tool_call"; session_id: string; turn_id: string; call_id: string; name: string; arguments: Value } | 
+/**  A running tool's progress. */
+{ type: "tool_progress"; session_id: string; turn_id: string; call_id: string; name: string; kind: ProgressKind; text: string } | { type: "tool_result"; session_id: string; turn_id: string; call_id: string; name: string; result: Value; is_error: boolean; duration_ms: number } | 
+/**  A call waits for the person's OK (answered with `approval`). */
+{ type: "approval_request"; session_id: string; turn_id: string; approval_id: string; call_id: string; name: string; arguments: Value; 
+/**  read, write, send or exec. */
+risk: string; reason: string; risk_label: string | null; target: string | null; untrusted: string | null } | 
+/**  A steer message the model just received. */
+{ type: "user_interjection"; session_id: string; turn_id: string; text: string } | 
+/**  A message for a running reply: steered into it (`queued`) or run as the next turn. */
+{ type: "steer_ack"; 
+/**  Null for a steer that named no chat (it starts one). */
+session_id: string | null; queued: boolean; 
+/**  Echoed on the socket (null when the client gave none); the HTTP answer has none. */
+client_id?: string | null } | 
+/**  After each model call: tokens and how full the model's context is. */
+{ type: "usage"; session_id: string; turn_id: string; model: string; prompt_tokens: number; completion_tokens: number; context_used: number | null; context_length: number | null; context_percent: number | null; context_warning: string | null } | { type: "error"; session_id: string; turn_id: string; message: string; recoverable: boolean; 
+/**  A queued message that Stop everything dropped unsent. */
+dropped?: boolean; client_id?: string | null } | 
+/**  The turn ended; `content` is the whole reply. */
+{ type: "done"; session_id: string; turn_id: string; content: string; message_id: string | null; memory_sources: MemorySource[]; cancelled?: boolean; 
+/**  Steer messages that were never sent because the reply was stopped. */
+dropped?: string[]; client_id?: string | null };
 
 /**  `chat.send`: omit `session_id` for a new chat; `attachments` are file names from the files list. */
 export type ChatSendBody = ChatSendBody_Serialize | ChatSendBody_Deserialize;
@@ -1846,6 +1903,18 @@ export type MemoryConfig_Serialize = {
 	review_expire_days: number,
 };
 
+/**  What a reply had in mind (memory; filled in once memory is built, `[]` until then). */
+export type MemorySource = {
+	/**  `fact` or `insight`. */
+	kind: string,
+	/**  The fact's or insight's id. */
+	id: Value,
+	text: string,
+	source: string,
+	/**  `prompt` or `tool`. */
+	via: string,
+};
+
 /**  One transcript row (contract section 2, "Sessions"). */
 export type MessageRow = MessageRow_Serialize | MessageRow_Deserialize;
 
@@ -2616,6 +2685,9 @@ export type ProactivityConfig_Serialize = {
 	/**  Your Daily Brief and Evening Brief. */
 	brief: BriefConfig_Serialize,
 };
+
+/**  What kind of progress a long tool reports before its result. */
+export type ProgressKind = "stdout" | "stderr" | "status";
 
 /**  What a progress line says. */
 export type ProgressMessage = ProgressMessage_Serialize | ProgressMessage_Deserialize;

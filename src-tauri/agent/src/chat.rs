@@ -8,7 +8,7 @@ use std::sync::{Arc, Mutex};
 
 use futures::future::BoxFuture;
 use serde::Deserialize;
-use serde_json::{Value, json};
+use serde_json::Value;
 use tokio::sync::{mpsc, oneshot};
 use tokio_util::sync::CancellationToken;
 
@@ -17,6 +17,7 @@ use super::compression::{Compression, recent_window};
 use super::run_loop::{ApprovalAnswer, ApprovalQuestion, Approver, LoopEvent, LoopInput, Steering};
 use super::sessions::{MessageRow, NewMessage, StoredFunction, StoredToolCall};
 use crate::Agent;
+use crate::chat_events::ChatEvent;
 use sentient_llm::queue::JobKind;
 use sentient_llm::{CallOptions, ChatRequest, Message, ModelRole, Reasoning, ToolCall};
 
@@ -72,7 +73,7 @@ use sentient_core::store::new_id;
 /// through `approval.respond`.
 struct WindowApprover {
     state: Arc<ChatState>,
-    out: mpsc::UnboundedSender<Value>,
+    out: mpsc::UnboundedSender<ChatEvent>,
     session_id: String,
     turn_id: String,
     cancel: CancellationToken,
@@ -88,11 +89,19 @@ impl Approver for WindowApprover {
                 .lock()
                 .unwrap_or_else(|e| e.into_inner())
                 .insert(approval_id.clone(), tx);
-            let _ = self.out.send(json!({
-                "type": "approval_request", "session_id": self.session_id, "turn_id": self.turn_id,
-                "approval_id": approval_id, "call_id": q.call_id, "name": q.name, "arguments": q.arguments,
-                "risk": q.risk, "reason": q.reason, "risk_label": q.risk_label, "target": q.target, "untrusted": q.untrusted,
-            }));
+            let _ = self.out.send(ChatEvent::ApprovalRequest {
+                session_id: self.session_id.clone(),
+                turn_id: self.turn_id.clone(),
+                approval_id: approval_id.clone(),
+                call_id: q.call_id,
+                name: q.name,
+                arguments: q.arguments,
+                risk: q.risk,
+                reason: q.reason,
+                risk_label: Some(q.risk_label),
+                target: q.target,
+                untrusted: q.untrusted,
+            });
             let answer = tokio::select! {
                 answer = rx => answer.unwrap_or(ApprovalAnswer::Deny),
                 () = self.cancel.cancelled() => ApprovalAnswer::Deny,
@@ -215,10 +224,13 @@ impl Agent {
     /// Runs a chat turn, sending its events to `out`. A turn for a chat whose reply is running
     /// waits for it (Stop everything drops it unsent). Steers that arrive after its last round
     /// become the next turn, run here one after the other.
-    pub async fn chat_turn(&self, mut send: ChatSend, out: mpsc::UnboundedSender<Value>) {
+    pub async fn chat_turn(&self, mut send: ChatSend, out: mpsc::UnboundedSender<ChatEvent>) {
         if send.text.trim().is_empty() {
-            let _ = out.send(json!({"type": "error", "session_id": send.session_id.clone().unwrap_or_default(),
-                                    "turn_id": new_id(), "message": "Type a message first.", "recoverable": true}));
+            let _ = out.send(ChatEvent::error(
+                &send.session_id.clone().unwrap_or_default(),
+                &new_id(),
+                "Type a message first.",
+            ));
             return;
         }
         // A new chat is made here, before its lock, so no second turn can slip in first.
@@ -226,8 +238,11 @@ impl Agent {
             match self.sessions().create("desktop").await {
                 Ok(session) => send.session_id = Some(session.id),
                 Err(e) => {
-                    let _ = out.send(json!({"type": "error", "session_id": "", "turn_id": new_id(),
-                                            "message": sentient_core::error::ApiError::from(e).message(), "recoverable": true}));
+                    let _ = out.send(ChatEvent::error(
+                        "",
+                        &new_id(),
+                        sentient_core::error::ApiError::from(e).message(),
+                    ));
                     return;
                 }
             }
@@ -256,7 +271,7 @@ impl Agent {
         &self,
         sid: &str,
         send: &ChatSend,
-        out: &mpsc::UnboundedSender<Value>,
+        out: &mpsc::UnboundedSender<ChatEvent>,
     ) -> Option<tokio::sync::OwnedMutexGuard<()>> {
         let lock = self
             .chat_state()
@@ -280,23 +295,34 @@ impl Agent {
             Some(guard) => Some(guard),
             None => {
                 let turn_id = new_id();
-                let _ = out.send(json!({"type": "error", "session_id": sid, "turn_id": turn_id, "message": DROPPED,
-                                        "recoverable": true, "dropped": true, "client_id": send.client_id}));
-                let _ = out.send(
-                    json!({"type": "done", "session_id": sid, "turn_id": turn_id, "content": "",
-                                        "message_id": null, "memory_sources": [], "cancelled": true,
-                                        "dropped": [send.text], "client_id": send.client_id}),
-                );
+                let _ = out.send(ChatEvent::Error {
+                    session_id: sid.to_owned(),
+                    turn_id: turn_id.clone(),
+                    message: DROPPED.to_owned(),
+                    recoverable: true,
+                    dropped: Some(true),
+                    client_id: Some(send.client_id.clone()),
+                });
+                let _ = out.send(ChatEvent::Done {
+                    session_id: sid.to_owned(),
+                    turn_id,
+                    content: String::new(),
+                    message_id: None,
+                    memory_sources: Vec::new(),
+                    cancelled: Some(true),
+                    dropped: Some(vec![send.text.clone()]),
+                    client_id: Some(send.client_id.clone()),
+                });
                 None
             }
         }
     }
 
     /// One turn; returns the steer messages that came too late for it.
-    async fn one_turn(&self, send: ChatSend, out: mpsc::UnboundedSender<Value>) -> Vec<String> {
+    async fn one_turn(&self, send: ChatSend, out: mpsc::UnboundedSender<ChatEvent>) -> Vec<String> {
         let turn_id = new_id();
         let error = |session: &str, message: String| {
-            let _ = out.send(json!({"type": "error", "session_id": session, "turn_id": turn_id, "message": message, "recoverable": true}));
+            let _ = out.send(ChatEvent::error(session, &turn_id, message));
         };
         let session = self
             .sessions()
@@ -313,7 +339,11 @@ impl Agent {
             }
         };
         let sid = session.id.clone();
-        let _ = out.send(json!({"type": "session", "session_id": sid, "turn_id": turn_id, "client_id": send.client_id}));
+        let _ = out.send(ChatEvent::Session {
+            session_id: sid.clone(),
+            turn_id: turn_id.clone(),
+            client_id: send.client_id.clone(),
+        });
 
         // The running summary stands in for older messages; the recent ones go word for word.
         let (summary, upto) = self.sessions().summary(&sid).await.unwrap_or_default();
@@ -395,41 +425,93 @@ impl Agent {
         let mut thinking = String::new();
         let result = self
             .run_loop(input, &mut |event| {
-                let flat = match event {
+                let (session_id, turn_id) = (sid.clone(), turn_id.clone());
+                let chat_event = match event {
                     LoopEvent::TextDelta(text) => {
                         partial.push_str(&text);
-                        json!({"type": "text_delta", "text": text})
+                        ChatEvent::TextDelta {
+                            session_id,
+                            turn_id,
+                            text,
+                        }
                     }
                     LoopEvent::ThinkingDelta(text) => {
                         thinking.push_str(&text);
-                        json!({"type": "thinking_delta", "text": text})
+                        ChatEvent::ThinkingDelta {
+                            session_id,
+                            turn_id,
+                            text,
+                        }
                     }
-                    LoopEvent::ToolCall { call_id, name, arguments } => {
+                    LoopEvent::ToolCall {
+                        call_id,
+                        name,
+                        arguments,
+                    } => {
                         partial.clear();
-                        json!({"type": "tool_call", "call_id": call_id, "name": name, "arguments": arguments})
+                        ChatEvent::ToolCall {
+                            session_id,
+                            turn_id,
+                            call_id,
+                            name,
+                            arguments,
+                        }
                     }
-                    LoopEvent::ToolResult { call_id, name, result, is_error, duration_ms } => {
-                        json!({"type": "tool_result", "call_id": call_id, "name": name, "result": result, "is_error": is_error, "duration_ms": duration_ms})
-                    }
+                    LoopEvent::ToolResult {
+                        call_id,
+                        name,
+                        result,
+                        is_error,
+                        duration_ms,
+                    } => ChatEvent::ToolResult {
+                        session_id,
+                        turn_id,
+                        call_id,
+                        name,
+                        result,
+                        is_error,
+                        duration_ms,
+                    },
                     LoopEvent::UserInterjection(text) => {
                         partial.clear();
-                        json!({"type": "user_interjection", "text": text})
+                        ChatEvent::UserInterjection {
+                            session_id,
+                            turn_id,
+                            text,
+                        }
                     }
-                    LoopEvent::ToolProgress { call_id, name, update } => {
-                        json!({"type": "tool_progress", "call_id": call_id, "name": name, "kind": update.kind, "text": update.text})
-                    }
+                    LoopEvent::ToolProgress {
+                        call_id,
+                        name,
+                        update,
+                    } => ChatEvent::ToolProgress {
+                        session_id,
+                        turn_id,
+                        call_id,
+                        name,
+                        kind: update.kind,
+                        text: update.text,
+                    },
                     // The window approver sends the question with its approval id.
                     LoopEvent::ApprovalRequest(_) => return,
-                    LoopEvent::Usage { model, prompt_tokens, completion_tokens, meter } => json!({
-                        "type": "usage", "model": model, "prompt_tokens": prompt_tokens, "completion_tokens": completion_tokens,
-                        "context_used": meter.context_used, "context_length": meter.context_length,
-                        "context_percent": meter.context_percent, "context_warning": meter.context_warning,
-                    }),
+                    LoopEvent::Usage {
+                        model,
+                        prompt_tokens,
+                        completion_tokens,
+                        meter,
+                    } => ChatEvent::Usage {
+                        session_id,
+                        turn_id,
+                        model,
+                        prompt_tokens,
+                        completion_tokens,
+                        context_used: meter.context_used,
+                        context_length: meter.context_length,
+                        context_percent: meter.context_percent,
+                        context_warning: meter.context_warning,
+                    },
                 };
-                let mut flat = flat;
-                flat["session_id"] = json!(sid);
-                flat["turn_id"] = json!(turn_id);
-                let _ = out.send(flat);
+                let _ = out.send(chat_event);
             })
             .await;
         self.chat_state()
@@ -491,15 +573,16 @@ impl Agent {
         // Steers that arrived after the last round become the next turn; a stopped reply
         // never sends them.
         let late = steering.take();
-        let mut done = json!({"type": "done", "session_id": sid, "turn_id": turn_id, "content": content,
-                              "message_id": message_id, "memory_sources": []});
-        if result.cancelled {
-            done["cancelled"] = json!(true);
-            if !late.is_empty() {
-                done["dropped"] = json!(late);
-            }
-        }
-        let _ = out.send(done);
+        let _ = out.send(ChatEvent::Done {
+            session_id: sid.clone(),
+            turn_id: turn_id.clone(),
+            content: content.clone(),
+            message_id,
+            memory_sources: Vec::new(),
+            cancelled: result.cancelled.then_some(true),
+            dropped: (result.cancelled && !late.is_empty()).then(|| late.clone()),
+            client_id: None,
+        });
         if result.cancelled {
             return Vec::new();
         }

@@ -8,6 +8,7 @@
 
 pub mod approvals;
 pub mod chat;
+pub mod chat_events;
 pub mod chat_rules;
 pub mod compression;
 pub mod prompt;

@@ -4,11 +4,11 @@
 
 use sentient_engine::Engine;
 use sentient_engine::agent::chat::ChatSend;
+use sentient_engine::agent::chat_events::ChatEvent;
 use sentient_engine::error::ApiError;
 use sentient_engine::gateway::routes::chat::Resolved;
 use sentient_engine::tools::PluginInfo;
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
 use tauri::State;
 use tauri::ipc::Channel;
 
@@ -61,7 +61,7 @@ pub struct ApprovalAnswer {
 pub async fn chat_send(
     engine: State<'_, Engine>,
     body: ChatSendBody,
-    on_event: Channel<Value>,
+    on_event: Channel<ChatEvent>,
 ) -> Result<(), ApiError> {
     let send = ChatSend {
         session_id: body.session_id,
@@ -129,13 +129,15 @@ pub async fn list_tools(engine: State<'_, Engine>) -> Result<Vec<PluginInfo>, Ap
 mod tests {
     use std::sync::{Arc, Mutex};
 
+    use serde_json::Value;
+
     use super::*;
     use crate::test_support::engine_and_app;
     use tauri::Manager;
     use tauri::ipc::InvokeResponseBody;
 
     /// A channel that keeps what it is sent.
-    fn recording_channel() -> (Channel<Value>, Arc<Mutex<Vec<Value>>>) {
+    fn recording_channel() -> (Channel<ChatEvent>, Arc<Mutex<Vec<Value>>>) {
         let seen = Arc::new(Mutex::new(Vec::new()));
         let keep = seen.clone();
         let channel = Channel::new(move |body| {

@@ -14,6 +14,7 @@ use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
 use crate::Engine;
+use crate::agent::chat_events::ChatEvent;
 
 /// Close code for a client that could not keep up ("try again later").
 pub const CLOSE_TOO_SLOW: u16 = 1013;
@@ -55,11 +56,11 @@ async fn serve(engine: Engine, socket: WebSocket) {
     }
     let shutdown = engine.shutdown_token();
     // Chat turns run on their own tasks and send their events here.
-    let (chat_tx, mut chat_rx) = tokio::sync::mpsc::unbounded_channel::<serde_json::Value>();
+    let (chat_tx, mut chat_rx) = tokio::sync::mpsc::unbounded_channel::<ChatEvent>();
     loop {
         tokio::select! {
             Some(chat_event) = chat_rx.recv() => {
-                if send(&mut sink, chat_event.to_string()).await.is_err() {
+                if send(&mut sink, chat_event.to_value().to_string()).await.is_err() {
                     break;
                 }
             }
@@ -101,7 +102,7 @@ async fn serve(engine: Engine, socket: WebSocket) {
 fn handle(
     engine: &Engine,
     text: &str,
-    chat: &tokio::sync::mpsc::UnboundedSender<serde_json::Value>,
+    chat: &tokio::sync::mpsc::UnboundedSender<ChatEvent>,
 ) -> Option<String> {
     let message: serde_json::Value = serde_json::from_str(text).unwrap_or_default();
     match message.get("type").and_then(|t| t.as_str()) {
@@ -117,13 +118,22 @@ fn handle(
                             .is_some_and(|sid| engine.agent().steer_chat(sid, &send.text)) =>
                 {
                     Some(
-                        json!({"type": "steer_ack", "session_id": send.session_id, "queued": true, "client_id": send.client_id})
-                            .to_string(),
+                        ChatEvent::SteerAck {
+                            session_id: send.session_id,
+                            queued: true,
+                            client_id: Some(send.client_id),
+                        }
+                        .to_value()
+                        .to_string(),
                     )
                 }
                 Ok(send) => {
                     if steer {
-                        let _ = chat.send(json!({"type": "steer_ack", "session_id": send.session_id, "queued": false, "client_id": send.client_id}));
+                        let _ = chat.send(ChatEvent::SteerAck {
+                            session_id: send.session_id.clone(),
+                            queued: false,
+                            client_id: Some(send.client_id.clone()),
+                        });
                     }
                     let (engine, out) = (engine.clone(), chat.clone());
                     tokio::spawn(async move { engine.agent().chat_turn(send, out).await });

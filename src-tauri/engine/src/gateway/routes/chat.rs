@@ -12,6 +12,7 @@ use utoipa_axum::routes;
 
 use crate::Engine;
 use crate::agent::chat::ChatSend;
+use crate::agent::chat_events::ChatEvent;
 use crate::error::{ApiError, FieldError};
 use crate::gateway::body::JsonBody;
 
@@ -52,7 +53,12 @@ pub async fn chat(
         && body.attachments.is_empty()
         && engine.agent().steer_chat(sid, &body.text)
     {
-        let ack = serde_json::json!({"type": "steer_ack", "session_id": sid, "queued": true});
+        let ack = ChatEvent::SteerAck {
+            session_id: Some(sid.to_owned()),
+            queued: true,
+            client_id: None,
+        }
+        .to_value();
         return Ok(([(CONTENT_TYPE, "application/x-ndjson")], format!("{ack}\n")).into_response());
     }
     let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
@@ -67,7 +73,8 @@ pub async fn chat(
     // The stream ends when the turn drops its sender, after `done`.
     let lines = futures::stream::unfold(rx, |mut rx| async move {
         let event = rx.recv().await?;
-        Some((Ok::<_, std::convert::Infallible>(format!("{event}\n")), rx))
+        let line = format!("{}\n", event.to_value());
+        Some((Ok::<_, std::convert::Infallible>(line), rx))
     });
     Ok((
         [(CONTENT_TYPE, "application/x-ndjson")],
