@@ -23,8 +23,8 @@ fn at(text: &str) -> DateTime<Utc> {
         .expect("valid time")
 }
 
-fn api(e: sentient_e2e::sentient_engine::error::ApiError) -> anyhow::Error {
-    anyhow::anyhow!(e.message())
+fn api(e: impl Into<sentient_e2e::sentient_engine::error::ApiError>) -> anyhow::Error {
+    anyhow::anyhow!(e.into().message())
 }
 
 /// An engine on `clock` whose models are the scripted server, with `max_runs` slots. Its first

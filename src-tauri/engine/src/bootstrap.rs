@@ -80,7 +80,7 @@ impl Engine {
                 language: a.language.clone(),
                 onboarding_complete: a.onboarding_complete,
             },
-            models: self.roles(),
+            models: self.models().roles(),
             memory_enabled: BUILT.memory && config.memory.enabled,
             unread_notifications: self.notifications().feed().unread().await?,
             ui: BootstrapUi {

@@ -112,11 +112,12 @@ struct Inner {
     stop: StopService,
     secrets: SecretsService,
     llm: LlmService,
-    hardware: HardwareCache,
+    hardware: Arc<HardwareCache>,
     files: files::Files,
     agent: Agent,
     tasks: TaskService,
     notifications: NotificationService,
+    models: models::ModelService,
     hooks: hooks::Hooks,
     devices: Arc<Devices>,
     clock: SharedClock,
@@ -176,7 +177,7 @@ impl Engine {
             queue,
             options.llm_retry.unwrap_or_default(),
         );
-        let hardware = HardwareCache::new(llm.ollama().base);
+        let hardware = Arc::new(HardwareCache::new(llm.ollama().base));
         let files = files::Files::new(home.clone());
         let shutdown = CancellationToken::new();
         // The services, bottom up; each gets only the handles it needs.
@@ -193,6 +194,14 @@ impl Engine {
         let tasks = TaskService::new(
             agent.clone(),
             Arc::new(notifications.clone()),
+            shutdown.clone(),
+        );
+        let models = models::ModelService::new(
+            config.clone(),
+            llm.clone(),
+            hardware.clone(),
+            store.clone(),
+            stop.clone(),
             shutdown.clone(),
         );
         let hooks = hooks::Hooks::load(store.clone(), clock.clone()).await?;
@@ -239,6 +248,7 @@ impl Engine {
                 agent,
                 tasks,
                 notifications,
+                models,
                 hooks,
                 devices,
                 clock,
@@ -344,6 +354,10 @@ impl Engine {
     /// Tasks and their runs.
     pub fn tasks(&self) -> &TaskService {
         &self.inner.tasks
+    }
+    /// Settings > Models: providers, local models, roles, setups, the check-up.
+    pub fn models(&self) -> &models::ModelService {
+        &self.inner.models
     }
     /// The notifications feed.
     pub fn notifications(&self) -> &NotificationService {

@@ -11,14 +11,17 @@ use futures::{Stream, StreamExt};
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
-use crate::Engine;
-use crate::config::ConfigError;
+use crate::config::{ConfigError, ConfigService};
 use crate::error::{ApiError, FieldError};
 use crate::llm::queue::JobKind;
 use crate::llm::{
     CallOptions, ChatRequest, LlmError, Message, ModelRef, ModelRole, PROVIDERS, ToolSpec,
     WireFormat,
 };
+use crate::stop::StopService;
+use crate::store::Store;
+use crate::system::HardwareCache;
+use tokio_util::sync::CancellationToken;
 
 /// A provider as Settings shows it.
 #[derive(Debug, Clone, Serialize, Deserialize, specta::Type, utoipa::ToSchema)]
@@ -125,9 +128,86 @@ fn find_city_tool() -> ToolSpec {
     }
 }
 
-fn checked_model(model: &str, field: &str) -> Result<ModelRef, ApiError> {
+/// What can go wrong behind Settings > Models, in the service's own words; the doors answer
+/// with `From<ModelError> for ApiError`.
+#[derive(Debug, thiserror::Error)]
+pub enum ModelError {
+    /// Fields of the request that do not fit (a model name that can't be read, a role that
+    /// does not exist), each with its sentence.
+    #[error("{}", .0.iter().map(|f| f.msg.as_str()).collect::<Vec<_>>().join(" "))]
+    Fields(Vec<FieldError>),
+    #[error("{0} is not a role. Use primary, fast, planner, executor, embedding, vision or voice.")]
+    UnknownRole(String),
+    #[error(transparent)]
+    Config(#[from] ConfigError),
+    #[error(transparent)]
+    Model(#[from] LlmError),
+}
+
+impl From<ModelError> for ApiError {
+    fn from(error: ModelError) -> Self {
+        match error {
+            ModelError::Fields(fields) => ApiError::validation(fields),
+            ModelError::UnknownRole(_) => ApiError::bad_request(error.to_string()),
+            ModelError::Config(e) => e.into(),
+            ModelError::Model(e) => e.into(),
+        }
+    }
+}
+
+/// Settings > Models as a service: providers, local models, tests, roles, downloads, the model
+/// setups (`presets.rs`) and the check-up (`checkup.rs`).
+#[derive(Clone)]
+pub struct ModelService {
+    config: ConfigService,
+    llm: crate::llm::LlmService,
+    hardware: std::sync::Arc<HardwareCache>,
+    store: Store,
+    stop: StopService,
+    shutdown: CancellationToken,
+}
+
+impl ModelService {
+    pub fn new(
+        config: ConfigService,
+        llm: crate::llm::LlmService,
+        hardware: std::sync::Arc<HardwareCache>,
+        store: Store,
+        stop: StopService,
+        shutdown: CancellationToken,
+    ) -> Self {
+        Self {
+            config,
+            llm,
+            hardware,
+            store,
+            stop,
+            shutdown,
+        }
+    }
+    fn config(&self) -> &ConfigService {
+        &self.config
+    }
+    fn llm(&self) -> &crate::llm::LlmService {
+        &self.llm
+    }
+    fn hardware(&self) -> &HardwareCache {
+        &self.hardware
+    }
+    fn store(&self) -> &Store {
+        &self.store
+    }
+    fn stop(&self) -> &StopService {
+        &self.stop
+    }
+    fn shutdown_token(&self) -> CancellationToken {
+        self.shutdown.clone()
+    }
+}
+
+fn checked_model(model: &str, field: &str) -> Result<ModelRef, ModelError> {
     ModelRef::parse(model).map_err(|e| {
-        ApiError::validation(vec![FieldError::new(
+        ModelError::Fields(vec![FieldError::new(
             &["body", field],
             e.to_string(),
             "value_error",
@@ -135,7 +215,7 @@ fn checked_model(model: &str, field: &str) -> Result<ModelRef, ApiError> {
     })
 }
 
-impl Engine {
+impl ModelService {
     /// `GET /api/models/providers`.
     pub async fn model_providers(&self) -> Vec<ProviderView> {
         let mut out = Vec::new();
@@ -215,11 +295,11 @@ impl Engine {
     }
 
     /// `POST /api/models/test`: one short call with a tool offered.
-    pub async fn test_model(&self, req: TestRequest) -> Result<TestResult, ApiError> {
+    pub async fn test_model(&self, req: TestRequest) -> Result<TestResult, ModelError> {
         checked_model(&req.model, "model")?;
         let role = match req.role.as_deref() {
             Some(r) => ModelRole::parse(r).ok_or_else(|| {
-                ApiError::validation(vec![FieldError::new(&["body", "role"], format!("{r} is not a role. Use primary, fast, planner, executor, embedding, vision or voice."), "value_error")])
+                ModelError::Fields(vec![FieldError::new(&["body", "role"], format!("{r} is not a role. Use primary, fast, planner, executor, embedding, vision or voice."), "value_error")])
             })?,
             None => ModelRole::Primary,
         };
@@ -273,7 +353,7 @@ impl Engine {
     pub async fn test_embedding(
         &self,
         req: EmbeddingTestRequest,
-    ) -> Result<EmbeddingTestResult, ApiError> {
+    ) -> Result<EmbeddingTestResult, ModelError> {
         checked_model(&req.model, "model")?;
         let opts = CallOptions::new(ModelRole::Embedding, "test", JobKind::Interactive)
             .with_model(Some(req.model));
@@ -321,7 +401,7 @@ impl Engine {
     pub async fn set_roles(
         &self,
         changes: BTreeMap<String, Option<String>>,
-    ) -> Result<Roles, ApiError> {
+    ) -> Result<Roles, ModelError> {
         let mut problems = Vec::new();
         for (role, model) in &changes {
             match ModelRole::parse(role) {
@@ -339,7 +419,7 @@ impl Engine {
             }
         }
         if !problems.is_empty() {
-            return Err(ApiError::validation(problems));
+            return Err(ModelError::Fields(problems));
         }
         self.config()
             .update(|config| {
@@ -358,8 +438,7 @@ impl Engine {
                     }
                 }
             })
-            .await
-            .map_err(ApiError::from)?;
+            .await?;
         Ok(self.roles())
     }
 
@@ -367,7 +446,7 @@ impl Engine {
     pub async fn set_fallbacks(
         &self,
         fallbacks: BTreeMap<String, Vec<String>>,
-    ) -> Result<(), ApiError> {
+    ) -> Result<(), ModelError> {
         let mut problems = Vec::new();
         for (role, models) in &fallbacks {
             if ModelRole::parse(role).is_none() {
@@ -389,7 +468,7 @@ impl Engine {
             }
         }
         if !problems.is_empty() {
-            return Err(ApiError::validation(problems));
+            return Err(ModelError::Fields(problems));
         }
         self.config()
             .update(|config| {
@@ -401,8 +480,7 @@ impl Engine {
                     }
                 }
             })
-            .await
-            .map_err(|e: ConfigError| ApiError::from(e))?;
+            .await?;
         Ok(())
     }
 
@@ -411,21 +489,16 @@ impl Engine {
     pub async fn pull_model(
         &self,
         name: &str,
-    ) -> Result<impl Stream<Item = PullProgress> + Send + 'static, ApiError> {
+    ) -> Result<impl Stream<Item = PullProgress> + Send + 'static, ModelError> {
         let name = name.trim();
         if name.is_empty() || name.contains(char::is_whitespace) {
-            return Err(ApiError::validation(vec![FieldError::new(
+            return Err(ModelError::Fields(vec![FieldError::new(
                 &["body", "name"],
                 "Name the model to download, for example qwen3:8b.",
                 "value_error",
             )]));
         }
-        let lines = self
-            .llm()
-            .ollama()
-            .pull(name)
-            .await
-            .map_err(ApiError::from)?;
+        let lines = self.llm().ollama().pull(name).await?;
         Ok(lines.map(|line| match line {
             Ok(line) => match serde_json::from_str::<Value>(&line) {
                 Ok(v) if v.get("error").is_some() => PullProgress {

@@ -26,13 +26,13 @@ use tauri::ipc::Channel;
 #[tauri::command]
 #[specta::specta]
 pub async fn model_providers(engine: State<'_, Engine>) -> Result<Vec<ProviderView>, ApiError> {
-    Ok(engine.model_providers().await)
+    Ok(engine.models().model_providers().await)
 }
 
 #[tauri::command]
 #[specta::specta]
 pub async fn local_models(engine: State<'_, Engine>) -> Result<LocalModels, ApiError> {
-    Ok(engine.local_models().await)
+    Ok(engine.models().local_models().await)
 }
 
 #[tauri::command]
@@ -41,7 +41,11 @@ pub async fn test_model(
     engine: State<'_, Engine>,
     body: TestRequest,
 ) -> Result<TestResult, ApiError> {
-    engine.test_model(body).await
+    engine
+        .models()
+        .test_model(body)
+        .await
+        .map_err(ApiError::from)
 }
 
 #[tauri::command]
@@ -50,13 +54,17 @@ pub async fn test_embedding(
     engine: State<'_, Engine>,
     body: EmbeddingTestRequest,
 ) -> Result<EmbeddingTestResult, ApiError> {
-    engine.test_embedding(body).await
+    engine
+        .models()
+        .test_embedding(body)
+        .await
+        .map_err(ApiError::from)
 }
 
 #[tauri::command]
 #[specta::specta]
 pub async fn get_roles(engine: State<'_, Engine>) -> Result<Roles, ApiError> {
-    Ok(engine.roles())
+    Ok(engine.models().roles())
 }
 
 /// The roles named in `roles` (null = use the main model); the others keep their model.
@@ -66,7 +74,11 @@ pub async fn set_roles(
     engine: State<'_, Engine>,
     roles: BTreeMap<String, Option<String>>,
 ) -> Result<Roles, ApiError> {
-    engine.set_roles(roles).await
+    engine
+        .models()
+        .set_roles(roles)
+        .await
+        .map_err(ApiError::from)
 }
 
 #[tauri::command]
@@ -75,7 +87,7 @@ pub async fn set_fallbacks(
     engine: State<'_, Engine>,
     fallbacks: BTreeMap<String, Vec<String>>,
 ) -> Result<OkReply, ApiError> {
-    engine.set_fallbacks(fallbacks).await?;
+    engine.models().set_fallbacks(fallbacks).await?;
     Ok(OkReply::yes())
 }
 
@@ -103,7 +115,7 @@ pub async fn pull_model(
     body: PullRequest,
     on_progress: Channel<PullProgress>,
 ) -> Result<(), ApiError> {
-    let mut lines = std::pin::pin!(engine.pull_model(&body.name).await?);
+    let mut lines = std::pin::pin!(engine.models().pull_model(&body.name).await?);
     while let Some(line) = lines.next().await {
         if on_progress.send(line).is_err() {
             // The window went away; nobody is listening to the rest.
@@ -142,7 +154,11 @@ pub async fn delete_secret(engine: State<'_, Engine>, name: String) -> Result<Ok
 #[tauri::command]
 #[specta::specta]
 pub async fn model_presets(engine: State<'_, Engine>) -> Result<PresetList, ApiError> {
-    engine.model_presets().await
+    engine
+        .models()
+        .model_presets()
+        .await
+        .map_err(ApiError::from)
 }
 
 /// Switches every role to a setup in one save, and says what its models still need.
@@ -152,14 +168,22 @@ pub async fn apply_model_preset(
     engine: State<'_, Engine>,
     name: String,
 ) -> Result<PresetSwitch, ApiError> {
-    engine.apply_model_preset(&name).await
+    engine
+        .models()
+        .apply_model_preset(&name)
+        .await
+        .map_err(ApiError::from)
 }
 
 /// Puts back the setup from before the last switch (one step only).
 #[tauri::command]
 #[specta::specta]
 pub async fn undo_model_preset(engine: State<'_, Engine>) -> Result<PresetSwitch, ApiError> {
-    engine.undo_model_preset().await
+    engine
+        .models()
+        .undo_model_preset()
+        .await
+        .map_err(ApiError::from)
 }
 
 /// Saves the current roles, fallbacks, reasoning and context lengths as a setup.
@@ -169,7 +193,11 @@ pub async fn save_model_preset(
     engine: State<'_, Engine>,
     body: SavePresetRequest,
 ) -> Result<Preset, ApiError> {
-    engine.save_model_preset(body).await
+    engine
+        .models()
+        .save_model_preset(body)
+        .await
+        .map_err(ApiError::from)
 }
 
 #[tauri::command]
@@ -179,7 +207,11 @@ pub async fn rename_model_preset(
     name: String,
     body: RenamePresetRequest,
 ) -> Result<Preset, ApiError> {
-    engine.rename_model_preset(&name, body).await
+    engine
+        .models()
+        .rename_model_preset(&name, body)
+        .await
+        .map_err(ApiError::from)
 }
 
 #[tauri::command]
@@ -188,7 +220,7 @@ pub async fn delete_model_preset(
     engine: State<'_, Engine>,
     name: String,
 ) -> Result<OkReply, ApiError> {
-    engine.delete_model_preset(&name).await?;
+    engine.models().delete_model_preset(&name).await?;
     Ok(OkReply::yes())
 }
 
@@ -201,7 +233,7 @@ pub async fn model_checkup(
     body: CheckupRequest,
     on_line: Channel<CheckupLine>,
 ) -> Result<(), ApiError> {
-    let mut lines = std::pin::pin!(engine.checkup(body).await?);
+    let mut lines = std::pin::pin!(engine.models().checkup(body).await?);
     while let Some(line) = lines.next().await {
         if on_line.send(line).is_err() {
             // The window went away: dropping the stream stops the check-up.

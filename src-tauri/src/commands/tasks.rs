@@ -40,13 +40,13 @@ pub struct ClarificationsRequest {
 #[tauri::command]
 #[specta::specta]
 pub async fn list_tasks(engine: State<'_, Engine>) -> Result<Vec<Task>, ApiError> {
-    engine.tasks().list_tasks().await
+    engine.tasks().list_tasks().await.map_err(ApiError::from)
 }
 
 #[tauri::command]
 #[specta::specta]
 pub async fn get_task(engine: State<'_, Engine>, id: String) -> Result<Task, ApiError> {
-    engine.tasks().get_task(&id).await
+    engine.tasks().get_task(&id).await.map_err(ApiError::from)
 }
 
 /// What the planner makes of a prompt (name, description, priority, schedule), saving nothing.
@@ -56,14 +56,22 @@ pub async fn preview_task(
     engine: State<'_, Engine>,
     body: PreviewRequest,
 ) -> Result<Refinement, ApiError> {
-    engine.tasks().preview_task(&body.prompt).await
+    engine
+        .tasks()
+        .preview_task(&body.prompt)
+        .await
+        .map_err(ApiError::from)
 }
 
 /// Saves a task as `planning`; planning goes on in the background and arrives as `task.updated`.
 #[tauri::command]
 #[specta::specta]
 pub async fn create_task(engine: State<'_, Engine>, body: NewTask) -> Result<Task, ApiError> {
-    engine.tasks().create_task(body).await
+    engine
+        .tasks()
+        .create_task(body)
+        .await
+        .map_err(ApiError::from)
 }
 
 #[tauri::command]
@@ -73,7 +81,11 @@ pub async fn patch_task(
     id: String,
     patch: TaskPatch,
 ) -> Result<Task, ApiError> {
-    engine.tasks().patch_task(&id, patch).await
+    engine
+        .tasks()
+        .patch_task(&id, patch)
+        .await
+        .map_err(ApiError::from)
 }
 
 #[tauri::command]
@@ -86,32 +98,48 @@ pub async fn delete_task(engine: State<'_, Engine>, id: String) -> Result<OkRepl
 #[tauri::command]
 #[specta::specta]
 pub async fn approve_task(engine: State<'_, Engine>, id: String) -> Result<Task, ApiError> {
-    engine.tasks().approve_task(&id).await
+    engine
+        .tasks()
+        .approve_task(&id)
+        .await
+        .map_err(ApiError::from)
 }
 
 #[tauri::command]
 #[specta::specta]
 pub async fn decline_task(engine: State<'_, Engine>, id: String) -> Result<Task, ApiError> {
-    engine.tasks().decline_task(&id).await
+    engine
+        .tasks()
+        .decline_task(&id)
+        .await
+        .map_err(ApiError::from)
 }
 
 /// A new copy of the task, planned afresh.
 #[tauri::command]
 #[specta::specta]
 pub async fn rerun_task(engine: State<'_, Engine>, id: String) -> Result<Task, ApiError> {
-    engine.tasks().rerun_task(&id).await
+    engine.tasks().rerun_task(&id).await.map_err(ApiError::from)
 }
 
 #[tauri::command]
 #[specta::specta]
 pub async fn run_task_now(engine: State<'_, Engine>, id: String) -> Result<Task, ApiError> {
-    engine.tasks().run_task_now(&id).await
+    engine
+        .tasks()
+        .run_task_now(&id)
+        .await
+        .map_err(ApiError::from)
 }
 
 #[tauri::command]
 #[specta::specta]
 pub async fn archive_task(engine: State<'_, Engine>, id: String) -> Result<Task, ApiError> {
-    engine.tasks().archive_task(&id).await
+    engine
+        .tasks()
+        .archive_task(&id)
+        .await
+        .map_err(ApiError::from)
 }
 
 /// A change request: the message joins the task's chat and the task is planned again.
@@ -122,7 +150,11 @@ pub async fn task_chat(
     id: String,
     body: TaskChatRequest,
 ) -> Result<Task, ApiError> {
-    engine.tasks().task_chat(&id, &body.message).await
+    engine
+        .tasks()
+        .task_chat(&id, &body.message)
+        .await
+        .map_err(ApiError::from)
 }
 
 /// Answers the planner's questions; the task is planned again.
@@ -144,7 +176,11 @@ pub async fn answer_clarifications(
         .into_iter()
         .map(|a| (a.question_id, a.answer_text))
         .collect();
-    engine.tasks().answer_clarifications(&id, answers).await
+    engine
+        .tasks()
+        .answer_clarifications(&id, answers)
+        .await
+        .map_err(ApiError::from)
 }
 
 /// Cancels a working or waiting run.
@@ -155,7 +191,11 @@ pub async fn cancel_run(
     id: String,
     run_id: String,
 ) -> Result<Task, ApiError> {
-    engine.tasks().cancel_run(&id, &run_id).await
+    engine
+        .tasks()
+        .cancel_run(&id, &run_id)
+        .await
+        .map_err(ApiError::from)
 }
 
 /// `POST .../runs/{run_id}/answer`: the answer to a waiting run's question.
@@ -173,7 +213,11 @@ pub async fn answer_run(
     run_id: String,
     body: RunAnswerRequest,
 ) -> Result<Task, ApiError> {
-    engine.tasks().answer_run(&id, &run_id, &body.answer).await
+    engine
+        .tasks()
+        .answer_run(&id, &run_id, &body.answer)
+        .await
+        .map_err(ApiError::from)
 }
 
 /// A new run that continues a failed or cancelled one from where it stopped.
@@ -184,7 +228,11 @@ pub async fn retry_run(
     id: String,
     run_id: String,
 ) -> Result<Task, ApiError> {
-    engine.tasks().retry_run(&id, &run_id).await
+    engine
+        .tasks()
+        .retry_run(&id, &run_id)
+        .await
+        .map_err(ApiError::from)
 }
 
 /// A run's whole progress log.
@@ -195,7 +243,11 @@ pub async fn run_events(
     id: String,
     run_id: String,
 ) -> Result<Vec<ProgressUpdate>, ApiError> {
-    engine.tasks().run_events(&id, &run_id).await
+    engine
+        .tasks()
+        .run_events(&id, &run_id)
+        .await
+        .map_err(ApiError::from)
 }
 
 #[cfg(test)]

@@ -7,8 +7,8 @@ use chrono::{DateTime, Utc};
 use serde_json::{Map, Value};
 
 use super::model::TaskBrief;
+use crate::TaskError;
 use crate::TaskService;
-use sentient_core::error::ApiError;
 
 /// The fields, in the order the brief is written out, with their labels.
 pub const FIELDS: [(&str, &str); 8] = [
@@ -150,7 +150,7 @@ impl TaskService {
             .change_task(task_id, |r, now| {
                 let current = r.task.brief.clone().unwrap_or_default();
                 let next = apply(&current, &changes, Author::Agent, cap, now)
-                    .map_err(ApiError::bad_request)?;
+                    .map_err(TaskError::Invalid)?;
                 r.task.brief = Some(next.clone());
                 Ok(next)
             })

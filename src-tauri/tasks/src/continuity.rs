@@ -8,9 +8,9 @@ use chrono::{DateTime, Utc};
 use serde_json::Value;
 
 use super::model::{ProgressMessage, RunStatus, Schedule, Task};
+use crate::TaskError;
 use crate::TaskService;
 use sentient_core::config::ContinuityConfig;
-use sentient_core::error::ApiError;
 
 /// One earlier run as the next run is told about it.
 #[derive(Debug, Clone, PartialEq)]
@@ -119,7 +119,7 @@ impl TaskService {
         &self,
         task: &Task,
         run_id: &str,
-    ) -> Result<Option<Continuity>, ApiError> {
+    ) -> Result<Option<Continuity>, TaskError> {
         let config = self.config().current();
         let cfg = &config.tasks.continuity;
         if !applies(task, cfg) {
@@ -219,7 +219,7 @@ impl TaskService {
         task_id: &str,
         run_id: &str,
         untrusted: Option<String>,
-    ) -> Result<(), ApiError> {
+    ) -> Result<(), TaskError> {
         let store = self.tasks().store();
         let Some(pending) = store.pending_notepad(run_id).await? else {
             return Ok(());
@@ -249,7 +249,7 @@ impl TaskService {
         &self,
         task_id: &str,
         run_id: &str,
-    ) -> Result<(), ApiError> {
+    ) -> Result<(), TaskError> {
         let store = self.tasks().store();
         if store.pending_notepad(run_id).await?.is_some() {
             store.set_pending_notepad(run_id, None).await?;
@@ -268,22 +268,20 @@ impl TaskService {
 }
 
 /// `PATCH {notepad}`: trimmed, capped, `null` or "" clears.
-pub fn check_notepad(value: Option<&Value>, limit: u32) -> Result<Option<String>, ApiError> {
+pub fn check_notepad(value: Option<&Value>, limit: u32) -> Result<Option<String>, TaskError> {
     match value {
         None | Some(Value::Null) => Ok(None),
         Some(Value::String(text)) => {
             let text = text.trim();
             let length = text.chars().count();
             if length > usize::try_from(limit).unwrap_or(1500) {
-                return Err(ApiError::bad_request(format!(
+                return Err(TaskError::invalid(format!(
                     "The notes are {length} characters; the limit is {limit}. Shorten them and save again."
                 )));
             }
             Ok(Some(text.to_owned()).filter(|t| !t.is_empty()))
         }
-        Some(_) => Err(ApiError::bad_request(
-            "notepad is text, or null to clear it.",
-        )),
+        Some(_) => Err(TaskError::invalid("notepad is text, or null to clear it.")),
     }
 }
 
@@ -345,7 +343,7 @@ mod tests {
         assert_eq!(
             check_notepad(Some(&Value::from("x".repeat(101))), 100)
                 .err()
-                .map(|e| e.status),
+                .map(|e| sentient_core::error::ApiError::from(e).status),
             Some(400)
         );
         assert!(check_notepad(Some(&Value::from(3)), 100).is_err());

@@ -244,7 +244,7 @@ impl TaskService {
         task_id: &str,
         run_id: &str,
         job: &Job,
-    ) -> Result<(), sentient_core::error::ApiError> {
+    ) -> Result<(), crate::TaskError> {
         let task = self.get_task(task_id).await?;
         let mut record = self.tasks().store().run(task_id, run_id).await?;
         let config = self.config().current();

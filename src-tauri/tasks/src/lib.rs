@@ -5,6 +5,7 @@
 
 pub mod brief;
 pub mod continuity;
+pub mod error;
 pub mod executor;
 pub mod limits;
 pub mod notify;
@@ -20,6 +21,7 @@ pub mod swarm;
 pub mod tools;
 pub mod triggers;
 
+pub use error::TaskError;
 /// The Task and Run objects, which sit with the other domain types at the bottom.
 pub use sentient_core::domain::task as model;
 pub use service::{TaskHandle, TaskService};
@@ -34,19 +36,7 @@ use tokio_util::sync::CancellationToken;
 
 use model::{PlanStep, RunStatus, Schedule, Task, TaskStatus};
 use sentient_core::bus::DomainEvent;
-use sentient_core::error::ApiError;
 use store::{RunRecord, TaskRecord, TaskStore, TaskStoreError};
-
-impl From<TaskStoreError> for ApiError {
-    fn from(err: TaskStoreError) -> Self {
-        match err {
-            TaskStoreError::NoTask(_) | TaskStoreError::NoRun(_) => {
-                ApiError::not_found(err.to_string())
-            }
-            TaskStoreError::Store(e) => ApiError::internal(&e),
-        }
-    }
-}
 
 /// The tasks service: the store, one lock that serialises changes to tasks, and the tokens of
 /// running runs and plannings (Cancel, Stop everything and shutdown reach them).
@@ -173,7 +163,7 @@ fn provisional_name(prompt: &str) -> String {
 
 /// `deliver_to`: "default" (or null), "desktop", or up to 10 `{channel, chat_id}`; an empty
 /// list is "desktop".
-pub fn check_deliver_to(value: Option<Value>) -> Result<Value, ApiError> {
+pub fn check_deliver_to(value: Option<Value>) -> Result<Value, TaskError> {
     const CHANNELS: [&str; 3] = ["telegram", "discord", "whatsapp"];
     match value {
         None | Some(Value::Null) => Ok(json!("default")),
@@ -191,23 +181,19 @@ pub fn check_deliver_to(value: Option<Value>) -> Result<Value, ApiError> {
                     .and_then(Value::as_str)
                     .unwrap_or_default();
                 if !CHANNELS.contains(&channel) {
-                    return Err(ApiError::bad_request(format!(
+                    return Err(TaskError::invalid(format!(
                         "deliver_to names an unknown channel \"{channel}\"; use telegram, discord or whatsapp."
                     )));
                 }
                 if chat_id.trim().is_empty() {
-                    return Err(ApiError::bad_request(
-                        "Each deliver_to entry needs a chat_id.",
-                    ));
+                    return Err(TaskError::invalid("Each deliver_to entry needs a chat_id."));
                 }
                 chats.push(json!({"channel": channel, "chat_id": chat_id.trim()}));
             }
             Ok(Value::Array(chats))
         }
-        Some(Value::Array(_)) => Err(ApiError::bad_request(
-            "deliver_to can list at most 10 chats.",
-        )),
-        Some(_) => Err(ApiError::bad_request(
+        Some(Value::Array(_)) => Err(TaskError::invalid("deliver_to can list at most 10 chats.")),
+        Some(_) => Err(TaskError::invalid(
             "deliver_to is \"default\", \"desktop\" or a list of {channel, chat_id}.",
         )),
     }
@@ -226,8 +212,8 @@ impl TaskService {
     pub(crate) async fn change_task<T>(
         &self,
         task_id: &str,
-        change: impl FnOnce(&mut TaskRecord, DateTime<Utc>) -> Result<T, ApiError>,
-    ) -> Result<T, ApiError> {
+        change: impl FnOnce(&mut TaskRecord, DateTime<Utc>) -> Result<T, TaskError>,
+    ) -> Result<T, TaskError> {
         let out = {
             let _one_at_a_time = self.tasks().changes.lock().await;
             let mut record = self.tasks().store().task(task_id).await?;
@@ -241,12 +227,12 @@ impl TaskService {
         Ok(out)
     }
 
-    pub async fn list_tasks(&self) -> Result<Vec<Task>, ApiError> {
+    pub async fn list_tasks(&self) -> Result<Vec<Task>, TaskError> {
         Ok(self.tasks().store().list().await?)
     }
 
     /// Tasks whose name, description, brief or notes match `q`, best first (`GET /api/tasks?q=`).
-    pub async fn search_tasks(&self, q: &str) -> Result<Vec<Task>, ApiError> {
+    pub async fn search_tasks(&self, q: &str) -> Result<Vec<Task>, TaskError> {
         let mut found = Vec::new();
         for id in self.tasks().store().search_tasks(q).await? {
             match self.tasks().store().task_with_runs(&id).await {
@@ -258,11 +244,11 @@ impl TaskService {
         Ok(found)
     }
 
-    pub async fn get_task(&self, task_id: &str) -> Result<Task, ApiError> {
+    pub async fn get_task(&self, task_id: &str) -> Result<Task, TaskError> {
         Ok(self.tasks().store().task_with_runs(task_id).await?)
     }
 
-    fn check_browser_profile(&self, profile: Option<String>) -> Result<Option<String>, ApiError> {
+    fn check_browser_profile(&self, profile: Option<String>) -> Result<Option<String>, TaskError> {
         let Some(name) = profile.map(|p| p.trim().to_owned()) else {
             return Ok(None);
         };
@@ -272,17 +258,17 @@ impl TaskService {
         if self.config().current().browser.profiles.contains_key(&name) {
             Ok(Some(name))
         } else {
-            Err(ApiError::bad_request(format!(
+            Err(TaskError::invalid(format!(
                 "There is no browser profile named \"{name}\". Pick one from Settings > Browser, or leave it empty for the default."
             )))
         }
     }
 
     /// `POST /api/tasks`: saves the task as `planning` and plans it in the background.
-    pub async fn create_task(&self, new: NewTask) -> Result<Task, ApiError> {
+    pub async fn create_task(&self, new: NewTask) -> Result<Task, TaskError> {
         let prompt = new.prompt.trim().to_owned();
         if prompt.is_empty() {
-            return Err(ApiError::bad_request(
+            return Err(TaskError::invalid(
                 "Describe the task first: the prompt is empty.",
             ));
         }
@@ -328,7 +314,7 @@ impl TaskService {
     }
 
     /// `PATCH /api/tasks/{id}`.
-    pub async fn patch_task(&self, task_id: &str, patch: TaskPatch) -> Result<Task, ApiError> {
+    pub async fn patch_task(&self, task_id: &str, patch: TaskPatch) -> Result<Task, TaskError> {
         let default_tz = self.user_timezone();
         let browser_profile = match patch.browser_profile {
             Some(p) => Some(self.check_browser_profile(p)?),
@@ -341,21 +327,21 @@ impl TaskService {
         let schedule = match &patch.schedule {
             Some(raw) => Some(
                 schedule::parse_schedule(raw, &default_tz)
-                    .map_err(|e| ApiError::bad_request(e.to_string()))?,
+                    .map_err(|e| TaskError::invalid(e.to_string()))?,
             ),
             None => None,
         };
-        let status =
-            match patch.status.as_deref() {
-                Some(s) => Some(TaskStatus::parse(s).ok_or_else(|| {
-                    ApiError::bad_request(format!("\"{s}\" is not a task status."))
-                })?),
-                None => None,
-            };
+        let status = match patch.status.as_deref() {
+            Some(s) => Some(
+                TaskStatus::parse(s)
+                    .ok_or_else(|| TaskError::invalid(format!("\"{s}\" is not a task status.")))?,
+            ),
+            None => None,
+        };
         if let Some(name) = &patch.name
             && name.trim().is_empty()
         {
-            return Err(ApiError::bad_request("A task needs a name."));
+            return Err(TaskError::invalid("A task needs a name."));
         }
         let config = self.config().current();
         let notepad = match &patch.notepad {
@@ -415,7 +401,7 @@ impl TaskService {
             if let Some(changes) = &patch.brief {
                 let current = task.brief.clone().unwrap_or_default();
                 let next = brief::apply(&current, changes, brief::Author::User, brief_cap, now)
-                    .map_err(ApiError::bad_request)?;
+                    .map_err(TaskError::Invalid)?;
                 task.brief = Some(next);
             }
             if recompute && task.enabled {
@@ -436,7 +422,7 @@ impl TaskService {
     }
 
     /// `DELETE /api/tasks/{id}`: cancels its runs and planning, then deletes it.
-    pub async fn delete_task(&self, task_id: &str) -> Result<(), ApiError> {
+    pub async fn delete_task(&self, task_id: &str) -> Result<(), TaskError> {
         let task = self.get_task(task_id).await?;
         self.tasks().cancel(task_id);
         for run in task.runs.iter().filter(|r| r.status.is_live()) {
@@ -453,17 +439,17 @@ impl TaskService {
     }
 
     /// `POST /api/tasks/{id}/approve`.
-    pub async fn approve_task(&self, task_id: &str) -> Result<Task, ApiError> {
+    pub async fn approve_task(&self, task_id: &str) -> Result<Task, TaskError> {
         self.change_task(task_id, |record, now| {
             let task = &mut record.task;
             if task.status != TaskStatus::ApprovalPending {
-                return Err(ApiError::conflict(format!(
+                return Err(TaskError::conflict(format!(
                     "Only a plan waiting for approval can be approved; this task is {}.",
                     task.status.as_str().replace('_', " ")
                 )));
             }
             if task.plan.is_empty() {
-                return Err(ApiError::conflict(
+                return Err(TaskError::conflict(
                     "This task has no plan yet, so there is nothing to approve.",
                 ));
             }
@@ -477,14 +463,14 @@ impl TaskService {
     }
 
     /// `POST /api/tasks/{id}/decline`.
-    pub async fn decline_task(&self, task_id: &str) -> Result<Task, ApiError> {
+    pub async fn decline_task(&self, task_id: &str) -> Result<Task, TaskError> {
         self.change_task(task_id, |record, _| {
             let task = &mut record.task;
             if !matches!(
                 task.status,
                 TaskStatus::ApprovalPending | TaskStatus::ClarificationPending
             ) {
-                return Err(ApiError::conflict(format!(
+                return Err(TaskError::conflict(format!(
                     "Only a plan waiting for approval can be declined; this task is {}.",
                     task.status.as_str().replace('_', " ")
                 )));
@@ -500,10 +486,10 @@ impl TaskService {
     }
 
     /// `POST /api/tasks/{id}/archive`.
-    pub async fn archive_task(&self, task_id: &str) -> Result<Task, ApiError> {
+    pub async fn archive_task(&self, task_id: &str) -> Result<Task, TaskError> {
         let task = self.get_task(task_id).await?;
         if task.runs.iter().any(|r| r.status == RunStatus::Processing) {
-            return Err(ApiError::conflict(
+            return Err(TaskError::conflict(
                 "This task is running; cancel its run first, then archive it.",
             ));
         }
@@ -517,7 +503,7 @@ impl TaskService {
     }
 
     /// `POST /api/tasks/{id}/rerun`: a new copy of the task, planned afresh.
-    pub async fn rerun_task(&self, task_id: &str) -> Result<Task, ApiError> {
+    pub async fn rerun_task(&self, task_id: &str) -> Result<Task, TaskError> {
         let original = self.tasks().store().task(task_id).await?;
         let mut copy = self
             .create_task(NewTask {
@@ -539,12 +525,12 @@ impl TaskService {
     }
 
     /// `POST /api/tasks/{id}/run-now`: starts a run at once.
-    pub async fn run_task_now(&self, task_id: &str) -> Result<Task, ApiError> {
+    pub async fn run_task_now(&self, task_id: &str) -> Result<Task, TaskError> {
         let task = self.get_task(task_id).await?;
         let live = task.runs.iter().any(|r| r.status.is_live());
         let one_off = matches!(task.schedule, None | Some(Schedule::Once { .. }));
         if task.plan.is_empty() {
-            return Err(ApiError::conflict(
+            return Err(TaskError::conflict(
                 "This task has no plan yet; wait for planning to finish.",
             ));
         }
@@ -556,13 +542,13 @@ impl TaskService {
                 | TaskStatus::Declined
                 | TaskStatus::Archived
         ) {
-            return Err(ApiError::conflict(format!(
+            return Err(TaskError::conflict(format!(
                 "A task that is {} can't run now.",
                 task.status.as_str().replace('_', " ")
             )));
         }
         if one_off && live {
-            return Err(ApiError::conflict(
+            return Err(TaskError::conflict(
                 "This task is already running or waiting for your answer.",
             ));
         }
@@ -571,10 +557,10 @@ impl TaskService {
     }
 
     /// `POST /api/tasks/{id}/runs/{run_id}/cancel`.
-    pub async fn cancel_run(&self, task_id: &str, run_id: &str) -> Result<Task, ApiError> {
+    pub async fn cancel_run(&self, task_id: &str, run_id: &str) -> Result<Task, TaskError> {
         let record = self.tasks().store().run(task_id, run_id).await?;
         if !record.run.status.is_live() {
-            return Err(ApiError::conflict(
+            return Err(TaskError::conflict(
                 "This run has already finished, so there is nothing to cancel.",
             ));
         }
@@ -637,7 +623,7 @@ impl TaskService {
         &self,
         task_id: &str,
         run_id: &str,
-    ) -> Result<Vec<model::ProgressUpdate>, ApiError> {
+    ) -> Result<Vec<model::ProgressUpdate>, TaskError> {
         self.tasks().store().run(task_id, run_id).await?;
         Ok(self.tasks().store().events(run_id).await?)
     }
@@ -670,7 +656,7 @@ impl TaskService {
         trigger_event_data: Option<Value>,
         retry_of: Option<String>,
         transcript: Option<Vec<sentient_llm::Message>>,
-    ) -> Result<String, ApiError> {
+    ) -> Result<String, TaskError> {
         let now = self.clock().now();
         let plan = self.tasks().store().task(task_id).await?.task.plan;
         let record = RunRecord::start(
@@ -721,7 +707,7 @@ impl TaskService {
         status: RunStatus,
         result: Option<model::RunResult>,
         error: Option<String>,
-    ) -> Result<(), ApiError> {
+    ) -> Result<(), TaskError> {
         let now = self.clock().now();
         let summary = result.as_ref().map(|r| r.summary.clone());
         let mut record = self.tasks().store().run(task_id, run_id).await?;

@@ -9,9 +9,9 @@ use tokio_util::sync::CancellationToken;
 
 use super::model::{ClarifyingQuestion, PlanStep, Schedule, TaskChatLine, TaskStatus};
 use super::schedule;
+use crate::TaskError;
 use crate::TaskService;
 use crate::notify::{plan_summary, questions_summary};
-use sentient_core::error::ApiError;
 use sentient_llm::queue::JobKind;
 use sentient_llm::{CallOptions, ChatRequest, Message, ModelRole};
 
@@ -33,8 +33,8 @@ pub enum Planned {
 
 const WRONG_SHAPE: &str = "The planner model answered in the wrong shape. Try again, or pick another planner model in Settings > Models.";
 
-fn wrong_shape() -> ApiError {
-    ApiError::new(502, WRONG_SHAPE)
+fn wrong_shape() -> TaskError {
+    TaskError::BadModelAnswer(WRONG_SHAPE.to_owned())
 }
 
 /// Reads the refinement JSON; the schedule is normalised like a saved one.
@@ -42,7 +42,7 @@ pub fn read_refinement(
     value: &Value,
     prompt: &str,
     timezone: &str,
-) -> Result<Refinement, ApiError> {
+) -> Result<Refinement, TaskError> {
     let text = |key: &str| {
         value
             .get(key)
@@ -75,7 +75,7 @@ pub fn read_refinement(
 }
 
 /// Reads the planning JSON: plan steps, or questions.
-pub fn read_plan(value: &Value) -> Result<Planned, ApiError> {
+pub fn read_plan(value: &Value) -> Result<Planned, TaskError> {
     let questions: Vec<String> = value
         .get("clarifying_questions")
         .and_then(Value::as_array)
@@ -137,7 +137,7 @@ impl TaskService {
         system: String,
         user: String,
         cancel: &CancellationToken,
-    ) -> Result<Value, ApiError> {
+    ) -> Result<Value, TaskError> {
         let request = ChatRequest {
             messages: vec![Message::system(system), Message::user(user)],
             ..Default::default()
@@ -157,7 +157,7 @@ impl TaskService {
         &self,
         prompt: &str,
         cancel: &CancellationToken,
-    ) -> Result<Refinement, ApiError> {
+    ) -> Result<Refinement, TaskError> {
         let (timezone, local) = self.local_now();
         let system = format!(
             "You turn a person's request into a task for their assistant. It is now {local} in {timezone}. \
@@ -171,9 +171,9 @@ Reply with JSON only: {{\"name\": \"at most six words\", \"description\": \"one 
     }
 
     /// `POST /api/tasks/preview`.
-    pub async fn preview_task(&self, prompt: &str) -> Result<Refinement, ApiError> {
+    pub async fn preview_task(&self, prompt: &str) -> Result<Refinement, TaskError> {
         if prompt.trim().is_empty() {
-            return Err(ApiError::bad_request(
+            return Err(TaskError::invalid(
                 "Describe the task first: the prompt is empty.",
             ));
         }
@@ -186,7 +186,7 @@ Reply with JSON only: {{\"name\": \"at most six words\", \"description\": \"one 
         &self,
         task_id: &str,
         cancel: &CancellationToken,
-    ) -> Result<Planned, ApiError> {
+    ) -> Result<Planned, TaskError> {
         let record = self.tasks().store().task(task_id).await?;
         let task = &record.task;
         let tools: Vec<String> = self
@@ -282,7 +282,7 @@ instead (at most three short questions).",
         task_id: &str,
         refine: bool,
         cancel: &CancellationToken,
-    ) -> Result<(), ApiError> {
+    ) -> Result<(), TaskError> {
         if refine {
             let prompt = self.tasks().store().task(task_id).await?.prompt;
             let refined = self.refine_task(&prompt, cancel).await?;
@@ -362,13 +362,13 @@ instead (at most three short questions).",
         &self,
         task_id: &str,
         answers: Vec<(String, String)>,
-    ) -> Result<super::model::Task, ApiError> {
+    ) -> Result<super::model::Task, TaskError> {
         self.change_task(task_id, |r, _| {
             let task = &mut r.task;
             if task.status != TaskStatus::ClarificationPending
                 || task.clarifying_questions.is_empty()
             {
-                return Err(ApiError::conflict(
+                return Err(TaskError::conflict(
                     "This task has no questions waiting for answers.",
                 ));
             }
@@ -378,7 +378,7 @@ instead (at most three short questions).",
                     .iter_mut()
                     .find(|q| &q.question_id == id)
                     .ok_or_else(|| {
-                        ApiError::bad_request(format!("This task has no question {id}."))
+                        TaskError::invalid(format!("This task has no question {id}."))
                     })?;
                 question.answer = Some(answer.trim().to_owned());
             }
@@ -395,10 +395,10 @@ instead (at most three short questions).",
         &self,
         task_id: &str,
         message: &str,
-    ) -> Result<super::model::Task, ApiError> {
+    ) -> Result<super::model::Task, TaskError> {
         let message = message.trim().to_owned();
         if message.is_empty() {
-            return Err(ApiError::bad_request("Type what should change first."));
+            return Err(TaskError::invalid("Type what should change first."));
         }
         self.change_task(task_id, |r, now| {
             let task = &mut r.task;
@@ -406,7 +406,7 @@ instead (at most three short questions).",
                 task.status,
                 TaskStatus::Processing | TaskStatus::WaitingForUser | TaskStatus::Planning
             ) {
-                return Err(ApiError::conflict(
+                return Err(TaskError::conflict(
                     "This task is busy; ask for the change once its run has finished or its question is answered.",
                 ));
             }
@@ -442,7 +442,7 @@ mod tests {
         assert_eq!(
             read_refinement(&json!({"description": "x"}), "p", "UTC")
                 .err()
-                .map(|e| e.status),
+                .map(|e| sentient_core::error::ApiError::from(e).status),
             Some(502)
         );
         let r = read_refinement(
@@ -466,7 +466,9 @@ mod tests {
             Some(Planned::Questions(vec!["Which city?".into()]))
         );
         assert_eq!(
-            read_plan(&json!({"plan": []})).err().map(|e| e.status),
+            read_plan(&json!({"plan": []}))
+                .err()
+                .map(|e| sentient_core::error::ApiError::from(e).status),
             Some(502)
         );
     }

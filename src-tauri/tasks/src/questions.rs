@@ -7,8 +7,8 @@ use serde_json::{Value, json};
 use super::limits::{Limit, Limits, says};
 use super::model::{ProgressMessage, RunStatus, TaskStatus};
 use super::run_scope::{Asked, Stuck};
+use crate::TaskError;
 use crate::TaskService;
-use sentient_core::error::ApiError;
 use sentient_llm::types::Speaker;
 use sentient_llm::{Message, ToolCall};
 
@@ -41,7 +41,7 @@ fn call_details(call: &ToolCall) -> String {
 impl TaskService {
     /// Pauses a run on a question: stored on the run, run and task `waiting_for_user` (the task
     /// only when no other run of it works), the log says so.
-    async fn pause_run(&self, task_id: &str, run_id: &str, stored: Value) -> Result<(), ApiError> {
+    async fn pause_run(&self, task_id: &str, run_id: &str, stored: Value) -> Result<(), TaskError> {
         let question = stored["question"].as_str().unwrap_or_default().to_owned();
         let mut record = self.tasks().store().run(task_id, run_id).await?;
         record.run.status = RunStatus::WaitingForUser;
@@ -114,7 +114,7 @@ impl TaskService {
         task_id: &str,
         run_id: &str,
         asked: Asked,
-    ) -> Result<(), ApiError> {
+    ) -> Result<(), TaskError> {
         let mut stored = json!({"question": asked.question, "options": asked.options,
                                 "asked_at": self.clock().now(), "kind": "question", "reason": null});
         stored["call_id"] = json!(asked.call_id);
@@ -127,7 +127,7 @@ impl TaskService {
         run_id: &str,
         limits: &Limits,
         limit: Limit,
-    ) -> Result<(), ApiError> {
+    ) -> Result<(), TaskError> {
         let mut stored =
             self.stored_question(&limits.question(limit), &[KEEP_GOING, STOP_HERE], "limit");
         stored["limit"] = json!(limit.as_str());
@@ -140,7 +140,7 @@ impl TaskService {
         task_id: &str,
         run_id: &str,
         stuck: &Stuck,
-    ) -> Result<(), ApiError> {
+    ) -> Result<(), TaskError> {
         let reason = stuck.reason();
         let question = format!("I'm stuck: {reason}. What should I do?");
         let mut stored = self.stored_question(&question, &STUCK_OPTIONS, "stuck");
@@ -157,7 +157,7 @@ impl TaskService {
         run_id: &str,
         untrusted: Option<&str>,
         call: &ToolCall,
-    ) -> Result<(), ApiError> {
+    ) -> Result<(), TaskError> {
         let app = untrusted
             .filter(|a| !a.is_empty())
             .unwrap_or("outside content");
@@ -179,16 +179,16 @@ impl TaskService {
         task_id: &str,
         run_id: &str,
         answer: &str,
-    ) -> Result<super::model::Task, ApiError> {
+    ) -> Result<super::model::Task, TaskError> {
         let answer = answer.trim().to_owned();
         if answer.is_empty() {
-            return Err(ApiError::bad_request("Type an answer first."));
+            return Err(TaskError::invalid("Type an answer first."));
         }
         let mut record = self.tasks().store().run(task_id, run_id).await?;
         let stored = match (&record.run.status, &record.question) {
             (RunStatus::WaitingForUser, Some(q)) => q.clone(),
             _ => {
-                return Err(ApiError::conflict(
+                return Err(TaskError::conflict(
                     "This run isn't waiting for an answer (it may have been answered or cancelled already).",
                 ));
             }
@@ -217,7 +217,7 @@ impl TaskService {
                 return self.fail_waiting(task_id, run_id, error).await;
             }
             let call: ToolCall = serde_json::from_value(stored["held_call"].clone())
-                .map_err(|e| ApiError::internal(&e))?;
+                .map_err(|e| TaskError::internal(&e))?;
             self.run_held_call(&mut record, &call).await?;
         } else if kind == "limit" {
             if !says(&answer, KEEP_GOING) {
@@ -286,7 +286,7 @@ impl TaskService {
         &self,
         record: &mut super::store::RunRecord,
         call: &ToolCall,
-    ) -> Result<(), ApiError> {
+    ) -> Result<(), TaskError> {
         let started = json!({"error": "The user said yes, but Sentient stopped while doing this, so it is not known whether it went through. Check before trying it again."}).to_string();
         set_result(&mut record.transcript, call, started);
         self.tasks().store().save_run(record).await?;
@@ -306,7 +306,7 @@ impl TaskService {
         task_id: &str,
         run_id: &str,
         error: String,
-    ) -> Result<super::model::Task, ApiError> {
+    ) -> Result<super::model::Task, TaskError> {
         self.run_progress(
             task_id,
             run_id,
@@ -319,7 +319,7 @@ impl TaskService {
     }
 
     /// Continues a run from its transcript, as a new stretch of work.
-    pub(crate) async fn resume_run(&self, task_id: &str, run_id: &str) -> Result<(), ApiError> {
+    pub(crate) async fn resume_run(&self, task_id: &str, run_id: &str) -> Result<(), TaskError> {
         self.change_task(task_id, |r, _| {
             r.task.status = TaskStatus::Processing;
             Ok(())
@@ -335,16 +335,16 @@ impl TaskService {
         &self,
         task_id: &str,
         run_id: &str,
-    ) -> Result<super::model::Task, ApiError> {
+    ) -> Result<super::model::Task, TaskError> {
         let task = self.get_task(task_id).await?;
         let old = self.tasks().store().run(task_id, run_id).await?;
         if !matches!(old.run.status, RunStatus::Error | RunStatus::Cancelled) {
-            return Err(ApiError::conflict(
+            return Err(TaskError::conflict(
                 "Only a failed or cancelled run can be retried.",
             ));
         }
         if task.task_type == "swarm" {
-            return Err(ApiError::conflict(
+            return Err(TaskError::conflict(
                 "A swarm task can't retry one run; use Run now to start it again.",
             ));
         }
@@ -353,7 +353,7 @@ impl TaskService {
             None | Some(super::model::Schedule::Once { .. })
         );
         if one_off && task.runs.iter().any(|r| r.status.is_live()) {
-            return Err(ApiError::conflict("This task is already running."));
+            return Err(TaskError::conflict("This task is already running."));
         }
         let mut transcript = old.transcript.clone();
         if !transcript.is_empty() {

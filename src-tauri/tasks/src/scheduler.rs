@@ -22,10 +22,10 @@ use tokio::sync::broadcast::error::RecvError;
 use super::model::{ProgressMessage, RunStatus, Schedule, TaskStatus};
 use super::schedule::{self, CatchUpDecision};
 use super::store::{Claim, DueTask, RunRecord};
+use crate::TaskError;
 use crate::TaskService;
 use sentient_core::bus::DomainEvent;
 use sentient_core::domain::notification::NewNotification;
-use sentient_core::error::ApiError;
 
 /// How many due tasks one tick reads; the rest wait for the next tick.
 pub const DUE_BATCH: u32 = 256;
@@ -250,7 +250,7 @@ impl TaskService {
     /// One tick: claims the due tasks and starts (or skips) their runs, at most
     /// `tasks.max_concurrent_runs` working at once, and sends the catch-up notification.
     /// Returns the ids of the runs started. Tests call it with the time they want.
-    pub async fn scheduler_tick(&self, now: DateTime<Utc>) -> Result<Vec<String>, ApiError> {
+    pub async fn scheduler_tick(&self, now: DateTime<Utc>) -> Result<Vec<String>, TaskError> {
         let state = &self.tasks().scheduler;
         let mut memory = state.memory.lock().await;
         if self.stop().is_stopped() {
@@ -382,7 +382,7 @@ impl TaskService {
         item: &DueTask,
         schedule: &Schedule,
         now: DateTime<Utc>,
-    ) -> Result<bool, ApiError> {
+    ) -> Result<bool, TaskError> {
         let task = &item.record.task;
         let (next, status, error) = if schedule.is_recurring() {
             (schedule::next_run(schedule, now), task.status, None)

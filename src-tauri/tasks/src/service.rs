@@ -5,13 +5,13 @@
 
 use std::sync::{Arc, Weak};
 
+use crate::TaskError;
 use sentient_agent::Agent;
 use sentient_agent::tools::ToolRegistry;
 use sentient_core::bus::EventBus;
 use sentient_core::clock::SharedClock;
 use sentient_core::config::ConfigService;
 use sentient_core::domain::notification::{NewNotification, Notification, Notifier};
-use sentient_core::error::ApiError;
 use sentient_core::stop::StopService;
 use sentient_llm::LlmService;
 use tokio_util::sync::CancellationToken;
@@ -114,8 +114,8 @@ impl TaskService {
         self.inner.agent.user_timezone()
     }
     /// Puts a notification in the feed.
-    pub async fn notify(&self, new: NewNotification) -> Result<Notification, ApiError> {
-        self.inner.notifier.notify(new).await
+    pub async fn notify(&self, new: NewNotification) -> Result<Notification, TaskError> {
+        Ok(self.inner.notifier.notify(new).await?)
     }
     /// The feed, for settling a task's notifications once the person answered them.
     pub(crate) fn notifier(&self) -> &dyn Notifier {

@@ -21,11 +21,11 @@ use tokio_util::sync::CancellationToken;
 
 use super::executor::result_of;
 use super::model::{ProgressMessage, RunStatus, Task};
+use crate::TaskError;
 use crate::TaskService;
 use sentient_agent::approvals::Origin;
 use sentient_agent::run_loop::{LoopEvent, LoopInput};
 use sentient_agent::tools::RunScope;
-use sentient_core::error::ApiError;
 use sentient_core::stop::Job;
 use sentient_llm::queue::JobKind;
 use sentient_llm::{CallOptions, ChatRequest, LlmError, Message, ModelRole, Usage};
@@ -301,7 +301,7 @@ impl TaskService {
         task_id: &str,
         run_id: &str,
         job: &Job,
-    ) -> Result<(), ApiError> {
+    ) -> Result<(), TaskError> {
         let record = self.tasks().store().task(task_id).await?;
         let task = record.task;
         let goal = task.description.trim().to_owned();
@@ -606,7 +606,7 @@ one per step."
         outcomes: Vec<WorkerOutcome>,
         work: &CancellationToken,
         timed_out: &AtomicBool,
-    ) -> Result<(), ApiError> {
+    ) -> Result<(), TaskError> {
         let failed = outcomes.iter().filter(|o| o.result.is_err()).count();
         if failed == outcomes.len() {
             let first = outcomes
@@ -718,7 +718,7 @@ one per step."
         task_id: &str,
         run_id: &str,
         error: String,
-    ) -> Result<(), ApiError> {
+    ) -> Result<(), TaskError> {
         self.run_progress(
             task_id,
             run_id,
@@ -729,7 +729,7 @@ one per step."
             .await
     }
 
-    async fn swarm_cancelled(&self, task_id: &str, run_id: &str) -> Result<(), ApiError> {
+    async fn swarm_cancelled(&self, task_id: &str, run_id: &str) -> Result<(), TaskError> {
         let line = if self.stop().is_stopped() {
             "Run stopped by Stop everything."
         } else {

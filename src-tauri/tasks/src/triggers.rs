@@ -22,9 +22,9 @@ use serde_json::{Map, Value};
 use tokio::sync::broadcast::error::RecvError;
 
 use super::model::{Schedule, TaskStatus};
+use crate::TaskError;
 use crate::TaskService;
 use sentient_core::bus::DomainEvent;
-use sentient_core::error::ApiError;
 
 /// The task statuses that take events.
 pub const ACCEPTING: [TaskStatus; 3] = [
@@ -158,7 +158,7 @@ impl TaskService {
         source: &str,
         event: &str,
         items: &[Value],
-    ) -> Result<Vec<String>, ApiError> {
+    ) -> Result<Vec<String>, TaskError> {
         let mut started = Vec::new();
         if items.is_empty() || self.stop().is_stopped() {
             return Ok(started);
@@ -175,7 +175,7 @@ impl TaskService {
         .bind(event)
         .fetch_all(&pool)
         .await
-        .map_err(|e| ApiError::internal(&e))?;
+        .map_err(|e| TaskError::internal(&e))?;
         for (task_id,) in ids {
             for item in items {
                 // Read again for every item: the task may have been paused or changed meanwhile.
@@ -214,7 +214,7 @@ impl TaskService {
                     .bind(now)
                     .execute(&pool)
                     .await
-                    .map_err(|e| ApiError::internal(&e))?;
+                    .map_err(|e| TaskError::internal(&e))?;
                     if claimed.rows_affected() == 0 {
                         continue;
                     }
@@ -234,7 +234,7 @@ impl TaskService {
                             .bind(key)
                             .execute(&pool)
                             .await
-                            .map_err(|e| ApiError::internal(&e))?;
+                            .map_err(|e| TaskError::internal(&e))?;
                         }
                         started.push(run_id);
                     }
@@ -259,7 +259,7 @@ impl TaskService {
 
     /// After a run of a triggered task ends: when the task still shows `processing` but its
     /// only live runs wait for an answer, it goes back to `waiting_for_user`.
-    async fn settle_triggered_task(&self, task_id: &str) -> Result<(), ApiError> {
+    async fn settle_triggered_task(&self, task_id: &str) -> Result<(), TaskError> {
         let changed = {
             let _one_at_a_time = self.tasks().changes.lock().await;
             let mut record = match self.tasks().store().task(task_id).await {
@@ -282,7 +282,7 @@ impl TaskService {
             .bind(task_id)
             .fetch_all(self.tasks().store().store.pool())
             .await
-            .map_err(|e| ApiError::internal(&e))?;
+            .map_err(|e| TaskError::internal(&e))?;
             if live.len() != 1 || live[0].0 != "waiting_for_user" {
                 return Ok(());
             }

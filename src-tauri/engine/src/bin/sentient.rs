@@ -179,7 +179,7 @@ async fn run_model_checkup(home: Option<PathBuf>) -> ExitCode {
         }
     };
     let mut finished = None;
-    match engine.checkup(CheckupRequest::default()).await {
+    match engine.models().checkup(CheckupRequest::default()).await {
         Ok(lines) => {
             let mut lines = std::pin::pin!(lines);
             while let Some(line) = lines.next().await {
@@ -190,7 +190,7 @@ async fn run_model_checkup(home: Option<PathBuf>) -> ExitCode {
                 }
             }
         }
-        Err(error) => eprintln!("{}", error.message()),
+        Err(error) => eprintln!("{error}"),
     }
     engine.shutdown().await;
     let Some((status, roles)) = finished else {

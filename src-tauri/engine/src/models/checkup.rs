@@ -17,9 +17,8 @@ use serde_json::{Value, json};
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
-use crate::Engine;
+use super::{ModelError, ModelService};
 use crate::config::Config;
-use crate::error::ApiError;
 use crate::llm::error::provider_label;
 use crate::llm::queue::JobKind;
 use crate::llm::{
@@ -433,7 +432,7 @@ pub fn test_key(config: &Config, role: ModelRole, model: &str) -> TestKey {
 pub fn picks(
     config: &Config,
     roles: Option<&BTreeMap<String, Option<String>>>,
-) -> Result<Vec<RolePick>, ApiError> {
+) -> Result<Vec<RolePick>, ModelError> {
     let clean = |m: Option<&String>| m.map(|s| s.trim().to_owned()).filter(|s| !s.is_empty());
     match roles {
         None => Ok(ModelRole::ALL
@@ -445,9 +444,7 @@ pub fn picks(
             .collect()),
         Some(roles) => {
             if let Some(unknown) = roles.keys().find(|r| ModelRole::parse(r).is_none()) {
-                return Err(ApiError::bad_request(format!(
-                    "{unknown} is not a role. Use primary, fast, planner, executor, embedding, vision or voice."
-                )));
+                return Err(ModelError::UnknownRole(unknown.clone()));
             }
             Ok(ModelRole::ALL
                 .into_iter()
@@ -836,7 +833,7 @@ struct Subject {
 }
 
 struct Run {
-    engine: Engine,
+    engine: ModelService,
     config: std::sync::Arc<Config>,
     hardware: Hardware,
     tx: mpsc::Sender<CheckupLine>,
@@ -844,14 +841,14 @@ struct Run {
     tested: HashMap<TestKey, BTreeMap<CheckId, Tested>>,
 }
 
-impl Engine {
+impl ModelService {
     /// `POST /api/models/checkup`: the check-up's lines as they come. An unknown role is a
     /// 400 before anything starts; the stream ends after `done`, or early (without `done`)
     /// when Stop everything cancels it. Dropping the stream cancels the model call running.
     pub async fn checkup(
         &self,
         req: CheckupRequest,
-    ) -> Result<impl Stream<Item = CheckupLine> + Send + 'static, ApiError> {
+    ) -> Result<impl Stream<Item = CheckupLine> + Send + 'static, ModelError> {
         let config = self.config().current();
         let picks = picks(&config, req.roles.as_ref())?;
         let (tx, rx) = mpsc::channel::<CheckupLine>(16);
@@ -1810,7 +1807,8 @@ mod tests {
         assert_eq!(some[2].model, None);
         let bad: BTreeMap<String, Option<String>> =
             [("brain".to_owned(), None)].into_iter().collect();
-        let error = picks(&config, Some(&bad)).expect_err("unknown role");
+        let error =
+            crate::error::ApiError::from(picks(&config, Some(&bad)).expect_err("unknown role"));
         assert_eq!(error.status, 400);
         assert!(error.message().contains("brain is not a role"));
     }

@@ -13,7 +13,6 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
-use crate::Engine;
 use crate::config::{BUILTIN_PRESET_NAMES, MODEL_ROLE_NAMES, ModelPreset, ModelsConfig};
 use crate::error::ApiError;
 use crate::llm::model_ref::provider_info;
@@ -266,18 +265,14 @@ pub fn same_name(a: &str, b: &str) -> bool {
 }
 
 /// A name the user may save a preset under, trimmed; a 400 with a plain sentence otherwise.
-pub fn check_name(name: &str) -> Result<String, ApiError> {
+pub fn check_name(name: &str) -> Result<String, PresetError> {
     let name = name.trim();
     let length = name.chars().count();
     if length == 0 || length > NAME_MAX || name.contains(['/', '\\']) {
-        return Err(ApiError::bad_request(format!(
-            "A model setup's name must be 1 to {NAME_MAX} characters long, without slashes."
-        )));
+        return Err(PresetError::BadName);
     }
     if let Some(builtin) = builtin_name(name) {
-        return Err(ApiError::bad_request(format!(
-            "{builtin} is a built-in model setup; pick another name."
-        )));
+        return Err(PresetError::BuiltinName(builtin.to_owned()));
     }
     Ok(name.to_owned())
 }
@@ -659,27 +654,68 @@ pub fn find_missing(
 
 // ---------------------------------------------------------------------------------- service
 
-fn internal(e: &dyn std::fmt::Display) -> ApiError {
-    ApiError::internal(e)
+/// What can go wrong with model setups, in the presets' own words; the doors answer with
+/// `From<PresetError> for ApiError`.
+#[derive(Debug, thiserror::Error)]
+pub enum PresetError {
+    #[error("A model setup's name must be 1 to {NAME_MAX} characters long, without slashes.")]
+    BadName,
+    #[error("{0} is a built-in model setup; pick another name.")]
+    BuiltinName(String),
+    #[error("{name} is a built-in model setup, so it can't be {what}.")]
+    Builtin { name: String, what: &'static str },
+    #[error("There is no model setup called {0}.")]
+    NotFound(String),
+    #[error("A model setup called {0} already exists. Pick another name or replace it.")]
+    Taken(String),
+    /// The setup can't be used now (a model is missing, no key); the sentence says why.
+    #[error("{0}")]
+    Unavailable(String),
+    #[error("There is no model switch to undo.")]
+    NothingToUndo,
+    #[error(transparent)]
+    Config(#[from] crate::config::ConfigError),
+    /// Something broke inside; for the log only.
+    #[error("{0}")]
+    Internal(String),
 }
 
-fn not_found(name: &str) -> ApiError {
-    ApiError::not_found(format!("There is no model setup called {}.", name.trim()))
+impl From<PresetError> for ApiError {
+    fn from(error: PresetError) -> Self {
+        match error {
+            PresetError::BadName | PresetError::BuiltinName(_) | PresetError::Builtin { .. } => {
+                ApiError::bad_request(error.to_string())
+            }
+            PresetError::NotFound(_) => ApiError::not_found(error.to_string()),
+            PresetError::Taken(_) | PresetError::Unavailable(_) | PresetError::NothingToUndo => {
+                ApiError::conflict(error.to_string())
+            }
+            PresetError::Config(e) => e.into(),
+            PresetError::Internal(cause) => ApiError::internal(&cause),
+        }
+    }
 }
 
-fn taken(name: &str) -> ApiError {
-    ApiError::conflict(format!(
-        "A model setup called {name} already exists. Pick another name or replace it."
-    ))
+fn internal(e: &dyn std::fmt::Display) -> PresetError {
+    PresetError::Internal(e.to_string())
 }
 
-fn builtin_refused(name: &str, what: &str) -> ApiError {
-    ApiError::bad_request(format!(
-        "{name} is a built-in model setup, so it can't be {what}."
-    ))
+fn not_found(name: &str) -> PresetError {
+    PresetError::NotFound(name.trim().to_owned())
 }
 
-impl Engine {
+fn taken(name: &str) -> PresetError {
+    PresetError::Taken(name.to_owned())
+}
+
+fn builtin_refused(name: &str, what: &'static str) -> PresetError {
+    PresetError::Builtin {
+        name: name.to_owned(),
+        what,
+    }
+}
+
+impl super::ModelService {
     /// The first cloud provider of [`PRESET_CLOUD_MODELS`] with a key set.
     async fn preset_cloud(&self) -> Option<&'static PresetCloudModels> {
         for pair in &PRESET_CLOUD_MODELS {
@@ -704,7 +740,7 @@ impl Engine {
         all
     }
 
-    async fn undo_record(&self) -> Result<Option<UndoRecord>, ApiError> {
+    async fn undo_record(&self) -> Result<Option<UndoRecord>, PresetError> {
         // A record that no longer reads (an older shape) is as good as none.
         match self.store().meta_get::<UndoRecord>(UNDO_KEY).await {
             Ok(record) => Ok(record),
@@ -714,7 +750,7 @@ impl Engine {
     }
 
     /// `GET /api/models/presets`.
-    pub async fn model_presets(&self) -> Result<PresetList, ApiError> {
+    pub async fn model_presets(&self) -> Result<PresetList, PresetError> {
         let config = self.config().current();
         let m = &config.models;
         let presets = self.presets_for(m).await;
@@ -783,16 +819,19 @@ impl Engine {
 
     /// `POST /api/models/presets/{name}/apply`: one config save; the setup it replaced is kept
     /// for one undo.
-    pub async fn apply_model_preset(&self, name: &str) -> Result<PresetSwitch, ApiError> {
+    pub async fn apply_model_preset(&self, name: &str) -> Result<PresetSwitch, PresetError> {
         let presets = self.presets_for(&self.config().current().models).await;
         let mut preset = presets
             .into_iter()
             .find(|p| same_name(&p.name, name))
             .ok_or_else(|| not_found(name))?;
         if !preset.available {
-            return Err(ApiError::conflict(preset.reason.clone().unwrap_or_else(
-                || format!("{} can't be used right now.", preset.name),
-            )));
+            return Err(PresetError::Unavailable(
+                preset
+                    .reason
+                    .clone()
+                    .unwrap_or_else(|| format!("{} can't be used right now.", preset.name)),
+            ));
         }
         let mut before = None;
         let saved = self
@@ -801,8 +840,7 @@ impl Engine {
                 before = Some(Setup::of(&config.models));
                 apply_to(&mut config.models, &preset);
             })
-            .await
-            .map_err(ApiError::from)?;
+            .await?;
         let before = before.ok_or_else(|| internal(&"the settings were not read"))?;
         let after = Setup::of(&saved.models);
         // Applying the setup already in place changes nothing and keeps the older undo.
@@ -827,11 +865,11 @@ impl Engine {
     }
 
     /// `POST /api/models/presets/undo`: puts back the setup from before the last switch.
-    pub async fn undo_model_preset(&self) -> Result<PresetSwitch, ApiError> {
+    pub async fn undo_model_preset(&self) -> Result<PresetSwitch, PresetError> {
         let record = self
             .undo_record()
             .await?
-            .ok_or_else(|| ApiError::conflict("There is no model switch to undo."))?;
+            .ok_or(PresetError::NothingToUndo)?;
         let mut before = None;
         let saved = self
             .config()
@@ -839,8 +877,7 @@ impl Engine {
                 before = Some(current_roles(&config.models));
                 record.before.restore(&mut config.models);
             })
-            .await
-            .map_err(ApiError::from)?;
+            .await?;
         self.store()
             .meta_delete(UNDO_KEY)
             .await
@@ -861,7 +898,7 @@ impl Engine {
     }
 
     /// `POST /api/models/presets`: saves the current setup under `name` and makes it active.
-    pub async fn save_model_preset(&self, req: SavePresetRequest) -> Result<Preset, ApiError> {
+    pub async fn save_model_preset(&self, req: SavePresetRequest) -> Result<Preset, PresetError> {
         let name = check_name(&req.name)?;
         let overwrite = req.overwrite.unwrap_or(false);
         let mut refused = None;
@@ -880,8 +917,7 @@ impl Engine {
                 m.presets.insert(name.clone(), preset);
                 m.active_preset = Some(name.clone());
             })
-            .await
-            .map_err(ApiError::from)?;
+            .await?;
         if let Some(err) = refused {
             return Err(err);
         }
@@ -900,11 +936,11 @@ impl Engine {
         &self,
         name: &str,
         req: RenamePresetRequest,
-    ) -> Result<Preset, ApiError> {
+    ) -> Result<Preset, PresetError> {
         if let Some(builtin) = builtin_name(name) {
             return Err(builtin_refused(builtin, "renamed"));
         }
-        let mut outcome: Result<(), ApiError> = Ok(());
+        let mut outcome: Result<(), PresetError> = Ok(());
         let saved = self
             .config()
             .update(|config| {
@@ -939,8 +975,7 @@ impl Engine {
                 }
                 outcome = Ok(());
             })
-            .await
-            .map_err(ApiError::from)?;
+            .await?;
         outcome?;
         let new = req.name.trim();
         // The undo record follows the rename too, so an undo still finds the setup.
@@ -968,11 +1003,11 @@ impl Engine {
     }
 
     /// `DELETE /api/models/presets/{name}`: forgets a saved setup; the models stay as they are.
-    pub async fn delete_model_preset(&self, name: &str) -> Result<(), ApiError> {
+    pub async fn delete_model_preset(&self, name: &str) -> Result<(), PresetError> {
         if let Some(builtin) = builtin_name(name) {
             return Err(builtin_refused(builtin, "deleted"));
         }
-        let mut outcome: Result<(), ApiError> = Ok(());
+        let mut outcome: Result<(), PresetError> = Ok(());
         self.config()
             .update(|config| {
                 let m = &mut config.models;
@@ -988,8 +1023,7 @@ impl Engine {
                     m.active_preset = None;
                 }
             })
-            .await
-            .map_err(ApiError::from)?;
+            .await?;
         outcome
     }
 }
@@ -1018,6 +1052,7 @@ mod tests {
 
     #[test]
     fn names_are_checked_and_built_ins_reserved() {
+        let check_name = |name: &str| check_name(name).map_err(ApiError::from);
         assert_eq!(check_name("  Work  ").expect("fine"), "Work");
         assert!(check_name(&"x".repeat(40)).is_ok());
         assert_eq!(check_name(&"x".repeat(41)).expect_err("long").status, 400);

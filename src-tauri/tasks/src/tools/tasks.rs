@@ -167,7 +167,7 @@ fn summary(task: &Task) -> Value {
     })
 }
 
-fn failed(error: sentient_core::error::ApiError) -> ToolError {
+fn failed(error: crate::TaskError) -> ToolError {
     ToolError::Failed(error.message())
 }
 

@@ -26,7 +26,7 @@ pub async fn checkup(
     State(engine): State<Engine>,
     JsonBody(body): JsonBody<CheckupRequest>,
 ) -> Result<Response, ApiError> {
-    let lines = engine.checkup(body).await?.map(|line| {
+    let lines = engine.models().checkup(body).await?.map(|line| {
         let mut text = serde_json::to_string(&line).unwrap_or_default();
         text.push('\n');
         Ok::<_, std::convert::Infallible>(text)

@@ -40,13 +40,13 @@ pub fn routes() -> OpenApiRouter<Engine> {
 /// Every provider, with whether its key is set.
 #[utoipa::path(get, path = "/api/models/providers", tag = "models", responses((status = 200, body = Vec<ProviderView>)))]
 pub async fn providers(State(engine): State<Engine>) -> Json<Vec<ProviderView>> {
-    Json(engine.model_providers().await)
+    Json(engine.models().model_providers().await)
 }
 
 /// What Ollama and LM Studio have installed (never fails; `reachable: false` when not running).
 #[utoipa::path(get, path = "/api/models/local", tag = "models", responses((status = 200, body = LocalModels)))]
 pub async fn local(State(engine): State<Engine>) -> Json<LocalModels> {
-    Json(engine.local_models().await)
+    Json(engine.models().local_models().await)
 }
 
 /// One short call to a model, reporting whether it can use tools.
@@ -56,7 +56,7 @@ pub async fn test(
     State(engine): State<Engine>,
     JsonBody(body): JsonBody<TestRequest>,
 ) -> Result<Json<TestResult>, ApiError> {
-    Ok(Json(engine.test_model(body).await?))
+    Ok(Json(engine.models().test_model(body).await?))
 }
 
 /// One embedding call, reporting the vector size.
@@ -66,7 +66,7 @@ pub async fn test_embedding(
     State(engine): State<Engine>,
     JsonBody(body): JsonBody<EmbeddingTestRequest>,
 ) -> Result<Json<EmbeddingTestResult>, ApiError> {
-    Ok(Json(engine.test_embedding(body).await?))
+    Ok(Json(engine.models().test_embedding(body).await?))
 }
 
 /// What the local model is doing now.
@@ -83,7 +83,7 @@ pub async fn put_roles(
     State(engine): State<Engine>,
     JsonBody(body): JsonBody<BTreeMap<String, Option<String>>>,
 ) -> Result<Json<Roles>, ApiError> {
-    Ok(Json(engine.set_roles(body).await?))
+    Ok(Json(engine.models().set_roles(body).await?))
 }
 
 #[derive(serde::Serialize, utoipa::ToSchema)]
@@ -99,7 +99,7 @@ pub async fn put_fallbacks(
     State(engine): State<Engine>,
     JsonBody(body): JsonBody<BTreeMap<String, Vec<String>>>,
 ) -> Result<Json<Ok>, ApiError> {
-    engine.set_fallbacks(body).await?;
+    engine.models().set_fallbacks(body).await?;
     Ok(Json(Ok { ok: true }))
 }
 
@@ -111,7 +111,7 @@ pub async fn pull(
     State(engine): State<Engine>,
     JsonBody(body): JsonBody<PullRequest>,
 ) -> Result<Response, ApiError> {
-    let progress = engine.pull_model(&body.name).await?;
+    let progress = engine.models().pull_model(&body.name).await?;
     let lines = progress.map(|line| {
         let mut text = serde_json::to_string(&line).unwrap_or_default();
         text.push('\n');

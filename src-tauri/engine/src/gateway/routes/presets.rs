@@ -26,7 +26,7 @@ pub fn routes() -> OpenApiRouter<Engine> {
 #[utoipa::path(get, path = "/api/models/presets", tag = "models",
     responses((status = 200, body = PresetList)))]
 pub async fn list_presets(State(engine): State<Engine>) -> Result<Json<PresetList>, ApiError> {
-    Ok(Json(engine.model_presets().await?))
+    Ok(Json(engine.models().model_presets().await?))
 }
 
 /// Switches every role to a setup in one save, and says what its models still need.
@@ -41,7 +41,7 @@ pub async fn apply_preset(
     State(engine): State<Engine>,
     Path(name): Path<String>,
 ) -> Result<Json<PresetSwitch>, ApiError> {
-    Ok(Json(engine.apply_model_preset(&name).await?))
+    Ok(Json(engine.models().apply_model_preset(&name).await?))
 }
 
 /// Puts back the setup from before the last switch (one step only).
@@ -51,7 +51,7 @@ pub async fn apply_preset(
         (status = 409, body = ApiError, description = "Nothing to undo")
     ))]
 pub async fn undo_preset(State(engine): State<Engine>) -> Result<Json<PresetSwitch>, ApiError> {
-    Ok(Json(engine.undo_model_preset().await?))
+    Ok(Json(engine.models().undo_model_preset().await?))
 }
 
 /// Saves the current roles, fallbacks, reasoning and context lengths as a setup and makes it active.
@@ -65,7 +65,7 @@ pub async fn save_preset(
     State(engine): State<Engine>,
     JsonBody(body): JsonBody<SavePresetRequest>,
 ) -> Result<Json<Preset>, ApiError> {
-    Ok(Json(engine.save_model_preset(body).await?))
+    Ok(Json(engine.models().save_model_preset(body).await?))
 }
 
 /// Renames a saved setup; if it is active it stays active.
@@ -83,7 +83,9 @@ pub async fn rename_preset(
     Path(name): Path<String>,
     JsonBody(body): JsonBody<RenamePresetRequest>,
 ) -> Result<Json<Preset>, ApiError> {
-    Ok(Json(engine.rename_model_preset(&name, body).await?))
+    Ok(Json(
+        engine.models().rename_model_preset(&name, body).await?,
+    ))
 }
 
 /// Forgets a saved setup; the models stay as they are.
@@ -98,6 +100,6 @@ pub async fn delete_preset(
     State(engine): State<Engine>,
     Path(name): Path<String>,
 ) -> Result<Json<OkReply>, ApiError> {
-    engine.delete_model_preset(&name).await?;
+    engine.models().delete_model_preset(&name).await?;
     Ok(Json(OkReply::yes()))
 }
