@@ -3,7 +3,7 @@
 import { clearMocks, mockIPC } from '@tauri-apps/api/mocks';
 import { QueryClient } from '@tanstack/react-query';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { FakeWebSocket, LAN_ON, makeNode, makePairing } from '../test/fakes';
+import { FakeWebSocket, LAN_ON, makeNode, makePairing, wireEvent } from '../test/fakes';
 import { ApiError } from './errors';
 import { createHttpApi } from './http';
 import { applyEvent, queryKeys } from './queries';
@@ -113,7 +113,7 @@ describe('devices over Tauri', () => {
 });
 
 describe('node events in the cache', () => {
-  const ev = (type: string, data: unknown) => ({ type, data, ts: '2030-05-04T10:00:00Z' });
+  const ev = (type: string, data: unknown) => wireEvent(type, data, '2030-05-04T10:00:00Z');
   const ids = (qc: QueryClient) => qc.getQueryData<Node[]>(queryKeys.nodes)?.map((n) => `${n.node_id}:${n.online ? 'on' : 'off'}`);
 
   it('keeps the list current, online ones first', () => {

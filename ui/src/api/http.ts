@@ -3,9 +3,8 @@
 // the address bar once, kept in sessionStorage, and removed from the address bar so it never
 // ends up in a URL a server could log or a bookmark could keep.
 import { ApiError, detailToText, UNREACHABLE, UNREACHABLE_DETAIL } from './errors';
-import { dispatch, toEngineEvent } from './events';
+import { dispatch, isChatEvent, toEngineEvent } from './events';
 import type {
-  ChatEvent,
   ChatEventListener,
   CheckupLine,
   Config,
@@ -365,10 +364,9 @@ class ChatTurns {
           reject(new ApiError(UNREACHABLE, LOST_DETAIL));
           return;
         }
-        const m = ev.data as Partial<ChatEvent> & { client_id?: string | null };
-        if (ev.type !== 'steer_ack' || m.client_id !== clientId) return;
+        if (ev.type !== 'steer_ack' || ev.data.client_id !== clientId) return;
         off();
-        const queued = (m as { queued?: boolean }).queued === true;
+        const queued = ev.data.queued === true;
         // Nothing was running: the engine started a turn with these words.
         if (!queued) {
           this.unfollow(body.session_id);
@@ -407,11 +405,11 @@ class ChatTurns {
           }
           return;
         }
-        if (ev.type.includes('.')) return;
-        const m = ev.data as ChatEvent & { client_id?: string | null; session_id?: string };
+        if (!isChatEvent(ev)) return;
+        const m = ev.data;
         if (sessionId === null) {
           const ours =
-            m.client_id === clientId ||
+            ('client_id' in m && m.client_id === clientId) ||
             // A message for a chat that doesn't exist fails before the turn has a session event.
             (m.type === 'error' && knownSession !== null && m.session_id === knownSession);
           if (!ours) return;

@@ -8,6 +8,7 @@ export { ApiError, toApiError, UNREACHABLE } from './errors';
 export type * from './types';
 export { ROLE_NAMES } from './types';
 export { newClientId } from './http';
+export { assertNever } from './events';
 
 /** True inside the desktop app (Tauri puts its internals on window before any script runs). */
 export function isTauri(w: object = window): boolean {

@@ -3,7 +3,7 @@
 import { clearMocks, mockIPC } from '@tauri-apps/api/mocks';
 import { QueryClient } from '@tanstack/react-query';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { FakeWebSocket, makeNotification } from '../test/fakes';
+import { FakeWebSocket, makeNotification, wireEvent } from '../test/fakes';
 import { ApiError } from './errors';
 import { createHttpApi } from './http';
 import { applyEvent, queryKeys } from './queries';
@@ -101,7 +101,7 @@ describe('notifications over Tauri', () => {
 });
 
 describe('notification events in the cache', () => {
-  const ev = (type: string, data: unknown) => ({ type, data, ts: '2030-05-04T10:00:00Z' });
+  const ev = (type: string, data: unknown) => wireEvent(type, data, '2030-05-04T10:00:00Z');
 
   it('keeps the feed and its unread count in step', () => {
     const qc = new QueryClient();

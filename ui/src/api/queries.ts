@@ -10,11 +10,13 @@ import {
 import { useCallback, useEffect, useRef, useState } from 'react';
 import { useApi } from './context';
 import { ApiError, toApiError, UNREACHABLE } from './errors';
+import { assertNever, isDomainEvent } from './events';
 import type {
   Bootstrap,
   CheckStatus,
   CheckupLine,
   CheckupRequest,
+  DomainEvent,
   EmbeddingTestResult,
   EngineEvent,
   FileInfo,
@@ -238,29 +240,48 @@ function applyRunProgress(qc: QueryClient, data: unknown): void {
   }
 }
 
-/** Applies one live event to the cache. */
-export function applyEvent(qc: QueryClient, ev: EngineEvent): void {
+/**
+ * Applies one live event to the cache. Chat events and the connection's own events are not the
+ * cache's business (the chat page and `useLiveEvents` read them). Returns whether the event was a
+ * domain event the window knows (handled, or ignored on purpose).
+ */
+export function applyEvent(qc: QueryClient, ev: EngineEvent): boolean {
+  if (!isDomainEvent(ev)) return false;
+  return applyDomainEvent(qc, ev);
+}
+
+/** The window's handler for every domain event: one case per generated DomainEvent variant. */
+function applyDomainEvent(qc: QueryClient, ev: DomainEvent): boolean {
   switch (ev.type) {
     case 'session.updated':
       applySessionUpdated(qc, ev.data);
-      break;
+      return true;
     case 'rule_proposal.updated':
       applyRuleProposal(qc, ev.data);
-      break;
+      return true;
     case 'stop.updated':
       setStopState(qc, ev.data);
-      break;
+      return true;
     case 'task.updated':
       putTask(qc, ev.data);
-      break;
+      return true;
     case 'task.deleted': {
       const id = (ev.data as { task_id?: unknown } | null)?.task_id;
       if (typeof id === 'string') dropTask(qc, id);
-      break;
+      return true;
     }
     case 'task.run_progress':
       applyRunProgress(qc, ev.data);
-      break;
+      return true;
+    case 'task.run_activity':
+      // Not shown live: a run's activity time comes with its progress lines and task.updated.
+      return true;
+    case 'task.run_context':
+      // The run's context meter isn't shown in the window yet.
+      return true;
+    case 'task.run_finished':
+      // For services that follow runs; the window reads the run's end from task.updated.
+      return true;
     case 'config.updated': {
       void qc.invalidateQueries({ queryKey: queryKeys.config });
       void qc.invalidateQueries({ queryKey: queryKeys.bootstrap });
@@ -279,35 +300,44 @@ export function applyEvent(qc: QueryClient, ev: EngineEvent): void {
         // Cloud and Mixed are available once a cloud key is set.
         void qc.invalidateQueries({ queryKey: queryKeys.presets });
       }
-      break;
+      return true;
     }
     case 'model.busy': {
       const busy = ev.data as Partial<ModelBusy> | null;
       if (busy && typeof busy.busy === 'boolean') qc.setQueryData<ModelBusy>(queryKeys.modelBusy, busy as ModelBusy);
-      break;
+      return true;
     }
+    case 'source.items':
+      // For triggered tasks and proactivity in the engine; what they do arrives as task events.
+      return true;
     case 'integration.updated':
       // The webhook integration's triggers are the hooks.
       void qc.invalidateQueries({ queryKey: queryKeys.hooks });
-      break;
+      return true;
     case 'notification.new':
     case 'notification.updated':
       putNotification(qc, ev.data);
-      break;
+      return true;
     case 'notification.read':
       markNotificationsRead(qc, idOf(ev.data));
-      break;
+      return true;
     case 'notification.deleted':
       dropNotifications(qc, idOf(ev.data));
-      break;
+      return true;
     case 'node.updated':
       putNode(qc, ev.data);
-      break;
+      return true;
     case 'node.deleted': {
       const id = (ev.data as { node_id?: unknown } | null)?.node_id;
       if (typeof id === 'string') dropNode(qc, id);
-      break;
+      return true;
     }
+    case 'node.event':
+      // A device's button press or wake word is for the engine to act on; nothing to show.
+      return true;
+    default:
+      // A variant added in Rust is a compile error here until it has a case above.
+      return assertNever(ev);
   }
 }
 

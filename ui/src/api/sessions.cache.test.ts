@@ -2,11 +2,11 @@
 // before it can't put the old title back.
 import { QueryObserver } from '@tanstack/react-query';
 import { describe, expect, it } from 'vitest';
-import { makeSession } from '../test/fakes';
+import { makeSession, wireEvent } from '../test/fakes';
 import { applyEvent, createQueryClient, queryKeys } from './queries';
 import type { Session } from './types';
 
-const ev = (type: string, data: unknown) => ({ type, data, ts: '2030-05-04T10:00:00Z' });
+const ev = (type: string, data: unknown) => wireEvent(type, data, '2030-05-04T10:00:00Z');
 
 describe('session events in the cache', () => {
   it('a rename that lands while the list is being fetched survives the older answer', async () => {

@@ -1,11 +1,11 @@
 // Live task events in the query cache: task.updated replaces (or adds) the task in the list and
 // its detail, task.deleted removes it, task.run_progress appends to the run's log once.
 import { describe, expect, it } from 'vitest';
-import { makeRun, makeTask } from '../test/fakes';
+import { makeRun, makeTask, wireEvent } from '../test/fakes';
 import { applyEvent, createQueryClient, putTask, queryKeys } from './queries';
 import type { ProgressUpdate, Task } from './types';
 
-const ev = (type: string, data: unknown) => ({ type, data, ts: '2030-05-04T10:00:00Z' });
+const ev = (type: string, data: unknown) => wireEvent(type, data, '2030-05-04T10:00:00Z');
 
 describe('task events in the cache', () => {
   it('task.updated replaces the task in the list and the detail, and adds a new one first', () => {

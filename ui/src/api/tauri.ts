@@ -6,6 +6,7 @@ import { getCurrentWindow } from '@tauri-apps/api/window';
 import {
   commands,
   type ApiError as WireApiError,
+  type ChatEvent_Deserialize as WireChatEvent,
   type CheckupLine_Deserialize as WireCheckupLine,
   type InvokeRequest_Deserialize as WireInvokeRequest,
   type Value as JsonValue,
@@ -106,8 +107,10 @@ export function createTauriApi(): SentientApi {
     listTools: () => unwrap(commands.listTools()),
     async chatSend(body, onEvent) {
       // Every event of the turn arrives on the channel; the command returns once it has ended.
-      const channel = new Channel<JsonValue>();
-      channel.onmessage = (ev) => onEvent(ev as unknown as ChatEvent);
+      // The generated signature names the accepting view of the event; what arrives is what the
+      // engine sends (every field present), which is ChatEvent.
+      const channel = new Channel<WireChatEvent>();
+      channel.onmessage = (ev) => onEvent(ev as ChatEvent);
       await unwrap(
         commands.chatSend(
           {

@@ -58,6 +58,15 @@ import type {
   Node_Serialize,
   Pairing_Serialize,
   LanStatus_Serialize,
+  ChatEvent_Serialize,
+  DomainEvent_Serialize,
+  Envelope_Serialize,
+  Notification_Serialize,
+  NotificationList_Serialize,
+  Hook_Serialize,
+  CreatedHook_Serialize,
+  InvokeReply_Serialize,
+  Value,
 } from '../bindings';
 
 export type { Health, Theme } from '../bindings';
@@ -123,13 +132,7 @@ export type FileInfo = WireFileInfo;
 export type PluginInfo = WirePluginInfo;
 
 /** What a reply had in mind (memory; filled in by a later version, `[]` until then). */
-export type MemorySource = {
-  kind: 'fact' | 'insight';
-  id: number | string;
-  text: string;
-  source: string;
-  via: 'prompt' | 'tool';
-};
+export type { MemorySource } from '../bindings';
 
 /** `chat.send`: omit `session_id` for a new chat; attachments are names from the files list. */
 export type ChatSendRequest = {
@@ -145,59 +148,8 @@ export type ChatSteerRequest = { session_id: string; text: string; client_id?: s
 
 export type ApprovalDecision = 'allow' | 'allow_session' | 'deny';
 
-/** Every chat event carries the chat and the turn it belongs to. */
-type TurnFields = { session_id: string; turn_id: string };
-
 /** The flat chat events of contract section 1, as a turn streams them. */
-export type ChatEvent =
-  | ({ type: 'session'; client_id?: string | null } & TurnFields)
-  | ({ type: 'thinking_delta'; text: string } & TurnFields)
-  | ({ type: 'text_delta'; text: string } & TurnFields)
-  | ({ type: 'tool_call'; call_id: string; name: string; arguments: unknown } & TurnFields)
-  | ({
-      type: 'tool_progress';
-      call_id: string;
-      name: string;
-      kind: 'stdout' | 'stderr' | 'status' | 'frame' | 'subagent' | string;
-      text?: string | null;
-      image?: string | null;
-      data?: unknown;
-    } & TurnFields)
-  | ({ type: 'tool_result'; call_id: string; name: string; result: unknown; is_error: boolean; duration_ms: number } & TurnFields)
-  | ({
-      type: 'approval_request';
-      approval_id: string;
-      call_id: string;
-      name: string;
-      arguments: unknown;
-      risk: 'read' | 'write' | 'send' | 'exec' | string;
-      reason: string;
-      risk_label?: string | null;
-      target?: string | null;
-      untrusted?: string | null;
-    } & TurnFields)
-  | ({ type: 'user_interjection'; text: string } & TurnFields)
-  | { type: 'steer_ack'; session_id: string; queued: boolean; client_id?: string | null }
-  | ({
-      type: 'usage';
-      model: string;
-      prompt_tokens: number;
-      completion_tokens: number;
-      context_used: number | null;
-      context_length: number | null;
-      context_percent: number | null;
-      context_warning: string | null;
-    } & TurnFields)
-  | ({ type: 'error'; message: string; recoverable?: boolean; dropped?: boolean; client_id?: string | null } & TurnFields)
-  | ({
-      type: 'done';
-      content: string;
-      message_id: string | null;
-      cancelled?: boolean;
-      memory_sources: MemorySource[];
-      dropped?: string[];
-      client_id?: string | null;
-    } & TurnFields);
+export type ChatEvent = ChatEvent_Serialize;
 
 export type ChatEventListener = (ev: ChatEvent) => void;
 
@@ -247,32 +199,19 @@ export type TaskNotificationPayload = {
   status?: string;
   [key: string]: unknown;
 };
-/** One entry in the notifications feed; `message` is markdown. */
-export type Notification = {
-  id: string;
-  kind: 'info' | 'task' | 'approval' | 'proactive' | 'skill' | 'error' | 'brief' | string;
-  title: string;
-  message: string;
-  payload: TaskNotificationPayload;
-  task_id: string | null;
-  read: boolean;
-  created_at: string;
-};
+/**
+ * One entry in the notifications feed; `message` is markdown. The generated payload is a map of
+ * strings; a task notification's `options` is a list, so the window reads it as the above.
+ */
+export type Notification = Omit<Notification_Serialize, 'payload'> & { payload: TaskNotificationPayload };
 /** `GET /api/notifications`: newest first, and how many are unread in the whole feed. */
-export type NotificationList = { notifications: Notification[]; unread: number };
+export type NotificationList = Omit<NotificationList_Serialize, 'notifications'> & { notifications: Notification[] };
 
 // Webhooks (contract section 16).
 /** One webhook: outside programs call `url` with the secret to start triggered tasks. */
-export type Hook = {
-  id: string;
-  name: string;
-  url: string;
-  created_at: string;
-  last_called_at: string | null;
-  calls: number;
-};
+export type Hook = Hook_Serialize;
 /** `POST /api/hooks`: the hook, with its secret (shown this once; only its hash is kept). */
-export type NewHook = Hook & { secret: string };
+export type NewHook = CreatedHook_Serialize;
 
 // Devices (contract section 13).
 /** A phone, a pair of glasses, a watch, another computer, or the desktop app itself. */
@@ -286,23 +225,59 @@ export type InvokeRequest = { capability: string; params: Record<string, unknown
 /**
  * What a device answered, or why it could not: `code` is offline, unsupported, timeout,
  * not_allowed, bad_upload or the device's own code; `error` a sentence or the device's
- * `{code, message}`.
+ * `{code, message}`. (The generated type spells `data` and `error` as strings; they are JSON.)
  */
-export type InvokeReply = {
-  ok: boolean;
-  data?: Record<string, unknown> | null;
-  error?: string | { code?: string; message?: string } | null;
-  code?: string | null;
+export type InvokeReply = Omit<InvokeReply_Serialize, 'data' | 'error'> & {
+  data?: { [key: string]: Value };
+  error?: string | { code?: string; message?: string };
 };
 
+// Live events.
 /**
- * One live event from the engine's bus: `{type, data, ts}`. Domain events have a dotted type
- * (`stop.updated`, `config.updated`, ...). Chat events (no dot) arrive flat on the socket; the HTTP
- * transport wraps them so `data` is the whole message. The window also hears a few events it
- * makes itself about the live connection: `hello` (connected, `data` is the hello message) and
- * `connection.lost`.
+ * Payloads the window reads more narrowly than the generated type spells them (the same
+ * narrowing as Task and Notification above).
  */
-export type EngineEvent = { type: string; data: unknown; ts: string };
+type NarrowData = {
+  'task.updated': Task;
+  'task.run_progress': Omit<Extract<DomainEvent_Serialize, { type: 'task.run_progress' }>['data'], 'update'> & {
+    update: ProgressUpdate;
+  };
+  'notification.new': Notification;
+  'notification.updated': Notification;
+};
+/** Each variant of `E` with its payload narrowed where NarrowData says so. */
+type Narrowed<E> = E extends { type: infer K extends keyof NarrowData } ? Omit<E, 'data'> & { data: NarrowData[K] } : E;
+
+/**
+ * A domain event of the engine's bus: a dotted `type` (`stop.updated`, `task.updated`, ...) and
+ * its payload in `data`. Generated from Rust, so a new variant there is a compile error in the
+ * window's handler (`applyEvent` in queries.ts) until it is handled.
+ */
+export type DomainEvent = Narrowed<DomainEvent_Serialize>;
+export type DomainEventType = DomainEvent['type'];
+/** A domain event as the bus sends it: `{type, data, ts}`. */
+export type DomainEnvelope = Narrowed<Envelope_Serialize>;
+/** A chat event as the live socket hands it to subscribers: `data` is the whole flat message. */
+export type ChatEnvelope = {
+  [K in ChatEvent['type']]: { type: K; data: Extract<ChatEvent, { type: K }>; ts: string };
+}[ChatEvent['type']];
+/** The socket's greeting on every (re)connect. */
+export type HelloMessage = { type: 'hello'; version: string; assistant: string };
+/**
+ * What the window says itself about the live connection: `hello` (connected, `data` is the hello
+ * message) and `connection.lost`.
+ */
+export type ConnectionEvent =
+  | { type: 'hello'; data: HelloMessage; ts: string }
+  | { type: 'connection.lost'; data: null; ts: string };
+
+/**
+ * One live event, `{type, data, ts}`: a domain event from the bus (both transports), a chat event
+ * (the HTTP transport only: chat events arrive flat on its socket and are wrapped so `data` is the
+ * whole message; in the desktop app they come on the turn's own channel), or one of the
+ * connection's own events.
+ */
+export type EngineEvent = DomainEnvelope | ChatEnvelope | ConnectionEvent;
 
 export type EventListener = (ev: EngineEvent) => void;
 

@@ -513,6 +513,15 @@ export function makePairing(overrides: Partial<Pairing> = {}): Pairing {
   };
 }
 
+/**
+ * A live event as it may arrive on the wire: any type, any payload. Nothing checks the engine's
+ * JSON on the way in (`toEngineEvent` only casts), so tests can play malformed or unknown events
+ * to the handlers, which check what they read.
+ */
+export function wireEvent(type: string, data: unknown, ts: string = new Date().toISOString()): EngineEvent {
+  return { type, data, ts } as EngineEvent;
+}
+
 /** A chat turn the test drives by hand: play events (chat and turn ids filled in), then end it. */
 export type FakeTurn = {
   body: ChatSendRequest;
@@ -834,7 +843,7 @@ export function fakeApi(initial: Bootstrap) {
     api,
     listeners,
     emit(type: string, data: unknown) {
-      for (const l of [...listeners]) l({ type, data, ts: new Date().toISOString() });
+      for (const l of [...listeners]) l(wireEvent(type, data));
     },
     setStop(s: StopState) {
       stop = s;

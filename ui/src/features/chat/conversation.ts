@@ -1,6 +1,6 @@
 // What the Chat page shows, as data: the stored transcript folded into turns, then every live
 // chat event applied to it. Pure functions, so the folding is tested without a page.
-import type { ApprovalDecision, ChatEvent, MemorySource, MessageRow } from '../../api';
+import { assertNever, type ApprovalDecision, type ChatEvent, type MemorySource, type MessageRow } from '../../api';
 
 export type ApprovalView = {
   approval_id: string;
@@ -315,7 +315,9 @@ function applyChatEvent(state: Conversation, ev: ChatEvent): Conversation {
     case 'tool_call':
       return withTurn(state, ev.turn_id, (t) => updateTool(t, ev.call_id, (tool) => ({ ...tool, name: ev.name, arguments: ev.arguments }), ev.name));
     case 'tool_progress': {
-      const line = ev.text ?? (ev.kind === 'frame' ? 'Took a picture' : '');
+      // Every kind the engine sends (stdout, stderr, status) is a line of text. Pictures (`frame`)
+      // aren't sent yet; the generated kind will name them once they are.
+      const line = ev.text;
       if (!line) return state;
       return withTurn(state, ev.turn_id, (t) => updateTool(t, ev.call_id, (tool) => ({ ...tool, progress: [...tool.progress, line] }), ev.name));
     }
@@ -408,6 +410,11 @@ function applyChatEvent(state: Conversation, ev: ChatEvent): Conversation {
       return next;
     }
     case 'steer_ack':
+      return state;
+    default:
+      // A chat event added in Rust is a compile error here until it has a case; at run time one
+      // from a newer engine leaves the conversation as it was.
+      assertNever(ev);
       return state;
   }
 }
