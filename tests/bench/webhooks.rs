@@ -107,7 +107,12 @@ async fn sentient() -> Result<Outcome> {
         .config()
         .patch(json!({"integrations": {"webhook_rate_limit_per_minute": 0}}))
         .await?;
-    let hook = t.engine.hooks().create("bench", &t.engine.url()).await?;
+    let hook = t
+        .engine
+        .hooks()
+        .store()
+        .create("bench", &t.engine.url())
+        .await?;
     // Count what is published, as a listener would.
     let mut rx = t.engine.bus().subscribe();
     let published = Arc::new(std::sync::atomic::AtomicUsize::new(0));

@@ -527,15 +527,15 @@ async fn the_seen_record_keeps_keys_thirty_days() -> Result<()> {
         .unwrap_or_default();
     let clock = ManualClock::new(start);
     let t = TestEngine::start_with_clock(Arc::new(clock.clone())).await?;
-    assert!(!t.engine.seen_before("gmail", "m1").await);
-    assert!(t.engine.seen_before("gmail", "m1").await);
+    assert!(!t.engine.hooks().seen_before("gmail", "m1").await);
+    assert!(t.engine.hooks().seen_before("gmail", "m1").await);
     // Sources do not share keys.
-    assert!(!t.engine.seen_before("gcalendar", "m1").await);
+    assert!(!t.engine.hooks().seen_before("gcalendar", "m1").await);
     clock.advance(Duration::days(29));
-    assert!(t.engine.seen_before("gmail", "m1").await);
+    assert!(t.engine.hooks().seen_before("gmail", "m1").await);
     clock.advance(Duration::days(2));
-    assert!(!t.engine.seen_before("gmail", "m1").await);
-    assert!(t.engine.seen_before("gmail", "m1").await);
+    assert!(!t.engine.hooks().seen_before("gmail", "m1").await);
+    assert!(t.engine.hooks().seen_before("gmail", "m1").await);
     t.stop().await;
     Ok(())
 }

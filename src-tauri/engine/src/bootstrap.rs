@@ -1,12 +1,11 @@
 //! `GET /api/bootstrap`: everything the window needs on launch, in one answer (contract
-//! section 2). It reports only what is built: memory, voice and proactivity read `false` until
+//! section 2). The answer's types live here; `Engine::bootstrap` (lib.rs) gathers it, since it
+//! reads every service. It reports only what is built: memory, voice and proactivity read `false` until
 //! their areas exist ([`BUILT`]), whatever their settings say.
 
 use serde::{Deserialize, Serialize};
 
-use crate::Engine;
 use crate::config::Theme;
-use crate::error::ApiError;
 use crate::models::Roles;
 use crate::stop::StopState;
 
@@ -63,37 +62,3 @@ pub const BUILT: Built = Built {
     voice: false,
     proactivity: false,
 };
-
-impl Engine {
-    /// `GET /api/bootstrap`.
-    pub async fn bootstrap(&self) -> Result<Bootstrap, ApiError> {
-        let config = self.config().current();
-        let a = &config.assistant;
-        Ok(Bootstrap {
-            version: self.version().to_owned(),
-            home: self.home().root().display().to_string(),
-            assistant: BootstrapAssistant {
-                name: a.name.clone(),
-                user_name: a.user_name.clone(),
-                timezone: a.timezone.clone(),
-                location: a.location.clone(),
-                language: a.language.clone(),
-                onboarding_complete: a.onboarding_complete,
-            },
-            models: self.models().roles(),
-            memory_enabled: BUILT.memory && config.memory.enabled,
-            unread_notifications: self.notifications().feed().unread().await?,
-            ui: BootstrapUi {
-                theme: config.ui.theme,
-                accent: config.ui.accent.clone(),
-                launch_at_login: config.ui.launch_at_login,
-                minimize_to_tray: config.ui.minimize_to_tray,
-            },
-            features: BootstrapFeatures {
-                voice: BUILT.voice && config.voice.enabled,
-                proactivity: BUILT.proactivity && config.proactivity.enabled,
-            },
-            stop: self.stop().state(),
-        })
-    }
-}

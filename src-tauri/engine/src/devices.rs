@@ -1,17 +1,13 @@
 //! Devices (contract section 13, devices-protocol.md): phones, glasses and other computers
 //! paired over the LAN, and the desktop app itself. [`Devices`] keeps the paired devices
 //! (`store`), the live connections and their pending invokes, the pairing codes (`pairing`)
-//! and uploads (`uploads`); `socket` speaks the protocol on `/ws/node`; `tls`, `lan` and
-//! `mdns` are the LAN listener, its certificate and its announcement; `pinned` and
-//! `reference_node` are the device side (`sentient node`).
+//! and uploads (`uploads`), and its `tools` (the `devices` app). The doors are the gateway's:
+//! `gateway/node_socket.rs` speaks the protocol on `/ws/node`, and the LAN listener, its
+//! certificate and its announcement are `gateway/{lan_listener,lan_runtime,tls,mdns}.rs`. The
+//! device side (`sentient node`) is the `sentient-node` crate.
 
-pub mod lan;
-pub mod lan_runtime;
-pub mod mdns;
 pub mod pairing;
-pub mod socket;
 pub mod store;
-pub mod tls;
 pub mod tools;
 pub mod uploads;
 
@@ -31,7 +27,6 @@ use chrono::{DateTime, Utc};
 use serde_json::{Value, json};
 use tokio::sync::{mpsc, oneshot};
 
-use crate::Engine;
 use crate::bus::{DomainEvent, EventBus};
 use crate::clock::SharedClock;
 use crate::error::{ApiError, FieldError};
@@ -269,7 +264,6 @@ pub struct Devices {
     next_connection: AtomicU64,
     codes: Mutex<PairingCodes>,
     uploads: Uploads,
-    pub(crate) lan: lan_runtime::LanRuntime,
 }
 
 impl Devices {
@@ -289,7 +283,6 @@ impl Devices {
             next_connection: AtomicU64::new(1),
             codes: Mutex::new(PairingCodes::default()),
             uploads: Uploads::new(home.tmp().join("node-uploads")),
-            lan: lan_runtime::LanRuntime::new(home.root().join("tls")),
         }
     }
 
@@ -838,27 +831,9 @@ fn checked_name(name: &str) -> Result<String, DeviceError> {
     Ok(name.to_owned())
 }
 
-impl Engine {
-    /// Every paired device, online first.
-    pub async fn list_nodes(&self) -> Result<Vec<Node>, DeviceError> {
-        self.devices().list().await
-    }
-
-    pub async fn get_node(&self, id: &str) -> Result<Node, DeviceError> {
-        self.devices().get(id).await
-    }
-
-    pub async fn rename_node(&self, id: &str, name: &str) -> Result<Node, DeviceError> {
-        self.devices().rename(id, name).await
-    }
-
-    /// Revokes a device's token and disconnects it (`node.deleted`).
-    pub async fn delete_node(&self, id: &str) -> Result<(), DeviceError> {
-        self.devices().remove(id).await
-    }
-
+impl Devices {
     /// `POST /api/nodes/{id}/invoke`: the timeout defaults to `nodes.invoke_timeout_s`.
-    pub async fn invoke_node(
+    pub async fn invoke_request(
         &self,
         id: &str,
         request: InvokeRequest,
@@ -866,15 +841,18 @@ impl Engine {
         let timeout = request
             .timeout_ms
             .map(|ms| Duration::from_millis(u64::from(ms.clamp(500, 120_000))));
-        self.devices()
-            .invoke(id, request.capability.trim(), request.params, timeout, None)
+        self.invoke(id, request.capability.trim(), request.params, timeout, None)
             .await
     }
 
-    /// A pairing code with every way a device can use it.
-    pub async fn create_pairing(&self) -> Result<model::Pairing, DeviceError> {
-        let (code, expires_at) = self.devices().issue_code();
-        let lan = self.lan_status().await;
+    /// A pairing code with every way a device can use it: the LAN listener's addresses while
+    /// it runs (`lan`), else the gateway's own (`gateway`, loopback only).
+    pub fn create_pairing(
+        &self,
+        lan: &model::LanStatus,
+        gateway: std::net::SocketAddr,
+    ) -> Result<model::Pairing, DeviceError> {
+        let (code, expires_at) = self.issue_code();
         let (urls, web_url, fingerprint) = if lan.running {
             let web = lan.web_urls.first().cloned().unwrap_or_default();
             (
@@ -884,8 +862,8 @@ impl Engine {
             )
         } else {
             (
-                vec![format!("ws://{}/ws/node", self.addr())],
-                format!("{}/node/#code={code}", self.url()),
+                vec![format!("ws://{gateway}/ws/node")],
+                format!("http://{gateway}/node/#code={code}"),
                 None,
             )
         };
@@ -907,18 +885,10 @@ impl Engine {
         })
     }
 
-    /// `GET /api/nodes/lan`.
-    pub async fn lan_status(&self) -> model::LanStatus {
-        let settings = self.config().current().nodes.clone();
-        self.devices().lan.status(&settings)
-    }
-
-    /// Follows Stop everything (devices hear `stop_state` after the work is cancelled) and
-    /// the LAN settings (the listener starts and stops live).
-    pub(crate) fn start_devices(&self) {
-        let mut events = self.bus().subscribe();
-        let shutdown = self.shutdown_token();
-        let engine = self.clone();
+    /// Follows Stop everything: devices hear `stop_state` after the work is cancelled.
+    pub fn follow_stop(self: &Arc<Self>, shutdown: tokio_util::sync::CancellationToken) {
+        let mut events = self.bus.subscribe();
+        let devices = self.clone();
         tokio::spawn(async move {
             loop {
                 let event = tokio::select! {
@@ -928,10 +898,10 @@ impl Engine {
                 match event {
                     Ok(envelope) => {
                         if let DomainEvent::StopUpdated(state) = envelope.event {
-                            let engine = engine.clone();
+                            let devices = devices.clone();
                             // Its own task, so a slow fan-out never makes this listener lag.
                             tokio::spawn(async move {
-                                engine.devices().broadcast_stop_state(&state).await;
+                                devices.broadcast_stop_state(&state).await;
                             });
                         }
                     }
@@ -942,7 +912,6 @@ impl Engine {
                 }
             }
         });
-        lan_runtime::follow_settings(self);
     }
 }
 

@@ -6,8 +6,13 @@ pub mod auth;
 pub mod body;
 pub mod errors;
 pub mod lan;
+pub mod lan_listener;
+pub mod lan_runtime;
+pub mod mdns;
+pub mod node_socket;
 pub mod routes;
 pub mod static_ui;
+pub mod tls;
 pub mod ws;
 
 use axum::Router;

@@ -19,7 +19,6 @@ use sha2::{Digest, Sha256};
 use sqlx::Row;
 use subtle::ConstantTimeEq;
 
-use crate::Engine;
 use crate::bus::DomainEvent;
 use crate::clock::SharedClock;
 use crate::error::ApiError;
@@ -370,10 +369,62 @@ async fn read_limited(body: Body, limit: usize, kb: u32) -> Result<Bytes, HookEr
     Ok(Bytes::from(buffer))
 }
 
-impl Engine {
-    /// The webhooks service.
-    pub fn hooks(&self) -> &Hooks {
-        &self.inner.hooks
+/// Webhooks as a service: the hooks' store, and what a call or a change publishes.
+#[derive(Clone)]
+pub struct HookService {
+    hooks: std::sync::Arc<Hooks>,
+    bus: crate::bus::EventBus,
+    stop: crate::stop::StopService,
+    config: crate::config::ConfigService,
+    clock: SharedClock,
+}
+
+impl std::fmt::Debug for HookService {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("HookService").finish_non_exhaustive()
+    }
+}
+
+impl HookService {
+    pub fn new(
+        hooks: Hooks,
+        bus: crate::bus::EventBus,
+        stop: crate::stop::StopService,
+        config: crate::config::ConfigService,
+        clock: SharedClock,
+    ) -> Self {
+        Self {
+            hooks: std::sync::Arc::new(hooks),
+            bus,
+            stop,
+            config,
+            clock,
+        }
+    }
+
+    /// The hooks' store.
+    pub fn store(&self) -> &Hooks {
+        &self.hooks
+    }
+    fn hooks(&self) -> &Hooks {
+        &self.hooks
+    }
+    fn bus(&self) -> &crate::bus::EventBus {
+        &self.bus
+    }
+    fn stop(&self) -> &crate::stop::StopService {
+        &self.stop
+    }
+    fn config(&self) -> &crate::config::ConfigService {
+        &self.config
+    }
+    fn clock(&self) -> &SharedClock {
+        &self.clock
+    }
+
+    /// `GET /api/hooks`: every hook, its address under `base`.
+    pub async fn list(&self, base: &str) -> Result<Vec<Hook>, HookError> {
+        self.hooks.list(base).await
     }
 
     /// Creates a hook and tells windows the webhook integration's triggers changed.

@@ -118,8 +118,10 @@ struct Inner {
     tasks: TaskService,
     notifications: NotificationService,
     models: models::ModelService,
-    hooks: hooks::Hooks,
+    hooks: hooks::HookService,
     devices: Arc<Devices>,
+    /// The LAN door: the TLS listener for devices and its mDNS announcement.
+    lan: gateway::lan_runtime::LanRuntime,
     clock: SharedClock,
     token: String,
     addr: SocketAddr,
@@ -204,7 +206,13 @@ impl Engine {
             stop.clone(),
             shutdown.clone(),
         );
-        let hooks = hooks::Hooks::load(store.clone(), clock.clone()).await?;
+        let hooks = hooks::HookService::new(
+            hooks::Hooks::load(store.clone(), clock.clone()).await?,
+            bus.clone(),
+            stop.clone(),
+            config.clone(),
+            clock.clone(),
+        );
         let devices = Arc::new(Devices::new(
             store.clone(),
             clock.clone(),
@@ -221,6 +229,7 @@ impl Engine {
             tracing::error!(%error, "the devices app could not be registered");
         }
 
+        let home_tls = home.root().join("tls");
         let port = options.port.unwrap_or(config.current().gateway.port);
         let listener = tokio::net::TcpListener::bind((Ipv4Addr::LOCALHOST, port))
             .await
@@ -251,6 +260,7 @@ impl Engine {
                 models,
                 hooks,
                 devices,
+                lan: gateway::lan_runtime::LanRuntime::new(home_tls),
                 clock,
                 token,
                 addr,
@@ -262,7 +272,8 @@ impl Engine {
         engine.follow_queue_settings();
         engine.tasks().start_scheduler();
         engine.tasks().start_triggers();
-        engine.start_devices();
+        engine.inner.devices.follow_stop(engine.shutdown_token());
+        gateway::lan_runtime::follow_settings(&engine);
         let app = gateway::router(engine.clone());
         let shutdown = engine.inner.shutdown.clone();
         let server = tokio::spawn(async move {
@@ -304,7 +315,7 @@ impl Engine {
             tracing::error!(%error, "the gateway task failed while stopping");
         }
         self.inner.stop.halt_everything().await;
-        self.inner.devices.lan.stop().await;
+        self.inner.lan.stop().await;
         self.inner.store.close().await;
         tracing::info!("engine stopped");
     }
@@ -355,6 +366,10 @@ impl Engine {
     pub fn tasks(&self) -> &TaskService {
         &self.inner.tasks
     }
+    /// Webhooks: the hooks and their calls.
+    pub fn hooks(&self) -> &hooks::HookService {
+        &self.inner.hooks
+    }
     /// Settings > Models: providers, local models, roles, setups, the check-up.
     pub fn models(&self) -> &models::ModelService {
         &self.inner.models
@@ -366,6 +381,19 @@ impl Engine {
     /// Paired devices, their connections and the LAN listener.
     pub fn devices(&self) -> &Devices {
         &self.inner.devices
+    }
+    /// The LAN listener devices on the network connect through.
+    pub fn lan(&self) -> &gateway::lan_runtime::LanRuntime {
+        &self.inner.lan
+    }
+    /// `GET /api/nodes/lan`.
+    pub fn lan_status(&self) -> devices::model::LanStatus {
+        self.inner.lan.status(&self.config().current().nodes)
+    }
+    /// `POST /api/nodes/pairing`: a code, with the LAN listener's addresses while it runs.
+    pub fn create_pairing(&self) -> Result<devices::model::Pairing, devices::DeviceError> {
+        self.devices()
+            .create_pairing(&self.lan_status(), self.addr())
     }
     /// The agent's apps and tools.
     pub fn tools(&self) -> &ToolRegistry {
@@ -437,6 +465,38 @@ impl Engine {
     /// Fires when the engine begins shutting down; long-lived loops select on it.
     pub fn shutdown_token(&self) -> CancellationToken {
         self.inner.shutdown.clone()
+    }
+
+    /// `GET /api/bootstrap`.
+    pub async fn bootstrap(&self) -> Result<bootstrap::Bootstrap, error::ApiError> {
+        let config = self.config().current();
+        let a = &config.assistant;
+        Ok(bootstrap::Bootstrap {
+            version: self.version().to_owned(),
+            home: self.home().root().display().to_string(),
+            assistant: bootstrap::BootstrapAssistant {
+                name: a.name.clone(),
+                user_name: a.user_name.clone(),
+                timezone: a.timezone.clone(),
+                location: a.location.clone(),
+                language: a.language.clone(),
+                onboarding_complete: a.onboarding_complete,
+            },
+            models: self.models().roles(),
+            memory_enabled: bootstrap::BUILT.memory && config.memory.enabled,
+            unread_notifications: self.notifications().feed().unread().await?,
+            ui: bootstrap::BootstrapUi {
+                theme: config.ui.theme,
+                accent: config.ui.accent.clone(),
+                launch_at_login: config.ui.launch_at_login,
+                minimize_to_tray: config.ui.minimize_to_tray,
+            },
+            features: bootstrap::BootstrapFeatures {
+                voice: bootstrap::BUILT.voice && config.voice.enabled,
+                proactivity: bootstrap::BUILT.proactivity && config.proactivity.enabled,
+            },
+            stop: self.stop().state(),
+        })
     }
 }
 

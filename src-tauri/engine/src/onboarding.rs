@@ -3,9 +3,10 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::Engine;
+use crate::config::ConfigService;
 use crate::config::Persona;
 use crate::error::{ApiError, FieldError};
+use crate::home::Home;
 use crate::home::write_atomically;
 
 /// The answers from the first-run screen.
@@ -128,47 +129,49 @@ pub fn user_md(req: &OnboardingRequest) -> String {
     text
 }
 
-impl Engine {
-    /// `POST /api/onboarding`.
-    pub async fn onboarding(&self, req: OnboardingRequest) -> Result<OnboardingDone, ApiError> {
-        let problems = validate(&req);
-        if !problems.is_empty() {
-            return Err(ApiError::validation(problems));
-        }
-        let text = user_md(&req);
-        let path = self.home().user_md();
-        write_atomically(&path, text.as_bytes()).map_err(|e| ApiError::internal(&e))?;
-        let trimmed = |v: &Option<String>| v.as_deref().map(str::trim).map(str::to_owned);
-        self.config()
-            .update(|config| {
-                let a = &mut config.assistant;
-                a.user_name = req.user_name.trim().to_owned();
-                if let Some(name) = trimmed(&req.assistant_name).filter(|n| !n.is_empty()) {
-                    a.name = name;
-                }
-                if let Some(tz) = trimmed(&req.timezone).filter(|t| !t.is_empty()) {
-                    a.timezone = tz;
-                }
-                if let Some(location) = trimmed(&req.location) {
-                    a.location = location;
-                }
-                if let Some(work) = trimmed(&req.professional_context) {
-                    a.professional_context = work;
-                }
-                if let Some(life) = trimmed(&req.personal_context) {
-                    a.personal_context = life;
-                }
-                if let Some(persona) = req.persona {
-                    a.persona = persona;
-                }
-                if let Some(brief) = req.daily_brief {
-                    config.proactivity.brief.enabled = brief;
-                }
-                config.assistant.onboarding_complete = true;
-            })
-            .await?;
-        Ok(OnboardingDone { ok: true })
+/// `POST /api/onboarding`: writes `USER.md` in `home` and saves the answers in the settings.
+pub async fn complete(
+    config: &ConfigService,
+    home: &Home,
+    req: OnboardingRequest,
+) -> Result<OnboardingDone, ApiError> {
+    let problems = validate(&req);
+    if !problems.is_empty() {
+        return Err(ApiError::validation(problems));
     }
+    let text = user_md(&req);
+    let path = home.user_md();
+    write_atomically(&path, text.as_bytes()).map_err(|e| ApiError::internal(&e))?;
+    let trimmed = |v: &Option<String>| v.as_deref().map(str::trim).map(str::to_owned);
+    config
+        .update(|config| {
+            let a = &mut config.assistant;
+            a.user_name = req.user_name.trim().to_owned();
+            if let Some(name) = trimmed(&req.assistant_name).filter(|n| !n.is_empty()) {
+                a.name = name;
+            }
+            if let Some(tz) = trimmed(&req.timezone).filter(|t| !t.is_empty()) {
+                a.timezone = tz;
+            }
+            if let Some(location) = trimmed(&req.location) {
+                a.location = location;
+            }
+            if let Some(work) = trimmed(&req.professional_context) {
+                a.professional_context = work;
+            }
+            if let Some(life) = trimmed(&req.personal_context) {
+                a.personal_context = life;
+            }
+            if let Some(persona) = req.persona {
+                a.persona = persona;
+            }
+            if let Some(brief) = req.daily_brief {
+                config.proactivity.brief.enabled = brief;
+            }
+            config.assistant.onboarding_complete = true;
+        })
+        .await?;
+    Ok(OnboardingDone { ok: true })
 }
 
 #[cfg(test)]

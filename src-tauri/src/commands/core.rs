@@ -24,5 +24,5 @@ pub async fn onboarding(
     engine: State<'_, Engine>,
     body: OnboardingRequest,
 ) -> Result<OnboardingDone, ApiError> {
-    engine.onboarding(body).await
+    sentient_engine::onboarding::complete(engine.config(), engine.home(), body).await
 }

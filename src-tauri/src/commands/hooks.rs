@@ -20,13 +20,16 @@ pub async fn create_hook(
     engine: State<'_, Engine>,
     body: NewHook,
 ) -> Result<CreatedHook, ApiError> {
-    Ok(engine.create_hook(&body.name, &engine.url()).await?)
+    Ok(engine
+        .hooks()
+        .create_hook(&body.name, &engine.url())
+        .await?)
 }
 
 #[tauri::command]
 #[specta::specta]
 pub async fn delete_hook(engine: State<'_, Engine>, id: String) -> Result<OkReply, ApiError> {
-    engine.delete_hook(&id, &engine.url()).await?;
+    engine.hooks().delete_hook(&id, &engine.url()).await?;
     Ok(OkReply::yes())
 }
 
@@ -40,6 +43,7 @@ mod tests {
         tauri::async_runtime::block_on(async {
             let made = engine
                 .hooks()
+                .store()
                 .create("CI", &engine.url())
                 .await
                 .expect("create");
@@ -48,7 +52,12 @@ mod tests {
             let listed = engine.hooks().list(&engine.url()).await.expect("list");
             assert_eq!(listed.len(), 1);
             assert_eq!(listed[0].name, "CI");
-            engine.hooks().delete(&made.id).await.expect("delete");
+            engine
+                .hooks()
+                .store()
+                .delete(&made.id)
+                .await
+                .expect("delete");
             assert!(
                 engine
                     .hooks()

@@ -65,9 +65,9 @@ fn fake_engine(seen: tokio::sync::mpsc::UnboundedSender<Value>) -> axum::Router 
 #[tokio::test]
 async fn pairs_answers_pings_and_pins_against_a_fake_engine() {
     let dir = tempfile::tempdir().expect("tempdir");
-    let cert = super::tls::load_or_create(&dir.path().join("tls")).expect("cert");
+    let cert = crate::gateway::tls::load_or_create(&dir.path().join("tls")).expect("cert");
     let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
-    let lan = super::lan::LanListener::new();
+    let lan = crate::gateway::lan_listener::LanListener::new();
     let addr = lan
         .start("127.0.0.1:0".parse().expect("addr"), fake_engine(tx), &cert)
         .await

@@ -43,5 +43,7 @@ pub async fn onboarding(
     State(engine): State<Engine>,
     JsonBody(body): JsonBody<OnboardingRequest>,
 ) -> Result<Json<OnboardingDone>, ApiError> {
-    Ok(Json(engine.onboarding(body).await?))
+    Ok(Json(
+        crate::onboarding::complete(engine.config(), engine.home(), body).await?,
+    ))
 }

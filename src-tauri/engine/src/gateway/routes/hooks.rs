@@ -65,7 +65,7 @@ pub async fn create(
     JsonBody(body): JsonBody<NewHook>,
 ) -> Result<Json<CreatedHook>, ApiError> {
     let base = base_url(&engine, &headers);
-    Ok(Json(engine.create_hook(&body.name, &base).await?))
+    Ok(Json(engine.hooks().create_hook(&body.name, &base).await?))
 }
 
 /// Deletes a webhook; calls to it answer 404 from now on.
@@ -77,7 +77,7 @@ pub async fn delete(
     Path(id): Path<String>,
 ) -> Result<Json<OkReply>, ApiError> {
     let base = base_url(&engine, &headers);
-    engine.delete_hook(&id, &base).await?;
+    engine.hooks().delete_hook(&id, &base).await?;
     Ok(Json(OkReply::yes()))
 }
 
@@ -133,6 +133,7 @@ pub async fn call(
         body,
     };
     engine
+        .hooks()
         .receive_hook_call(call)
         .await
         .map(Json)

@@ -21,10 +21,11 @@ use crate::devices::model::{
     InvokeReply, InvokeRequest, LanStatus, Node, Pairing, RenameNode, UploadReply,
 };
 use crate::devices::uploads::MAX_UPLOAD_BYTES;
-use crate::devices::{Door, Peer, socket};
+use crate::devices::{Door, Peer};
 use crate::error::ApiError;
 use crate::gateway::auth::token_matches;
 use crate::gateway::body::JsonBody;
+use crate::gateway::node_socket as socket;
 
 pub fn routes() -> OpenApiRouter<Engine> {
     OpenApiRouter::new()
@@ -62,7 +63,7 @@ pub fn upload_limit() -> axum::extract::DefaultBodyLimit {
 #[utoipa::path(get, path = "/api/nodes", tag = "devices",
     responses((status = 200, body = Vec<Node>)))]
 pub async fn list(State(engine): State<Engine>) -> Result<Json<Vec<Node>>, ApiError> {
-    Ok(Json(engine.list_nodes().await?))
+    Ok(Json(engine.devices().list().await?))
 }
 
 #[utoipa::path(get, path = "/api/nodes/{id}", tag = "devices",
@@ -71,7 +72,7 @@ pub async fn get_node(
     State(engine): State<Engine>,
     Path(id): Path<String>,
 ) -> Result<Json<Node>, ApiError> {
-    Ok(Json(engine.get_node(&id).await?))
+    Ok(Json(engine.devices().get(&id).await?))
 }
 
 /// Renames a device (`node.updated`).
@@ -82,7 +83,7 @@ pub async fn rename(
     Path(id): Path<String>,
     JsonBody(body): JsonBody<RenameNode>,
 ) -> Result<Json<Node>, ApiError> {
-    Ok(Json(engine.rename_node(&id, &body.name).await?))
+    Ok(Json(engine.devices().rename(&id, &body.name).await?))
 }
 
 /// Removes a device: its token is revoked and it is disconnected (`node.deleted`). 400 for
@@ -93,7 +94,7 @@ pub async fn delete(
     State(engine): State<Engine>,
     Path(id): Path<String>,
 ) -> Result<Json<OkReply>, ApiError> {
-    engine.delete_node(&id).await?;
+    engine.devices().remove(&id).await?;
     Ok(Json(OkReply::yes()))
 }
 
@@ -106,21 +107,21 @@ pub async fn invoke(
     Path(id): Path<String>,
     JsonBody(body): JsonBody<InvokeRequest>,
 ) -> Result<Json<InvokeReply>, ApiError> {
-    Ok(Json(engine.invoke_node(&id, body).await?))
+    Ok(Json(engine.devices().invoke_request(&id, body).await?))
 }
 
 /// A single-use pairing code for 10 minutes, with the links and QR code that carry it.
 #[utoipa::path(post, path = "/api/nodes/pairing", tag = "devices",
     responses((status = 200, body = Pairing)))]
 pub async fn pairing(State(engine): State<Engine>) -> Result<Json<Pairing>, ApiError> {
-    Ok(Json(engine.create_pairing().await?))
+    Ok(Json(engine.create_pairing()?))
 }
 
 /// The LAN listener: on or off, its addresses and its certificate's fingerprint.
 #[utoipa::path(get, path = "/api/nodes/lan", tag = "devices",
     responses((status = 200, body = LanStatus)))]
 pub async fn lan(State(engine): State<Engine>) -> Json<LanStatus> {
-    Json(engine.lan_status().await)
+    Json(engine.lan_status())
 }
 
 #[derive(Debug, Deserialize)]

@@ -5,12 +5,12 @@ use std::net::{Ipv4Addr, SocketAddr};
 use std::path::PathBuf;
 use std::sync::Mutex;
 
-use super::lan::{self, LanListener};
+use super::lan_listener::{self as lan, LanListener};
 use super::mdns::Announcement;
-use super::model::LanStatus;
 use super::tls;
 use crate::Engine;
 use crate::config::NodesConfig;
+use crate::devices::model::LanStatus;
 
 #[derive(Debug, Default)]
 struct State {
@@ -114,7 +114,7 @@ impl LanRuntime {
             || (on && !running);
         if listener_changed {
             self.listener.stop().await;
-            engine.devices().close_door(super::Door::Lan);
+            engine.devices().close_door(crate::devices::Door::Lan);
             let mut state = self.lock();
             state.running = None;
             state.error = None;
@@ -176,10 +176,10 @@ impl LanRuntime {
 }
 
 /// Applies the settings now and whenever they change.
-pub(super) fn follow_settings(engine: &Engine) {
+pub fn follow_settings(engine: &Engine) {
     let follower = engine.clone();
     engine.follow_config(true, move |current| {
         let engine = follower.clone();
-        async move { engine.devices().lan.apply(&engine, &current.nodes).await }
+        async move { engine.lan().apply(&engine, &current.nodes).await }
     });
 }

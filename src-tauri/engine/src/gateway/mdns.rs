@@ -246,6 +246,6 @@ mod tests {
 
     #[test]
     fn browser_sees_the_announcement_with_lan_addresses() {
-        browse_own_announcement(private_port(1), &crate::devices::lan::lan_ipv4s());
+        browse_own_announcement(private_port(1), &crate::gateway::lan_listener::lan_ipv4s());
     }
 }

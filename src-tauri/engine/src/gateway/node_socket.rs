@@ -12,12 +12,12 @@ use futures::stream::SplitSink;
 use futures::{SinkExt, StreamExt};
 use serde_json::{Value, json};
 
-use super::model::{
+use crate::Engine;
+use crate::devices::model::{
     self, DeviceState, EventMessage, Hello, InvokeReply, KEEPALIVE_S, Node, PROTOCOL,
     ResultMessage, close,
 };
-use super::{Connection, Outgoing, Peer, Refusal};
-use crate::Engine;
+use crate::devices::{Connection, Outgoing, Peer, Refusal};
 
 /// How long a device has to say `hello`.
 pub const HELLO_WITHIN: Duration = Duration::from_secs(15);

@@ -198,7 +198,7 @@ fn rank(ip: Ipv4Addr) -> u8 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::devices::tls;
+    use crate::gateway::tls;
     use axum::routing::get;
     use sentient_node::pinned;
 
