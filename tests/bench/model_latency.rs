@@ -157,7 +157,7 @@ async fn main() -> anyhow::Result<()> {
         anyhow::ensure!(
             result.text == "done",
             "loop did not finish: {:?}",
-            result.error
+            result.error()
         );
 
         // Different arguments each round, so the repeated-call breaker stays out of it.

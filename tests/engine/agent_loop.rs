@@ -109,7 +109,7 @@ async fn tools_run_round_after_round_until_the_model_answers() -> Result<()> {
         "It is evening in Pune and your files folder has three folders.",
     ));
     let (result, events) = run(&t, Origin::Chat, None, 12).await;
-    assert_eq!(result.error, None);
+    assert_eq!(result.error(), None);
     assert_eq!(
         result.text,
         "It is evening in Pune and your files folder has three folders."
@@ -306,8 +306,8 @@ async fn a_stuck_model_is_nudged_then_stopped_and_the_budget_holds() -> Result<(
         server.push(Reply::tool_call("files_list", json!({})));
     }
     let (result, _) = run(&t, Origin::Chat, None, 12).await;
-    assert!(result.stopped_by_repeat);
-    assert!(!result.stopped_by_budget);
+    assert!(result.stopped_by_repeat());
+    assert!(!result.stopped_by_budget());
     let sent = server.requests_to("/api/chat");
     let nudged = sent.iter().any(|r| {
         r.body["messages"].as_array().is_some_and(|m| {
@@ -325,7 +325,7 @@ async fn a_stuck_model_is_nudged_then_stopped_and_the_budget_holds() -> Result<(
         server.push(Reply::tool_call("time_now", json!({"timezone": zone})));
     }
     let (result, _) = run(&t, Origin::Task, None, 2).await;
-    assert!(result.stopped_by_budget);
+    assert!(result.stopped_by_budget());
     t.stop().await;
     Ok(())
 }

@@ -543,7 +543,7 @@ impl Agent {
             }
         }
         let mut content = result.text.clone();
-        if result.cancelled {
+        if result.cancelled() {
             content = format!("{} (stopped)", partial.trim_end())
                 .trim_start()
                 .to_owned();
@@ -561,8 +561,8 @@ impl Agent {
             {
                 message_id = Some(row.id);
             }
-        } else if let Some(message) = &result.error {
-            error(&sid, message.clone());
+        } else if let Some(message) = result.error() {
+            error(&sid, message);
         }
         if let Some(app) = &result.untrusted {
             let _ = self.sessions().mark_untrusted(&sid, app).await;
@@ -579,14 +579,14 @@ impl Agent {
             content: content.clone(),
             message_id,
             memory_sources: Vec::new(),
-            cancelled: result.cancelled.then_some(true),
-            dropped: (result.cancelled && !late.is_empty()).then(|| late.clone()),
+            cancelled: result.cancelled().then_some(true),
+            dropped: (result.cancelled() && !late.is_empty()).then(|| late.clone()),
             client_id: None,
         });
-        if result.cancelled {
+        if result.cancelled() {
             return Vec::new();
         }
-        if result.error.is_none() {
+        if result.error().is_none() {
             let engine = self.clone();
             let named = !session.title.is_empty() || !config.chat.auto_title;
             // Decided now, on this turn's messages, so a later turn never finds it half-done.

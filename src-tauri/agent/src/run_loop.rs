@@ -111,34 +111,64 @@ pub trait Steering: Send + Sync {
     fn take(&self) -> Vec<String>;
 }
 
-/// How a run ended.
+/// How a run of the loop ended: exactly one of these.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub enum LoopEnd {
+    /// The model gave its final answer (`LoopResult::text`).
+    #[default]
+    Answered,
+    /// Stop everything, the run's Cancel or shutdown ended it.
+    Cancelled,
+    /// The run's scope paused it after a round (a question to the person).
+    Paused,
+    /// A held call needs the person's OK (outside content): the question to ask, and the first
+    /// such call, to run once they say yes.
+    NeedsOk { question: String, call: ToolCall },
+    /// The rounds ran out (`limit: None`), or a limit the scope reported before a model call
+    /// (`seconds`, `tokens`, `cost_usd`).
+    Budget { limit: Option<String> },
+    /// The same call with the same result kept coming back after the nudge.
+    Repeat,
+    /// A model call or a decision failed; the sentence for the person.
+    Failed(String),
+}
+
+/// What a run of the loop did, and how it ended.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct LoopResult {
     pub text: String,
     /// Everything the run added to the conversation, in order (assistant and tool messages).
     pub added: Vec<Message>,
-    pub stopped_by_budget: bool,
-    pub stopped_by_repeat: bool,
+    pub end: LoopEnd,
     /// Calls that were not run because nobody could approve them.
     pub held: Vec<String>,
-    /// A held call needs the person's OK (outside content); the question to ask them.
-    pub needs_ok: Option<String>,
-    /// The first call held for the person's OK (with `needs_ok`), to run once they say yes.
-    pub needs_ok_call: Option<ToolCall>,
-    /// The run's scope paused it after a round (a question to the person).
-    pub paused: bool,
-    /// The limit the scope reported before a model call (`seconds`, `tokens`, `cost_usd`);
-    /// `stopped_by_budget` without one means the rounds ran out.
-    pub limit: Option<String>,
     /// Model calls made.
     pub rounds: u32,
     pub tool_result_limit: usize,
     pub untrusted: Option<String>,
     pub visited_hosts: BTreeSet<String>,
-    pub error: Option<String>,
-    pub cancelled: bool,
     /// Positions in `added` of the steer messages the model received (saved as interjections).
     pub interjections: Vec<usize>,
+}
+
+impl LoopResult {
+    /// The sentence for an ending that is an error: a failure, or `Stopped.` for a cancel.
+    pub fn error(&self) -> Option<String> {
+        match &self.end {
+            LoopEnd::Failed(error) => Some(error.clone()),
+            LoopEnd::Cancelled => Some(LlmError::Cancelled.to_string()),
+            _ => None,
+        }
+    }
+    pub fn cancelled(&self) -> bool {
+        self.end == LoopEnd::Cancelled
+    }
+    pub fn stopped_by_budget(&self) -> bool {
+        matches!(self.end, LoopEnd::Budget { .. })
+    }
+    pub fn stopped_by_repeat(&self) -> bool {
+        self.end == LoopEnd::Repeat
+    }
 }
 
 /// Calls with the same name and arguments this many times in a row trip the breaker.
@@ -191,12 +221,11 @@ impl Agent {
 
         for round in 0.. {
             if round >= input.max_rounds {
-                result.stopped_by_budget = true;
+                result.end = LoopEnd::Budget { limit: None };
                 break;
             }
             if let Some(limit) = input.scope.as_ref().and_then(|s| s.before_call()) {
-                result.stopped_by_budget = true;
-                result.limit = Some(limit);
+                result.end = LoopEnd::Budget { limit: Some(limit) };
                 break;
             }
             // Rules are read again each round, so one saved mid-turn hides its tool at once.
@@ -225,12 +254,11 @@ impl Agent {
             let outcome = match self.llm().stream(request, &input.opts, &mut on_chunk).await {
                 Ok(outcome) => outcome,
                 Err(LlmError::Cancelled) => {
-                    result.cancelled = true;
-                    result.error = Some(LlmError::Cancelled.to_string());
+                    result.end = LoopEnd::Cancelled;
                     break;
                 }
                 Err(error) => {
-                    result.error = Some(error.to_string());
+                    result.end = LoopEnd::Failed(error.to_string());
                     break;
                 }
             };
@@ -247,6 +275,8 @@ impl Agent {
             let reply = outcome.reply;
             let assistant = Message::assistant_calls(reply.text.clone(), reply.tool_calls.clone());
             let round_start = messages.len();
+            // The first call this round held for the person's OK, with its question.
+            let mut needs_ok: Option<(String, ToolCall)> = None;
             messages.push(assistant.clone());
             result.added.push(assistant);
             if reply.tool_calls.is_empty() {
@@ -442,10 +472,9 @@ impl Agent {
                     } => {
                         result.held.push(p.call.name.clone());
                         if let HoldReason::NeedsOk { question } = reason
-                            && result.needs_ok.is_none()
+                            && needs_ok.is_none()
                         {
-                            result.needs_ok = Some(question);
-                            result.needs_ok_call = Some(p.call.clone());
+                            needs_ok = Some((question, p.call.clone()));
                         }
                         let value = json!({"error": result_error});
                         self.finish_call(
@@ -460,12 +489,13 @@ impl Agent {
                         );
                     }
                     Decision::Fail { error } => {
-                        result.error = Some(error);
+                        result.end = LoopEnd::Failed(error);
                         return result;
                     }
                 }
             }
-            if result.needs_ok.is_some() {
+            if let Some((question, call)) = needs_ok.take() {
+                result.end = LoopEnd::NeedsOk { question, call };
                 break;
             }
             if input
@@ -473,13 +503,13 @@ impl Agent {
                 .as_ref()
                 .is_some_and(|s| s.after_round(&messages[round_start..]))
             {
-                result.paused = true;
+                result.end = LoopEnd::Paused;
                 break;
             }
             take_steers(input.steering, &mut messages, &mut result, on_event);
             if stuck {
                 if nudged {
-                    result.stopped_by_repeat = true;
+                    result.end = LoopEnd::Repeat;
                     break;
                 }
                 nudged = true;

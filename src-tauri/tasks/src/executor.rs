@@ -13,7 +13,7 @@ use super::model::{ProgressMessage, ResultFile, ResultLink, RunResult, RunStatus
 use super::run_scope::TaskRunScope;
 use crate::TaskService;
 use sentient_agent::approvals::Origin;
-use sentient_agent::run_loop::{LoopEvent, LoopInput};
+use sentient_agent::run_loop::{LoopEnd, LoopEvent, LoopInput, LoopResult};
 use sentient_core::bus::DomainEvent;
 use sentient_core::stop::Job;
 use sentient_llm::queue::JobKind;
@@ -415,11 +415,7 @@ impl TaskService {
                 .await;
             // Steps include the executor's nudges; a cancelled call is dropped from the transcript.
             messages.extend(complete_rounds(&result.added));
-            let announced = result.error.is_none()
-                && !result.cancelled
-                && !result.paused
-                && result.needs_ok.is_none()
-                && !result.stopped_by_budget
+            let announced = matches!(result.end, LoopEnd::Answered | LoopEnd::Repeat)
                 && only_announces(&result.text);
             if announced && nudges < MAX_NUDGES && scope.limits().steps_left() > 0 {
                 nudges += 1;
@@ -431,19 +427,12 @@ impl TaskService {
                 continue;
             }
             if let Some(before) = answer_before_reminder.take()
-                && result.error.is_some()
-                && !result.cancelled
+                && matches!(result.end, LoopEnd::Failed(_))
             {
                 break before;
             }
             // A run that used tools but never touched the brief is reminded once (never blocked).
-            let answered = result.error.is_none()
-                && !result.cancelled
-                && !result.paused
-                && result.needs_ok.is_none()
-                && !result.stopped_by_budget
-                && !result.stopped_by_repeat;
-            if answered
+            if result.end == LoopEnd::Answered
                 && !reminded
                 && scope.limits().steps_left() > 0
                 && self.used_tools(&messages)
@@ -488,77 +477,79 @@ impl TaskService {
                 .ask_limit(task_id, run_id, &scope.limits(), Limit::Seconds)
                 .await;
         }
-        if result.cancelled {
-            let by_stop = self.stop().is_stopped();
-            let line = if by_stop {
-                "Run stopped by Stop everything."
-            } else {
-                "Cancelled."
-            };
-            self.run_progress(task_id, run_id, ProgressMessage::new("info", line))
-                .await;
-            return self
-                .finish_run(
+        self.settle_run(task_id, run_id, &scope, result, &messages)
+            .await
+    }
+
+    /// The run's ending, recorded: cancelled, a question, a held call, a limit, an error, or
+    /// the finished result.
+    async fn settle_run(
+        &self,
+        task_id: &str,
+        run_id: &str,
+        scope: &TaskRunScope,
+        result: LoopResult,
+        messages: &[Message],
+    ) -> Result<(), crate::TaskError> {
+        let failed = |error: String| async move {
+            self.run_progress(
+                task_id,
+                run_id,
+                ProgressMessage::new("error", error.clone()),
+            )
+            .await;
+            self.finish_run(task_id, run_id, RunStatus::Error, None, Some(error))
+                .await
+        };
+        match result.end {
+            LoopEnd::Cancelled => {
+                let by_stop = self.stop().is_stopped();
+                let line = if by_stop {
+                    "Run stopped by Stop everything."
+                } else {
+                    "Cancelled."
+                };
+                self.run_progress(task_id, run_id, ProgressMessage::new("info", line))
+                    .await;
+                self.finish_run(
                     task_id,
                     run_id,
                     RunStatus::Cancelled,
                     None,
                     Some(line.to_owned()),
                 )
+                .await
+            }
+            LoopEnd::Paused if let Some(asked) = scope.asked() => {
+                self.ask_question(task_id, run_id, asked).await
+            }
+            LoopEnd::NeedsOk { call, .. } => {
+                self.ask_held_call(task_id, run_id, result.untrusted.as_deref(), &call)
+                    .await
+            }
+            LoopEnd::Budget { limit } => {
+                let limit = limit
+                    .as_deref()
+                    .and_then(Limit::parse)
+                    .unwrap_or(Limit::Steps);
+                self.ask_limit(task_id, run_id, &scope.limits(), limit)
+                    .await
+            }
+            LoopEnd::Repeat => failed(repeat_error(messages)).await,
+            LoopEnd::Failed(error) => failed(error).await,
+            // A pause with no question asked finishes like an answer.
+            LoopEnd::Answered | LoopEnd::Paused => {
+                let outcome = result_of(&result.text, messages, |name| self.counted_app(name));
+                self.run_progress(
+                    task_id,
+                    run_id,
+                    ProgressMessage::new("final_answer", result.text.trim()),
+                )
                 .await;
+                self.finish_run(task_id, run_id, RunStatus::Completed, Some(outcome), None)
+                    .await
+            }
         }
-        if result.paused
-            && let Some(asked) = scope.asked()
-        {
-            return self.ask_question(task_id, run_id, asked).await;
-        }
-        if let Some(call) = result.needs_ok.as_ref().and(result.needs_ok_call.as_ref()) {
-            return self
-                .ask_held_call(task_id, run_id, result.untrusted.as_deref(), call)
-                .await;
-        }
-        if result.stopped_by_budget {
-            let limit = result
-                .limit
-                .as_deref()
-                .and_then(Limit::parse)
-                .unwrap_or(Limit::Steps);
-            return self
-                .ask_limit(task_id, run_id, &scope.limits(), limit)
-                .await;
-        }
-        if result.stopped_by_repeat {
-            let error = repeat_error(&messages);
-            self.run_progress(
-                task_id,
-                run_id,
-                ProgressMessage::new("error", error.clone()),
-            )
-            .await;
-            return self
-                .finish_run(task_id, run_id, RunStatus::Error, None, Some(error))
-                .await;
-        }
-        if let Some(error) = result.error.clone() {
-            self.run_progress(
-                task_id,
-                run_id,
-                ProgressMessage::new("error", error.clone()),
-            )
-            .await;
-            return self
-                .finish_run(task_id, run_id, RunStatus::Error, None, Some(error))
-                .await;
-        }
-        let outcome = result_of(&result.text, &messages, |name| self.counted_app(name));
-        self.run_progress(
-            task_id,
-            run_id,
-            ProgressMessage::new("final_answer", result.text.trim()),
-        )
-        .await;
-        self.finish_run(task_id, run_id, RunStatus::Completed, Some(outcome), None)
-            .await
     }
 
     /// The app a call counts for in `tools_used`; `None` for Sentient's own run tools

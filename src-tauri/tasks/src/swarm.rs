@@ -24,7 +24,7 @@ use super::model::{ProgressMessage, RunStatus, Task};
 use crate::TaskError;
 use crate::TaskService;
 use sentient_agent::approvals::Origin;
-use sentient_agent::run_loop::{LoopEvent, LoopInput};
+use sentient_agent::run_loop::{LoopEnd, LoopEvent, LoopInput};
 use sentient_agent::tools::RunScope;
 use sentient_core::stop::Job;
 use sentient_llm::queue::JobKind;
@@ -543,16 +543,16 @@ one per step."
         }
         outcome.added = result.added.clone();
         let text = result.text.trim();
-        outcome.result = if result.cancelled {
+        outcome.result = if result.cancelled() {
             outcome.cut_off = true;
             return outcome;
-        } else if result.limit.is_some() {
+        } else if let LoopEnd::Budget { limit: Some(_) } = &result.end {
             Err(budget.message())
-        } else if let Some(question) = result.needs_ok {
+        } else if let LoopEnd::NeedsOk { question, .. } = &result.end {
             Err(format!("Not done without your OK: {question}"))
-        } else if let Some(error) = result.error {
-            Err(error)
-        } else if result.stopped_by_budget && text.is_empty() {
+        } else if let LoopEnd::Failed(error) = &result.end {
+            Err(error.clone())
+        } else if result.stopped_by_budget() && text.is_empty() {
             Err(format!(
                 "Used all {} steps without finishing this part.",
                 config.tasks.max_tool_rounds.max(1)
