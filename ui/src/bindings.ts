@@ -65,10 +65,10 @@ export const commands = {
 	 *  Runs a chat turn, sending each event through `on_event`; returns when the turn (and any turn
 	 *  made of steers that came too late for it) has ended.
 	 */
-	chatSend: (body: ChatSendBody_Deserialize, onEvent: Channel<ChatEvent_Deserialize>) => typedError<null, ApiError>(__TAURI_INVOKE("chat_send", { body, onEvent })),
+	chatSend: (body: ChatSend_Deserialize, onEvent: Channel<ChatEvent_Deserialize>) => typedError<null, ApiError>(__TAURI_INVOKE("chat_send", { body, onEvent })),
 	chatSteer: (body: ChatSteerBody_Deserialize) => typedError<SteerAck, ApiError>(__TAURI_INVOKE("chat_steer", { body })),
 	chatCancel: (sessionId: string) => typedError<CancelAck, ApiError>(__TAURI_INVOKE("chat_cancel", { sessionId })),
-	approvalRespond: (body: ApprovalAnswer) => typedError<Resolved, ApiError>(__TAURI_INVOKE("approval_respond", { body })),
+	approvalRespond: (body: ApprovalResponse) => typedError<Resolved, ApiError>(__TAURI_INVOKE("approval_respond", { body })),
 	/**  Every app with its tools and their risk (as `GET /api/tools`). */
 	listTools: () => typedError<PluginInfo[], ApiError>(__TAURI_INVOKE("list_tools")),
 	/**  A chat's proposals, oldest first; `status` is pending (the default), accepted, declined or all. */
@@ -131,12 +131,6 @@ export type ApiError = {
 	detail: ErrorDetail,
 };
 
-/**  `approval.respond`: decision is allow, allow_session or deny. */
-export type ApprovalAnswer = {
-	approval_id: string,
-	decision: string,
-};
-
 /**  When the assistant asks before using a tool. */
 export type ApprovalMode = 
 /**  Never ask (purchases and your own Ask rules still ask). */
@@ -145,6 +139,13 @@ export type ApprovalMode =
 "ask" | 
 /**  Ask before every tool use. */
 "always";
+
+/**  `approval.respond` (and `POST /api/approvals`): `decision` is allow, allow_session or deny. */
+export type ApprovalResponse = {
+	approval_id: string,
+	/**  allow, allow_session or deny. */
+	decision: string,
+};
 
 /**  When the assistant asks you before acting. */
 export type ApprovalsConfig = ApprovalsConfig_Serialize | ApprovalsConfig_Deserialize;
@@ -616,11 +617,17 @@ dropped?: boolean; client_id?: string | null } |
 /**  Steer messages that were never sent because the reply was stopped. */
 dropped?: string[]; client_id?: string | null };
 
-/**  `chat.send`: omit `session_id` for a new chat; `attachments` are file names from the files list. */
-export type ChatSendBody = ChatSendBody_Serialize | ChatSendBody_Deserialize;
+/**
+ *  `chat.send` (and `POST /api/chat`): omit `session_id` for a new chat; `attachments` are file
+ *  names from the files list; `client_id` is echoed on the turn's `session` event.
+ */
+export type ChatSend = ChatSend_Serialize | ChatSend_Deserialize;
 
-/**  `chat.send`: omit `session_id` for a new chat; `attachments` are file names from the files list. */
-export type ChatSendBody_Deserialize = {
+/**
+ *  `chat.send` (and `POST /api/chat`): omit `session_id` for a new chat; `attachments` are file
+ *  names from the files list; `client_id` is echoed on the turn's `session` event.
+ */
+export type ChatSend_Deserialize = {
 	session_id?: string | null,
 	text: string,
 	attachments?: string[],
@@ -628,8 +635,11 @@ export type ChatSendBody_Deserialize = {
 	client_id?: string | null,
 };
 
-/**  `chat.send`: omit `session_id` for a new chat; `attachments` are file names from the files list. */
-export type ChatSendBody_Serialize = {
+/**
+ *  `chat.send` (and `POST /api/chat`): omit `session_id` for a new chat; `attachments` are file
+ *  names from the files list; `client_id` is echoed on the turn's `session` event.
+ */
+export type ChatSend_Serialize = {
 	session_id: string | null,
 	text: string,
 	attachments: string[],
@@ -3100,7 +3110,7 @@ export type RuleValue =
 /**  One run of a task. */
 export type Run = Run_Serialize | Run_Deserialize;
 
-/**  `POST .../runs/{run_id}/answer`: the answer to a waiting run's question. */
+/**  `POST /api/tasks/{id}/runs/{run_id}/answer`: the answer to a waiting run's question. */
 export type RunAnswerRequest = {
 	answer: string,
 };

@@ -7,7 +7,7 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
 use futures::future::BoxFuture;
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use tokio::sync::{mpsc, oneshot};
 use tokio_util::sync::CancellationToken;
@@ -21,8 +21,9 @@ use crate::chat_events::ChatEvent;
 use sentient_llm::queue::JobKind;
 use sentient_llm::{CallOptions, ChatRequest, Message, ModelRole, Reasoning, ToolCall};
 
-/// `chat.send`.
-#[derive(Debug, Clone, Deserialize)]
+/// `chat.send` (and `POST /api/chat`): omit `session_id` for a new chat; `attachments` are file
+/// names from the files list; `client_id` is echoed on the turn's `session` event.
+#[derive(Debug, Clone, Deserialize, Serialize, specta::Type, utoipa::ToSchema)]
 pub struct ChatSend {
     #[serde(default)]
     pub session_id: Option<String>,
@@ -33,6 +34,14 @@ pub struct ChatSend {
     pub model: Option<String>,
     #[serde(default)]
     pub client_id: Option<String>,
+}
+
+/// `approval.respond` (and `POST /api/approvals`): `decision` is allow, allow_session or deny.
+#[derive(Debug, Clone, Deserialize, Serialize, specta::Type, utoipa::ToSchema)]
+pub struct ApprovalResponse {
+    pub approval_id: String,
+    /// allow, allow_session or deny.
+    pub decision: String,
 }
 
 /// Replies waiting on a person, and running turns by chat.

@@ -3,7 +3,7 @@
 //! approval question, and the tools list.
 
 use sentient_engine::Engine;
-use sentient_engine::agent::chat::ChatSend;
+use sentient_engine::agent::chat::{ApprovalResponse, ChatSend};
 use sentient_engine::agent::chat_events::ChatEvent;
 use sentient_engine::error::ApiError;
 use sentient_engine::gateway::routes::chat::Resolved;
@@ -11,20 +11,6 @@ use sentient_engine::tools::PluginInfo;
 use serde::{Deserialize, Serialize};
 use tauri::State;
 use tauri::ipc::Channel;
-
-/// `chat.send`: omit `session_id` for a new chat; `attachments` are file names from the files list.
-#[derive(Debug, Deserialize, specta::Type)]
-pub struct ChatSendBody {
-    #[serde(default)]
-    pub session_id: Option<String>,
-    pub text: String,
-    #[serde(default)]
-    pub attachments: Vec<String>,
-    #[serde(default)]
-    pub model: Option<String>,
-    #[serde(default)]
-    pub client_id: Option<String>,
-}
 
 /// `chat.steer`: words for the reply running in a chat.
 #[derive(Debug, Deserialize, specta::Type)]
@@ -47,29 +33,16 @@ pub struct CancelAck {
     pub cancelled: bool,
 }
 
-/// `approval.respond`: decision is allow, allow_session or deny.
-#[derive(Debug, Deserialize, specta::Type)]
-pub struct ApprovalAnswer {
-    pub approval_id: String,
-    pub decision: String,
-}
-
 /// Runs a chat turn, sending each event through `on_event`; returns when the turn (and any turn
 /// made of steers that came too late for it) has ended.
 #[tauri::command]
 #[specta::specta]
 pub async fn chat_send(
     engine: State<'_, Engine>,
-    body: ChatSendBody,
+    body: ChatSend,
     on_event: Channel<ChatEvent>,
 ) -> Result<(), ApiError> {
-    let send = ChatSend {
-        session_id: body.session_id,
-        text: body.text,
-        attachments: body.attachments,
-        model: body.model,
-        client_id: body.client_id,
-    };
+    let send = body;
     let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
     let engine = engine.inner().clone();
     // The turn runs on its own task so a window that goes away never stops it half-saved.
@@ -109,7 +82,7 @@ pub async fn chat_cancel(
 #[specta::specta]
 pub async fn approval_respond(
     engine: State<'_, Engine>,
-    body: ApprovalAnswer,
+    body: ApprovalResponse,
 ) -> Result<Resolved, ApiError> {
     Ok(Resolved {
         resolved: engine
@@ -158,7 +131,7 @@ mod tests {
         let (channel, seen) = recording_channel();
         tauri::async_runtime::block_on(chat_send(
             state,
-            ChatSendBody {
+            ChatSend {
                 session_id: None,
                 text: "   ".to_owned(),
                 attachments: Vec::new(),
@@ -196,7 +169,7 @@ mod tests {
             assert!(!cancel.cancelled);
             let answer = approval_respond(
                 state.clone(),
-                ApprovalAnswer {
+                ApprovalResponse {
                     approval_id: "nope".to_owned(),
                     decision: "allow".to_owned(),
                 },

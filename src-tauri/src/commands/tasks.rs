@@ -7,34 +7,11 @@ use sentient_engine::OkReply;
 use sentient_engine::error::ApiError;
 use sentient_engine::tasks::model::{ProgressUpdate, Task};
 use sentient_engine::tasks::planner::Refinement;
+use sentient_engine::tasks::requests::{
+    ClarificationsRequest, PreviewRequest, RunAnswerRequest, TaskChatRequest,
+};
 use sentient_engine::tasks::{NewTask, TaskPatch};
-use serde::Deserialize;
 use tauri::State;
-
-/// `POST /api/tasks/preview`: the prompt to make sense of.
-#[derive(Debug, Deserialize, specta::Type)]
-pub struct PreviewRequest {
-    pub prompt: String,
-}
-
-/// `POST /api/tasks/{id}/chat`: a change to the task, in the person's words.
-#[derive(Debug, Deserialize, specta::Type)]
-pub struct TaskChatRequest {
-    pub message: String,
-}
-
-/// One answer to one of the planner's questions.
-#[derive(Debug, Deserialize, specta::Type)]
-pub struct ClarificationAnswer {
-    pub question_id: String,
-    pub answer_text: String,
-}
-
-/// `POST /api/tasks/{id}/clarifications`.
-#[derive(Debug, Deserialize, specta::Type)]
-pub struct ClarificationsRequest {
-    pub answers: Vec<ClarificationAnswer>,
-}
 
 /// Every task, newest first, each with its runs.
 #[tauri::command]
@@ -165,17 +142,7 @@ pub async fn answer_clarifications(
     id: String,
     body: ClarificationsRequest,
 ) -> Result<Task, ApiError> {
-    // The same answer as the HTTP route for a missing or blank answer.
-    if body.answers.is_empty() || body.answers.iter().any(|a| a.answer_text.trim().is_empty()) {
-        return Err(ApiError::bad_request(
-            "Answer each question before sending.",
-        ));
-    }
-    let answers = body
-        .answers
-        .into_iter()
-        .map(|a| (a.question_id, a.answer_text))
-        .collect();
+    let answers = body.checked()?;
     engine
         .tasks()
         .answer_clarifications(&id, answers)
@@ -196,12 +163,6 @@ pub async fn cancel_run(
         .cancel_run(&id, &run_id)
         .await
         .map_err(ApiError::from)
-}
-
-/// `POST .../runs/{run_id}/answer`: the answer to a waiting run's question.
-#[derive(Debug, Deserialize, specta::Type)]
-pub struct RunAnswerRequest {
-    pub answer: String,
 }
 
 /// Answers the question a waiting run asks; the run carries on from where it stopped.
@@ -255,6 +216,7 @@ mod tests {
     use super::*;
     use crate::test_support::engine_and_app;
     use sentient_engine::tasks::model::TaskStatus;
+    use sentient_engine::tasks::requests::ClarificationAnswer;
     use tauri::Manager;
 
     #[test]

@@ -12,6 +12,7 @@ pub mod notify;
 pub mod planner;
 pub mod questions;
 pub mod recall;
+pub mod requests;
 pub mod run_scope;
 pub mod schedule;
 pub mod scheduler;

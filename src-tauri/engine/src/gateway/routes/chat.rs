@@ -11,7 +11,7 @@ use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
 use crate::Engine;
-use crate::agent::chat::ChatSend;
+use crate::agent::chat::{ApprovalResponse, ChatSend};
 use crate::agent::chat_events::ChatEvent;
 use crate::error::{ApiError, FieldError};
 use crate::gateway::body::JsonBody;
@@ -22,24 +22,15 @@ pub fn routes() -> OpenApiRouter<Engine> {
         .routes(routes!(approvals))
 }
 
-#[derive(Debug, Deserialize, utoipa::ToSchema)]
-pub struct ChatBody {
-    text: String,
-    session_id: Option<String>,
-    #[serde(default)]
-    attachments: Vec<String>,
-    model: Option<String>,
-}
-
 /// Runs one chat turn and streams its events as NDJSON; the first line is `{type: "session"}`.
 /// For a chat whose reply is running (and no attachments) it steers that reply instead and
 /// answers one `steer_ack` line.
-#[utoipa::path(post, path = "/api/chat", tag = "chat", request_body = ChatBody,
+#[utoipa::path(post, path = "/api/chat", tag = "chat", request_body = ChatSend,
     responses((status = 200, description = "NDJSON chat events", content_type = "application/x-ndjson"),
               (status = 422, body = ApiError)))]
 pub async fn chat(
     State(engine): State<Engine>,
-    JsonBody(body): JsonBody<ChatBody>,
+    JsonBody(body): JsonBody<ChatSend>,
 ) -> Result<Response, ApiError> {
     if body.text.trim().is_empty() {
         return Err(ApiError::validation(vec![FieldError::new(
@@ -62,12 +53,10 @@ pub async fn chat(
         return Ok(([(CONTENT_TYPE, "application/x-ndjson")], format!("{ack}\n")).into_response());
     }
     let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
+    // The HTTP answer is the caller's own stream, so there is nothing to echo an id for.
     let send = ChatSend {
-        session_id: body.session_id,
-        text: body.text,
-        attachments: body.attachments,
-        model: body.model,
         client_id: None,
+        ..body
     };
     tokio::spawn(async move { engine.agent().chat_turn(send, tx).await });
     // The stream ends when the turn drops its sender, after `done`.
@@ -83,24 +72,17 @@ pub async fn chat(
         .into_response())
 }
 
-#[derive(Debug, Deserialize, utoipa::ToSchema)]
-pub struct ApprovalBody {
-    approval_id: String,
-    /// allow, allow_session or deny.
-    decision: String,
-}
-
 #[derive(Debug, Serialize, Deserialize, specta::Type, utoipa::ToSchema)]
 pub struct Resolved {
     pub resolved: bool,
 }
 
 /// Answers an approval question (the HTTP twin of `approval.respond`).
-#[utoipa::path(post, path = "/api/approvals", tag = "chat", request_body = ApprovalBody,
+#[utoipa::path(post, path = "/api/approvals", tag = "chat", request_body = ApprovalResponse,
     responses((status = 200, body = Resolved), (status = 422, body = ApiError)))]
 pub async fn approvals(
     State(engine): State<Engine>,
-    JsonBody(body): JsonBody<ApprovalBody>,
+    JsonBody(body): JsonBody<ApprovalResponse>,
 ) -> Result<Json<Resolved>, ApiError> {
     if !matches!(body.decision.as_str(), "allow" | "allow_session" | "deny") {
         return Err(ApiError::validation(vec![FieldError::new(

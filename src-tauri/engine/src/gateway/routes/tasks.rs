@@ -12,6 +12,9 @@ use crate::error::ApiError;
 use crate::gateway::body::JsonBody;
 use crate::tasks::model::{ProgressUpdate, Task};
 use crate::tasks::planner::Refinement;
+use crate::tasks::requests::{
+    ClarificationsRequest, PreviewRequest, RunAnswerRequest, TaskChatRequest,
+};
 use crate::tasks::{NewTask, TaskPatch};
 
 pub fn routes() -> OpenApiRouter<Engine> {
@@ -60,18 +63,13 @@ pub async fn create(
     Ok(Json(engine.tasks().create_task(body).await?))
 }
 
-#[derive(Debug, Deserialize, utoipa::ToSchema)]
-pub struct PreviewBody {
-    prompt: String,
-}
-
 /// What the planner would make of a prompt: name, description, priority and schedule.
-#[utoipa::path(post, path = "/api/tasks/preview", tag = "tasks", request_body = PreviewBody,
+#[utoipa::path(post, path = "/api/tasks/preview", tag = "tasks", request_body = PreviewRequest,
     responses((status = 200, body = Refinement), (status = 400, body = ApiError), (status = 502, body = ApiError),
               (status = 503, body = ApiError)))]
 pub async fn preview(
     State(engine): State<Engine>,
-    JsonBody(body): JsonBody<PreviewBody>,
+    JsonBody(body): JsonBody<PreviewRequest>,
 ) -> Result<Json<Refinement>, ApiError> {
     Ok(Json(engine.tasks().preview_task(&body.prompt).await?))
 }
@@ -159,53 +157,28 @@ pub async fn archive(
     Ok(Json(engine.tasks().archive_task(&id).await?))
 }
 
-#[derive(Debug, Deserialize, utoipa::ToSchema)]
-pub struct ChatBody {
-    message: String,
-}
-
 /// A change request: the task is planned again.
-#[utoipa::path(post, path = "/api/tasks/{id}/chat", tag = "tasks", request_body = ChatBody,
+#[utoipa::path(post, path = "/api/tasks/{id}/chat", tag = "tasks", request_body = TaskChatRequest,
     responses((status = 200, body = Task), (status = 400, body = ApiError), (status = 404, body = ApiError),
               (status = 409, body = ApiError)))]
 pub async fn chat(
     State(engine): State<Engine>,
     Path(id): Path<String>,
-    JsonBody(body): JsonBody<ChatBody>,
+    JsonBody(body): JsonBody<TaskChatRequest>,
 ) -> Result<Json<Task>, ApiError> {
     Ok(Json(engine.tasks().task_chat(&id, &body.message).await?))
 }
 
-#[derive(Debug, Deserialize, utoipa::ToSchema)]
-pub struct Answer {
-    question_id: String,
-    answer_text: String,
-}
-
-#[derive(Debug, Deserialize, utoipa::ToSchema)]
-pub struct ClarificationsBody {
-    answers: Vec<Answer>,
-}
-
 /// Answers the planner's questions; the task is planned again.
-#[utoipa::path(post, path = "/api/tasks/{id}/clarifications", tag = "tasks", request_body = ClarificationsBody,
+#[utoipa::path(post, path = "/api/tasks/{id}/clarifications", tag = "tasks", request_body = ClarificationsRequest,
     responses((status = 200, body = Task), (status = 400, body = ApiError), (status = 404, body = ApiError),
               (status = 409, body = ApiError)))]
 pub async fn clarifications(
     State(engine): State<Engine>,
     Path(id): Path<String>,
-    JsonBody(body): JsonBody<ClarificationsBody>,
+    JsonBody(body): JsonBody<ClarificationsRequest>,
 ) -> Result<Json<Task>, ApiError> {
-    if body.answers.iter().any(|a| a.answer_text.trim().is_empty()) || body.answers.is_empty() {
-        return Err(ApiError::bad_request(
-            "Answer each question before sending.",
-        ));
-    }
-    let answers = body
-        .answers
-        .into_iter()
-        .map(|a| (a.question_id, a.answer_text))
-        .collect();
+    let answers = body.checked()?;
     Ok(Json(
         engine.tasks().answer_clarifications(&id, answers).await?,
     ))
@@ -221,19 +194,14 @@ pub async fn cancel_run(
     Ok(Json(engine.tasks().cancel_run(&id, &run_id).await?))
 }
 
-#[derive(Debug, Deserialize, utoipa::ToSchema)]
-pub struct AnswerBody {
-    answer: String,
-}
-
 /// Answers the question of a run waiting for the person; the run carries on from where it stopped.
-#[utoipa::path(post, path = "/api/tasks/{id}/runs/{run_id}/answer", tag = "tasks", request_body = AnswerBody,
+#[utoipa::path(post, path = "/api/tasks/{id}/runs/{run_id}/answer", tag = "tasks", request_body = RunAnswerRequest,
     responses((status = 200, body = Task), (status = 400, body = ApiError), (status = 404, body = ApiError),
               (status = 409, body = ApiError)))]
 pub async fn answer_run(
     State(engine): State<Engine>,
     Path((id, run_id)): Path<(String, String)>,
-    JsonBody(body): JsonBody<AnswerBody>,
+    JsonBody(body): JsonBody<RunAnswerRequest>,
 ) -> Result<Json<Task>, ApiError> {
     Ok(Json(
         engine
