@@ -448,7 +448,12 @@ async fn a_silent_device_is_closed_after_the_idle_timeout_on_the_engines_clock()
     say(&mut ws, json!({"type": "ping", "ts": 7})).await?;
     assert_eq!(next_json(&mut ws).await?, json!({"type": "pong", "ts": 7}));
     clock.advance(chrono::Duration::seconds(120));
-    tokio::time::sleep(Duration::from_millis(700)).await;
+    // Two idle checks after this point: the second began after the advance, so it saw the time.
+    let checks = t.engine.devices().idle_checks();
+    eventually("an idle check at the new time", || async {
+        Ok((t.engine.devices().idle_checks() >= checks + 2).then_some(()))
+    })
+    .await?;
     say(&mut ws, json!({"type": "ping"})).await?;
     assert_eq!(next_json(&mut ws).await?["type"], "pong");
 

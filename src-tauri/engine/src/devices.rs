@@ -264,6 +264,8 @@ pub struct Devices {
     next_connection: AtomicU64,
     codes: Mutex<PairingCodes>,
     uploads: Uploads,
+    /// Idle checks done by every socket so far, so a test can wait for one instead of sleeping.
+    idle_checks: AtomicU64,
 }
 
 impl Devices {
@@ -283,7 +285,17 @@ impl Devices {
             next_connection: AtomicU64::new(1),
             codes: Mutex::new(PairingCodes::default()),
             uploads: Uploads::new(home.tmp().join("node-uploads")),
+            idle_checks: AtomicU64::new(0),
         }
+    }
+
+    /// How many idle checks the device sockets have done (each looks at the engine's clock).
+    pub fn idle_checks(&self) -> u64 {
+        self.idle_checks.load(Ordering::Relaxed)
+    }
+
+    pub(crate) fn idle_checked(&self) {
+        self.idle_checks.fetch_add(1, Ordering::Relaxed);
     }
 
     fn live(&self, node_id: &str) -> Option<Arc<Connection>> {

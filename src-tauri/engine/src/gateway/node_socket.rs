@@ -161,6 +161,7 @@ pub async fn serve(engine: Engine, socket: WebSocket, peer: Peer) {
                     }))).await;
                     break;
                 }
+                devices.idle_checked();
             }
             out = outgoing.recv() => match out {
                 Some(Outgoing::Text(text)) => {
