@@ -13,7 +13,6 @@
 //! 8.0 and so meets the 8 GB row. The tier rows compare the rounded figure for the same reason.
 //! No field is a 64-bit integer, because the TypeScript binding generator refuses them.
 
-use std::path::Path;
 use std::process::Stdio;
 use std::time::Duration;
 
@@ -573,88 +572,24 @@ pub async fn detect(ollama_base: &str) -> Hardware {
     hardware
 }
 
+mod linux;
+mod macos;
+mod windows;
+
+#[cfg(not(any(target_os = "macos", target_os = "windows")))]
+use linux::probe_platform;
+pub use linux::scan_drm;
+#[cfg(target_os = "macos")]
+use macos::probe_platform;
+#[cfg(target_os = "windows")]
+use windows::probe_platform;
+
 /// What the operating system told us.
 #[derive(Debug, Default)]
 struct Probe {
     ram_gb: Option<f64>,
     unified_memory: bool,
     gpus: Vec<Gpu>,
-}
-
-#[cfg(not(any(target_os = "macos", target_os = "windows")))]
-async fn probe_platform() -> Probe {
-    let meminfo = async {
-        tokio::fs::read_to_string("/proc/meminfo")
-            .await
-            .ok()
-            .and_then(|text| parse_meminfo(&text))
-    };
-    let drm = async {
-        tokio::task::spawn_blocking(|| scan_drm(Path::new("/sys/class/drm")))
-            .await
-            .unwrap_or_default()
-    };
-    let (ram_gb, smi, drm) = tokio::join!(meminfo, nvidia_smi(), drm);
-    Probe {
-        ram_gb,
-        unified_memory: false,
-        gpus: merge_gpus(smi, drm),
-    }
-}
-
-#[cfg(target_os = "macos")]
-async fn probe_platform() -> Probe {
-    const SYSCTL: &str = "/usr/sbin/sysctl";
-    let (memsize, arm64, brand) = tokio::join!(
-        run(SYSCTL, &["-n", "hw.memsize"]),
-        // Asked at run time, so an Intel build running under Rosetta still sees the M chip.
-        run(SYSCTL, &["-n", "hw.optional.arm64"]),
-        run(SYSCTL, &["-n", "machdep.cpu.brand_string"]),
-    );
-    let ram_gb = memsize.as_deref().and_then(parse_bytes_gb);
-    let apple_silicon = arm64.as_deref().map(str::trim) == Some("1");
-    // Ollama runs only on the processor on Intel Macs, so their graphics aren't listed.
-    let gpus = if apple_silicon {
-        vec![apple_silicon_gpu(brand.as_deref(), ram_gb)]
-    } else {
-        Vec::new()
-    };
-    Probe {
-        ram_gb,
-        unified_memory: apple_silicon,
-        gpus,
-    }
-}
-
-/// Memory and display adapters in one PowerShell start (which takes about a second). The
-/// registry's 64-bit `qwMemorySize` is read first because WMI's `AdapterRAM` stops at 4 GB.
-#[cfg(target_os = "windows")]
-const WINDOWS_PROBE: &str = r#"$ErrorActionPreference = 'SilentlyContinue'
-'mem|' + (Get-CimInstance Win32_ComputerSystem).TotalPhysicalMemory
-Get-ItemProperty 'HKLM:\SYSTEM\CurrentControlSet\Control\Class\{4d36e968-e325-11ce-bfc1-08002be10318}\0*' | ForEach-Object {
-  $m = $_.'HardwareInformation.qwMemorySize'
-  if (-not $m) { $s = $_.'HardwareInformation.MemorySize'; if ($s -is [byte[]]) { $m = [BitConverter]::ToUInt32($s, 0) } else { $m = $s } }
-  'gpu|' + $_.MatchingDeviceId + '|' + $m + '|' + $_.DriverDesc
-}"#;
-
-#[cfg(target_os = "windows")]
-async fn probe_platform() -> Probe {
-    let (smi, probe) = tokio::join!(
-        nvidia_smi(),
-        run(
-            "powershell",
-            &["-NoProfile", "-NonInteractive", "-Command", WINDOWS_PROBE]
-        ),
-    );
-    let (ram_gb, adapters) = probe
-        .as_deref()
-        .map(parse_windows_probe)
-        .unwrap_or_default();
-    Probe {
-        ram_gb,
-        unified_memory: false,
-        gpus: merge_gpus(smi, adapters),
-    }
 }
 
 /// NVIDIA cards, or none when `nvidia-smi` is missing, fails or hangs.
@@ -670,37 +605,6 @@ async fn nvidia_smi() -> Vec<Gpu> {
     .await
     .map(|out| parse_nvidia_smi(&out))
     .unwrap_or_default()
-}
-
-/// Graphics cards under a `/sys/class/drm`-like folder, in card order. Only `cardN` entries
-/// are cards; `cardN-DP-1` and the like are its screens' connectors.
-pub fn scan_drm(root: &Path) -> Vec<Gpu> {
-    let Ok(entries) = std::fs::read_dir(root) else {
-        return Vec::new();
-    };
-    let mut cards: Vec<(u32, Gpu)> = entries
-        .flatten()
-        .filter_map(|entry| {
-            let file_name = entry.file_name();
-            let number: u32 = file_name.to_str()?.strip_prefix("card")?.parse().ok()?;
-            let device = entry.path().join("device");
-            let vendor = std::fs::read_to_string(device.join("vendor")).ok()?;
-            let vram = std::fs::read_to_string(device.join("mem_info_vram_total"))
-                .ok()
-                .and_then(|text| text.trim().parse::<u64>().ok());
-            let mut gpu = classify_drm(&vendor, vram)?;
-            // Newer amdgpu drivers say the marketing name; most say nothing.
-            if let Ok(product) = std::fs::read_to_string(device.join("product_name")) {
-                let product = product.trim();
-                if !product.is_empty() {
-                    product.clone_into(&mut gpu.name);
-                }
-            }
-            Some((number, gpu))
-        })
-        .collect();
-    cards.sort_by_key(|(number, _)| *number);
-    cards.into_iter().map(|(_, gpu)| gpu).collect()
 }
 
 /// Graphics memory of the models Ollama has loaded, or `None` when it doesn't answer.
