@@ -194,9 +194,12 @@ struct Planned {
 
 impl Agent {
     /// Runs the loop; `on_event` hears every delta, tool call, result, question and usage.
+    /// Each round: check the budget, call the model ([`Agent::call_model`]), and either take
+    /// its answer or run its calls ([`Agent::run_calls`]), then see whether the round ends the
+    /// run (a held call, a pause, the repeat breaker).
     pub async fn run_loop(
         &self,
-        input: LoopInput<'_>,
+        mut input: LoopInput<'_>,
         on_event: &mut (dyn FnMut(LoopEvent) + Send),
     ) -> LoopResult {
         let apps: BTreeMap<String, String> = self
@@ -205,86 +208,49 @@ impl Agent {
             .into_iter()
             .map(|p| (p.id, p.display_name))
             .collect();
-        let scoped: Vec<&str> = input.scoped_apps.iter().map(String::as_str).collect();
-
-        let mut result = LoopResult {
-            tool_result_limit: input.tool_result_limit,
-            untrusted: input.untrusted.clone(),
-            visited_hosts: input.visited_hosts.clone(),
-            ..Default::default()
+        let (progress_tx, progress_rx) = tokio::sync::mpsc::unbounded_channel();
+        let mut state = LoopState {
+            result: LoopResult {
+                tool_result_limit: input.tool_result_limit,
+                untrusted: input.untrusted.clone(),
+                visited_hosts: input.visited_hosts.clone(),
+                ..Default::default()
+            },
+            messages: std::mem::take(&mut input.messages),
+            chat_grant: None,
+            progress_tx,
+            progress_rx,
+            needs_ok: None,
         };
-        let mut messages = input.messages;
-        let mut chat_grant: Option<ApprovalRisk> = None;
-        let (progress_tx, mut progress_rx) = tokio::sync::mpsc::unbounded_channel();
         let mut recent: Vec<String> = Vec::new();
         let mut nudged = false;
 
         for round in 0.. {
             if round >= input.max_rounds {
-                result.end = LoopEnd::Budget { limit: None };
+                state.result.end = LoopEnd::Budget { limit: None };
                 break;
             }
             if let Some(limit) = input.scope.as_ref().and_then(|s| s.before_call()) {
-                result.end = LoopEnd::Budget { limit: Some(limit) };
+                state.result.end = LoopEnd::Budget { limit: Some(limit) };
                 break;
             }
-            // Rules are read again each round, so one saved mid-turn hides its tool at once.
-            let settings = ApprovalSettings::from_config(&self.config().current());
-            let request = ChatRequest {
-                messages: messages.clone(),
-                tools: self.offered_tools(&settings, &scoped, input.origin),
-                ..Default::default()
-            };
-            let scope = input.scope.clone();
-            let mut on_chunk = |chunk: &Chunk| match chunk {
-                Chunk::Text(t) => {
-                    if let Some(s) = &scope {
-                        s.activity();
-                    }
-                    on_event(LoopEvent::TextDelta(t.clone()));
-                }
-                Chunk::Thinking(t) => {
-                    if let Some(s) = &scope {
-                        s.activity();
-                    }
-                    on_event(LoopEvent::ThinkingDelta(t.clone()));
-                }
-                _ => {}
-            };
-            let outcome = match self.llm().stream(request, &input.opts, &mut on_chunk).await {
+            let outcome = match self.call_model(&input, &state.messages, on_event).await {
                 Ok(outcome) => outcome,
-                Err(LlmError::Cancelled) => {
-                    result.end = LoopEnd::Cancelled;
-                    break;
-                }
-                Err(error) => {
-                    result.end = LoopEnd::Failed(error.to_string());
+                Err(end) => {
+                    state.result.end = end;
                     break;
                 }
             };
-            result.rounds += 1;
-            if let Some(s) = &input.scope {
-                s.after_call(&outcome.model, &outcome.usage);
-            }
-            on_event(LoopEvent::Usage {
-                model: outcome.model.clone(),
-                prompt_tokens: outcome.usage.prompt_tokens,
-                completion_tokens: outcome.usage.completion_tokens,
-                meter: outcome.meter.clone(),
-            });
+            state.result.rounds += 1;
             let reply = outcome.reply;
             let assistant = Message::assistant_calls(reply.text.clone(), reply.tool_calls.clone());
-            let round_start = messages.len();
-            // The first call this round held for the person's OK, with its question.
-            let mut needs_ok: Option<(String, ToolCall)> = None;
-            messages.push(assistant.clone());
-            result.added.push(assistant);
+            let round_start = state.messages.len();
+            state.messages.push(assistant.clone());
+            state.result.added.push(assistant);
             if reply.tool_calls.is_empty() {
-                result.text = reply.text;
+                state.result.text = reply.text;
                 // A steer that came in while this answer streamed continues the same turn.
-                if round + 1 < input.max_rounds
-                    && take_steers(input.steering, &mut messages, &mut result, on_event)
-                {
+                if round + 1 < input.max_rounds && state.take_steers(input.steering, on_event) {
                     continue;
                 }
                 break;
@@ -304,218 +270,33 @@ impl Agent {
                 .iter()
                 .map(|call| self.plan(call, &apps))
                 .collect();
-            let mut index = 0;
-            while index < planned.len() {
-                // Read right before the calls run: a rule saved or answered while an earlier
-                // call waited applies to this one.
-                let settings = ApprovalSettings::from_config(&self.config().current());
-                let pending_rule_keys = match &input.session_id {
-                    Some(session_id) => self.chat_rule_keys(session_id).await,
-                    None => BTreeSet::new(),
-                };
-                let context = CallContext {
-                    origin: input.origin,
-                    can_ask: input.approver.is_some(),
-                    chat_grant,
-                    untrusted: result.untrusted.clone(),
-                    visited_hosts: result.visited_hosts.clone(),
-                    pending_rule_keys,
-                };
-                // Consecutive reads that need nobody's OK run side by side; results keep their order.
-                let mut batch = Vec::new();
-                while index < planned.len()
-                    && planned[index].proposed.risk == ApprovalRisk::Read
-                    && settings.decide(&planned[index].proposed, &context) == Decision::Run
-                {
-                    batch.push(&planned[index]);
-                    index += 1;
-                }
-                if !batch.is_empty() {
-                    for p in &batch {
-                        on_event(LoopEvent::ToolCall {
-                            call_id: p.call.id.clone(),
-                            name: p.call.name.clone(),
-                            arguments: p.call.arguments.clone(),
-                        });
-                    }
-                    let work = join_all(batch.iter().map(|p| {
-                        self.run_tool(
-                            &p.call,
-                            &input.opts,
-                            input.tool_result_limit,
-                            &progress_tx,
-                            &input.scope,
-                        )
-                    }));
-                    let runs = relay_progress(work, &mut progress_rx, on_event).await;
-                    for (p, (value, content, is_error, ms)) in batch.iter().zip(runs) {
-                        self.finish_call(
-                            p,
-                            value,
-                            content,
-                            is_error,
-                            ms,
-                            &mut messages,
-                            &mut result,
-                            on_event,
-                        );
-                    }
-                    continue;
-                }
-                let p = &planned[index];
-                index += 1;
-                on_event(LoopEvent::ToolCall {
-                    call_id: p.call.id.clone(),
-                    name: p.call.name.clone(),
-                    arguments: p.call.arguments.clone(),
-                });
-                match settings.decide(&p.proposed, &context) {
-                    Decision::Run => {
-                        let work = self.run_tool(
-                            &p.call,
-                            &input.opts,
-                            input.tool_result_limit,
-                            &progress_tx,
-                            &input.scope,
-                        );
-                        let (value, content, is_error, ms) =
-                            relay_progress(work, &mut progress_rx, on_event).await;
-                        self.finish_call(
-                            p,
-                            value,
-                            content,
-                            is_error,
-                            ms,
-                            &mut messages,
-                            &mut result,
-                            on_event,
-                        );
-                    }
-                    Decision::Ask {
-                        reason,
-                        risk_label,
-                        target,
-                        untrusted,
-                        ..
-                    } => {
-                        let question = ApprovalQuestion {
-                            call_id: p.call.id.clone(),
-                            name: p.call.name.clone(),
-                            arguments: p.call.arguments.clone(),
-                            risk: p.proposed.risk.as_str().to_owned(),
-                            reason: reason.as_str().to_owned(),
-                            risk_label,
-                            target,
-                            untrusted,
-                        };
-                        on_event(LoopEvent::ApprovalRequest(question.clone()));
-                        let answer = match input.approver {
-                            Some(approver) => approver.ask(question).await,
-                            None => ApprovalAnswer::Deny,
-                        };
-                        match answer {
-                            ApprovalAnswer::Deny => {
-                                let value = json!({"error": "The user declined this action.", "declined": true});
-                                self.finish_call(
-                                    p,
-                                    value.clone(),
-                                    value.to_string(),
-                                    true,
-                                    0,
-                                    &mut messages,
-                                    &mut result,
-                                    on_event,
-                                );
-                            }
-                            allowed => {
-                                if allowed == ApprovalAnswer::AllowForChat {
-                                    chat_grant = chat_grant.max(Some(p.proposed.risk));
-                                }
-                                let work = self.run_tool(
-                                    &p.call,
-                                    &input.opts,
-                                    input.tool_result_limit,
-                                    &progress_tx,
-                                    &input.scope,
-                                );
-                                let (value, content, is_error, ms) =
-                                    relay_progress(work, &mut progress_rx, on_event).await;
-                                self.finish_call(
-                                    p,
-                                    value,
-                                    content,
-                                    is_error,
-                                    ms,
-                                    &mut messages,
-                                    &mut result,
-                                    on_event,
-                                );
-                            }
-                        }
-                    }
-                    Decision::Refuse { result_error } => {
-                        let value = json!({"error": result_error});
-                        self.finish_call(
-                            p,
-                            value.clone(),
-                            value.to_string(),
-                            true,
-                            0,
-                            &mut messages,
-                            &mut result,
-                            on_event,
-                        );
-                    }
-                    Decision::Hold {
-                        reason,
-                        result_error,
-                    } => {
-                        result.held.push(p.call.name.clone());
-                        if let HoldReason::NeedsOk { question } = reason
-                            && needs_ok.is_none()
-                        {
-                            needs_ok = Some((question, p.call.clone()));
-                        }
-                        let value = json!({"error": result_error});
-                        self.finish_call(
-                            p,
-                            value.clone(),
-                            value.to_string(),
-                            true,
-                            0,
-                            &mut messages,
-                            &mut result,
-                            on_event,
-                        );
-                    }
-                    Decision::Fail { error } => {
-                        result.end = LoopEnd::Failed(error);
-                        return result;
-                    }
-                }
+            if let Err(end) = self.run_calls(&planned, &input, &mut state, on_event).await {
+                state.result.end = end;
+                return state.result;
             }
-            if let Some((question, call)) = needs_ok.take() {
-                result.end = LoopEnd::NeedsOk { question, call };
+            if let Some((question, call)) = state.needs_ok.take() {
+                state.result.end = LoopEnd::NeedsOk { question, call };
                 break;
             }
             if input
                 .scope
                 .as_ref()
-                .is_some_and(|s| s.after_round(&messages[round_start..]))
+                .is_some_and(|s| s.after_round(&state.messages[round_start..]))
             {
-                result.end = LoopEnd::Paused;
+                state.result.end = LoopEnd::Paused;
                 break;
             }
-            take_steers(input.steering, &mut messages, &mut result, on_event);
+            state.take_steers(input.steering, on_event);
             if stuck {
                 if nudged {
-                    result.end = LoopEnd::Repeat;
+                    state.result.end = LoopEnd::Repeat;
                     break;
                 }
                 nudged = true;
-                messages.push(Message::user(REPEAT_NUDGE));
+                state.messages.push(Message::user(REPEAT_NUDGE));
             }
         }
+        let mut result = state.result;
         if result.text.is_empty() {
             result.text = result
                 .added
@@ -526,6 +307,200 @@ impl Agent {
                 .unwrap_or_default();
         }
         result
+    }
+
+    /// One model call with the tools this round may offer; its deltas go to `on_event` as they
+    /// stream. A failure is the loop's ending.
+    async fn call_model(
+        &self,
+        input: &LoopInput<'_>,
+        messages: &[Message],
+        on_event: &mut (dyn FnMut(LoopEvent) + Send),
+    ) -> Result<sentient_llm::CallOutcome, LoopEnd> {
+        // Rules are read again each round, so one saved mid-turn hides its tool at once.
+        let settings = ApprovalSettings::from_config(&self.config().current());
+        let scoped: Vec<&str> = input.scoped_apps.iter().map(String::as_str).collect();
+        let request = ChatRequest {
+            messages: messages.to_vec(),
+            tools: self.offered_tools(&settings, &scoped, input.origin),
+            ..Default::default()
+        };
+        let scope = input.scope.clone();
+        let mut on_chunk = |chunk: &Chunk| match chunk {
+            Chunk::Text(t) => {
+                if let Some(s) = &scope {
+                    s.activity();
+                }
+                on_event(LoopEvent::TextDelta(t.clone()));
+            }
+            Chunk::Thinking(t) => {
+                if let Some(s) = &scope {
+                    s.activity();
+                }
+                on_event(LoopEvent::ThinkingDelta(t.clone()));
+            }
+            _ => {}
+        };
+        let outcome = match self.llm().stream(request, &input.opts, &mut on_chunk).await {
+            Ok(outcome) => outcome,
+            Err(LlmError::Cancelled) => return Err(LoopEnd::Cancelled),
+            Err(error) => return Err(LoopEnd::Failed(error.to_string())),
+        };
+        if let Some(s) = &input.scope {
+            s.after_call(&outcome.model, &outcome.usage);
+        }
+        on_event(LoopEvent::Usage {
+            model: outcome.model.clone(),
+            prompt_tokens: outcome.usage.prompt_tokens,
+            completion_tokens: outcome.usage.completion_tokens,
+            meter: outcome.meter.clone(),
+        });
+        Ok(outcome)
+    }
+
+    /// Runs a round's calls in order, each as the approvals decide: consecutive reads that need
+    /// nobody's OK side by side, the others one at a time (asking where the person must say
+    /// yes). A call that cannot be decided ends the loop (`Err`).
+    async fn run_calls(
+        &self,
+        planned: &[Planned],
+        input: &LoopInput<'_>,
+        state: &mut LoopState,
+        on_event: &mut (dyn FnMut(LoopEvent) + Send),
+    ) -> Result<(), LoopEnd> {
+        let mut index = 0;
+        while index < planned.len() {
+            // Read right before the calls run: a rule saved or answered while an earlier
+            // call waited applies to this one.
+            let settings = ApprovalSettings::from_config(&self.config().current());
+            let pending_rule_keys = match &input.session_id {
+                Some(session_id) => self.chat_rule_keys(session_id).await,
+                None => BTreeSet::new(),
+            };
+            let context = CallContext {
+                origin: input.origin,
+                can_ask: input.approver.is_some(),
+                chat_grant: state.chat_grant,
+                untrusted: state.result.untrusted.clone(),
+                visited_hosts: state.result.visited_hosts.clone(),
+                pending_rule_keys,
+            };
+            // Consecutive reads that need nobody's OK run side by side; results keep their order.
+            let mut batch = Vec::new();
+            while index < planned.len()
+                && planned[index].proposed.risk == ApprovalRisk::Read
+                && settings.decide(&planned[index].proposed, &context) == Decision::Run
+            {
+                batch.push(&planned[index]);
+                index += 1;
+            }
+            if !batch.is_empty() {
+                for p in &batch {
+                    on_event(LoopEvent::ToolCall {
+                        call_id: p.call.id.clone(),
+                        name: p.call.name.clone(),
+                        arguments: p.call.arguments.clone(),
+                    });
+                }
+                let work = join_all(batch.iter().map(|p| {
+                    self.run_tool(
+                        &p.call,
+                        &input.opts,
+                        input.tool_result_limit,
+                        &state.progress_tx,
+                        &input.scope,
+                    )
+                }));
+                let runs = relay_progress(work, &mut state.progress_rx, on_event).await;
+                for (p, (value, content, is_error, ms)) in batch.iter().zip(runs) {
+                    state.finish_call(p, value, content, is_error, ms, on_event);
+                }
+                continue;
+            }
+            let p = &planned[index];
+            index += 1;
+            on_event(LoopEvent::ToolCall {
+                call_id: p.call.id.clone(),
+                name: p.call.name.clone(),
+                arguments: p.call.arguments.clone(),
+            });
+            match settings.decide(&p.proposed, &context) {
+                Decision::Run => self.execute_call(p, input, state, on_event).await,
+                Decision::Ask {
+                    reason,
+                    risk_label,
+                    target,
+                    untrusted,
+                    ..
+                } => {
+                    let question = ApprovalQuestion {
+                        call_id: p.call.id.clone(),
+                        name: p.call.name.clone(),
+                        arguments: p.call.arguments.clone(),
+                        risk: p.proposed.risk.as_str().to_owned(),
+                        reason: reason.as_str().to_owned(),
+                        risk_label,
+                        target,
+                        untrusted,
+                    };
+                    on_event(LoopEvent::ApprovalRequest(question.clone()));
+                    let answer = match input.approver {
+                        Some(approver) => approver.ask(question).await,
+                        None => ApprovalAnswer::Deny,
+                    };
+                    match answer {
+                        ApprovalAnswer::Deny => state.answer_call(
+                            p,
+                            json!({"error": "The user declined this action.", "declined": true}),
+                            on_event,
+                        ),
+                        allowed => {
+                            if allowed == ApprovalAnswer::AllowForChat {
+                                state.chat_grant = state.chat_grant.max(Some(p.proposed.risk));
+                            }
+                            self.execute_call(p, input, state, on_event).await;
+                        }
+                    }
+                }
+                Decision::Refuse { result_error } => {
+                    state.answer_call(p, json!({"error": result_error}), on_event);
+                }
+                Decision::Hold {
+                    reason,
+                    result_error,
+                } => {
+                    state.result.held.push(p.call.name.clone());
+                    if let HoldReason::NeedsOk { question } = reason
+                        && state.needs_ok.is_none()
+                    {
+                        state.needs_ok = Some((question, p.call.clone()));
+                    }
+                    state.answer_call(p, json!({"error": result_error}), on_event);
+                }
+                Decision::Fail { error } => return Err(LoopEnd::Failed(error)),
+            }
+        }
+        Ok(())
+    }
+
+    /// Runs one call that may run (decided, or approved by the person) and records its result.
+    async fn execute_call(
+        &self,
+        p: &Planned,
+        input: &LoopInput<'_>,
+        state: &mut LoopState,
+        on_event: &mut (dyn FnMut(LoopEvent) + Send),
+    ) {
+        let work = self.run_tool(
+            &p.call,
+            &input.opts,
+            input.tool_result_limit,
+            &state.progress_tx,
+            &input.scope,
+        );
+        let (value, content, is_error, ms) =
+            relay_progress(work, &mut state.progress_rx, on_event).await;
+        state.finish_call(p, value, content, is_error, ms, on_event);
     }
 
     /// The tools this run may be offered under `settings`.
@@ -612,28 +587,41 @@ impl Agent {
         }
         (outcome.value, outcome.content, outcome.is_error, ms)
     }
+}
 
-    #[allow(clippy::too_many_arguments)]
+/// What one run of the loop keeps between its steps: the conversation so far, the result
+/// being built, the chat's "allow for this chat" grant, the tools' progress channel and the
+/// call a round held for the person's OK.
+struct LoopState {
+    messages: Vec<Message>,
+    result: LoopResult,
+    chat_grant: Option<ApprovalRisk>,
+    progress_tx: ProgressSender,
+    progress_rx: tokio::sync::mpsc::UnboundedReceiver<(String, String, ProgressUpdate)>,
+    needs_ok: Option<(String, ToolCall)>,
+}
+
+impl LoopState {
+    /// Records a call's result: the outside-content mark and visited hosts, the `tool_result`
+    /// event and the tool message.
     fn finish_call(
-        &self,
+        &mut self,
         p: &Planned,
         value: Value,
         content: String,
         is_error: bool,
         duration_ms: u32,
-        messages: &mut Vec<Message>,
-        result: &mut LoopResult,
         on_event: &mut (dyn FnMut(LoopEvent) + Send),
     ) {
         if !is_error {
             // Outside content marks the run; nothing the model says afterwards clears it.
-            if p.untrusted_output && result.untrusted.as_deref().is_none_or(str::is_empty) {
-                result.untrusted = Some(p.display_name.clone());
+            if p.untrusted_output && self.result.untrusted.as_deref().is_none_or(str::is_empty) {
+                self.result.untrusted = Some(p.display_name.clone());
             }
             for url in &p.proposed.urls {
                 let host = address_host(url);
                 if !host.is_empty() {
-                    result.visited_hosts.insert(host);
+                    self.result.visited_hosts.insert(host);
                 }
             }
         }
@@ -645,30 +633,40 @@ impl Agent {
             duration_ms,
         });
         let message = Message::tool_result(&p.call, content);
-        messages.push(message.clone());
-        result.added.push(message);
+        self.messages.push(message.clone());
+        self.result.added.push(message);
     }
-}
 
-/// Gives the model the steer messages that arrived since the last round; `true` when any did.
-fn take_steers(
-    steering: Option<&dyn Steering>,
-    messages: &mut Vec<Message>,
-    result: &mut LoopResult,
-    on_event: &mut (dyn FnMut(LoopEvent) + Send),
-) -> bool {
-    let Some(steering) = steering else {
-        return false;
-    };
-    let steers = steering.take();
-    for text in &steers {
-        on_event(LoopEvent::UserInterjection(text.clone()));
-        let message = Message::user(text.clone());
-        messages.push(message.clone());
-        result.interjections.push(result.added.len());
-        result.added.push(message);
+    /// A call that did not run: its error answer is the result the model reads.
+    fn answer_call(
+        &mut self,
+        p: &Planned,
+        value: Value,
+        on_event: &mut (dyn FnMut(LoopEvent) + Send),
+    ) {
+        let content = value.to_string();
+        self.finish_call(p, value, content, true, 0, on_event);
     }
-    !steers.is_empty()
+
+    /// Gives the model the steer messages that arrived since the last round; `true` when any did.
+    fn take_steers(
+        &mut self,
+        steering: Option<&dyn Steering>,
+        on_event: &mut (dyn FnMut(LoopEvent) + Send),
+    ) -> bool {
+        let Some(steering) = steering else {
+            return false;
+        };
+        let steers = steering.take();
+        for text in &steers {
+            on_event(LoopEvent::UserInterjection(text.clone()));
+            let message = Message::user(text.clone());
+            self.messages.push(message.clone());
+            self.result.interjections.push(self.result.added.len());
+            self.result.added.push(message);
+        }
+        !steers.is_empty()
+    }
 }
 
 /// Awaits `work` while passing on the progress its tools report, as it happens.
