@@ -239,6 +239,10 @@ impl TaskService {
         }
     }
 
+    /// One run, start to end: its starting conversation ([`Self::starting_messages`]), the
+    /// run's context (limits, checkpoints, progress lines, watchdog: [`RunContext`]), the loop
+    /// with the executor's nudges ([`Self::loop_with_nudges`]), then what the ending records
+    /// ([`Self::settle_run`]).
     async fn execute_run_inner(
         &self,
         task_id: &str,
@@ -247,52 +251,102 @@ impl TaskService {
     ) -> Result<(), crate::TaskError> {
         let task = self.get_task(task_id).await?;
         let mut record = self.tasks().store().run(task_id, run_id).await?;
+        let mut messages = self.starting_messages(&task, &mut record).await?;
+        let run = self.start_run_context(&task, &record, &messages, job);
+        let result = self.loop_with_nudges(&run, &task, &mut messages).await;
+        let scope = run.close().await;
+
+        let mut record = self.tasks().store().run(task_id, run_id).await?;
+        record.transcript = messages.clone();
+        record.limits = serde_json::to_value(scope.limits()).ok();
+        record.set_question_count(scope.questions());
+        record.untrusted = result
+            .untrusted
+            .clone()
+            .filter(|u| !u.is_empty())
+            .or(record.untrusted);
+        self.tasks().store().save_run(&record).await?;
+
+        if let Some(stuck) = scope.stuck()
+            && !job.token().is_cancelled()
+        {
+            return self.ask_stuck(task_id, run_id, &stuck).await;
+        }
+        if scope.past_deadline() && !job.token().is_cancelled() {
+            return self
+                .ask_limit(task_id, run_id, &scope.limits(), Limit::Seconds)
+                .await;
+        }
+        self.settle_run(task_id, run_id, &scope, result, &messages)
+            .await
+    }
+
+    /// The conversation a run starts from: on a first start the system prompt with the brief
+    /// and the kickoff (notes and earlier runs included, the notes version recorded); on a
+    /// resume, the transcript saved so far.
+    async fn starting_messages(
+        &self,
+        task: &Task,
+        record: &mut crate::store::RunRecord,
+    ) -> Result<Vec<Message>, crate::TaskError> {
+        if !record.transcript.is_empty() {
+            return Ok(record.transcript.clone());
+        }
+        let (task_id, run_id) = (task.task_id.as_str(), record.run.run_id.clone());
+        let run_id = run_id.as_str();
+        let store = self.tasks().store();
+        store
+            .set_run_notepad_version(run_id, store.notepad_version(task_id).await?)
+            .await?;
+        let continuity = self.continuity_for(task, run_id).await?;
+        if let Some(line) = continuity.as_ref().and_then(|c| c.log_line.clone()) {
+            self.run_progress(task_id, run_id, ProgressMessage::new("info", line))
+                .await;
+        }
+        self.run_progress(
+            task_id,
+            run_id,
+            ProgressMessage::new("info", "Run started."),
+        )
+        .await;
+        // Remembered text that came from outside content marks the run from the start.
+        if let Some(app) = continuity.as_ref().and_then(|c| c.untrusted.clone()) {
+            record.untrusted = Some(app);
+            self.tasks().store().save_run(record).await?;
+        }
+        Ok(vec![
+            Message::system(self.agent().system_prompt() + &brief_section(task.brief.as_ref())),
+            Message::user(kickoff(
+                task,
+                record.run.trigger_event_data.as_ref(),
+                continuity.as_ref().map(|c| c.section.as_str()),
+            )),
+        ])
+    }
+
+    /// Everything a running run keeps: its ids, its scope (limits, questions, checkpoints), the
+    /// checkpoint writer, the progress-line writer, the loop's own token and the watchdog.
+    fn start_run_context(
+        &self,
+        task: &Task,
+        record: &crate::store::RunRecord,
+        messages: &[Message],
+        job: &Job,
+    ) -> RunContext {
         let config = self.config().current();
-        let keeps_notes = super::continuity::applies(&task, &config.tasks.continuity);
-        let mut messages = if record.transcript.is_empty() {
-            let store = self.tasks().store();
-            store
-                .set_run_notepad_version(run_id, store.notepad_version(task_id).await?)
-                .await?;
-            let continuity = self.continuity_for(&task, run_id).await?;
-            if let Some(line) = continuity.as_ref().and_then(|c| c.log_line.clone()) {
-                self.run_progress(task_id, run_id, ProgressMessage::new("info", line))
-                    .await;
-            }
-            self.run_progress(
-                task_id,
-                run_id,
-                ProgressMessage::new("info", "Run started."),
-            )
-            .await;
-            // Remembered text that came from outside content marks the run from the start.
-            if let Some(app) = continuity.as_ref().and_then(|c| c.untrusted.clone()) {
-                record.untrusted = Some(app);
-                self.tasks().store().save_run(&record).await?;
-            }
-            vec![
-                Message::system(self.agent().system_prompt() + &brief_section(task.brief.as_ref())),
-                Message::user(kickoff(
-                    &task,
-                    record.run.trigger_event_data.as_ref(),
-                    continuity.as_ref().map(|c| c.section.as_str()),
-                )),
-            ]
-        } else {
-            record.transcript.clone()
-        };
+        let (task_id, run_id) = (task.task_id.clone(), record.run.run_id.clone());
+        let keeps_notes = super::continuity::applies(task, &config.tasks.continuity);
         let limits = record
             .limits
             .as_ref()
             .and_then(|l| serde_json::from_value::<Limits>(l.clone()).ok())
             .unwrap_or_else(|| Limits::from_config(&config.tasks));
-        let asked_before = record.question_count();
         // Each finished round is saved at once: a crash resumes after the last finished step.
         let (checkpoint_tx, mut checkpoint_rx) =
             tokio::sync::mpsc::unbounded_channel::<Vec<Message>>();
         let checkpointer = {
-            let (engine, run_id) = (self.clone(), run_id.to_owned());
-            let mut saved = messages.clone();
+            let (engine, run_id) = (self.clone(), run_id.clone());
+            let mut saved = messages.to_vec();
             tokio::spawn(async move {
                 while let Some(round) = checkpoint_rx.recv().await {
                     saved.extend(round);
@@ -310,11 +364,11 @@ impl TaskService {
         let scope = Arc::new(
             TaskRunScope::new(
                 limits,
-                asked_before,
+                record.question_count(),
                 config.tasks.max_questions_per_run,
                 config.tasks.stuck_after_repeated_errors,
             )
-            .for_run(task_id, run_id, keeps_notes)
+            .for_run(&task_id, &run_id, keeps_notes)
             .with_checkpoints(checkpoint_tx),
         );
         let mut scoped_apps = vec![
@@ -336,44 +390,67 @@ impl TaskService {
         // The loop's own token: the watchdog cancels it when the run stalls, without ending the job.
         let loop_token = job.token().child_token();
         let watchdog = self.watch_run(
-            task_id,
-            run_id,
+            &task_id,
+            &run_id,
             &scope,
             &loop_token,
             config.tasks.stuck_after_minutes,
         );
-        let (lines_tx, mut lines_rx) = tokio::sync::mpsc::unbounded_channel::<ProgressMessage>();
+        let (lines, mut lines_rx) = tokio::sync::mpsc::unbounded_channel::<ProgressMessage>();
         let writer = {
-            let (engine, task_id, run_id) = (self.clone(), task_id.to_owned(), run_id.to_owned());
+            let (engine, task_id, run_id) = (self.clone(), task_id.clone(), run_id.clone());
             tokio::spawn(async move {
                 while let Some(line) = lines_rx.recv().await {
                     engine.run_progress(&task_id, &run_id, line).await;
                 }
             })
         };
+        RunContext {
+            task_id,
+            run_id,
+            scope,
+            scoped_apps,
+            untrusted,
+            loop_token,
+            lines,
+            writer,
+            checkpointer,
+            watchdog,
+            tool_result_limit: usize::try_from(config.chat.tool_result_max_chars).unwrap_or(16_000),
+        }
+    }
+
+    /// The agent loop, run again with a nudge when the model only announced its next step
+    /// (at most [`MAX_NUDGES`] times), and once with the brief reminder when a run that used
+    /// tools never touched the brief. The answer before the reminder stands if its round fails.
+    async fn loop_with_nudges(
+        &self,
+        run: &RunContext,
+        task: &Task,
+        messages: &mut Vec<Message>,
+    ) -> LoopResult {
+        let (task_id, run_id) = (run.task_id.as_str(), run.run_id.as_str());
         let mut nudges = 0;
         let mut reminded = false;
-        // The answer given before the brief reminder stands if the reminder's round fails.
-        let mut answer_before_reminder: Option<sentient_agent::run_loop::LoopResult> = None;
-        let result = loop {
+        let mut answer_before_reminder: Option<LoopResult> = None;
+        loop {
             let input = LoopInput {
                 messages: messages.clone(),
                 opts: CallOptions::new(ModelRole::Executor, "task", JobKind::Task)
                     .with_model(task.model.clone())
-                    .with_cancel(loop_token.clone()),
+                    .with_cancel(run.loop_token.clone()),
                 origin: Origin::Task,
                 approver: None,
-                scoped_apps: scoped_apps.clone(),
-                max_rounds: scope.limits().steps_left(),
-                tool_result_limit: usize::try_from(config.chat.tool_result_max_chars)
-                    .unwrap_or(16_000),
-                untrusted: untrusted.clone(),
+                scoped_apps: run.scoped_apps.clone(),
+                max_rounds: run.scope.limits().steps_left(),
+                tool_result_limit: run.tool_result_limit,
+                untrusted: run.untrusted.clone(),
                 visited_hosts: BTreeSet::new(),
                 steering: None,
                 session_id: None,
-                scope: Some(scope.clone()),
+                scope: Some(run.scope.clone()),
             };
-            let lines = lines_tx.clone();
+            let lines = run.lines.clone();
             let (engine, ids) = (self.clone(), (task_id.to_owned(), run_id.to_owned()));
             let result = self
                 .agent()
@@ -417,9 +494,9 @@ impl TaskService {
             messages.extend(complete_rounds(&result.added));
             let announced = matches!(result.end, LoopEnd::Answered | LoopEnd::Repeat)
                 && only_announces(&result.text);
-            if announced && nudges < MAX_NUDGES && scope.limits().steps_left() > 0 {
+            if announced && nudges < MAX_NUDGES && run.scope.limits().steps_left() > 0 {
                 nudges += 1;
-                let _ = lines_tx.send(ProgressMessage::new(
+                let _ = run.lines.send(ProgressMessage::new(
                     "info",
                     "Reminded the model to act instead of announcing its next step.",
                 ));
@@ -429,17 +506,17 @@ impl TaskService {
             if let Some(before) = answer_before_reminder.take()
                 && matches!(result.end, LoopEnd::Failed(_))
             {
-                break before;
+                return before;
             }
             // A run that used tools but never touched the brief is reminded once (never blocked).
             if result.end == LoopEnd::Answered
                 && !reminded
-                && scope.limits().steps_left() > 0
-                && self.used_tools(&messages)
+                && run.scope.limits().steps_left() > 0
+                && self.used_tools(messages)
                 && !self.brief_updated(task_id, run_id).await
             {
                 reminded = true;
-                let _ = lines_tx.send(ProgressMessage::new(
+                let _ = run.lines.send(ProgressMessage::new(
                     "info",
                     "Reminded the model to update the task's brief before finishing.",
                 ));
@@ -447,38 +524,8 @@ impl TaskService {
                 answer_before_reminder = Some(result);
                 continue;
             }
-            break result;
-        };
-        drop(lines_tx);
-        let _ = writer.await;
-        watchdog.abort();
-        // The last checkpoint is written before the final save, never after it.
-        scope.close_checkpoints();
-        let _ = checkpointer.await;
-
-        let mut record = self.tasks().store().run(task_id, run_id).await?;
-        record.transcript = messages.clone();
-        record.limits = serde_json::to_value(scope.limits()).ok();
-        record.set_question_count(scope.questions());
-        record.untrusted = result
-            .untrusted
-            .clone()
-            .filter(|u| !u.is_empty())
-            .or(record.untrusted);
-        self.tasks().store().save_run(&record).await?;
-
-        if let Some(stuck) = scope.stuck()
-            && !job.token().is_cancelled()
-        {
-            return self.ask_stuck(task_id, run_id, &stuck).await;
+            return result;
         }
-        if scope.past_deadline() && !job.token().is_cancelled() {
-            return self
-                .ask_limit(task_id, run_id, &scope.limits(), Limit::Seconds)
-                .await;
-        }
-        self.settle_run(task_id, run_id, &scope, result, &messages)
-            .await
     }
 
     /// The run's ending, recorded: cancelled, a question, a held call, a limit, an error, or
@@ -621,6 +668,46 @@ impl TaskService {
                 }
             }
         })
+    }
+}
+
+/// One running run: its ids, its scope (limits, questions, checkpoints), the apps it is
+/// offered, its outside-content mark, the loop's token, and the writers and watchdog that run
+/// beside the loop. [`RunContext::close`] ends those in order once the loop is done.
+struct RunContext {
+    task_id: String,
+    run_id: String,
+    scope: Arc<TaskRunScope>,
+    scoped_apps: Vec<String>,
+    untrusted: Option<String>,
+    loop_token: tokio_util::sync::CancellationToken,
+    /// Progress lines, written in order by `writer`.
+    lines: tokio::sync::mpsc::UnboundedSender<ProgressMessage>,
+    writer: tokio::task::JoinHandle<()>,
+    checkpointer: tokio::task::JoinHandle<()>,
+    watchdog: tokio::task::JoinHandle<()>,
+    tool_result_limit: usize,
+}
+
+impl RunContext {
+    /// Ends what ran beside the loop: every progress line is written and the last checkpoint
+    /// saved, so nothing lands after the run's final save. The scope is what is left to read.
+    async fn close(self) -> Arc<TaskRunScope> {
+        let Self {
+            scope,
+            lines,
+            writer,
+            checkpointer,
+            watchdog,
+            ..
+        } = self;
+        drop(lines);
+        let _ = writer.await;
+        watchdog.abort();
+        // The last checkpoint is written before the final save, never after it.
+        scope.close_checkpoints();
+        let _ = checkpointer.await;
+        scope
     }
 }
 
