@@ -257,6 +257,91 @@ pub enum CheckId {
     Embedding,
 }
 
+/// One check of the check-up: its wire name, its label, the line shown while it runs, and the
+/// roles and models it applies to.
+pub struct CheckSpec {
+    pub id: CheckId,
+    pub name: &'static str,
+    pub label: &'static str,
+    /// The progress line shown while it runs.
+    pub step: &'static str,
+    /// Whether it applies to a role on a model of a kind. Thinking further needs a model that
+    /// can think, which only Ollama's `/api/show` tells.
+    pub applies: fn(ModelRole, ModelKind) -> bool,
+}
+
+/// Every check, in the order they run (and in [`CheckId`]'s order).
+pub const CHECKS: [CheckSpec; 9] = [
+    CheckSpec {
+        id: CheckId::Connection,
+        name: "connection",
+        label: "Connection",
+        step: "Checking the connection",
+        applies: |_, _| true,
+    },
+    CheckSpec {
+        id: CheckId::Reply,
+        name: "reply",
+        label: "Short reply",
+        step: "Asking for a short reply",
+        applies: |role, _| role != ModelRole::Embedding,
+    },
+    CheckSpec {
+        id: CheckId::Tools,
+        name: "tools",
+        label: "Tool use",
+        step: "Trying a tool call",
+        applies: |role, _| uses_tools(role),
+    },
+    CheckSpec {
+        id: CheckId::Chain,
+        name: "chain",
+        label: "Two tool calls in a row",
+        step: "Trying a second tool call with the first one's result",
+        applies: |role, _| matches!(role, ModelRole::Primary | ModelRole::Executor),
+    },
+    CheckSpec {
+        id: CheckId::Json,
+        name: "json",
+        label: "JSON reply",
+        step: "Asking for a JSON reply",
+        applies: |role, _| matches!(role, ModelRole::Fast | ModelRole::Planner),
+    },
+    CheckSpec {
+        id: CheckId::Thinking,
+        name: "thinking",
+        label: "Thinking",
+        step: "Checking whether it thinks as set",
+        applies: ollama_chat_model,
+    },
+    CheckSpec {
+        id: CheckId::Context,
+        name: "context",
+        label: "Context length",
+        step: "Comparing the context length with the model's maximum",
+        applies: ollama_chat_model,
+    },
+    CheckSpec {
+        id: CheckId::Gpu,
+        name: "gpu",
+        label: "Graphics card",
+        step: "Checking how much of it runs on the graphics card",
+        applies: ollama_chat_model,
+    },
+    CheckSpec {
+        id: CheckId::Embedding,
+        name: "embedding",
+        label: "Embeddings",
+        step: "Trying an embedding",
+        applies: |role, _| role == ModelRole::Embedding,
+    },
+];
+
+/// The Ollama-only checks apply to an Ollama model in any role but embedding.
+fn ollama_chat_model(role: ModelRole, kind: ModelKind) -> bool {
+    kind == ModelKind::Ollama && role != ModelRole::Embedding
+}
+
 impl CheckId {
     pub const ALL: [CheckId; 9] = [
         Self::Connection,
@@ -270,47 +355,22 @@ impl CheckId {
         Self::Embedding,
     ];
 
+    /// This check's row of [`CHECKS`].
+    pub fn spec(self) -> &'static CheckSpec {
+        &CHECKS[self as usize]
+    }
+
     pub fn as_str(self) -> &'static str {
-        match self {
-            Self::Connection => "connection",
-            Self::Reply => "reply",
-            Self::Tools => "tools",
-            Self::Chain => "chain",
-            Self::Json => "json",
-            Self::Thinking => "thinking",
-            Self::Context => "context",
-            Self::Gpu => "gpu",
-            Self::Embedding => "embedding",
-        }
+        self.spec().name
     }
 
     pub fn label(self) -> &'static str {
-        match self {
-            Self::Connection => "Connection",
-            Self::Reply => "Short reply",
-            Self::Tools => "Tool use",
-            Self::Chain => "Two tool calls in a row",
-            Self::Json => "JSON reply",
-            Self::Thinking => "Thinking",
-            Self::Context => "Context length",
-            Self::Gpu => "Graphics card",
-            Self::Embedding => "Embeddings",
-        }
+        self.spec().label
     }
 
     /// The progress line shown while it runs.
     pub fn step(self) -> &'static str {
-        match self {
-            Self::Connection => "Checking the connection",
-            Self::Reply => "Asking for a short reply",
-            Self::Tools => "Trying a tool call",
-            Self::Chain => "Trying a second tool call with the first one's result",
-            Self::Json => "Asking for a JSON reply",
-            Self::Thinking => "Checking whether it thinks as set",
-            Self::Context => "Comparing the context length with the model's maximum",
-            Self::Gpu => "Checking how much of it runs on the graphics card",
-            Self::Embedding => "Trying an embedding",
-        }
+        self.spec().step
     }
 
     /// A test that calls the model and is shared by roles with the same test settings.
@@ -353,20 +413,9 @@ pub fn uses_tools(role: ModelRole) -> bool {
     )
 }
 
-/// Whether `check` applies to `role` on a model of `kind`. Thinking further needs a model that
-/// can think, which only Ollama's `/api/show` tells.
+/// Whether `check` applies to `role` on a model of `kind` (its row of [`CHECKS`]).
 pub fn applies(check: CheckId, role: ModelRole, kind: ModelKind) -> bool {
-    let embedding = role == ModelRole::Embedding;
-    let ollama = kind == ModelKind::Ollama;
-    match check {
-        CheckId::Connection => true,
-        CheckId::Embedding => embedding,
-        CheckId::Reply => !embedding,
-        CheckId::Tools => uses_tools(role),
-        CheckId::Chain => matches!(role, ModelRole::Primary | ModelRole::Executor),
-        CheckId::Json => matches!(role, ModelRole::Fast | ModelRole::Planner),
-        CheckId::Thinking | CheckId::Context | CheckId::Gpu => ollama && !embedding,
-    }
+    (check.spec().applies)(role, kind)
 }
 
 /// The checks for `role` on a model of `kind`, in order.
@@ -1664,6 +1713,16 @@ fn excerpt(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_table_lists_every_check_once_in_order() {
+        for (i, id) in CheckId::ALL.into_iter().enumerate() {
+            assert_eq!(CHECKS[i].id, id, "row {i}");
+            assert_eq!(id.spec().id, id);
+        }
+        let names: std::collections::BTreeSet<_> = CHECKS.iter().map(|c| c.name).collect();
+        assert_eq!(names.len(), CHECKS.len());
+    }
     use crate::system::hardware::LOCAL_MODEL_TIERS;
 
     fn rec(tier: usize) -> Recommendation {
