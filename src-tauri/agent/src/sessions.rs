@@ -203,6 +203,7 @@ fn json_text<T: Serialize>(value: &T) -> String {
     serde_json::to_string(value).unwrap_or_else(|_| "[]".to_owned())
 }
 
+use sentient_core::store::change_one;
 use sentient_core::store::new_id;
 
 /// The chats service; cheap to clone.
@@ -264,14 +265,14 @@ impl Sessions {
                 "A chat title can be at most 200 characters.".to_owned(),
             ));
         }
-        let done = sqlx::query("UPDATE chat_sessions SET title = ? WHERE id = ?")
-            .bind(title)
-            .bind(id)
-            .execute(self.store.pool())
-            .await?;
-        if done.rows_affected() == 0 {
-            return Err(SessionError::NotFound(id.to_owned()));
-        }
+        change_one(
+            self.store.pool(),
+            sqlx::query("UPDATE chat_sessions SET title = ? WHERE id = ?")
+                .bind(title)
+                .bind(id),
+            || SessionError::NotFound(id.to_owned()),
+        )
+        .await?;
         self.bus.publish(DomainEvent::SessionUpdated {
             session_id: id.to_owned(),
             title: title.to_owned(),
@@ -281,14 +282,12 @@ impl Sessions {
 
     /// Deletes the chat and its transcript.
     pub async fn delete(&self, id: &str) -> Result<(), SessionError> {
-        let done = sqlx::query("DELETE FROM chat_sessions WHERE id = ?")
-            .bind(id)
-            .execute(self.store.pool())
-            .await?;
-        if done.rows_affected() == 0 {
-            return Err(SessionError::NotFound(id.to_owned()));
-        }
-        Ok(())
+        change_one(
+            self.store.pool(),
+            sqlx::query("DELETE FROM chat_sessions WHERE id = ?").bind(id),
+            || SessionError::NotFound(id.to_owned()),
+        )
+        .await
     }
 
     /// Adds a message at the end of the transcript (and moves the chat to the top of the list).
@@ -376,17 +375,15 @@ impl Sessions {
         summary: &str,
         upto: i64,
     ) -> Result<(), SessionError> {
-        let done =
+        change_one(
+            self.store.pool(),
             sqlx::query("UPDATE chat_sessions SET summary = ?, summary_upto = ? WHERE id = ?")
                 .bind(summary)
                 .bind(upto)
-                .bind(session_id)
-                .execute(self.store.pool())
-                .await?;
-        if done.rows_affected() == 0 {
-            return Err(SessionError::NotFound(session_id.to_owned()));
-        }
-        Ok(())
+                .bind(session_id),
+            || SessionError::NotFound(session_id.to_owned()),
+        )
+        .await
     }
 
     /// Every message after seq `after`, oldest first, each with its seq.

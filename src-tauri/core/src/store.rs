@@ -162,6 +162,27 @@ impl Store {
     }
 }
 
+/// One query, as the store's helpers take it.
+pub type Query<'q> = sqlx::query::Query<'q, sqlx::Sqlite, sqlx::sqlite::SqliteArguments>;
+
+/// Update or delete one row by its id, else not found: runs `query` (on the pool or inside a
+/// transaction) and answers `missing()` when it changed no row.
+pub async fn change_one<'c, X, E>(
+    executor: X,
+    query: Query<'_>,
+    missing: impl FnOnce() -> E,
+) -> Result<(), E>
+where
+    X: sqlx::Executor<'c, Database = sqlx::Sqlite>,
+    E: From<sqlx::Error>,
+{
+    let done = query.execute(executor).await?;
+    if done.rows_affected() == 0 {
+        return Err(missing());
+    }
+    Ok(())
+}
+
 /// A new random id for a stored row: 24 hex characters (96 bits).
 pub fn new_id() -> String {
     hex::encode(rand::random::<[u8; 12]>())

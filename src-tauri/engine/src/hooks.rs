@@ -162,6 +162,7 @@ pub struct Hooks {
     last_seen_prune: Mutex<Option<DateTime<Utc>>>,
 }
 
+use sentient_core::store::change_one;
 pub(crate) use sentient_core::store::stamp;
 
 use sentient_core::store::parse_stamp;
@@ -277,14 +278,12 @@ impl Hooks {
     /// Deletes a hook and the calls it kept.
     pub async fn delete(&self, id: &str) -> Result<(), HookError> {
         let mut tx = self.store.begin_write().await?;
-        let gone = sqlx::query("DELETE FROM hooks WHERE id = ?")
-            .bind(id)
-            .execute(&mut *tx)
-            .await?
-            .rows_affected();
-        if gone == 0 {
-            return Err(HookError::NotFound(id.to_owned()));
-        }
+        change_one(
+            &mut *tx,
+            sqlx::query("DELETE FROM hooks WHERE id = ?").bind(id),
+            || HookError::NotFound(id.to_owned()),
+        )
+        .await?;
         sqlx::query("DELETE FROM hook_calls WHERE hook_id = ?")
             .bind(id)
             .execute(&mut *tx)

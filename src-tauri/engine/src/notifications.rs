@@ -57,6 +57,7 @@ pub fn merge_payload(payload: &mut Map<String, Value>, changes: &Map<String, Val
     }
 }
 
+use sentient_core::store::change_one;
 use sentient_core::store::stamp;
 
 fn from_row(row: &SqliteRow) -> Notification {
@@ -173,14 +174,12 @@ impl Notifications {
     }
 
     pub async fn mark_read(&self, id: &str) -> Result<(), NotificationError> {
-        let done = sqlx::query("UPDATE notifications SET read = 1 WHERE id = ?")
-            .bind(id)
-            .execute(self.pool())
-            .await?;
-        if done.rows_affected() == 0 {
-            return Err(NotificationError::NotFound(id.to_owned()));
-        }
-        Ok(())
+        change_one(
+            self.pool(),
+            sqlx::query("UPDATE notifications SET read = 1 WHERE id = ?").bind(id),
+            || NotificationError::NotFound(id.to_owned()),
+        )
+        .await
     }
 
     /// Marks every notification read; returns how many were unread.
@@ -192,14 +191,12 @@ impl Notifications {
     }
 
     pub async fn delete(&self, id: &str) -> Result<(), NotificationError> {
-        let done = sqlx::query("DELETE FROM notifications WHERE id = ?")
-            .bind(id)
-            .execute(self.pool())
-            .await?;
-        if done.rows_affected() == 0 {
-            return Err(NotificationError::NotFound(id.to_owned()));
-        }
-        Ok(())
+        change_one(
+            self.pool(),
+            sqlx::query("DELETE FROM notifications WHERE id = ?").bind(id),
+            || NotificationError::NotFound(id.to_owned()),
+        )
+        .await
     }
 
     /// Empties the feed; returns how many were deleted.

@@ -140,6 +140,7 @@ fn time(text: Option<String>) -> Option<DateTime<Utc>> {
     text.as_deref().and_then(sentient_core::store::parse_stamp)
 }
 
+use sentient_core::store::change_one;
 use sentient_core::store::stamp as stamp_at;
 
 fn stamp(t: Option<DateTime<Utc>>) -> Option<String> {
@@ -379,13 +380,12 @@ impl TaskStore {
     }
 
     pub async fn save(&self, record: &TaskRecord) -> Result<(), TaskStoreError> {
-        let done = bind_task(sqlx::query(UPDATE_TASK), record)
-            .bind(&record.task.task_id)
-            .execute(self.store.pool())
-            .await?;
-        if done.rows_affected() == 0 {
-            return Err(TaskStoreError::NoTask(record.task.task_id.clone()));
-        }
+        change_one(
+            self.store.pool(),
+            bind_task(sqlx::query(UPDATE_TASK), record).bind(&record.task.task_id),
+            || TaskStoreError::NoTask(record.task.task_id.clone()),
+        )
+        .await?;
         self.index_task(record).await
     }
 
@@ -422,13 +422,12 @@ impl TaskStore {
     }
 
     pub async fn delete(&self, id: &str) -> Result<(), TaskStoreError> {
-        let done = sqlx::query("DELETE FROM tasks WHERE id = ?")
-            .bind(id)
-            .execute(self.store.pool())
-            .await?;
-        if done.rows_affected() == 0 {
-            return Err(TaskStoreError::NoTask(id.to_owned()));
-        }
+        change_one(
+            self.store.pool(),
+            sqlx::query("DELETE FROM tasks WHERE id = ?").bind(id),
+            || TaskStoreError::NoTask(id.to_owned()),
+        )
+        .await?;
         self.unindex_task(id).await
     }
 
