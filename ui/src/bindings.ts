@@ -73,7 +73,7 @@ export const commands = {
 	listTools: () => typedError<PluginInfo[], ApiError>(__TAURI_INVOKE("list_tools")),
 	/**  A chat's proposals, oldest first; `status` is pending (the default), accepted, declined or all. */
 	ruleProposals: (sessionId: string, status: string | null) => typedError<RuleProposal_Serialize[], ApiError>(__TAURI_INVOKE("rule_proposals", { sessionId, status })),
-	decideRuleProposal: (id: string, body: RuleDecisionBody) => typedError<RuleProposal_Serialize, ApiError>(__TAURI_INVOKE("decide_rule_proposal", { id, body })),
+	decideRuleProposal: (id: string, body: RuleDecisionRequest) => typedError<RuleProposal_Serialize, ApiError>(__TAURI_INVOKE("decide_rule_proposal", { id, body })),
 	/**  Every task, newest first, each with its runs. */
 	listTasks: () => typedError<Task_Serialize[], ApiError>(__TAURI_INVOKE("list_tasks")),
 	getTask: (id: string) => typedError<Task_Serialize, ApiError>(__TAURI_INVOKE("get_task", { id })),
@@ -3002,8 +3002,9 @@ export type Roles_Serialize = {
 /**  The user's answer to a proposal. */
 export type RuleDecision = "accept" | "decline";
 
-/**  accept saves the rule, decline saves nothing. */
-export type RuleDecisionBody = {
+/**  `POST /api/rule-proposals/{id}` and the `decide_rule_proposal` command. */
+export type RuleDecisionRequest = {
+	/**  accept or decline (read as text, so any other word gets the contract's 422). */
 	decision: RuleDecision,
 };
 

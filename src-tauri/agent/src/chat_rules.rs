@@ -23,7 +23,7 @@ use crate::tools::registry::ToolRegistry;
 use sentient_core::bus::DomainEvent;
 use sentient_core::config::{ApprovalsConfig, ConfigError, RuleOrigin, RuleValue};
 pub use sentient_core::domain::rules::{ProposalStatus, ProposedRule, RuleProposal, RuleTarget};
-use sentient_core::error::ApiError;
+use sentient_core::error::{ApiError, FieldError};
 use sentient_core::store::StoreError;
 use sentient_llm::queue::JobKind;
 use sentient_llm::{CallOptions, ChatRequest, Message, ModelRole, Reasoning};
@@ -43,8 +43,29 @@ pub enum RuleDecision {
     Decline,
 }
 
+/// `POST /api/rule-proposals/{id}` and the `decide_rule_proposal` command.
+#[derive(Debug, Clone, Deserialize, Serialize, specta::Type, utoipa::ToSchema)]
+pub struct RuleDecisionRequest {
+    /// accept or decline (read as text, so any other word gets the contract's 422).
+    #[specta(type = RuleDecision)]
+    pub decision: String,
+}
+
+impl RuleDecisionRequest {
+    /// The decision it names; anything but accept or decline is refused.
+    pub fn decision(&self) -> Result<RuleDecision, ChatRuleError> {
+        match self.decision.trim() {
+            "accept" => Ok(RuleDecision::Accept),
+            "decline" => Ok(RuleDecision::Decline),
+            _ => Err(ChatRuleError::BadDecision),
+        }
+    }
+}
+
 #[derive(Debug, thiserror::Error)]
 pub enum ChatRuleError {
+    #[error("decision is accept or decline.")]
+    BadDecision,
     #[error("There is no rule suggestion with the id {0}.")]
     NotFound(String),
     #[error("This rule suggestion was already answered.")]
@@ -71,6 +92,11 @@ impl From<ChatRuleError> for ApiError {
             ChatRuleError::NotFound(_) => ApiError::not_found(err.to_string()),
             ChatRuleError::Answered => ApiError::conflict(err.to_string()),
             ChatRuleError::BadStatus => ApiError::bad_request(err.to_string()),
+            ChatRuleError::BadDecision => ApiError::validation(vec![FieldError::new(
+                &["body", "decision"],
+                err.to_string(),
+                "value_error",
+            )]),
             ChatRuleError::Session(e) => e.into(),
             ChatRuleError::Config(e) => e.into(),
             ChatRuleError::Store(e) => ApiError::internal(&e),

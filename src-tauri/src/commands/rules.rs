@@ -2,16 +2,9 @@
 //! calls as `/api/sessions/{id}/rule-proposals` and `/api/rule-proposals/{id}`.
 
 use sentient_engine::Engine;
-use sentient_engine::agent::chat_rules::{RuleDecision, RuleProposal};
+use sentient_engine::agent::chat_rules::{RuleDecisionRequest, RuleProposal};
 use sentient_engine::error::ApiError;
-use serde::Deserialize;
 use tauri::State;
-
-/// accept saves the rule, decline saves nothing.
-#[derive(Debug, Deserialize, specta::Type)]
-pub struct RuleDecisionBody {
-    pub decision: RuleDecision,
-}
 
 /// A chat's proposals, oldest first; `status` is pending (the default), accepted, declined or all.
 #[tauri::command]
@@ -32,12 +25,10 @@ pub async fn rule_proposals(
 pub async fn decide_rule_proposal(
     engine: State<'_, Engine>,
     id: String,
-    body: RuleDecisionBody,
+    body: RuleDecisionRequest,
 ) -> Result<RuleProposal, ApiError> {
-    engine
-        .agent()
-        .decide_rule_proposal(&id, body.decision)
-        .await
+    let decision = body.decision()?;
+    engine.agent().decide_rule_proposal(&id, decision).await
 }
 
 #[cfg(test)]
@@ -65,8 +56,8 @@ mod tests {
             let unknown = decide_rule_proposal(
                 state.clone(),
                 "nope".to_owned(),
-                RuleDecisionBody {
-                    decision: RuleDecision::Accept,
+                RuleDecisionRequest {
+                    decision: "accept".to_owned(),
                 },
             )
             .await;

@@ -3,13 +3,13 @@
 
 use axum::Json;
 use axum::extract::{Path, Query, State};
-use serde::{Deserialize, Serialize};
+use serde::Deserialize;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
 use crate::Engine;
-use crate::agent::chat_rules::{RuleDecision, RuleProposal};
-use crate::error::{ApiError, FieldError};
+use crate::agent::chat_rules::{RuleDecisionRequest, RuleProposal};
+use crate::error::ApiError;
 use crate::gateway::body::JsonBody;
 
 pub fn routes() -> OpenApiRouter<Engine> {
@@ -40,32 +40,16 @@ pub async fn list(
     ))
 }
 
-#[derive(Debug, Serialize, Deserialize, specta::Type, utoipa::ToSchema)]
-pub struct DecisionBody {
-    /// accept or decline.
-    pub decision: String,
-}
-
 /// Answers a rule suggestion: accept saves the rule, decline saves nothing.
-#[utoipa::path(post, path = "/api/rule-proposals/{id}", tag = "chat", request_body = DecisionBody,
+#[utoipa::path(post, path = "/api/rule-proposals/{id}", tag = "chat", request_body = RuleDecisionRequest,
     responses((status = 200, body = RuleProposal), (status = 404, body = ApiError),
               (status = 409, body = ApiError), (status = 422, body = ApiError)))]
 pub async fn decide(
     State(engine): State<Engine>,
     Path(id): Path<String>,
-    JsonBody(body): JsonBody<DecisionBody>,
+    JsonBody(body): JsonBody<RuleDecisionRequest>,
 ) -> Result<Json<RuleProposal>, ApiError> {
-    let decision = match body.decision.trim() {
-        "accept" => RuleDecision::Accept,
-        "decline" => RuleDecision::Decline,
-        _ => {
-            return Err(ApiError::validation(vec![FieldError::new(
-                &["body", "decision"],
-                "decision is accept or decline.",
-                "value_error",
-            )]));
-        }
-    };
+    let decision = body.decision()?;
     Ok(Json(
         engine.agent().decide_rule_proposal(&id, decision).await?,
     ))
