@@ -190,7 +190,7 @@ async fn bootstrap_reports_only_what_is_built() -> anyhow::Result<()> {
             },
         )
         .await
-        .map_err(|e| anyhow::anyhow!(e.message()))?;
+        .map_err(|e| anyhow::anyhow!(e.to_string()))?;
     let (status, b) = t.client.get("/api/bootstrap").await?;
     assert_eq!(status, 200);
     assert_eq!(b["memory_enabled"], false);

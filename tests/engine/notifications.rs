@@ -36,7 +36,7 @@ async fn notify(
             task_id: task_id.map(str::to_owned),
         })
         .await
-        .map_err(|e| anyhow::anyhow!(e.message()))?;
+        .map_err(|e| anyhow::anyhow!(e.to_string()))?;
     Ok(serde_json::to_value(saved)?)
 }
 
@@ -105,7 +105,7 @@ async fn the_feed_lists_reads_and_deletes_with_events() -> Result<()> {
             object(json!({"status": "approved", "n": 3})),
         )
         .await
-        .map_err(|e| anyhow::anyhow!(e.message()))?;
+        .map_err(|e| anyhow::anyhow!(e.to_string()))?;
     let event = ws.wait_for("notification.updated").await?;
     assert_eq!(event["data"], serde_json::to_value(&changed)?);
     assert_eq!(
@@ -117,7 +117,12 @@ async fn the_feed_lists_reads_and_deletes_with_events() -> Result<()> {
         .notifications()
         .update_notification_payload("nope", Map::new())
         .await;
-    assert_eq!(missing.err().map(|e| e.status), Some(404));
+    assert_eq!(
+        missing
+            .err()
+            .map(|e| sentient_e2e::sentient_engine::error::ApiError::from(e).status),
+        Some(404)
+    );
 
     // Read all.
     let (code, _) = t

@@ -394,13 +394,13 @@ impl Agent {
         &self,
         session_id: &str,
         status: Option<&str>,
-    ) -> Result<Vec<RuleProposal>, ApiError> {
+    ) -> Result<Vec<RuleProposal>, ChatRuleError> {
         let status = match status.map(str::trim).unwrap_or("pending") {
             "all" => None,
             other => Some(ProposalStatus::parse(other).ok_or(ChatRuleError::BadStatus)?),
         };
         self.sessions().get(session_id).await?;
-        Ok(self.proposals_with(session_id, status).await?)
+        self.proposals_with(session_id, status).await
     }
 
     async fn rule_proposal(&self, id: &str) -> Result<RuleProposal, ChatRuleError> {
@@ -421,8 +421,8 @@ impl Agent {
         &self,
         id: &str,
         decision: RuleDecision,
-    ) -> Result<RuleProposal, ApiError> {
-        Ok(self.decide(id, decision).await?)
+    ) -> Result<RuleProposal, ChatRuleError> {
+        self.decide(id, decision).await
     }
 
     async fn decide(

@@ -128,6 +128,15 @@ pub fn transcript(rows: &[(i64, MessageRow)]) -> String {
     kept.join("\n")
 }
 
+/// Why a chat could not be summarized this time (it is tried again after a later turn).
+#[derive(Debug, thiserror::Error)]
+pub enum CompressionError {
+    #[error(transparent)]
+    Session(#[from] super::sessions::SessionError),
+    #[error(transparent)]
+    Model(#[from] sentient_llm::LlmError),
+}
+
 impl Agent {
     /// Adds a hook that reads the part of each chat about to be summarized.
     pub fn add_flush_hook(&self, hook: Arc<dyn ConversationFlush>) {
@@ -155,10 +164,7 @@ impl Agent {
 
     /// Folds a long chat's older messages into its running summary. `Ok(false)` when the chat
     /// is short enough, or already being compressed.
-    pub async fn compress_chat(
-        &self,
-        session_id: &str,
-    ) -> Result<bool, sentient_core::error::ApiError> {
+    pub async fn compress_chat(&self, session_id: &str) -> Result<bool, CompressionError> {
         let state = self.chat_state();
         let fresh = state
             .compression
@@ -179,7 +185,7 @@ impl Agent {
         result
     }
 
-    async fn compress_now(&self, session_id: &str) -> Result<bool, sentient_core::error::ApiError> {
+    async fn compress_now(&self, session_id: &str) -> Result<bool, CompressionError> {
         let config = self.config().current();
         let (summary, upto) = self.sessions().summary(session_id).await?;
         let rows = self.sessions().messages_after(session_id, upto).await?;
@@ -217,11 +223,7 @@ impl Agent {
             ..Default::default()
         };
         let opts = CallOptions::new(ModelRole::Fast, "compression", JobKind::Memory);
-        let outcome = self
-            .llm()
-            .complete(request, &opts)
-            .await
-            .map_err(sentient_core::error::ApiError::from)?;
+        let outcome = self.llm().complete(request, &opts).await?;
         let new_summary = outcome.reply.text.trim();
         if new_summary.is_empty() {
             return Ok(false);

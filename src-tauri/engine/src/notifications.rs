@@ -300,7 +300,7 @@ impl NotificationService {
 
     /// Saves a notification and publishes `notification.new` (windows, sockets, the desktop's
     /// pop-up and, later, paired chats hear it).
-    pub async fn notify(&self, new: NewNotification) -> Result<Notification, ApiError> {
+    pub async fn notify(&self, new: NewNotification) -> Result<Notification, NotificationError> {
         let notification = self.feed.insert(new).await?;
         tracing::info!(
             id = %notification.id,
@@ -318,12 +318,12 @@ impl NotificationService {
         &self,
         limit: Option<u32>,
         unread_only: bool,
-    ) -> Result<NotificationList, ApiError> {
-        Ok(self.feed.list(clamp_limit(limit), unread_only).await?)
+    ) -> Result<NotificationList, NotificationError> {
+        self.feed.list(clamp_limit(limit), unread_only).await
     }
 
     /// `POST /api/notifications/{id}/read`.
-    pub async fn read_notification(&self, id: &str) -> Result<(), ApiError> {
+    pub async fn read_notification(&self, id: &str) -> Result<(), NotificationError> {
         self.feed.mark_read(id).await?;
         self.bus.publish(DomainEvent::NotificationRead {
             id: Some(id.to_owned()),
@@ -332,14 +332,14 @@ impl NotificationService {
     }
 
     /// `POST /api/notifications/read-all`.
-    pub async fn read_all_notifications(&self) -> Result<(), ApiError> {
+    pub async fn read_all_notifications(&self) -> Result<(), NotificationError> {
         self.feed.mark_all_read().await?;
         self.bus.publish(DomainEvent::NotificationRead { id: None });
         Ok(())
     }
 
     /// `DELETE /api/notifications/{id}`.
-    pub async fn delete_notification(&self, id: &str) -> Result<(), ApiError> {
+    pub async fn delete_notification(&self, id: &str) -> Result<(), NotificationError> {
         self.feed.delete(id).await?;
         self.bus.publish(DomainEvent::NotificationDeleted {
             id: Some(id.to_owned()),
@@ -348,7 +348,7 @@ impl NotificationService {
     }
 
     /// `DELETE /api/notifications`.
-    pub async fn delete_all_notifications(&self) -> Result<(), ApiError> {
+    pub async fn delete_all_notifications(&self) -> Result<(), NotificationError> {
         self.feed.delete_all().await?;
         self.bus
             .publish(DomainEvent::NotificationDeleted { id: None });
@@ -361,7 +361,7 @@ impl NotificationService {
         &self,
         id: &str,
         changes: Map<String, Value>,
-    ) -> Result<Notification, ApiError> {
+    ) -> Result<Notification, NotificationError> {
         let notification = self.feed.update_payload(id, &changes, false).await?;
         self.bus
             .publish(DomainEvent::NotificationUpdated(notification.clone()));
@@ -372,7 +372,7 @@ impl NotificationService {
 #[async_trait::async_trait]
 impl Notifier for NotificationService {
     async fn notify(&self, new: NewNotification) -> Result<Notification, ApiError> {
-        NotificationService::notify(self, new).await
+        Ok(NotificationService::notify(self, new).await?)
     }
 
     async fn settle_task(

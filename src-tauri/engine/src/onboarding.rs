@@ -129,19 +129,41 @@ pub fn user_md(req: &OnboardingRequest) -> String {
     text
 }
 
+/// What can go wrong finishing onboarding; the doors answer with `From<OnboardingError> for ApiError`.
+#[derive(Debug, thiserror::Error)]
+pub enum OnboardingError {
+    /// Answers that do not fit, each with its sentence.
+    #[error("{}", .0.iter().map(|f| f.msg.as_str()).collect::<Vec<_>>().join(" "))]
+    Fields(Vec<FieldError>),
+    #[error("USER.md could not be written: {0}")]
+    Write(std::io::Error),
+    #[error(transparent)]
+    Config(#[from] crate::config::ConfigError),
+}
+
+impl From<OnboardingError> for ApiError {
+    fn from(error: OnboardingError) -> Self {
+        match error {
+            OnboardingError::Fields(fields) => ApiError::validation(fields),
+            OnboardingError::Write(e) => ApiError::internal(&e),
+            OnboardingError::Config(e) => e.into(),
+        }
+    }
+}
+
 /// `POST /api/onboarding`: writes `USER.md` in `home` and saves the answers in the settings.
 pub async fn complete(
     config: &ConfigService,
     home: &Home,
     req: OnboardingRequest,
-) -> Result<OnboardingDone, ApiError> {
+) -> Result<OnboardingDone, OnboardingError> {
     let problems = validate(&req);
     if !problems.is_empty() {
-        return Err(ApiError::validation(problems));
+        return Err(OnboardingError::Fields(problems));
     }
     let text = user_md(&req);
     let path = home.user_md();
-    write_atomically(&path, text.as_bytes()).map_err(|e| ApiError::internal(&e))?;
+    write_atomically(&path, text.as_bytes()).map_err(OnboardingError::Write)?;
     let trimmed = |v: &Option<String>| v.as_deref().map(str::trim).map(str::to_owned);
     config
         .update(|config| {

@@ -24,5 +24,7 @@ pub async fn onboarding(
     engine: State<'_, Engine>,
     body: OnboardingRequest,
 ) -> Result<OnboardingDone, ApiError> {
-    sentient_engine::onboarding::complete(engine.config(), engine.home(), body).await
+    sentient_engine::onboarding::complete(engine.config(), engine.home(), body)
+        .await
+        .map_err(ApiError::from)
 }

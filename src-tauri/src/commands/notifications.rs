@@ -20,6 +20,7 @@ pub async fn list_notifications(
         .notifications()
         .list_notifications(limit, unread_only.unwrap_or(false))
         .await
+        .map_err(ApiError::from)
 }
 
 #[tauri::command]

@@ -18,6 +18,7 @@ pub async fn rule_proposals(
         .agent()
         .rule_proposals(&session_id, status.as_deref())
         .await
+        .map_err(ApiError::from)
 }
 
 #[tauri::command]
@@ -28,7 +29,11 @@ pub async fn decide_rule_proposal(
     body: RuleDecisionRequest,
 ) -> Result<RuleProposal, ApiError> {
     let decision = body.decision()?;
-    engine.agent().decide_rule_proposal(&id, decision).await
+    engine
+        .agent()
+        .decide_rule_proposal(&id, decision)
+        .await
+        .map_err(ApiError::from)
 }
 
 #[cfg(test)]
