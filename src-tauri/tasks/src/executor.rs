@@ -221,22 +221,27 @@ impl TaskService {
         if swarm {
             return self.execute_swarm(task_id, run_id, job).await;
         }
-        let outcome = self.execute_run_inner(task_id, run_id, &job).await;
-        if let Err(error) = outcome {
-            tracing::warn!(error = %error.message(), task_id, run_id, "a run failed inside Sentient");
-            let message = "Something went wrong inside Sentient while running this task.";
-            self.run_progress(task_id, run_id, ProgressMessage::new("error", message))
-                .await;
-            let _ = self
-                .finish_run(
-                    task_id,
-                    run_id,
-                    RunStatus::Error,
-                    None,
-                    Some(message.to_owned()),
-                )
-                .await;
+        if let Err(error) = self.execute_run_inner(task_id, run_id, &job).await {
+            self.fail_inside(task_id, run_id, &error).await;
         }
+    }
+
+    /// A run (plain or swarm) that broke inside Sentient: the cause goes to the log, the person
+    /// reads a plain line, and the run ends as an error.
+    pub(crate) async fn fail_inside(&self, task_id: &str, run_id: &str, error: &crate::TaskError) {
+        tracing::warn!(error = %error.message(), task_id, run_id, "a run failed inside Sentient");
+        let message = "Something went wrong inside Sentient while running this task.";
+        self.run_progress(task_id, run_id, ProgressMessage::new("error", message))
+            .await;
+        let _ = self
+            .finish_run(
+                task_id,
+                run_id,
+                RunStatus::Error,
+                None,
+                Some(message.to_owned()),
+            )
+            .await;
     }
 
     /// One run, start to end: its starting conversation ([`Self::starting_messages`]), the

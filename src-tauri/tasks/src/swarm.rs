@@ -280,19 +280,7 @@ impl TaskService {
     /// through `job`.
     pub(crate) async fn execute_swarm(&self, task_id: &str, run_id: &str, job: Job) {
         if let Err(error) = self.execute_swarm_inner(task_id, run_id, &job).await {
-            tracing::warn!(error = %error.message(), task_id, run_id, "a swarm run failed inside Sentient");
-            let message = "Something went wrong inside Sentient while running this task.";
-            self.run_progress(task_id, run_id, ProgressMessage::new("error", message))
-                .await;
-            let _ = self
-                .finish_run(
-                    task_id,
-                    run_id,
-                    RunStatus::Error,
-                    None,
-                    Some(message.to_owned()),
-                )
-                .await;
+            self.fail_inside(task_id, run_id, &error).await;
         }
     }
 
