@@ -162,7 +162,7 @@ impl ConfigService {
     }
 
     /// [`ConfigService::patch`] answered the way both doors answer it.
-    pub async fn patch_saved(&self, patch: Value) -> Result<SavedConfig, ApiError> {
+    pub async fn patch_saved(&self, patch: Value) -> Result<SavedConfig, ConfigError> {
         let config = self.patch(patch).await?;
         Ok(SavedConfig {
             saved: true,

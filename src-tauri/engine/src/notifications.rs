@@ -14,7 +14,7 @@ use crate::clock::SharedClock;
 use crate::error::ApiError;
 use crate::store::{Store, StoreError};
 pub use sentient_core::domain::notification::{
-    NewNotification, Notification, NotificationList, Notifier,
+    NewNotification, Notification, NotificationList, Notifier, NotifyError,
 };
 
 /// How many notifications one listing returns unless asked otherwise, and at most.
@@ -371,8 +371,10 @@ impl NotificationService {
 
 #[async_trait::async_trait]
 impl Notifier for NotificationService {
-    async fn notify(&self, new: NewNotification) -> Result<Notification, ApiError> {
-        Ok(NotificationService::notify(self, new).await?)
+    async fn notify(&self, new: NewNotification) -> Result<Notification, NotifyError> {
+        NotificationService::notify(self, new)
+            .await
+            .map_err(|e| NotifyError(e.to_string()))
     }
 
     async fn settle_task(

@@ -17,5 +17,9 @@ pub async fn patch_config(
     engine: State<'_, Engine>,
     patch: serde_json::Value,
 ) -> Result<SavedConfig, ApiError> {
-    engine.config().patch_saved(patch).await
+    engine
+        .config()
+        .patch_saved(patch)
+        .await
+        .map_err(ApiError::from)
 }

@@ -69,6 +69,12 @@ impl From<ApiError> for TaskError {
     }
 }
 
+impl From<sentient_core::domain::notification::NotifyError> for TaskError {
+    fn from(error: sentient_core::domain::notification::NotifyError) -> Self {
+        Self::Internal(error.to_string())
+    }
+}
+
 impl From<sentient_llm::LlmError> for TaskError {
     fn from(error: sentient_llm::LlmError) -> Self {
         Self::Service(error.into())

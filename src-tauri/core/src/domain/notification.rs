@@ -39,12 +39,23 @@ pub struct NotificationList {
     pub unread: u32,
 }
 
+/// The feed could not save a notification; the cause is for the log.
+#[derive(Debug, thiserror::Error)]
+#[error("the notification could not be saved: {0}")]
+pub struct NotifyError(pub String);
+
+impl From<NotifyError> for crate::error::ApiError {
+    fn from(error: NotifyError) -> Self {
+        crate::error::ApiError::internal(&error)
+    }
+}
+
 /// What services ask of the notifications feed; the engine's feed implements it, so a service
 /// can tell the person something without knowing the feed's store or its routes.
 #[async_trait::async_trait]
 pub trait Notifier: Send + Sync {
     /// Saves a notification and publishes `notification.new`.
-    async fn notify(&self, new: NewNotification) -> Result<Notification, crate::error::ApiError>;
+    async fn notify(&self, new: NewNotification) -> Result<Notification, NotifyError>;
 
     /// Merges `changes` into every notification of `task_id` whose `payload.event` is `event`
     /// (and whose `payload.run_id` is `run_id`, when given) that has no `payload.status` yet,
