@@ -143,8 +143,14 @@ async fn a_recurring_task_reports_only_what_is_new_and_keeps_the_full_list() -> 
     let task_now = wait_task(&t, &id, |t| finished(1)(t) && t["status"] == "active").await?;
     // The window keeps the newest version of a task it hears of, so each task.updated must be
     // stamped no earlier than the one before, and the last says the run is over.
-    let mut announced = Vec::new();
-    while let Ok(envelope) = events.try_recv() {
+    // The HTTP read can see the run's end a moment before its task.updated is published, so
+    // read the bus until an announcement of the task back at active (or the wait runs out).
+    let mut announced: Vec<serde_json::Value> = Vec::new();
+    let deadline = tokio::time::Instant::now() + sentient_e2e::WAIT;
+    while announced.len() < 2 || announced.last().is_some_and(|t| t["status"] != "active") {
+        let Ok(Ok(envelope)) = tokio::time::timeout_at(deadline, events.recv()).await else {
+            break;
+        };
         let wire = serde_json::to_value(&envelope)?;
         if wire["type"] == "task.updated" && wire["data"]["task_id"] == id.as_str() {
             announced.push(wire["data"].clone());
