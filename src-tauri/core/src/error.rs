@@ -86,13 +86,18 @@ impl ApiError {
     pub fn message(&self) -> String {
         match &self.detail {
             ErrorDetail::Message(m) => m.clone(),
-            ErrorDetail::Fields(fields) => fields
-                .iter()
-                .map(|f| f.msg.as_str())
-                .collect::<Vec<_>>()
-                .join(" "),
+            ErrorDetail::Fields(fields) => fields_sentence(fields),
         }
     }
+}
+
+/// Field problems as one sentence, for logs, notifications and the services' own errors.
+pub fn fields_sentence(fields: &[FieldError]) -> String {
+    fields
+        .iter()
+        .map(|f| f.msg.as_str())
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 impl std::fmt::Display for ApiError {

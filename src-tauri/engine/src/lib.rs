@@ -104,14 +104,10 @@ pub struct Health {
     pub name: String,
 }
 
+/// What the engine owns. The handles every service shares (home, store, bus, settings, stop,
+/// model layer, clock) live in the agent, and the engine reads them from there.
 struct Inner {
-    home: Home,
-    store: Store,
-    bus: EventBus,
-    config: ConfigService,
-    stop: StopService,
     secrets: SecretsService,
-    llm: LlmService,
     hardware: Arc<HardwareCache>,
     files: files::Files,
     agent: Agent,
@@ -122,7 +118,6 @@ struct Inner {
     devices: Arc<Devices>,
     /// The LAN door: the TLS listener for devices and its mDNS announcement.
     lan: gateway::lan_runtime::LanRuntime,
-    clock: SharedClock,
     token: String,
     addr: SocketAddr,
     ui_dir: Option<PathBuf>,
@@ -139,7 +134,7 @@ pub struct Engine {
 impl std::fmt::Debug for Engine {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Engine")
-            .field("home", &self.inner.home.root())
+            .field("home", &self.home().root())
             .field("addr", &self.inner.addr)
             .finish()
     }
@@ -245,13 +240,7 @@ impl Engine {
 
         let engine = Self {
             inner: Arc::new(Inner {
-                home,
-                store,
-                bus,
-                config,
-                stop,
                 secrets,
-                llm,
                 hardware,
                 files,
                 agent,
@@ -261,7 +250,6 @@ impl Engine {
                 hooks,
                 devices,
                 lan: gateway::lan_runtime::LanRuntime::new(home_tls),
-                clock,
                 token,
                 addr,
                 ui_dir,
@@ -295,7 +283,7 @@ impl Engine {
             .gateway
             .lock()
             .unwrap_or_else(|e| e.into_inner()) = Some(server);
-        tracing::info!(addr = %addr, home = %engine.inner.home.root().display(), "engine started");
+        tracing::info!(addr = %addr, home = %engine.home().root().display(), "engine started");
         Ok(engine)
     }
 
@@ -314,9 +302,9 @@ impl Engine {
         {
             tracing::error!(%error, "the gateway task failed while stopping");
         }
-        self.inner.stop.halt_everything().await;
+        self.stop().halt_everything().await;
         self.inner.lan.stop().await;
-        self.inner.store.close().await;
+        self.store().close().await;
         tracing::info!("engine stopped");
     }
 
@@ -332,22 +320,22 @@ impl Engine {
         VERSION
     }
     pub fn home(&self) -> &Home {
-        &self.inner.home
+        self.inner.agent.home()
     }
     pub fn store(&self) -> &Store {
-        &self.inner.store
+        self.inner.agent.store()
     }
     pub fn bus(&self) -> &EventBus {
-        &self.inner.bus
+        self.inner.agent.bus()
     }
     pub fn config(&self) -> &ConfigService {
-        &self.inner.config
+        self.inner.agent.config()
     }
     pub fn stop(&self) -> &StopService {
-        &self.inner.stop
+        self.inner.agent.stop()
     }
     pub fn llm(&self) -> &LlmService {
-        &self.inner.llm
+        self.inner.agent.llm()
     }
     pub fn hardware(&self) -> &HardwareCache {
         &self.inner.hardware
@@ -442,7 +430,7 @@ impl Engine {
         &self.inner.secrets
     }
     pub fn clock(&self) -> &SharedClock {
-        &self.inner.clock
+        self.inner.agent.clock()
     }
     pub fn token(&self) -> &str {
         &self.inner.token

@@ -134,7 +134,7 @@ fn find_city_tool() -> ToolSpec {
 pub enum ModelError {
     /// Fields of the request that do not fit (a model name that can't be read, a role that
     /// does not exist), each with its sentence.
-    #[error("{}", .0.iter().map(|f| f.msg.as_str()).collect::<Vec<_>>().join(" "))]
+    #[error("{}", crate::error::fields_sentence(.0))]
     Fields(Vec<FieldError>),
     #[error("{0} is not a role. Use primary, fast, planner, executor, embedding, vision or voice.")]
     UnknownRole(String),

@@ -133,7 +133,7 @@ pub fn user_md(req: &OnboardingRequest) -> String {
 #[derive(Debug, thiserror::Error)]
 pub enum OnboardingError {
     /// Answers that do not fit, each with its sentence.
-    #[error("{}", .0.iter().map(|f| f.msg.as_str()).collect::<Vec<_>>().join(" "))]
+    #[error("{}", crate::error::fields_sentence(.0))]
     Fields(Vec<FieldError>),
     #[error("USER.md could not be written: {0}")]
     Write(std::io::Error),

@@ -1,7 +1,7 @@
 //! What can go wrong in the tasks service, in the service's own words. The service never picks an
 //! HTTP status; the doors turn a [`TaskError`] into their answer (`From<TaskError> for ApiError`).
 
-use sentient_core::error::{ApiError, FieldError};
+use sentient_core::error::{ApiError, FieldError, fields_sentence};
 
 use crate::store::TaskStoreError;
 
@@ -17,7 +17,7 @@ pub enum TaskError {
     #[error("{0}")]
     Conflict(String),
     /// Fields of the request that do not fit, each with its own sentence.
-    #[error("{}", fields_message(.0))]
+    #[error("{}", fields_sentence(.0))]
     Fields(Vec<FieldError>),
     /// The planner model answered, but not in the shape asked for.
     #[error("{0}")]
@@ -30,14 +30,6 @@ pub enum TaskError {
     /// Something broke inside; the text is for the log only.
     #[error("{0}")]
     Internal(String),
-}
-
-fn fields_message(fields: &[FieldError]) -> String {
-    fields
-        .iter()
-        .map(|f| f.msg.as_str())
-        .collect::<Vec<_>>()
-        .join(" ")
 }
 
 impl TaskError {
