@@ -9,6 +9,7 @@ mod config;
 mod devices;
 mod files;
 mod gateway;
+mod hardening;
 mod hooks;
 mod layers;
 mod lifecycle;

@@ -3,7 +3,7 @@
 //! off, after Resume), bounded concurrency, claims that hold when two engines share one
 //! database, and a run that survives the engine being killed.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -13,7 +13,7 @@ use sentient_e2e::sentient_engine::clock::{ManualClock, SharedClock};
 use sentient_e2e::sentient_engine::tasks::model::{PlanStep, Task, TaskStatus};
 use sentient_e2e::sentient_engine::tasks::schedule::parse_schedule;
 use sentient_e2e::sentient_engine::tasks::store::TaskRecord;
-use sentient_e2e::{TestEngine, wait_chats, wait_task};
+use sentient_e2e::{ServedEngine, TestEngine, wait_chats, wait_task};
 use sentient_model_server::{Reply, ScriptedModel};
 use serde_json::{Value, json};
 
@@ -669,54 +669,6 @@ async fn still_due(t: &TestEngine, now: DateTime<Utc>) -> Result<(i64,)> {
     Ok((i64::try_from(due.len())?,))
 }
 
-/// `sentient serve` as a child process on `home`, with its ready line read.
-struct Served {
-    child: tokio::process::Child,
-    client: sentient_e2e::Client,
-}
-
-fn engine_binary() -> Result<PathBuf> {
-    if let Ok(bin) = std::env::var("SENTIENT_BIN") {
-        return Ok(PathBuf::from(bin));
-    }
-    let target = std::env::var("CARGO_TARGET_DIR").map_or_else(
-        |_| PathBuf::from(std::env::var("HOME").unwrap_or_default()).join(".cache/sentient-target"),
-        PathBuf::from,
-    );
-    let bin = target.join("debug/sentient");
-    ensure!(
-        bin.is_file(),
-        "No engine binary at {}. Build it (cargo build -p sentient-engine --bin sentient) or set SENTIENT_BIN.",
-        bin.display()
-    );
-    Ok(bin)
-}
-
-async fn serve(home: &Path, token: &str) -> Result<Served> {
-    use tokio::io::AsyncBufReadExt;
-    let mut child = tokio::process::Command::new(engine_binary()?)
-        .args(["serve", "--home"])
-        .arg(home)
-        .args(["--port", "0", "--token", token])
-        .env("SENTIENT_UI_DIR", home.join("no-ui"))
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::null())
-        .kill_on_drop(true)
-        .spawn()?;
-    let stdout = child.stdout.take().context("stdout")?;
-    let mut lines = tokio::io::BufReader::new(stdout).lines();
-    let line = tokio::time::timeout(Duration::from_secs(30), lines.next_line())
-        .await
-        .context("no ready line within 30 s")??
-        .context("the engine exited before it was ready")?;
-    // Keep draining stdout so the engine never blocks on a full pipe.
-    tokio::spawn(async move { while let Ok(Some(_)) = lines.next_line().await {} });
-    let ready: Value = serde_json::from_str(&line).with_context(|| line.clone())?;
-    let url = ready["url"].as_str().context("url")?.to_owned();
-    let client = sentient_e2e::Client::new(url, token.to_owned());
-    Ok(Served { child, client })
-}
-
 async fn poll(
     client: &sentient_e2e::Client,
     id: &str,
@@ -742,7 +694,7 @@ async fn a_killed_engine_resumes_its_run_without_repeating_a_finished_step() -> 
     let dir = tempfile::tempdir()?;
     let home = dir.path().join("home");
     let token = "crash-test-token";
-    let mut first = serve(&home, token).await?;
+    let mut first = ServedEngine::start(&home, token).await?;
     let (code, body) = first
         .client
         .patch(
@@ -799,7 +751,7 @@ async fn a_killed_engine_resumes_its_run_without_repeating_a_finished_step() -> 
     server.push(Reply::text("The note is written and it is noon."));
     // It used a tool and kept no brief: one reminder, and it answers again.
     server.push(Reply::text("The note is written and it is noon."));
-    let second = serve(&home, token).await?;
+    let second = ServedEngine::start(&home, token).await?;
     let done = poll(&second.client, &id, |t| {
         t["runs"][0]["status"] == "completed"
     })

@@ -323,3 +323,55 @@ pub async fn wait_chats(server: &sentient_model_server::ScriptedModel, n: usize)
     }
     Ok(())
 }
+
+/// `sentient serve` as a child process on `home`, with its ready line read.
+pub struct ServedEngine {
+    pub child: tokio::process::Child,
+    pub client: Client,
+}
+
+/// The `sentient` binary tests start: `SENTIENT_BIN`, else the debug build in the build folder.
+pub fn engine_binary() -> Result<PathBuf> {
+    if let Ok(bin) = std::env::var("SENTIENT_BIN") {
+        return Ok(PathBuf::from(bin));
+    }
+    let target = std::env::var("CARGO_TARGET_DIR").map_or_else(
+        |_| PathBuf::from(std::env::var("HOME").unwrap_or_default()).join(".cache/sentient-target"),
+        PathBuf::from,
+    );
+    let bin = target.join("debug/sentient");
+    anyhow::ensure!(
+        bin.is_file(),
+        "No engine binary at {}. Build it (cargo build -p sentient-engine --bin sentient) or set SENTIENT_BIN.",
+        bin.display()
+    );
+    Ok(bin)
+}
+
+impl ServedEngine {
+    /// `sentient serve` on `home` with `token`, once it has printed its ready line.
+    pub async fn start(home: &Path, token: &str) -> Result<Self> {
+        use tokio::io::AsyncBufReadExt;
+        let mut child = tokio::process::Command::new(engine_binary()?)
+            .args(["serve", "--home"])
+            .arg(home)
+            .args(["--port", "0", "--token", token])
+            .env("SENTIENT_UI_DIR", home.join("no-ui"))
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::null())
+            .kill_on_drop(true)
+            .spawn()?;
+        let stdout = child.stdout.take().context("stdout")?;
+        let mut lines = tokio::io::BufReader::new(stdout).lines();
+        let line = tokio::time::timeout(Duration::from_secs(30), lines.next_line())
+            .await
+            .context("no ready line within 30 s")??
+            .context("the engine exited before it was ready")?;
+        // Keep draining stdout so the engine never blocks on a full pipe.
+        tokio::spawn(async move { while let Ok(Some(_)) = lines.next_line().await {} });
+        let ready: Value = serde_json::from_str(&line).with_context(|| line.clone())?;
+        let url = ready["url"].as_str().context("url")?.to_owned();
+        let client = Client::new(url, token.to_owned());
+        Ok(Self { child, client })
+    }
+}

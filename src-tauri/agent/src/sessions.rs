@@ -8,7 +8,7 @@ use serde_json::Value;
 use sentient_core::bus::{DomainEvent, EventBus};
 use sentient_core::clock::SharedClock;
 use sentient_core::error::{ApiError, FieldError};
-use sentient_core::store::{Store, StoreError};
+use sentient_core::store::{Store, StoreError, fts5_match};
 
 /// A chat as the list shows it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, specta::Type, utoipa::ToSchema)]
@@ -188,14 +188,6 @@ fn message_from(r: MessageRecord) -> MessageRow {
         memory_sources: serde_json::from_str(&r.9).unwrap_or_default(),
         created_at: time(&r.10),
     }
-}
-
-/// Words a person typed, made safe for FTS5: each becomes a quoted phrase.
-fn fts_query(q: &str) -> String {
-    q.split_whitespace()
-        .map(|word| format!("\"{}\"", word.replace('"', "\"\"")))
-        .collect::<Vec<_>>()
-        .join(" ")
 }
 
 /// JSON text for the list columns (lists of plain data always serialize).
@@ -415,10 +407,9 @@ impl Sessions {
 
     /// Messages whose words match `q`, best first.
     pub async fn search(&self, q: &str) -> Result<Vec<SearchHit>, SessionError> {
-        let query = fts_query(q);
-        if query.is_empty() {
+        let Some(query) = fts5_match(q) else {
             return Ok(Vec::new());
-        }
+        };
         let rows: Vec<(String, String, String, String, String)> = sqlx::query_as(
             "SELECT m.session_id, m.id, m.role, snippet(chat_messages_fts, 0, '[', ']', '…', 12), m.created_at
              FROM chat_messages_fts JOIN chat_messages m ON m.rowid = chat_messages_fts.rowid
@@ -483,15 +474,6 @@ mod tests {
             .await
             .expect("store");
         Sessions::new(store, EventBus::new(clock.clone()), clock)
-    }
-
-    #[test]
-    fn search_words_are_quoted_so_fts_syntax_cannot_break_the_query() {
-        assert_eq!(
-            fts_query(r#"sister's "birthday OR"#),
-            r#""sister's" """birthday" "OR""#
-        );
-        assert_eq!(fts_query("   "), "");
     }
 
     #[tokio::test]

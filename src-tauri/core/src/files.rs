@@ -2,7 +2,7 @@
 //! writes (outputs), all under the home's `files/` folder. Names are what the API shows:
 //! `report.pdf` for an upload, `screens/<name>` and `outputs/<name>` for the others.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
@@ -76,19 +76,43 @@ fn plain_name(raw: &str) -> Result<String, FilesError> {
     Ok(last.to_owned())
 }
 
-/// `report.pdf` → `report (1).pdf`, `report (2).pdf`, ... until the name is free.
-fn free_name(dir: &Path, name: &str) -> String {
-    if !dir.join(name).exists() {
+/// Longest name kept, in bytes: room for " (123)" within the 255 bytes file systems allow.
+const MAX_NAME_BYTES: usize = 200;
+/// The longest ending still treated as an extension when a name is cut.
+const MAX_EXTENSION_BYTES: usize = 16;
+
+/// `report.pdf` split into `report` and `.pdf`; a name without a dot (or only a leading one) has
+/// no extension.
+fn stem_and_extension(name: &str) -> (&str, &str) {
+    match name.rfind('.') {
+        Some(dot) if dot > 0 => name.split_at(dot),
+        _ => (name, ""),
+    }
+}
+
+/// A name cut to [`MAX_NAME_BYTES`] at a character boundary, keeping a short extension.
+fn cut_to_safe_length(name: &str) -> String {
+    if name.len() <= MAX_NAME_BYTES {
         return name.to_owned();
     }
-    let (stem, ext) = match name.rsplit_once('.') {
-        Some((stem, ext)) if !stem.is_empty() => (stem.to_owned(), format!(".{ext}")),
-        _ => (name.to_owned(), String::new()),
+    let (stem, ext) = stem_and_extension(name);
+    let ext = if ext.len() <= MAX_EXTENSION_BYTES {
+        ext
+    } else {
+        ""
     };
-    (1..)
-        .map(|n| format!("{stem} ({n}){ext}"))
-        .find(|candidate| !dir.join(candidate).exists())
-        .unwrap_or_else(|| name.to_owned())
+    let mut end = MAX_NAME_BYTES - ext.len();
+    let stem = if ext.is_empty() { name } else { stem };
+    while !stem.is_char_boundary(end.min(stem.len())) {
+        end -= 1;
+    }
+    format!("{}{ext}", &stem[..end.min(stem.len())])
+}
+
+/// `report.pdf`, then `report (1).pdf`, `report (2).pdf`, ...: the names an upload may take.
+fn candidate_names(name: &str) -> impl Iterator<Item = String> + '_ {
+    let (stem, ext) = stem_and_extension(name);
+    std::iter::once(name.to_owned()).chain((1..10_000).map(move |n| format!("{stem} ({n}){ext}")))
 }
 
 impl Files {
@@ -118,14 +142,18 @@ impl Files {
         bytes: &[u8],
         source: UploadSource,
     ) -> Result<FileInfo, FilesError> {
-        let name = plain_name(raw_name)?;
+        let name = cut_to_safe_length(&plain_name(raw_name)?);
         let (dir, prefix) = match source {
             UploadSource::Upload => (self.home.uploads(), ""),
             UploadSource::Screen => (self.home.screens(), "screens/"),
         };
         tokio::fs::create_dir_all(&dir).await?;
-        let name = free_name(&dir, &name);
-        crate::home::write_atomically(&dir.join(&name), bytes)?;
+        let bytes = bytes.to_vec();
+        let name = tokio::task::spawn_blocking(move || {
+            crate::home::write_new_atomically(&dir, candidate_names(&name), &bytes)
+        })
+        .await
+        .map_err(std::io::Error::other)??;
         self.info(&format!("{prefix}{name}")).await
     }
 
@@ -244,6 +272,29 @@ mod tests {
             (b"2".as_slice(), "application/pdf")
         );
         assert_eq!(f.list().await.expect("list").len(), 4);
+    }
+
+    #[tokio::test]
+    async fn long_names_are_cut_keeping_the_extension() {
+        let (_dir, f) = files();
+        let long = format!("{}.pdf", "é".repeat(150));
+        let saved = f
+            .save(&long, b"1", UploadSource::Upload)
+            .await
+            .expect("saved");
+        assert!(saved.name.len() <= MAX_NAME_BYTES, "{}", saved.name.len());
+        assert!(saved.name.ends_with(".pdf"), "{}", saved.name);
+        let again = f
+            .save(&long, b"2", UploadSource::Upload)
+            .await
+            .expect("saved");
+        assert!(again.name.ends_with(" (1).pdf"), "{}", again.name);
+        let no_extension = "x".repeat(300);
+        let saved = f
+            .save(&no_extension, b"3", UploadSource::Upload)
+            .await
+            .expect("saved");
+        assert_eq!(saved.name, "x".repeat(MAX_NAME_BYTES));
     }
 
     #[tokio::test]

@@ -200,6 +200,22 @@ pub fn parse_stamp(text: &str) -> Option<chrono::DateTime<chrono::Utc>> {
         .map(|t| t.with_timezone(&chrono::Utc))
 }
 
+/// Text a person or model typed, made safe to put after FTS5's `MATCH`: every word becomes a quoted
+/// phrase (so quotes, `*`, `-`, `AND`, `NEAR(…)` and column filters are plain words), and NUL and
+/// other control characters, which end an FTS5 string early, become spaces. Every FTS5 query built
+/// from user text goes through here. `None` when nothing searchable is left (answer an empty list).
+pub fn fts5_match(text: &str) -> Option<String> {
+    let cleaned: String = text
+        .chars()
+        .map(|c| if c.is_control() { ' ' } else { c })
+        .collect();
+    let phrases: Vec<String> = cleaned
+        .split_whitespace()
+        .map(|word| format!("\"{}\"", word.replace('"', "\"\"")))
+        .collect();
+    (!phrases.is_empty()).then(|| phrases.join(" "))
+}
+
 #[cfg(test)]
 mod tests {
     use std::sync::Arc;
@@ -244,5 +260,75 @@ mod tests {
         );
         store.meta_delete("answer").await.expect("delete");
         assert_eq!(store.meta_get::<i32>("answer").await.expect("get"), None);
+    }
+
+    #[test]
+    fn search_words_are_quoted_so_fts_syntax_cannot_break_the_query() {
+        assert_eq!(
+            fts5_match("no \"flights\" before 9").as_deref(),
+            Some("\"no\" \"\"\"flights\"\"\" \"before\" \"9\"")
+        );
+        assert_eq!(
+            fts5_match(r#"sister's "birthday OR"#).as_deref(),
+            Some(r#""sister's" """birthday" "OR""#)
+        );
+        assert_eq!(fts5_match("   "), None);
+    }
+
+    #[tokio::test]
+    async fn any_text_is_a_safe_fts5_query() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let store = Store::open(&dir.path().join("s.db"), Arc::new(SystemClock))
+            .await
+            .expect("open");
+        sqlx::query("CREATE VIRTUAL TABLE probe USING fts5(body)")
+            .execute(store.pool())
+            .await
+            .expect("create");
+        sqlx::query("INSERT INTO probe(body) VALUES ('weekly report on rust prices')")
+            .execute(store.pool())
+            .await
+            .expect("insert");
+        let hostile = [
+            "\0",
+            "a\0b",
+            "\"",
+            "\"\"\"",
+            "'",
+            "*",
+            "-",
+            "^",
+            "rust*",
+            "NEAR(a b)",
+            "body:rust",
+            "AND",
+            "OR NOT",
+            "(",
+            ")",
+            "\u{1}\u{7f}",
+            "a\"b",
+            "{body}: x",
+            "\\",
+            "🙂",
+            "+-+",
+        ];
+        for text in hostile {
+            let Some(query) = fts5_match(text) else {
+                continue;
+            };
+            let result: Result<Vec<(i64,)>, _> =
+                sqlx::query_as("SELECT rowid FROM probe WHERE probe MATCH ?")
+                    .bind(&query)
+                    .fetch_all(store.pool())
+                    .await;
+            assert!(result.is_ok(), "{text:?} as {query:?}: {result:?}");
+        }
+        assert_eq!(fts5_match("  \0 \t "), None);
+        let hit: Vec<(i64,)> = sqlx::query_as("SELECT rowid FROM probe WHERE probe MATCH ?")
+            .bind(fts5_match("Rust\0 report").expect("words"))
+            .fetch_all(store.pool())
+            .await
+            .expect("search");
+        assert_eq!(hit.len(), 1, "the words around a NUL still find the row");
     }
 }

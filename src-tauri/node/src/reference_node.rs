@@ -640,7 +640,7 @@ fn write_tokens(path: &Path, tokens: &BTreeMap<String, StoredToken>) -> Result<(
     }
     let text = serde_json::to_string_pretty(tokens).map_err(|e| fail(&e))?;
     // The token lets anyone act as this device, so only the owner may read it.
-    sentient_core::home::write_private_atomically(path, text.as_bytes()).map_err(|e| fail(&e))
+    sentient_core::home::write_atomically(path, text.as_bytes()).map_err(|e| fail(&e))
 }
 
 pub fn load_token(path: &Path, url: &str) -> Option<StoredToken> {

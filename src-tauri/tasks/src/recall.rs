@@ -10,6 +10,7 @@ use serde_json::{Value, json};
 
 use super::model::ProgressUpdate;
 use super::store::{TaskRecord, TaskStore, TaskStoreError};
+use sentient_core::store::fts5_match;
 use sentient_llm::Message;
 use sentient_llm::types::Speaker;
 
@@ -19,14 +20,6 @@ const EXCERPT_CHARS: usize = 300;
 /// Longest text one read returns per entry, and most entries either side of the ref.
 const READ_CHARS: usize = 800;
 const MAX_AROUND: u32 = 10;
-
-/// Words a person or model typed, made safe for FTS5: each becomes a quoted phrase.
-pub fn fts_query(q: &str) -> String {
-    q.split_whitespace()
-        .map(|word| format!("\"{}\"", word.replace('"', "\"\"")))
-        .collect::<Vec<_>>()
-        .join(" ")
-}
 
 fn clip(text: &str, chars: usize) -> String {
     if text.chars().count() <= chars {
@@ -202,10 +195,9 @@ impl TaskStore {
 
     /// Task ids whose name, description, brief or notes match `q`, best first.
     pub async fn search_tasks(&self, q: &str) -> Result<Vec<String>, TaskStoreError> {
-        let query = fts_query(q);
-        if query.is_empty() {
+        let Some(query) = fts5_match(q) else {
             return Ok(Vec::new());
-        }
+        };
         let rows: Vec<(String,)> = sqlx::query_as(
             "SELECT task_id FROM task_search WHERE task_search MATCH ? ORDER BY rank LIMIT 200",
         )
@@ -224,10 +216,9 @@ impl TaskStore {
         author: Option<&str>,
         limit: u32,
     ) -> Result<Vec<Hit>, TaskStoreError> {
-        let query = fts_query(q);
-        if query.is_empty() {
+        let Some(query) = fts5_match(q) else {
             return Ok(Vec::new());
-        }
+        };
         let rows: Vec<(String, String, String, String)> = sqlx::query_as(
             "SELECT ref, source, author, snippet(task_conversation, 4, '[', ']', '…', 24)
              FROM task_conversation
@@ -367,14 +358,5 @@ mod tests {
         assert_eq!(parse_ref("run:abc"), None);
         assert_eq!(parse_ref("chat:x"), None);
         assert_eq!(parse_ref("task:other:1"), None);
-    }
-
-    #[test]
-    fn search_words_are_quoted() {
-        assert_eq!(
-            fts_query("no \"flights\" before 9"),
-            "\"no\" \"\"\"flights\"\"\" \"before\" \"9\""
-        );
-        assert_eq!(fts_query("  "), "");
     }
 }

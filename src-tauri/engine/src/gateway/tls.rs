@@ -123,7 +123,7 @@ fn generate() -> Result<LanCertificate, TlsError> {
 
 /// Writes a file only the owner can read (the key must not be world-readable), atomically.
 fn write_private(path: &Path, bytes: &[u8]) -> Result<(), TlsError> {
-    crate::home::write_private_atomically(path, bytes).map_err(|source| TlsError::Io {
+    crate::home::write_atomically(path, bytes).map_err(|source| TlsError::Io {
         path: path.to_path_buf(),
         source,
     })

@@ -1,0 +1,175 @@
+//! What probing the engine as an attacker and a careless client found (issue 15), kept as tests:
+//! hostile search text, parallel uploads and saves, private files, foreign Origin and Host.
+
+use anyhow::Result;
+use reqwest::Method;
+use reqwest::multipart::{Form, Part};
+use sentient_e2e::{TestEngine, send};
+use serde_json::json;
+
+#[tokio::test]
+async fn hostile_search_text_answers_results_or_an_empty_list() -> Result<()> {
+    let t = TestEngine::start().await?;
+    let (status, task) = t
+        .client
+        .post("/api/tasks", json!({"prompt": "Summarise the week"}))
+        .await?;
+    assert_eq!(status, 200, "{task}");
+    let id = task["task_id"].as_str().expect("task id");
+    let (status, body) = t
+        .client
+        .patch(
+            &format!("/api/tasks/{id}"),
+            json!({"notepad": "- weekly figures"}),
+        )
+        .await?;
+    assert_eq!(status, 200, "{body}");
+    for q in [
+        "%00",
+        "a%00b",
+        "%22",
+        "*",
+        "NEAR(a%20b)",
+        "name:x",
+        "-",
+        "%01%7F",
+        "(",
+        "AND",
+    ] {
+        for path in ["/api/tasks?q=", "/api/sessions/search?q="] {
+            let (status, body) = t.client.get(&format!("{path}{q}")).await?;
+            assert_eq!(status, 200, "{path}{q}: {body}");
+        }
+    }
+    let (_, found) = t.client.get("/api/tasks?q=weekly%00").await?;
+    assert_eq!(
+        found[0]["task_id"], id,
+        "the word before the NUL still finds the task: {found}"
+    );
+    t.stop().await;
+    Ok(())
+}
+
+fn upload(t: &TestEngine, name: &str, bytes: &[u8]) -> reqwest::RequestBuilder {
+    let part = Part::bytes(bytes.to_vec()).file_name(name.to_owned());
+    t.client
+        .request(Method::POST, "/api/files")
+        .multipart(Form::new().part("file", part))
+}
+
+#[tokio::test]
+async fn parallel_and_long_named_uploads_all_succeed() -> Result<()> {
+    let t = TestEngine::start().await?;
+    let answers = futures::future::join_all(
+        (0..20).map(|i| send(upload(&t, "same.txt", format!("copy {i}").as_bytes()))),
+    )
+    .await;
+    let mut names = std::collections::BTreeSet::new();
+    for answer in answers {
+        let (status, body) = answer?;
+        assert_eq!(status, 200, "{body}");
+        names.insert(body["name"].as_str().expect("name").to_owned());
+    }
+    assert_eq!(names.len(), 20, "distinct names: {names:?}");
+    assert!(
+        names.contains("same.txt") && names.contains("same (19).txt"),
+        "{names:?}"
+    );
+    let leftovers: Vec<_> = std::fs::read_dir(t.home().join("files/uploads"))?
+        .flatten()
+        .filter(|e| e.file_name().to_string_lossy().starts_with('.'))
+        .collect();
+    assert!(
+        leftovers.is_empty(),
+        "no temporary files stay: {leftovers:?}"
+    );
+
+    for length in [245, 255, 400] {
+        let name = format!("{}.csv", "r".repeat(length));
+        let (status, body) = send(upload(&t, &name, b"a,b")).await?;
+        assert_eq!(status, 200, "a {length}-byte name: {body}");
+        let saved = body["name"].as_str().expect("name");
+        assert!(saved.len() <= 255 && saved.ends_with(".csv"), "{saved}");
+        let read = t
+            .client
+            .request(Method::GET, &format!("/api/files/content/{saved}"))
+            .send()
+            .await?;
+        assert_eq!(read.status(), 200, "{saved} reads back");
+    }
+    t.stop().await;
+    Ok(())
+}
+
+/// Every folder under `root` is 0700 and every file 0600; lists what is not.
+#[cfg(unix)]
+fn loose_modes(root: &std::path::Path) -> Vec<String> {
+    use std::os::unix::fs::PermissionsExt;
+    let mut loose = Vec::new();
+    let mut folders = vec![root.to_owned()];
+    while let Some(dir) = folders.pop() {
+        let mode = std::fs::metadata(&dir).map_or(0, |m| m.permissions().mode() & 0o777);
+        if mode != 0o700 {
+            loose.push(format!("{} {mode:o}", dir.display()));
+        }
+        for entry in std::fs::read_dir(&dir).into_iter().flatten().flatten() {
+            let Ok(meta) = entry.metadata() else { continue };
+            if meta.is_dir() {
+                folders.push(entry.path());
+            } else if meta.permissions().mode() & 0o777 != 0o600 {
+                let mode = meta.permissions().mode() & 0o777;
+                loose.push(format!("{} {mode:o}", entry.path().display()));
+            }
+        }
+    }
+    loose
+}
+
+/// A real `sentient serve` on a fresh home: 40 parallel onboardings and settings saves all
+/// succeed, the home and everything in it is the owner's only, and temporary files a crash left
+/// are gone at the next start.
+#[cfg(unix)]
+#[tokio::test]
+async fn the_home_is_private_and_parallel_workspace_writes_succeed() -> Result<()> {
+    use sentient_e2e::ServedEngine;
+    let dir = tempfile::tempdir()?;
+    let home = dir.path().join("home");
+    let token = "private-home-token";
+    let mut served = ServedEngine::start(&home, token).await?;
+    let client = &served.client;
+    let onboardings = futures::future::join_all((0..40).map(|i| {
+        client.post(
+            "/api/onboarding",
+            json!({"user_name": format!("Person {i}"), "timezone": "UTC"}),
+        )
+    }))
+    .await;
+    for answer in onboardings {
+        let (status, body) = answer?;
+        assert_eq!(status, 200, "{body}");
+    }
+    let (status, body) = send(
+        client
+            .request(Method::POST, "/api/files")
+            .multipart(Form::new().part("file", Part::bytes(b"hi".to_vec()).file_name("a.txt"))),
+    )
+    .await?;
+    assert_eq!(status, 200, "{body}");
+    let user_md = std::fs::read_to_string(home.join("workspace/USER.md"))?;
+    assert!(user_md.contains("Person"), "{user_md}");
+    let loose = loose_modes(&home);
+    assert!(loose.is_empty(), "not private: {loose:#?}");
+
+    served.child.start_kill()?;
+    served.child.wait().await?;
+    std::fs::write(home.join(".config.yaml.4242.tmp"), "half a file")?;
+    std::fs::write(home.join("workspace/.sentient-k1ll3d.tmp"), "half a file")?;
+    let mut again = ServedEngine::start(&home, token).await?;
+    let (status, _) = again.client.get("/api/config").await?;
+    assert_eq!(status, 200);
+    assert!(!home.join(".config.yaml.4242.tmp").exists());
+    assert!(!home.join("workspace/.sentient-k1ll3d.tmp").exists());
+    again.child.start_kill()?;
+    again.child.wait().await?;
+    Ok(())
+}
