@@ -5,7 +5,7 @@ use anyhow::Result;
 use reqwest::Method;
 use reqwest::multipart::{Form, Part};
 use sentient_e2e::{TestEngine, send};
-use serde_json::json;
+use serde_json::{Value, json};
 
 #[tokio::test]
 async fn hostile_search_text_answers_results_or_an_empty_list() -> Result<()> {
@@ -171,5 +171,156 @@ async fn the_home_is_private_and_parallel_workspace_writes_succeed() -> Result<(
     assert!(!home.join("workspace/.sentient-k1ll3d.tmp").exists());
     again.child.start_kill()?;
     again.child.wait().await?;
+    Ok(())
+}
+
+/// Points a served engine's models at the scripted server.
+async fn use_scripted_models(
+    client: &sentient_e2e::Client,
+    server: &sentient_model_server::ScriptedModel,
+) -> Result<()> {
+    let (code, body) = client
+        .patch(
+            "/api/config",
+            json!({"models": {"primary": "ollama_chat/qwen3:8b", "background_quiet_s": 0,
+                              "providers": {"ollama_chat": {"api_base": server.base_url()},
+                                            "ollama": {"api_base": server.base_url()}}},
+                   "assistant": {"timezone": "UTC"}}),
+        )
+        .await?;
+    anyhow::ensure!(code == 200, "{body}");
+    Ok(())
+}
+
+/// The task's status, read until `done` says yes (at most 30 s).
+async fn wait_status(client: &sentient_e2e::Client, id: &str, status: &str) -> Result<Value> {
+    sentient_e2e::eventually(&format!("task {id} {status}"), || async {
+        let (code, task) = client.get(&format!("/api/tasks/{id}")).await?;
+        Ok((code == 200 && task["status"] == status).then_some(task))
+    })
+    .await
+}
+
+fn refinement() -> sentient_model_server::Reply {
+    sentient_model_server::Reply::text(
+        json!({"name": "Note", "description": "Write a note.", "priority": 1, "schedule": null})
+            .to_string(),
+    )
+}
+
+fn plan() -> sentient_model_server::Reply {
+    sentient_model_server::Reply::text(
+        json!({"plan": [{"tool": "time_now", "description": "Check the time"}]}).to_string(),
+    )
+}
+
+/// A task whose planning a SIGTERM or a kill -9 interrupted is planned again at the next start;
+/// one interrupted while Stop everything is on waits for Resume.
+#[cfg(unix)]
+#[tokio::test]
+async fn a_task_interrupted_while_planning_is_planned_again() -> Result<()> {
+    use sentient_e2e::ServedEngine;
+    use sentient_model_server::{Reply, ScriptedModel};
+    let server = ScriptedModel::start().await;
+    let dir = tempfile::tempdir()?;
+    let home = dir.path().join("home");
+    let token = "planning-restart-token";
+    for (how, stopped) in [("TERM", false), ("KILL", false), ("KILL", true)] {
+        let mut first = ServedEngine::start(&home, token).await?;
+        use_scripted_models(&first.client, &server).await?;
+        if stopped {
+            // Planning is something the person starts, so it works while stopped.
+            let (code, body) = first.client.post("/api/stop-all", json!({})).await?;
+            assert_eq!(code, 200, "{body}");
+        }
+        let asked = server.requests_to("/api/chat").len();
+        server.push(refinement());
+        server.push(Reply::stall_after(1));
+        let (code, created) = first
+            .client
+            .post("/api/tasks", json!({"prompt": "Write a note"}))
+            .await?;
+        assert_eq!(code, 200, "{created}");
+        let id = created["task_id"].as_str().expect("id").to_owned();
+        sentient_e2e::wait_chats(&server, asked + 2).await?;
+        if how == "KILL" {
+            first.child.start_kill()?;
+            first.child.wait().await?;
+        } else {
+            let pid = first.child.id().expect("running").to_string();
+            let status = std::process::Command::new("kill")
+                .args(["-TERM", &pid])
+                .status()?;
+            assert!(status.success());
+            first.child.wait().await?;
+        }
+        server.push(refinement());
+        server.push(plan());
+        let second = ServedEngine::start(&home, token).await?;
+        if stopped {
+            let (_, task) = second.client.get(&format!("/api/tasks/{id}")).await?;
+            assert_eq!(
+                task["status"], "planning",
+                "nothing is planned while stopped: {task}"
+            );
+            let (code, body) = second.client.post("/api/resume", json!({})).await?;
+            assert_eq!(code, 200, "{body}");
+        }
+        let planned = wait_status(&second.client, &id, "approval_pending").await?;
+        assert_eq!(
+            planned["plan"][0]["tool"], "time_now",
+            "after {how}: {planned}"
+        );
+        let mut second = second;
+        second.child.start_kill()?;
+        second.child.wait().await?;
+    }
+    Ok(())
+}
+
+/// 50 clients save settings at once: every save succeeds with its own change in its answer, and
+/// the saves waiting behind the writer are merged (fewer `config.updated` than saves).
+#[tokio::test]
+async fn settings_saves_from_fifty_clients_all_land() -> Result<()> {
+    let t = TestEngine::start().await?;
+    let mut ws = t.ws().await?;
+    let answers = futures::future::join_all((0..50).map(|i| {
+        t.client.patch(
+            "/api/config",
+            json!({"assistant": {"location": format!("Place {i}")}}),
+        )
+    }))
+    .await;
+    for (i, answer) in answers.into_iter().enumerate() {
+        let (status, body) = answer?;
+        assert_eq!(status, 200, "{body}");
+        assert_eq!(
+            body["config"]["assistant"]["location"],
+            format!("Place {i}")
+        );
+    }
+    // A marker save after the burst: every event before it belongs to the burst.
+    let (status, _) = t
+        .client
+        .patch("/api/config", json!({"ui": {"theme": "light"}}))
+        .await?;
+    assert_eq!(status, 200);
+    let mut burst_events = 0;
+    loop {
+        let event = ws.wait_for("config.updated").await?;
+        if event["data"]["sections"] == json!(["ui"]) {
+            break;
+        }
+        burst_events += 1;
+    }
+    assert!((1..=50).contains(&burst_events), "{burst_events} events");
+    let (_, config) = t.client.get("/api/config").await?;
+    assert!(
+        config["assistant"]["location"]
+            .as_str()
+            .is_some_and(|l| l.starts_with("Place ")),
+        "{config}"
+    );
+    t.stop().await;
     Ok(())
 }

@@ -56,11 +56,24 @@ pub struct SavedConfig {
     pub config: Config,
 }
 
+/// A change to the settings: the new settings made from the ones before it.
+type Change = Box<dyn FnOnce(&Config) -> Result<Config, ConfigError> + Send>;
+
+/// One change waiting to be saved: how to make the new settings from the ones before it, and
+/// where its caller waits for its own answer.
+struct PendingChange {
+    change: Change,
+    answer: tokio::sync::oneshot::Sender<Result<Arc<Config>, ConfigError>>,
+}
+
 struct Inner {
     path: PathBuf,
     tx: watch::Sender<Arc<Config>>,
     bus: EventBus,
-    /// Saves happen one at a time so no change is lost between read and write.
+    /// Changes waiting for the writer. Whoever holds `saving` takes them all and saves them as
+    /// one write (group commit), so 50 clients wait for one or two flushes, not fifty.
+    pending: std::sync::Mutex<Vec<PendingChange>>,
+    /// One writer at a time, so no change is lost between read and write.
     saving: tokio::sync::Mutex<()>,
 }
 
@@ -113,6 +126,7 @@ impl ConfigService {
                 path: path.to_owned(),
                 tx,
                 bus,
+                pending: std::sync::Mutex::new(Vec::new()),
                 saving: tokio::sync::Mutex::new(()),
             }),
         })
@@ -135,19 +149,16 @@ impl ConfigService {
 
     /// The JSON schema the Settings screen is generated from.
     pub fn schema() -> Value {
-        serde_json::to_value(schemars::schema_for!(Config)).unwrap_or(Value::Null)
+        Config::json_schema().clone()
     }
 
     /// Replaces every setting (`PUT /api/config`).
     pub async fn put(&self, body: Value) -> Result<Arc<Config>, ConfigError> {
-        let _saving = self.inner.saving.lock().await;
-        let config = parse_request(body)?;
-        self.save(config)
+        self.submit(move |_| parse_request(body)).await
     }
 
     /// Deep-merges `patch` into the current settings (`PATCH /api/config`).
     pub async fn patch(&self, patch: Value) -> Result<Arc<Config>, ConfigError> {
-        let _saving = self.inner.saving.lock().await;
         if !patch.is_object() {
             return Err(ConfigError::Invalid(vec![FieldError::new(
                 &["body"],
@@ -155,10 +166,12 @@ impl ConfigService {
                 "type_error",
             )]));
         }
-        let mut merged = to_json(&self.current())?;
-        merge_patch(&mut merged, patch);
-        let config = parse_request(merged)?;
-        self.save(config)
+        self.submit(move |before| {
+            let mut merged = to_json(before)?;
+            merge_patch(&mut merged, patch);
+            parse_request(merged)
+        })
+        .await
     }
 
     /// [`ConfigService::patch`] answered the way both doors answer it.
@@ -170,37 +183,123 @@ impl ConfigService {
         })
     }
 
-    /// Changes settings from inside the engine (onboarding, accepted rules, ...).
+    /// Changes settings from inside the engine (onboarding, accepted rules, ...). Not queued:
+    /// it saves what waits first, then its own change, while holding the writer.
     pub async fn update(
         &self,
         change: impl FnOnce(&mut Config),
     ) -> Result<Arc<Config>, ConfigError> {
         let _saving = self.inner.saving.lock().await;
-        let mut config = (*self.current()).clone();
+        let batch = std::mem::take(&mut *self.lock_pending());
+        if !batch.is_empty() {
+            self.save_batch(batch);
+        }
+        let before = self.current();
+        let mut config = (*before).clone();
         change(&mut config);
         let problems = config.problems();
         if !problems.is_empty() {
             return Err(ConfigError::Invalid(problems));
         }
-        self.save(config)
+        let config = Arc::new(config);
+        self.commit(&before, &config, 1)?;
+        Ok(self.current())
     }
 
-    fn save(&self, config: Config) -> Result<Arc<Config>, ConfigError> {
-        let old = to_json(&self.current())?;
-        let new = to_json(&config)?;
-        let sections = changed_sections(&old, &new);
+    /// Queues `change` and saves it with every other change waiting then. Each change applies
+    /// to the settings as the one before it left them; one that is not valid is refused alone.
+    async fn submit(
+        &self,
+        change: impl FnOnce(&Config) -> Result<Config, ConfigError> + Send + 'static,
+    ) -> Result<Arc<Config>, ConfigError> {
+        let (answer, answered) = tokio::sync::oneshot::channel();
+        self.lock_pending().push(PendingChange {
+            change: Box::new(change),
+            answer,
+        });
+        {
+            let _saving = self.inner.saving.lock().await;
+            // Nothing below awaits, so a caller that goes away cannot drop a batch half-saved.
+            let batch = std::mem::take(&mut *self.lock_pending());
+            if !batch.is_empty() {
+                self.save_batch(batch);
+            }
+        }
+        // The writer before us may have saved our change already; either way it is answered.
+        answered.await.unwrap_or_else(|_| {
+            Err(ConfigError::Encode(
+                "the settings writer stopped".to_owned(),
+            ))
+        })
+    }
+
+    fn lock_pending(&self) -> std::sync::MutexGuard<'_, Vec<PendingChange>> {
+        self.inner
+            .pending
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// Applies `batch` in order and writes the result once: one file write, one watcher wake-up
+    /// and one `config.updated` for the sections that changed. Nothing changed, nothing written.
+    fn save_batch(&self, batch: Vec<PendingChange>) {
+        let before = self.current();
+        let mut working = before.clone();
+        let mut answers = Vec::with_capacity(batch.len());
+        for PendingChange { change, answer } in batch {
+            let result = change(&working).map(Arc::new);
+            if let Ok(config) = &result {
+                working = config.clone();
+            }
+            answers.push((answer, result));
+        }
+        let saved = self.commit(&before, &working, answers.len());
+        for (answer, result) in answers {
+            let result = match (&saved, result) {
+                (Err(e), Ok(_)) => Err(e.duplicate()),
+                (_, result) => result,
+            };
+            // A caller that went away no longer needs its answer.
+            let _ = answer.send(result);
+        }
+    }
+}
+
+impl ConfigService {
+    /// Saves `after` in place of `before` when they differ: one file write, one watcher
+    /// wake-up and one `config.updated` for the sections that changed.
+    fn commit(
+        &self,
+        before: &Config,
+        after: &Arc<Config>,
+        changes: usize,
+    ) -> Result<(), ConfigError> {
+        let sections = changed_sections(&to_json(before)?, &to_json(after)?);
         if sections.is_empty() {
             // Nothing changed: no write, no event, no wake-up for watchers.
-            return Ok(self.current());
+            return Ok(());
         }
-        write_yaml(&self.inner.path, &config)?;
-        let config = Arc::new(config);
-        self.inner.tx.send_replace(config.clone());
-        tracing::info!(?sections, "settings saved");
+        write_yaml(&self.inner.path, after)?;
+        self.inner.tx.send_replace(after.clone());
+        tracing::info!(?sections, changes, "settings saved");
         self.inner
             .bus
             .publish(DomainEvent::ConfigUpdated { sections });
-        Ok(config)
+        Ok(())
+    }
+}
+
+impl ConfigError {
+    /// The same failure for another waiting caller (the write failed for the whole batch).
+    fn duplicate(&self) -> Self {
+        match self {
+            Self::Invalid(fields) => Self::Invalid(fields.clone()),
+            Self::Write { path, source } => Self::Write {
+                path: path.clone(),
+                source: std::io::Error::new(source.kind(), source.to_string()),
+            },
+            Self::Encode(text) => Self::Encode(text.clone()),
+        }
     }
 }
 
@@ -382,6 +481,59 @@ mod tests {
         );
         let reloaded = service(dir.path()).0;
         assert_eq!(reloaded.current().ui, saved.ui);
+    }
+
+    /// Changes that wait behind the writer are saved together: one write and one event, each
+    /// caller answered with the settings its own change made, a bad change refused alone.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn waiting_saves_are_merged_into_one_write() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let (svc, bus) = service(dir.path());
+        let mut events = bus.subscribe();
+        let writer = svc.inner.saving.lock().await;
+        let callers: Vec<_> = (0..50)
+            .map(|i| {
+                let svc = svc.clone();
+                tokio::spawn(async move {
+                    let patch = if i == 25 {
+                        json!({"ui": {"theme": 5}})
+                    } else {
+                        json!({"assistant": {"location": format!("City {i}")}, "ui": {"theme": "light"}})
+                    };
+                    svc.patch(patch).await
+                })
+            })
+            .collect();
+        while svc.lock_pending().len() < 50 {
+            tokio::task::yield_now().await;
+        }
+        drop(writer);
+        for (i, caller) in callers.into_iter().enumerate() {
+            let answer = caller.await.expect("joined");
+            if i == 25 {
+                assert!(matches!(answer, Err(ConfigError::Invalid(_))), "{answer:?}");
+            } else {
+                let config = answer.expect("saved");
+                assert_eq!(
+                    config.assistant.location,
+                    format!("City {i}"),
+                    "its own answer"
+                );
+            }
+        }
+        let ev = events.recv().await.expect("event");
+        assert_eq!(
+            ev.event,
+            DomainEvent::ConfigUpdated {
+                sections: vec!["assistant".into(), "ui".into()]
+            }
+        );
+        assert!(events.try_recv().is_err(), "one save, one event");
+        let saved = service(dir.path()).0.current();
+        assert_eq!(
+            saved.assistant.location, "City 49",
+            "the last change is on disk"
+        );
     }
 
     #[tokio::test]

@@ -69,10 +69,23 @@ pub trait Halt: Send + Sync {
 
 /// Running jobs, each with a cancellation token. Services start long work through
 /// [`StopService::start_job`], so Stop everything, a run's Cancel and shutdown work alike.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 struct JobRegistry {
     next: AtomicU64,
     live: Mutex<HashMap<u64, (String, CancellationToken)>>,
+    /// Jobs not yet ended, cancelled or not: shutdown waits for this to reach 0, so cancelled
+    /// jobs record how they ended before the database closes.
+    running: tokio::sync::watch::Sender<usize>,
+}
+
+impl Default for JobRegistry {
+    fn default() -> Self {
+        Self {
+            next: AtomicU64::new(0),
+            live: Mutex::default(),
+            running: tokio::sync::watch::Sender::new(0),
+        }
+    }
 }
 
 impl JobRegistry {
@@ -116,6 +129,7 @@ impl Drop for Job {
                 .lock()
                 .unwrap_or_else(|e| e.into_inner())
                 .remove(&self.id);
+            registry.running.send_modify(|n| *n = n.saturating_sub(1));
         }
     }
 }
@@ -214,6 +228,7 @@ impl StopService {
             .lock()
             .unwrap_or_else(|e| e.into_inner())
             .insert(id, (kind.to_owned(), token.clone()));
+        self.inner.jobs.running.send_modify(|n| *n += 1);
         Job {
             id,
             token,
@@ -287,6 +302,14 @@ impl StopService {
             cancelled += n;
         }
         cancelled
+    }
+
+    /// Waits until every job has ended (a cancelled job ends once it has recorded how it ended),
+    /// at most `limit`. Says how many were still going.
+    pub async fn jobs_ended_within(&self, limit: Duration) -> usize {
+        let mut running = self.inner.jobs.running.subscribe();
+        let _ = tokio::time::timeout(limit, running.wait_for(|n| *n == 0)).await;
+        *running.borrow()
     }
 
     /// Runs `job` every `every` until `cancel` fires. With `pause_on_stop`, ticks that fall

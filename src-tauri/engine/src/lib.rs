@@ -48,6 +48,9 @@ use crate::store::{Store, StoreError};
 use crate::system::HardwareCache;
 use crate::tools::ToolRegistry;
 
+/// How long shutdown waits for cancelled jobs to record how they ended.
+const SHUTDOWN_GRACE: std::time::Duration = std::time::Duration::from_secs(5);
+
 /// How to start an engine. Everything is optional; the defaults are the real product's.
 #[derive(Clone, Default)]
 pub struct EngineOptions {
@@ -303,6 +306,12 @@ impl Engine {
             tracing::error!(%error, "the gateway task failed while stopping");
         }
         self.stop().halt_everything().await;
+        // Cancelled jobs record how they ended (a run's last step, a task still to plan) before
+        // the database closes.
+        let left = self.stop().jobs_ended_within(SHUTDOWN_GRACE).await;
+        if left > 0 {
+            tracing::warn!(left, "jobs still going when the database closed");
+        }
         self.inner.lan.stop().await;
         self.store().close().await;
         tracing::info!("engine stopped");

@@ -242,6 +242,11 @@ instead (at most three short questions).",
         tokio::spawn(async move {
             let outcome = engine.plan_now(&task_id, refine, job.token()).await;
             engine.tasks().untrack(&task_id);
+            if outcome.is_err() && engine.shutdown_token().is_cancelled() {
+                // Sentient is closing: the task stays `planning` and is planned again at start.
+                tracing::info!(%task_id, "planning left for the next start");
+                return;
+            }
             if let Err(error) = outcome {
                 let message = if job.token().is_cancelled() {
                     "Planning was stopped. Ask for a change to plan it again.".to_owned()

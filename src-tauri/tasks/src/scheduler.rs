@@ -176,6 +176,8 @@ pub struct SchedulerState {
     paused: AtomicBool,
     /// Due tasks are waiting for a run slot.
     waiting: AtomicBool,
+    /// Sentient started while stopped: what the restart interrupted waits for Resume.
+    recovery_waits_for_resume: AtomicBool,
 }
 
 impl SchedulerState {
@@ -192,7 +194,7 @@ impl TaskService {
     /// Starts the scheduler until shutdown, after dealing with runs a restart interrupted.
     pub fn start_scheduler(&self) {
         let engine = self.clone();
-        tokio::spawn(async move { engine.recover_interrupted_runs().await });
+        tokio::spawn(async move { engine.recover_interrupted_work().await });
         let engine = self.clone();
         // Subscribed before the first tick, so no Resume or run end is missed.
         let mut events = self.bus().subscribe();
@@ -214,8 +216,14 @@ impl TaskService {
                                 DomainEvent::StopUpdated(state) if state.stopped => {
                                     engine.tasks().scheduler.paused.store(true, Ordering::SeqCst);
                                 }
-                                // Resume: catch up now.
-                                DomainEvent::StopUpdated(_) => break,
+                                // Resume: carry on with what a restart left, and catch up now.
+                                DomainEvent::StopUpdated(_) => {
+                                    if engine.tasks().scheduler.recovery_waits_for_resume.swap(false, Ordering::SeqCst) {
+                                        let engine = engine.clone();
+                                        tokio::spawn(async move { engine.recover_interrupted_work().await });
+                                    }
+                                    break;
+                                }
                                 DomainEvent::TaskRunFinished { .. }
                                     if engine.tasks().scheduler.has_waiting() => break,
                                 _ => {}
@@ -414,12 +422,49 @@ impl TaskService {
         Ok(claimed)
     }
 
-    /// Runs left `processing` by a restart resume from their transcript (when
-    /// `tasks.resume_interrupted_runs`), else end with "Interrupted by restart.". Runs waiting
-    /// for an answer keep waiting. While Stop everything is on nothing is resumed.
-    pub async fn recover_interrupted_runs(&self) {
-        let resume =
-            self.config().current().tasks.resume_interrupted_runs && !self.stop().is_stopped();
+    /// What a restart interrupted, taken up again: tasks left `planning` are planned again, and
+    /// runs left `processing` resume from their transcript (when `tasks.resume_interrupted_runs`),
+    /// else end with "Interrupted by restart.". Runs waiting for an answer keep waiting. While
+    /// Stop everything is on nothing is taken up: this runs again after Resume (section 17).
+    pub async fn recover_interrupted_work(&self) {
+        if self.stop().is_stopped() {
+            self.tasks()
+                .scheduler
+                .recovery_waits_for_resume
+                .store(true, Ordering::SeqCst);
+            return;
+        }
+        self.replan_interrupted_planning().await;
+        self.recover_interrupted_runs().await;
+    }
+
+    /// Tasks left `planning` (by a restart or a crash) are planned again; one whose planning
+    /// had not begun to change it is refined first, as a new task is.
+    async fn replan_interrupted_planning(&self) {
+        let tasks = match self
+            .tasks()
+            .store()
+            .tasks_with_status(TaskStatus::Planning)
+            .await
+        {
+            Ok(tasks) => tasks,
+            Err(error) => {
+                tracing::warn!(%error, "could not look for tasks left planning");
+                return;
+            }
+        };
+        for task in tasks {
+            if self.tasks().is_running(&task.task_id) {
+                continue;
+            }
+            let refine = task.plan.is_empty() && task.chat_history.is_empty();
+            tracing::info!(task_id = %task.task_id, refine, "planning a task a restart interrupted");
+            self.start_planning_with(&task.task_id, refine);
+        }
+    }
+
+    async fn recover_interrupted_runs(&self) {
+        let resume = self.config().current().tasks.resume_interrupted_runs;
         let runs = match self
             .tasks()
             .store()

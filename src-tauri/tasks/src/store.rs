@@ -421,6 +421,15 @@ impl TaskStore {
         Ok(tasks)
     }
 
+    /// Tasks with `status`, oldest first, without their runs (for restarts).
+    pub async fn tasks_with_status(&self, status: TaskStatus) -> Result<Vec<Task>, TaskStoreError> {
+        let rows = sqlx::query("SELECT * FROM tasks WHERE status = ? ORDER BY created_at")
+            .bind(status.as_str())
+            .fetch_all(self.store.pool())
+            .await?;
+        Ok(rows.iter().map(|row| Self::task_from(row).task).collect())
+    }
+
     pub async fn delete(&self, id: &str) -> Result<(), TaskStoreError> {
         change_one(
             self.store.pool(),

@@ -152,13 +152,20 @@ impl Config {
     ///
     /// Number limits come from the `range` attributes above through the JSON schema, so the
     /// limits the Settings screen shows and the ones enforced here can't drift apart.
+    /// The settings' JSON schema, made once (building it takes milliseconds, and every save
+    /// checks against it).
+    pub fn json_schema() -> &'static serde_json::Value {
+        static SCHEMA: std::sync::LazyLock<serde_json::Value> = std::sync::LazyLock::new(|| {
+            serde_json::to_value(schemars::schema_for!(Config)).unwrap_or_default()
+        });
+        &SCHEMA
+    }
+
     pub fn problems(&self) -> Vec<FieldError> {
         let mut found = Vec::new();
-        if let (Ok(schema), Ok(value)) = (
-            serde_json::to_value(schemars::schema_for!(Config)),
-            serde_json::to_value(self),
-        ) {
-            check_ranges(&schema, &schema, &value, &mut Vec::new(), &mut found, 0);
+        if let Ok(value) = serde_json::to_value(self) {
+            let schema = Config::json_schema();
+            check_ranges(schema, schema, &value, &mut Vec::new(), &mut found, 0);
         }
         self.assistant_problems(&mut found);
         self.models.problems(&mut found);
