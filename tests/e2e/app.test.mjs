@@ -12,9 +12,10 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createServer } from 'node:net';
 import { createInterface } from 'node:readline';
 import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
@@ -42,10 +43,26 @@ let page;
 const pageErrors = [];
 const cleanup = [];
 
+/** A loopback port nothing listens on: bound by the system's choice, then closed. */
+async function closedPort() {
+  const server = createServer();
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address();
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
 /** Starts `sentient serve` on a free port with a fresh home and waits for its ready line. */
 async function startEngine() {
   const home = await mkdtemp(join(tmpdir(), 'sentient-e2e-home-'));
   cleanup.push(() => rm(home, { recursive: true, force: true }));
+  // Ollama's address is a port this test found free and closed again, never the default 11434,
+  // where a developer's own Ollama may be running.
+  const ollama = `http://127.0.0.1:${await closedPort()}`;
+  await writeFile(
+    join(home, 'config.yaml'),
+    `models:\n  providers:\n    ollama_chat:\n      api_base: ${ollama}\n    ollama:\n      api_base: ${ollama}\n`,
+  );
   const token = randomBytes(24).toString('hex');
   const child = spawn(engineBin, ['serve', '--home', home, '--port', '0', '--token', token], {
     env: { ...process.env, SENTIENT_UI_DIR: uiDist, RUST_LOG: process.env.RUST_LOG || 'info' },

@@ -324,3 +324,50 @@ async fn settings_saves_from_fifty_clients_all_land() -> Result<()> {
     t.stop().await;
     Ok(())
 }
+
+/// Small refusals: a priority outside 0 to 2 and a script answer 400 with a sentence, and change
+/// nothing.
+#[tokio::test]
+async fn bad_task_fields_answer_400_and_change_nothing() -> Result<()> {
+    let t = TestEngine::start().await?;
+    let (_, task) = t
+        .client
+        .post("/api/tasks", json!({"prompt": "Water the plants"}))
+        .await?;
+    let id = task["task_id"].as_str().expect("id");
+    let before = task["priority"].clone();
+    for priority in [-7, 3, 100] {
+        let (status, body) = t
+            .client
+            .patch(&format!("/api/tasks/{id}"), json!({"priority": priority}))
+            .await?;
+        assert_eq!(status, 400, "{priority}: {body}");
+        assert!(
+            body["detail"]
+                .as_str()
+                .is_some_and(|d| d.contains("0 (low)")),
+            "{body}"
+        );
+    }
+    let (status, body) = t
+        .client
+        .patch(
+            &format!("/api/tasks/{id}"),
+            json!({"script": "print('hi')"}),
+        )
+        .await?;
+    assert_eq!(status, 400, "{body}");
+    assert_eq!(
+        body["detail"],
+        "Script tasks are not available yet. Describe what the task should do in its prompt instead."
+    );
+    let (_, after) = t.client.get(&format!("/api/tasks/{id}")).await?;
+    assert_eq!(after["priority"], before);
+    let (status, _) = t
+        .client
+        .patch(&format!("/api/tasks/{id}"), json!({"priority": 2}))
+        .await?;
+    assert_eq!(status, 200);
+    t.stop().await;
+    Ok(())
+}

@@ -236,10 +236,11 @@ async fn a_role_falls_back_but_an_explicit_pick_never_does() -> Result<()> {
         )
         .await
         .expect_err("strict");
-    assert!(matches!(err, LlmError::Unavailable { .. }));
+    // Ollama answered, with an error of its own: it is running, so the advice is not to start it.
+    assert!(matches!(err, LlmError::ServerError { status: 503, .. }));
     assert_eq!(
         err.to_string(),
-        "Ollama isn't answering. Start Ollama (or install it from ollama.com), then try again."
+        "Ollama is running but had an error of its own (HTTP 503); it may have run out of memory loading the model. Try again, restart Ollama, or pick a smaller model in Settings > Models."
     );
     assert_eq!(
         server.requests_to("/v1/messages").len(),

@@ -317,6 +317,19 @@ async fn a_call_held_after_outside_content_runs_once_on_yes() -> Result<()> {
         json!(["Yes, go ahead", "No, stop the task"])
     );
     assert_eq!(hits.load(Ordering::SeqCst), 0, "nothing left before the OK");
+    // The progress says the first fetch finished and the held one did not run.
+    let lines: Vec<String> = last_run(&task)["progress_updates"]
+        .as_array()
+        .expect("progress")
+        .iter()
+        .filter(|u| u["message"]["type"] == "tool_result")
+        .filter_map(|u| u["message"]["content"].as_str().map(str::to_owned))
+        .collect();
+    assert_eq!(
+        lines,
+        ["web_fetch finished", "web_fetch was not run"],
+        "{lines:?}"
+    );
     t.client
         .post(
             &format!("/api/tasks/{id}/runs/{run_id}/answer"),

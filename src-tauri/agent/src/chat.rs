@@ -472,6 +472,7 @@ impl Agent {
                         result,
                         is_error,
                         duration_ms,
+                        ..
                     } => ChatEvent::ToolResult {
                         session_id,
                         turn_id,

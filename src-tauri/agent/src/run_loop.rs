@@ -64,6 +64,8 @@ pub enum LoopEvent {
         result: Value,
         is_error: bool,
         duration_ms: u32,
+        /// False for a call that was refused or held for approval: its result is why it did not run.
+        ran: bool,
     },
     ApprovalRequest(ApprovalQuestion),
     /// A steer message the model just received (`user_interjection`).
@@ -413,7 +415,7 @@ impl Agent {
                 }));
                 let runs = relay_progress(work, &mut state.progress_rx, on_event).await;
                 for (p, (value, content, is_error, ms)) in batch.iter().zip(runs) {
-                    state.finish_call(p, value, content, is_error, ms, on_event);
+                    state.finish_call(p, (value, content, is_error, ms), true, on_event);
                 }
                 continue;
             }
@@ -498,9 +500,8 @@ impl Agent {
             &state.progress_tx,
             &input.scope,
         );
-        let (value, content, is_error, ms) =
-            relay_progress(work, &mut state.progress_rx, on_event).await;
-        state.finish_call(p, value, content, is_error, ms, on_event);
+        let output = relay_progress(work, &mut state.progress_rx, on_event).await;
+        state.finish_call(p, output, true, on_event);
     }
 
     /// The tools this run may be offered under `settings`.
@@ -589,6 +590,10 @@ impl Agent {
     }
 }
 
+/// What running a tool gave: its result, the text the model reads, whether it failed, and how
+/// long it took in milliseconds.
+type ToolOutput = (Value, String, bool, u32);
+
 /// What one run of the loop keeps between its steps: the conversation so far, the result
 /// being built, the chat's "allow for this chat" grant, the tools' progress channel and the
 /// call a round held for the person's OK.
@@ -607,10 +612,8 @@ impl LoopState {
     fn finish_call(
         &mut self,
         p: &Planned,
-        value: Value,
-        content: String,
-        is_error: bool,
-        duration_ms: u32,
+        (value, content, is_error, duration_ms): ToolOutput,
+        ran: bool,
         on_event: &mut (dyn FnMut(LoopEvent) + Send),
     ) {
         if !is_error {
@@ -631,6 +634,7 @@ impl LoopState {
             result: value,
             is_error,
             duration_ms,
+            ran,
         });
         let message = Message::tool_result(&p.call, content);
         self.messages.push(message.clone());
@@ -645,7 +649,7 @@ impl LoopState {
         on_event: &mut (dyn FnMut(LoopEvent) + Send),
     ) {
         let content = value.to_string();
-        self.finish_call(p, value, content, true, 0, on_event);
+        self.finish_call(p, (value, content, true, 0), false, on_event);
     }
 
     /// Gives the model the steer messages that arrived since the last round; `true` when any did.

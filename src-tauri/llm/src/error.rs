@@ -62,6 +62,10 @@ pub enum LlmError {
     ContextTooLong { model: String },
     #[error("{}", unavailable(provider))]
     Unavailable { provider: String },
+    /// The server answered, with an error of its own (HTTP 5xx): it is running, so "start it" is
+    /// the wrong advice.
+    #[error("{}", server_error(provider, *status))]
+    ServerError { provider: String, status: u16 },
     /// A refusal with no known cause: the provider's own words, which are safe to show.
     #[error("{} refused the request: {message}", provider_label(provider))]
     Refused { provider: String, message: String },
@@ -124,11 +128,24 @@ fn unavailable(provider: &str) -> String {
     }
 }
 
+fn server_error(provider: &str, status: u16) -> String {
+    let name = provider_label(provider);
+    if provider.starts_with("ollama") || provider == "lm_studio" {
+        format!(
+            "{name} is running but had an error of its own (HTTP {status}); it may have run out of memory loading the model. Try again, restart {name}, or pick a smaller model in Settings > Models."
+        )
+    } else {
+        format!(
+            "{name} had an error of its own (HTTP {status}). Try again in a moment, or pick another model in Settings > Models."
+        )
+    }
+}
+
 impl LlmError {
     /// Worth trying the same model again after a short wait.
     pub fn is_transient(&self) -> bool {
         match self {
-            Self::Unavailable { .. } | Self::Garbled { .. } => true,
+            Self::Unavailable { .. } | Self::ServerError { .. } | Self::Garbled { .. } => true,
             Self::RateLimited {
                 daily, retry_after, ..
             } => !daily && retry_after.is_none_or(|w| w <= Duration::from_secs(10)),
@@ -190,7 +207,7 @@ impl LlmError {
                 provider,
                 model: model.to_owned(),
             },
-            500..=599 => Self::Unavailable { provider },
+            500..=599 => Self::ServerError { provider, status },
             _ => Self::Refused {
                 message: refusal_message(body).unwrap_or_else(|| format!("error {status}")),
                 provider,
@@ -266,6 +283,12 @@ mod tests {
             LlmError::ContextTooLong { .. }
         ));
         assert!(LlmError::from_status("anthropic", "m", 529, None, "overloaded").is_transient());
+        let crashed = LlmError::from_status("ollama_chat", "qwen3:8b", 500, None, "{}").to_string();
+        assert!(
+            crashed.contains("running but had an error") && crashed.contains("500"),
+            "{crashed}"
+        );
+        assert!(!crashed.contains("Start Ollama"), "{crashed}");
         let refused = LlmError::from_status(
             "openai",
             "m",

@@ -473,13 +473,14 @@ impl TaskService {
                         name,
                         result,
                         is_error,
+                        ran,
                         ..
                     } => {
                         let _ = lines.send(ProgressMessage {
                             tool_name: Some(name.clone()),
                             result: Some(short(&result)),
                             is_error: Some(is_error),
-                            ..ProgressMessage::new("tool_result", format!("{name} finished"))
+                            ..ProgressMessage::new("tool_result", tool_result_line(&name, ran))
                         });
                     }
                     LoopEvent::Usage { meter, .. } => {
@@ -758,6 +759,16 @@ fn trigger_source_name(schedule: Option<&super::model::Schedule>) -> String {
         _ => "Webhooks".to_owned(),
     }
 }
+/// The progress line of a call's result: "finished" only for a call that ran (a held or refused
+/// call did not).
+pub(crate) fn tool_result_line(name: &str, ran: bool) -> String {
+    if ran {
+        format!("{name} finished")
+    } else {
+        format!("{name} was not run")
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

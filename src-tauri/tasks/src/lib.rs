@@ -139,7 +139,20 @@ pub struct TaskPatch {
     #[schema(value_type = Option<Object>)]
     #[specta(type = Option<std::collections::BTreeMap<String, Option<String>>>)]
     pub brief: Option<serde_json::Map<String, Value>>,
+    /// A script for a script task (contract section 4). Script tasks are not built yet: any value
+    /// is refused with a 400 that says so (not a 422 for an unknown field).
+    #[schema(value_type = Option<Object>)]
+    #[specta(skip)]
+    #[serde(default, deserialize_with = "present")]
+    pub script: Option<Option<Value>>,
 }
+
+/// What `PATCH /api/tasks/{id}` says to a script until script tasks exist.
+pub const NO_SCRIPT_TASKS: &str =
+    "Script tasks are not available yet. Describe what the task should do in its prompt instead.";
+
+/// Priorities a task can have: 0 (low) to 2 (high).
+pub const PRIORITIES: std::ops::RangeInclusive<i32> = 0..=2;
 
 /// Tells "absent" (None) from "null" (Some(None)).
 fn present<'de, D, T>(d: D) -> Result<Option<Option<T>>, D::Error>
@@ -316,6 +329,16 @@ impl TaskService {
 
     /// `PATCH /api/tasks/{id}`.
     pub async fn patch_task(&self, task_id: &str, patch: TaskPatch) -> Result<Task, TaskError> {
+        if patch.script.is_some() {
+            return Err(TaskError::invalid(NO_SCRIPT_TASKS));
+        }
+        if let Some(priority) = patch.priority
+            && !PRIORITIES.contains(&priority)
+        {
+            return Err(TaskError::invalid(format!(
+                "Priority is 0 (low), 1 (normal) or 2 (high), not {priority}."
+            )));
+        }
         let default_tz = self.user_timezone();
         let browser_profile = match patch.browser_profile {
             Some(p) => Some(self.check_browser_profile(p)?),

@@ -510,6 +510,7 @@ one per step."
                     name,
                     result,
                     is_error,
+                    ran,
                     ..
                 } => lines.push(ProgressMessage {
                     tool_name: Some(name.clone()),
@@ -521,7 +522,13 @@ one per step."
                         600,
                     )),
                     is_error: Some(is_error),
-                    ..ProgressMessage::new("tool_result", format!("{worker_id}: {name} finished"))
+                    ..ProgressMessage::new(
+                        "tool_result",
+                        format!(
+                            "{worker_id}: {}",
+                            super::executor::tool_result_line(&name, ran)
+                        ),
+                    )
                 }),
                 _ => {}
             })
