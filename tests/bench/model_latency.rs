@@ -150,6 +150,7 @@ async fn main() -> anyhow::Result<()> {
             steering: None,
             session_id: None,
             scope: None,
+            repeat_nudge: true,
         };
         let started = Instant::now();
         let result = t.engine.agent().run_loop(input, &mut |_| {}).await;

@@ -10,7 +10,7 @@ use futures::future::BoxFuture;
 use sentient_e2e::TestEngine;
 use sentient_e2e::sentient_engine::agent::approvals::Origin;
 use sentient_e2e::sentient_engine::agent::run_loop::{
-    ApprovalAnswer, ApprovalQuestion, Approver, LoopEvent, LoopInput, LoopResult,
+    ApprovalAnswer, ApprovalQuestion, Approver, LoopEnd, LoopEvent, LoopInput, LoopResult,
 };
 use sentient_e2e::sentient_engine::llm::queue::JobKind;
 use sentient_e2e::sentient_engine::llm::{CallOptions, Message, ModelRole};
@@ -72,6 +72,7 @@ async fn run(
         steering: None,
         session_id: None,
         scope: None,
+        repeat_nudge: origin == Origin::Chat,
     };
     let result = t
         .engine
@@ -326,6 +327,96 @@ async fn a_stuck_model_is_nudged_then_stopped_and_the_budget_holds() -> Result<(
     }
     let (result, _) = run(&t, Origin::Task, None, 2).await;
     assert!(result.stopped_by_budget());
+    t.stop().await;
+    Ok(())
+}
+
+/// The breaker counts the same call with the same result (`tools.repeated_call_limit` times,
+/// 0 = off); a different result starts again; unattended runs stop without a nudge and say
+/// whether the repeated result was an error.
+#[tokio::test]
+async fn the_loop_breaker_follows_its_setting_and_the_results() -> Result<()> {
+    let server = ScriptedModel::start().await;
+    let t = engine(&server).await?;
+    let asked = || server.requests_to("/api/chat").len();
+
+    // A task run: three identical results end it at once, no nudge.
+    for _ in 0..3 {
+        server.push(Reply::tool_call("files_list", json!({})));
+    }
+    let before = asked();
+    let (result, _) = run(&t, Origin::Task, None, 12).await;
+    assert_eq!(
+        result.end,
+        LoopEnd::Repeat {
+            tool: "files_list".into(),
+            times: 3,
+            error: None
+        }
+    );
+    assert_eq!(
+        asked() - before,
+        3,
+        "stopped after the third, without a nudge"
+    );
+
+    // The same call with a different result in between starts the count again.
+    server
+        .push(Reply::tool_call("files_list", json!({})))
+        .push(Reply::tool_call("files_list", json!({})))
+        .push(Reply::tool_call(
+            "files_write",
+            json!({"path": "outputs/a.txt", "content": "a"}),
+        ))
+        .push(Reply::tool_call("files_list", json!({})))
+        .push(Reply::tool_call("files_list", json!({})))
+        .push(Reply::text("listed"));
+    let (result, _) = run(&t, Origin::Task, None, 12).await;
+    assert_eq!(result.end, LoopEnd::Answered, "{:?}", result.end);
+    assert_eq!(result.text, "listed");
+
+    // The same error each time is reported as one.
+    for _ in 0..3 {
+        server.push(Reply::tool_call(
+            "files_read",
+            json!({"path": "outputs/missing.txt"}),
+        ));
+    }
+    let (result, _) = run(&t, Origin::Task, None, 12).await;
+    match &result.end {
+        LoopEnd::Repeat {
+            tool,
+            times: 3,
+            error: Some(error),
+        } => {
+            assert_eq!(tool, "files_read");
+            assert!(!error.is_empty());
+        }
+        other => panic!("expected a repeated error, got {other:?}"),
+    }
+
+    // 0 turns it off; 2 trips it sooner.
+    t.client
+        .patch("/api/config", json!({"tools": {"repeated_call_limit": 0}}))
+        .await?;
+    for _ in 0..5 {
+        server.push(Reply::tool_call("files_list", json!({})));
+    }
+    server.push(Reply::text("five lists"));
+    let (result, _) = run(&t, Origin::Task, None, 12).await;
+    assert_eq!(result.end, LoopEnd::Answered, "{:?}", result.end);
+    t.client
+        .patch("/api/config", json!({"tools": {"repeated_call_limit": 2}}))
+        .await?;
+    server
+        .push(Reply::tool_call("files_list", json!({})))
+        .push(Reply::tool_call("files_list", json!({})));
+    let (result, _) = run(&t, Origin::Task, None, 12).await;
+    assert!(
+        matches!(result.end, LoopEnd::Repeat { times: 2, .. }),
+        "{:?}",
+        result.end
+    );
     t.stop().await;
     Ok(())
 }

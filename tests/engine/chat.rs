@@ -177,7 +177,14 @@ async fn the_http_fallback_streams_a_turn_and_approvals_answer_over_http() -> Re
             json!({"approval_id": "nope", "decision": "maybe"}),
         )
         .await?;
-    assert_eq!(status, 422);
+    // The contract answers bad input here with 400 and one sentence.
+    assert_eq!(status, 400);
+    let (status, body) = t
+        .client
+        .post("/api/approvals", json!({"approval_id": "nope"}))
+        .await?;
+    assert_eq!(status, 400, "a body that does not parse: {body}");
+    assert!(body["detail"].is_string(), "{body}");
     let (status, answer) = t
         .client
         .post(

@@ -173,8 +173,13 @@ async fn a_never_from_chat_is_proposed_asks_first_and_accept_saves_the_rule() ->
             json!({"decision": "maybe"}),
         )
         .await?;
-    assert_eq!(status, 422);
-    assert_eq!(body["detail"][0]["loc"], json!(["body", "decision"]));
+    assert_eq!(status, 400);
+    assert_eq!(body["detail"], "decision is accept or decline.");
+    let (status, body) = t
+        .client
+        .post(&format!("/api/rule-proposals/{id}"), json!({"decision": 5}))
+        .await?;
+    assert_eq!(status, 400, "a body that does not parse: {body}");
 
     // Lists by status; other statuses are a 400, an unknown chat a 404.
     for (query, count) in [

@@ -387,7 +387,12 @@ async fn every_refusal_has_its_code_and_close_code() -> Result<()> {
         .client
         .patch("/api/nodes/desktop", json!({"name": "  "}))
         .await?;
-    assert_eq!(status, 422, "{body}");
+    assert_eq!(status, 400, "{body}");
+    let (status, body) = t
+        .client
+        .patch("/api/nodes/desktop", json!({"name": 7}))
+        .await?;
+    assert_eq!(status, 400, "a body that does not parse: {body}");
     let (status, body) = t
         .client
         .patch("/api/nodes/desktop", json!({"name": "Work laptop"}))

@@ -164,7 +164,15 @@ async fn a_chat_lives_through_create_list_messages_search_rename_and_delete() ->
         .client
         .patch(&format!("/api/sessions/{id}"), json!({"title": "  "}))
         .await?;
-    assert_eq!(status, 422);
+    assert_eq!(status, 400);
+    let (status, _) = t
+        .client
+        .patch(
+            &format!("/api/sessions/{id}"),
+            json!({"title": ["not", "text"]}),
+        )
+        .await?;
+    assert_eq!(status, 400, "a body that does not parse");
     let (status, _) = t
         .client
         .patch("/api/sessions/nope", json!({"title": "x"}))

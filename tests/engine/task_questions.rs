@@ -227,6 +227,7 @@ async fn a_run_failing_the_same_way_asks_and_cancel_ends_it() -> Result<()> {
     let server = ScriptedModel::start().await;
     let t = engine(&server, json!({"stuck_after_repeated_errors": 2})).await?;
     let id = approved_task(&t, &server, "Read my notes").await?;
+    let mut ws = t.ws().await?;
     server.push(Reply::tool_call(
         "files_read",
         json!({"path": "notes/a.txt"}),
@@ -264,6 +265,58 @@ async fn a_run_failing_the_same_way_asks_and_cancel_ends_it() -> Result<()> {
         .await?;
     let task = wait_task(&t, &id, |t| last_run(t)["status"] == "cancelled").await?;
     assert!(log(last_run(&task)).contains(&"Cancelled after getting stuck.".to_owned()));
+    // The run's end says how many of its calls failed, for services that follow runs.
+    let finished = ws.wait_for("task.run_finished").await?;
+    assert_eq!(finished["data"]["task_id"], id.as_str());
+    assert_eq!(finished["data"]["status"], "cancelled");
+    assert_eq!(finished["data"]["tool_errors"], 2, "{finished}");
+    assert_eq!(finished["data"]["skills_viewed"], json!([]));
+    t.stop().await;
+    Ok(())
+}
+
+/// The loop breaker in a task run: the same call getting the same error `tools.repeated_call_limit`
+/// times pauses the run as stuck (it does not fail it); the same working result fails it with the
+/// count from the setting.
+#[tokio::test]
+async fn the_loop_breaker_pauses_on_a_repeated_error_and_fails_on_a_repeated_result() -> Result<()>
+{
+    let server = ScriptedModel::start().await;
+    let t = engine(&server, json!({"stuck_after_repeated_errors": 0})).await?;
+    t.client
+        .patch("/api/config", json!({"tools": {"repeated_call_limit": 2}}))
+        .await?;
+    let id = approved_task(&t, &server, "Read my notes").await?;
+    for _ in 0..2 {
+        server.push(Reply::tool_call(
+            "files_read",
+            json!({"path": "notes/a.txt"}),
+        ));
+    }
+    t.client
+        .post(&format!("/api/tasks/{id}/run-now"), json!({}))
+        .await?;
+    let task = wait_task(&t, &id, |t| t["status"] == "waiting_for_user").await?;
+    let question = &last_run(&task)["pending_question"];
+    assert_eq!(question["kind"], "stuck", "{question}");
+    let reason = question["reason"].as_str().unwrap_or_default();
+    assert!(
+        reason.starts_with("files_read keeps failing with the same error: "),
+        "{reason}"
+    );
+
+    let other = approved_task(&t, &server, "List my files").await?;
+    for _ in 0..2 {
+        server.push(Reply::tool_call("files_list", json!({})));
+    }
+    t.client
+        .post(&format!("/api/tasks/{other}/run-now"), json!({}))
+        .await?;
+    let task = wait_task(&t, &other, |t| last_run(t)["status"] == "error").await?;
+    assert_eq!(
+        last_run(&task)["error"],
+        "Stopped because the same step kept repeating: files_list ran 2 times with the same details and got the same result each time. Edit the task to add what it needs, or retry it."
+    );
     t.stop().await;
     Ok(())
 }

@@ -1086,6 +1086,10 @@ export type DomainEvent_Deserialize =
 	task_id: string,
 	run_id: string,
 	status: string,
+	/**  Tool calls in the run that answered with an error (for self-improvement, section 15). */
+	tool_errors: number,
+	/**  Skills the run read (empty until skills exist, section 8). */
+	skills_viewed: string[],
 	/**  The run updated its task's brief (to measure whether runs keep it). */
 	brief_updated: boolean,
 } };
@@ -1181,6 +1185,10 @@ export type DomainEvent_Serialize =
 	task_id: string,
 	run_id: string,
 	status: string,
+	/**  Tool calls in the run that answered with an error (for self-improvement, section 15). */
+	tool_errors: number,
+	/**  Skills the run read (empty until skills exist, section 8). */
+	skills_viewed: string[],
 	/**  The run updated its task's brief (to measure whether runs keep it). */
 	brief_updated: boolean,
 } };

@@ -429,6 +429,7 @@ impl Agent {
             steering: Some(&steering),
             session_id: Some(sid.clone()),
             scope: None,
+            repeat_nudge: true,
         };
         let mut partial = String::new();
         let mut thinking = String::new();

@@ -16,6 +16,7 @@ use super::approvals::{
 use crate::Agent;
 use crate::tools::{ProgressUpdate, Risk, describe_call};
 use sentient_llm::tokens::ContextMeter;
+use sentient_llm::types::Speaker;
 use sentient_llm::{CallOptions, ChatRequest, Chunk, LlmError, Message, ToolCall};
 
 /// Progress reports from running tools, with the call they belong to.
@@ -106,6 +107,9 @@ pub struct LoopInput<'a> {
     pub session_id: Option<String>,
     /// The task run's questions, limits and pauses; `None` for chats and other runs.
     pub scope: Option<std::sync::Arc<dyn crate::tools::RunScope>>,
+    /// When the loop breaker trips, tell the model once to try something else before ending
+    /// (chat turns); unattended runs (tasks, swarm workers) end at once.
+    pub repeat_nudge: bool,
 }
 
 /// Where steer messages for a running reply wait until the next round takes them.
@@ -129,8 +133,14 @@ pub enum LoopEnd {
     /// The rounds ran out (`limit: None`), or a limit the scope reported before a model call
     /// (`seconds`, `tokens`, `cost_usd`).
     Budget { limit: Option<String> },
-    /// The same call with the same result kept coming back after the nudge.
-    Repeat,
+    /// The same call with the same result came back `times` times in a row
+    /// (`tools.repeated_call_limit`), after the nudge where the run asked for one. `error` is the
+    /// result's error when the repeated result was one.
+    Repeat {
+        tool: String,
+        times: u32,
+        error: Option<String>,
+    },
     /// A model call or a decision failed; the sentence for the person.
     Failed(String),
 }
@@ -169,12 +179,49 @@ impl LoopResult {
         matches!(self.end, LoopEnd::Budget { .. })
     }
     pub fn stopped_by_repeat(&self) -> bool {
-        self.end == LoopEnd::Repeat
+        matches!(self.end, LoopEnd::Repeat { .. })
     }
 }
 
-/// Calls with the same name and arguments this many times in a row trip the breaker.
-const REPEAT_LIMIT: usize = 3;
+/// The loop breaker: the same tool with the same arguments getting the same result `limit`
+/// times in a row (a different result starts the count again; a limit of 0 turns it off).
+#[derive(Debug, Default)]
+struct RepeatBreaker {
+    limit: u32,
+    /// The last call (name, arguments, result) and how many times in a row it came.
+    last: Option<(String, String, String, u32)>,
+}
+
+impl RepeatBreaker {
+    fn new(limit: u32) -> Self {
+        Self { limit, last: None }
+    }
+
+    /// Counts one finished call; the ending when it has now repeated `limit` times.
+    fn count(&mut self, call: &ToolCall, result: &str) -> Option<LoopEnd> {
+        if self.limit == 0 {
+            return None;
+        }
+        let arguments = call.arguments.to_string();
+        let times = match &self.last {
+            Some((name, args, res, n))
+                if *name == call.name && *args == arguments && res == result =>
+            {
+                n + 1
+            }
+            _ => 1,
+        };
+        self.last = Some((call.name.clone(), arguments, result.to_owned(), times));
+        (times >= self.limit).then(|| LoopEnd::Repeat {
+            tool: call.name.clone(),
+            times,
+            error: serde_json::from_str::<Value>(result)
+                .ok()
+                .and_then(|v| v.get("error").and_then(Value::as_str).map(str::to_owned)),
+        })
+    }
+}
+
 const REPEAT_NUDGE: &str = "You have made the same tool call several times with the same arguments and got the same result. Do not call it again: answer now with what you have, or say plainly what is missing.";
 
 fn approval_risk(risk: Risk) -> ApprovalRisk {
@@ -224,7 +271,7 @@ impl Agent {
             progress_rx,
             needs_ok: None,
         };
-        let mut recent: Vec<String> = Vec::new();
+        let mut breaker = RepeatBreaker::new(self.config().current().tools.repeated_call_limit);
         let mut nudged = false;
 
         for round in 0.. {
@@ -258,15 +305,6 @@ impl Agent {
                 break;
             }
 
-            // The breaker: the same call again and again means the model is stuck.
-            for call in &reply.tool_calls {
-                recent.push(format!("{}:{}", call.name, call.arguments));
-            }
-            let stuck = recent.len() >= REPEAT_LIMIT
-                && recent[recent.len() - REPEAT_LIMIT..]
-                    .iter()
-                    .all(|c| *c == recent[recent.len() - 1]);
-
             let planned: Vec<Planned> = reply
                 .tool_calls
                 .iter()
@@ -289,9 +327,21 @@ impl Agent {
                 break;
             }
             state.take_steers(input.steering, on_event);
-            if stuck {
-                if nudged {
-                    state.result.end = LoopEnd::Repeat;
+            // The breaker counts this round's calls against their results.
+            let repeated = state.messages[round_start..]
+                .iter()
+                .filter(|m| m.role == Speaker::Tool)
+                .filter_map(|m| {
+                    let call = reply
+                        .tool_calls
+                        .iter()
+                        .find(|c| Some(&c.id) == m.tool_call_id.as_ref())?;
+                    breaker.count(call, &m.content)
+                })
+                .last();
+            if let Some(end) = repeated {
+                if !input.repeat_nudge || nudged {
+                    state.result.end = end;
                     break;
                 }
                 nudged = true;

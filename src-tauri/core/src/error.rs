@@ -77,6 +77,16 @@ impl ApiError {
     }
 
     /// A 500 whose cause is logged here and hidden from the caller.
+    /// The same problem answered as 400 with one sentence, for routes whose contract answers bad
+    /// input that way instead of 422 with a field list. Other statuses stay as they are.
+    pub fn as_bad_request(self) -> Self {
+        if self.status == 422 {
+            Self::bad_request(self.message())
+        } else {
+            self
+        }
+    }
+
     pub fn internal(cause: &dyn std::fmt::Display) -> Self {
         tracing::error!(error = %cause, "internal error");
         Self::new(500, INTERNAL_DETAIL)

@@ -10,7 +10,7 @@ use std::sync::Arc;
 
 use super::limits::{Limit, Limits};
 use super::model::{ProgressMessage, ResultFile, ResultLink, RunResult, RunStatus, Task};
-use super::run_scope::TaskRunScope;
+use super::run_scope::{Stuck, TaskRunScope};
 use crate::TaskService;
 use sentient_agent::approvals::Origin;
 use sentient_agent::run_loop::{LoopEnd, LoopEvent, LoopInput, LoopResult};
@@ -454,6 +454,7 @@ impl TaskService {
                 steering: None,
                 session_id: None,
                 scope: Some(run.scope.clone()),
+                repeat_nudge: false,
             };
             let lines = run.lines.clone();
             let (engine, ids) = (self.clone(), (task_id.to_owned(), run_id.to_owned()));
@@ -498,7 +499,7 @@ impl TaskService {
                 .await;
             // Steps include the executor's nudges; a cancelled call is dropped from the transcript.
             messages.extend(complete_rounds(&result.added));
-            let announced = matches!(result.end, LoopEnd::Answered | LoopEnd::Repeat)
+            let announced = matches!(result.end, LoopEnd::Answered | LoopEnd::Repeat { .. })
                 && only_announces(&result.text);
             if announced && nudges < MAX_NUDGES && run.scope.limits().steps_left() > 0 {
                 nudges += 1;
@@ -588,7 +589,17 @@ impl TaskService {
                 self.ask_limit(task_id, run_id, &scope.limits(), limit)
                     .await
             }
-            LoopEnd::Repeat => failed(repeat_error(messages)).await,
+            // The same error again and again: stuck, and the person says what to do.
+            LoopEnd::Repeat {
+                tool,
+                error: Some(error),
+                ..
+            } => {
+                let reason = format!("{tool} keeps failing with the same error: {error}");
+                self.ask_stuck(task_id, run_id, &Stuck::Errors(reason))
+                    .await
+            }
+            LoopEnd::Repeat { tool, times, .. } => failed(repeat_error(&tool, times)).await,
             LoopEnd::Failed(error) => failed(error).await,
             // A pause with no question asked finishes like an answer.
             LoopEnd::Answered | LoopEnd::Paused => {
@@ -734,14 +745,9 @@ pub fn complete_rounds(added: &[Message]) -> Vec<Message> {
 }
 
 /// "Stopped because the same step kept repeating: …" naming the repeated call.
-pub fn repeat_error(messages: &[Message]) -> String {
-    let name = messages
-        .iter()
-        .rev()
-        .find_map(|m| m.tool_calls.last())
-        .map_or("a tool", |c| c.name.as_str());
+pub fn repeat_error(tool: &str, times: u32) -> String {
     format!(
-        "Stopped because the same step kept repeating: {name} ran 3 times with the same details and got the same result each time. Edit the task to add what it needs, or retry it."
+        "Stopped because the same step kept repeating: {tool} ran {times} times with the same details and got the same result each time. Edit the task to add what it needs, or retry it."
     )
 }
 

@@ -797,6 +797,8 @@ impl TaskService {
             task_id: task_id.to_owned(),
             run_id: run_id.to_owned(),
             status: status.as_str().to_owned(),
+            tool_errors: tool_errors(&record.transcript),
+            skills_viewed: Vec::new(),
             brief_updated: record.run.brief_updated,
         });
         // Every way a run ends leaves a notification (a cancelled run shows its status instead).
@@ -844,6 +846,19 @@ pub(crate) fn go_live(task: &mut Task, now: DateTime<Utc>) {
     } else {
         None
     };
+}
+
+/// How many tool results in `transcript` are errors (`{"error": …}`).
+fn tool_errors(transcript: &[sentient_llm::Message]) -> u32 {
+    let errors = transcript
+        .iter()
+        .filter(|m| m.role == sentient_llm::types::Speaker::Tool)
+        .filter(|m| {
+            serde_json::from_str::<Value>(&m.content)
+                .is_ok_and(|v| v.get("error").is_some_and(|e| !e.is_null()))
+        })
+        .count();
+    u32::try_from(errors).unwrap_or(u32::MAX)
 }
 
 #[cfg(test)]

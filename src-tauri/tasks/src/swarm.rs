@@ -494,6 +494,7 @@ one per step."
             steering: None,
             session_id: None,
             scope: Some(budget.clone() as Arc<dyn RunScope>),
+            repeat_nudge: false,
         };
         let mut lines: Vec<ProgressMessage> = Vec::new();
         let result = self

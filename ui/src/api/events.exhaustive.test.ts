@@ -81,7 +81,7 @@ const SAMPLES: { [K in DomainEventType]: DataOf<K> } = {
   'node.updated': makeNode({ node_id: 'phone', name: 'Work phone' }),
   'node.deleted': { node_id: 'phone' },
   'node.event': { node_id: 'phone', event: 'button', data: { press: 'long' } },
-  'task.run_finished': { task_id: 'a', run_id: 'r1', status: 'completed', brief_updated: false },
+  'task.run_finished': { task_id: 'a', run_id: 'r1', status: 'completed', tool_errors: 0, skills_viewed: [], brief_updated: false },
 };
 
 const TYPES = Object.keys(COVERAGE) as DomainEventType[];

@@ -110,6 +110,10 @@ pub enum DomainEvent {
         task_id: String,
         run_id: String,
         status: String,
+        /// Tool calls in the run that answered with an error (for self-improvement, section 15).
+        tool_errors: u32,
+        /// Skills the run read (empty until skills exist, section 8).
+        skills_viewed: Vec<String>,
         /// The run updated its task's brief (to measure whether runs keep it).
         brief_updated: bool,
     },

@@ -34,6 +34,26 @@ where
     }
 }
 
+/// [`JsonBody`] for the routes whose contract answers a body that does not fit with 400 and one
+/// sentence, not 422 with a field list (`POST /api/approvals`, `PATCH /api/sessions/{id}`,
+/// `POST /api/rule-proposals/{id}`, `PATCH /api/nodes/{id}`).
+pub struct PlainBody<T>(pub T);
+
+impl<S, T> FromRequest<S> for PlainBody<T>
+where
+    S: Send + Sync,
+    T: DeserializeOwned,
+{
+    type Rejection = ApiError;
+
+    async fn from_request(req: Request, state: &S) -> Result<Self, Self::Rejection> {
+        JsonBody::from_request(req, state)
+            .await
+            .map(|JsonBody(body)| PlainBody(body))
+            .map_err(ApiError::as_bad_request)
+    }
+}
+
 /// Reads `bytes` as `T`, naming the field that does not fit.
 pub fn parse<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, ApiError> {
     let mut de = serde_json::Deserializer::from_slice(bytes);

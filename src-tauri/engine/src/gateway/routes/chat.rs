@@ -14,7 +14,7 @@ use crate::Engine;
 use crate::agent::chat::{ApprovalResponse, ChatSend};
 use crate::agent::chat_events::ChatEvent;
 use crate::error::{ApiError, FieldError};
-use crate::gateway::body::JsonBody;
+use crate::gateway::body::{JsonBody, PlainBody};
 
 pub fn routes() -> OpenApiRouter<Engine> {
     OpenApiRouter::new()
@@ -79,17 +79,15 @@ pub struct Resolved {
 
 /// Answers an approval question (the HTTP twin of `approval.respond`).
 #[utoipa::path(post, path = "/api/approvals", tag = "chat", request_body = ApprovalResponse,
-    responses((status = 200, body = Resolved), (status = 422, body = ApiError)))]
+    responses((status = 200, body = Resolved), (status = 400, body = ApiError)))]
 pub async fn approvals(
     State(engine): State<Engine>,
-    JsonBody(body): JsonBody<ApprovalResponse>,
+    PlainBody(body): PlainBody<ApprovalResponse>,
 ) -> Result<Json<Resolved>, ApiError> {
     if !matches!(body.decision.as_str(), "allow" | "allow_session" | "deny") {
-        return Err(ApiError::validation(vec![FieldError::new(
-            &["body", "decision"],
+        return Err(ApiError::bad_request(
             "decision is allow, allow_session or deny.",
-            "value_error",
-        )]));
+        ));
     }
     Ok(Json(Resolved {
         resolved: engine

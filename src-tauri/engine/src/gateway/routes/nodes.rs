@@ -24,7 +24,7 @@ use crate::devices::uploads::MAX_UPLOAD_BYTES;
 use crate::devices::{Door, Peer};
 use crate::error::ApiError;
 use crate::gateway::auth::token_matches;
-use crate::gateway::body::JsonBody;
+use crate::gateway::body::{JsonBody, PlainBody};
 use crate::gateway::node_socket as socket;
 
 pub fn routes() -> OpenApiRouter<Engine> {
@@ -77,13 +77,19 @@ pub async fn get_node(
 
 /// Renames a device (`node.updated`).
 #[utoipa::path(patch, path = "/api/nodes/{id}", tag = "devices", request_body = RenameNode,
-    responses((status = 200, body = Node), (status = 404, body = ApiError), (status = 422, body = ApiError)))]
+    responses((status = 200, body = Node), (status = 404, body = ApiError), (status = 400, body = ApiError)))]
 pub async fn rename(
     State(engine): State<Engine>,
     Path(id): Path<String>,
-    JsonBody(body): JsonBody<RenameNode>,
+    PlainBody(body): PlainBody<RenameNode>,
 ) -> Result<Json<Node>, ApiError> {
-    Ok(Json(engine.devices().rename(&id, &body.name).await?))
+    Ok(Json(
+        engine
+            .devices()
+            .rename(&id, &body.name)
+            .await
+            .map_err(|e| ApiError::from(e).as_bad_request())?,
+    ))
 }
 
 /// Removes a device: its token is revoked and it is disconnected (`node.deleted`). 400 for

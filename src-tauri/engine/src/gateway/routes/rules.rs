@@ -10,7 +10,7 @@ use utoipa_axum::routes;
 use crate::Engine;
 use crate::agent::chat_rules::{RuleDecisionRequest, RuleProposal};
 use crate::error::ApiError;
-use crate::gateway::body::JsonBody;
+use crate::gateway::body::PlainBody;
 
 pub fn routes() -> OpenApiRouter<Engine> {
     OpenApiRouter::new()
@@ -43,13 +43,15 @@ pub async fn list(
 /// Answers a rule suggestion: accept saves the rule, decline saves nothing.
 #[utoipa::path(post, path = "/api/rule-proposals/{id}", tag = "chat", request_body = RuleDecisionRequest,
     responses((status = 200, body = RuleProposal), (status = 404, body = ApiError),
-              (status = 409, body = ApiError), (status = 422, body = ApiError)))]
+              (status = 409, body = ApiError), (status = 400, body = ApiError)))]
 pub async fn decide(
     State(engine): State<Engine>,
     Path(id): Path<String>,
-    JsonBody(body): JsonBody<RuleDecisionRequest>,
+    PlainBody(body): PlainBody<RuleDecisionRequest>,
 ) -> Result<Json<RuleProposal>, ApiError> {
-    let decision = body.decision()?;
+    let decision = body
+        .decision()
+        .map_err(|e| ApiError::from(e).as_bad_request())?;
     Ok(Json(
         engine.agent().decide_rule_proposal(&id, decision).await?,
     ))

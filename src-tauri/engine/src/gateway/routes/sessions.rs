@@ -10,7 +10,7 @@ use crate::Engine;
 use crate::OkReply;
 use crate::agent::sessions::{MessageRow, SearchHit, Session};
 use crate::error::{ApiError, FieldError};
-use crate::gateway::body::JsonBody;
+use crate::gateway::body::PlainBody;
 
 pub fn routes() -> OpenApiRouter<Engine> {
     OpenApiRouter::new()
@@ -56,13 +56,17 @@ pub struct Rename {
 
 /// Renames a chat.
 #[utoipa::path(patch, path = "/api/sessions/{id}", tag = "chat", request_body = Rename,
-    responses((status = 200, body = OkReply), (status = 404, body = ApiError), (status = 422, body = ApiError)))]
+    responses((status = 200, body = OkReply), (status = 404, body = ApiError), (status = 400, body = ApiError)))]
 pub async fn rename(
     State(engine): State<Engine>,
     Path(id): Path<String>,
-    JsonBody(body): JsonBody<Rename>,
+    PlainBody(body): PlainBody<Rename>,
 ) -> Result<Json<OkReply>, ApiError> {
-    engine.sessions().rename(&id, &body.title).await?;
+    engine
+        .sessions()
+        .rename(&id, &body.title)
+        .await
+        .map_err(|e| ApiError::from(e).as_bad_request())?;
     Ok(Json(OkReply::yes()))
 }
 
