@@ -371,3 +371,84 @@ async fn bad_task_fields_answer_400_and_change_nothing() -> Result<()> {
     t.stop().await;
     Ok(())
 }
+
+/// A WebSocket upgrade to `/ws` with the token and `origin`, answered with its HTTP status.
+async fn upgrade_status(t: &TestEngine, origin: Option<&str>) -> Result<u16> {
+    use tokio_tungstenite::tungstenite::client::IntoClientRequest;
+    let url = t
+        .client
+        .url(&format!("/ws?token={}", t.client.token()))
+        .replacen("http://", "ws://", 1);
+    let mut request = url.into_client_request()?;
+    if let Some(origin) = origin {
+        request.headers_mut().insert("origin", origin.parse()?);
+    }
+    match tokio_tungstenite::connect_async(request).await {
+        Ok((_, response)) => Ok(response.status().as_u16()),
+        Err(tokio_tungstenite::tungstenite::Error::Http(response)) => {
+            Ok(response.status().as_u16())
+        }
+        Err(other) => Err(other.into()),
+    }
+}
+
+/// Requests addressed to another name, and sockets opened from a foreign page, answer 403 even
+/// with the token; the window, scripts and pages on this computer get through.
+#[tokio::test]
+async fn foreign_hosts_and_origins_are_refused() -> Result<()> {
+    let t = TestEngine::start().await?;
+    let with_host = |host: &str| {
+        t.client
+            .request(Method::PATCH, "/api/config")
+            .header("host", host)
+            .json(&json!({"ui": {"theme": "light"}}))
+    };
+    let (status, body) = send(with_host("evil.example")).await?;
+    assert_eq!(status, 403, "{body}");
+    assert_eq!(
+        body["detail"],
+        "Sentient only answers requests addressed to this computer, not to evil.example."
+    );
+    let (status, _) = send(with_host("evil.example:80")).await?;
+    assert_eq!(status, 403);
+    let (_, config) = t.client.get("/api/config").await?;
+    assert_ne!(
+        config["ui"]["theme"], "light",
+        "the refused save changed nothing"
+    );
+    let port = t.engine.addr().port();
+    for host in [
+        format!("127.0.0.1:{port}"),
+        format!("localhost:{port}"),
+        "[::1]".to_owned(),
+    ] {
+        let (status, body) = send(with_host(&host)).await?;
+        assert_eq!(status, 200, "{host}: {body}");
+    }
+
+    assert_eq!(upgrade_status(&t, Some("http://evil.example")).await?, 403);
+    assert_eq!(upgrade_status(&t, None).await?, 101);
+    assert_eq!(upgrade_status(&t, Some("tauri://localhost")).await?, 101);
+    let own = format!("http://127.0.0.1:{port}");
+    assert_eq!(upgrade_status(&t, Some(&own)).await?, 101);
+
+    // A foreign page's preflight learns nothing it could use.
+    let preflight = t
+        .client
+        .anonymous(Method::OPTIONS, "/api/config")
+        .header("origin", "http://evil.example")
+        .header("access-control-request-method", "PATCH")
+        .send()
+        .await?;
+    assert_eq!(preflight.status(), 403);
+    assert!(
+        !preflight
+            .headers()
+            .keys()
+            .any(|k| k.as_str().starts_with("access-control-allow")),
+        "{:?}",
+        preflight.headers()
+    );
+    t.stop().await;
+    Ok(())
+}

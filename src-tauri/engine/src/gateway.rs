@@ -10,6 +10,7 @@ pub mod lan_listener;
 pub mod lan_runtime;
 pub mod mdns;
 pub mod node_socket;
+pub mod origin;
 pub mod routes;
 pub mod static_ui;
 pub mod tls;
@@ -78,13 +79,19 @@ pub fn router(engine: Engine) -> Router {
             axum::middleware::from_fn_with_state(engine.clone(), auth::require_token),
         ),
     );
-    with_layers(api.fallback(static_ui::fallback).with_state(engine))
+    with_layers(
+        api.fallback(static_ui::fallback).with_state(engine),
+        origin::Names::Loopback,
+    )
 }
 
-/// The layers every request goes through: JSON errors, the body limit, panics as 500s and a
-/// log span per request.
-pub fn with_layers(router: Router) -> Router {
+/// The layers every request goes through: the Host and Origin checks for the door's `names`,
+/// JSON errors, the body limit, panics as 500s and a log span per request.
+pub fn with_layers(router: Router, names: origin::Names) -> Router {
     router
+        .layer(axum::middleware::from_fn(move |request, next| {
+            origin::check(names, request, next)
+        }))
         .layer(axum::middleware::map_response(errors::json_errors))
         .layer(DefaultBodyLimit::max(MAX_BODY_BYTES))
         .layer(CatchPanicLayer::custom(errors::panic_response))
@@ -120,6 +127,7 @@ mod tests {
             Router::new()
                 .route("/boom", axum::routing::get(boom))
                 .route("/fine", axum::routing::get(|| async { "fine" })),
+            origin::Names::Loopback,
         );
         let response = app
             .clone()

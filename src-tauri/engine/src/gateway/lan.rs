@@ -32,7 +32,7 @@ pub fn router(engine: Engine) -> Router {
         .fallback(not_here)
         .layer(axum::Extension(Door::Lan))
         .with_state(engine);
-    super::with_layers(app)
+    super::with_layers(app, super::origin::Names::Lan)
 }
 
 async fn not_here() -> Response {
