@@ -687,3 +687,76 @@ async fn runs_search_and_read_their_own_tasks_conversation_only() -> Result<()> 
     t.stop().await;
     Ok(())
 }
+
+/// A retried run after the person edited the notes may still save them (its notes version is
+/// the one at its creation, not 0), and notes its failed attempt saved are kept pending for it.
+#[tokio::test]
+async fn a_retried_run_keeps_its_notes() -> Result<()> {
+    let server = ScriptedModel::start().await;
+    let t = engine(&server).await?;
+    let id = task(
+        &t,
+        &server,
+        "Daily digest",
+        json!({"type": "recurring", "frequency": "daily", "time": "08:00"}),
+    )
+    .await?;
+    let (code, _) = t
+        .client
+        .patch(&format!("/api/tasks/{id}"), json!({"notepad": "- old"}))
+        .await?;
+    assert_eq!(code, 200);
+
+    // The first attempt saves notes, then fails.
+    server.push(Reply::tool_call("task_notepad", json!({"text": "- A"})));
+    server.push(Reply::error(401).message("invalid api key"));
+    t.client
+        .post(&format!("/api/tasks/{id}/run-now"), json!({}))
+        .await?;
+    let now = wait_task(&t, &id, finished(1)).await?;
+    assert_eq!(runs(&now)[0]["status"], "error");
+    assert_eq!(now["notepad"], "- old");
+    let failed = runs(&now)[0]["run_id"].as_str().expect("run").to_owned();
+
+    // Its retry answers without saving again: the attempt's notes are kept.
+    server.push(Reply::text("Done."));
+    let (code, body) = t
+        .client
+        .post(&format!("/api/tasks/{id}/runs/{failed}/retry"), json!({}))
+        .await?;
+    assert_eq!(code, 200, "{body}");
+    let now = wait_task(&t, &id, finished(2)).await?;
+    assert_eq!(runs(&now)[1]["status"], "completed");
+    assert_eq!(
+        now["notepad"], "- A",
+        "the failed attempt's notes, kept for its retry"
+    );
+
+    // A retry that saves notes itself is not refused as if the person had edited them.
+    server.push(Reply::tool_call("task_notepad", json!({"text": "- B"})));
+    server.push(Reply::error(401).message("invalid api key"));
+    t.client
+        .post(&format!("/api/tasks/{id}/run-now"), json!({}))
+        .await?;
+    let now = wait_task(&t, &id, finished(3)).await?;
+    let failed = runs(&now)[2]["run_id"].as_str().expect("run").to_owned();
+    server.push(Reply::tool_call(
+        "task_notepad",
+        json!({"text": "- B\n- C"}),
+    ));
+    server.push(Reply::text("Done again."));
+    t.client
+        .post(&format!("/api/tasks/{id}/runs/{failed}/retry"), json!({}))
+        .await?;
+    let now = wait_task(&t, &id, finished(4)).await?;
+    assert_eq!(now["notepad"], "- B\n- C");
+    assert!(
+        !log(&runs(&now)[3])
+            .iter()
+            .any(|l| l.starts_with("The notes this run wrote were dropped")),
+        "{:?}",
+        log(&runs(&now)[3])
+    );
+    t.stop().await;
+    Ok(())
+}

@@ -299,10 +299,6 @@ impl TaskService {
         }
         let (task_id, run_id) = (task.task_id.as_str(), record.run.run_id.clone());
         let run_id = run_id.as_str();
-        let store = self.tasks().store();
-        store
-            .set_run_notepad_version(run_id, store.notepad_version(task_id).await?)
-            .await?;
         let continuity = self.continuity_for(task, run_id).await?;
         if let Some(line) = continuity.as_ref().and_then(|c| c.log_line.clone()) {
             self.run_progress(task_id, run_id, ProgressMessage::new("info", line))

@@ -576,7 +576,7 @@ impl TaskService {
                 "This task is already running or waiting for your answer.",
             ));
         }
-        self.start_run_from(task_id, None, None, None).await?;
+        self.start_run_from(task_id, None, None, None, None).await?;
         self.get_task(task_id).await
     }
 
@@ -674,12 +674,15 @@ impl TaskService {
     }
 
     /// Creates a run (a retry of `retry_of`, continuing `transcript` when given) and starts it.
+    /// `carried_notes` are notes a failed attempt saved, pending for this run as if it had saved
+    /// them itself (they become the task's notes when it finishes well).
     pub(crate) async fn start_run_from(
         &self,
         task_id: &str,
         trigger_event_data: Option<Value>,
         retry_of: Option<String>,
         transcript: Option<Vec<sentient_llm::Message>>,
+        carried_notes: Option<String>,
     ) -> Result<String, TaskError> {
         let now = self.clock().now();
         let plan = self.tasks().store().task(task_id).await?.task.plan;
@@ -693,6 +696,12 @@ impl TaskService {
         );
         let run_id = record.run.run_id.clone();
         self.tasks().store().save_run(&record).await?;
+        if let Some(notes) = carried_notes {
+            self.tasks()
+                .store()
+                .set_pending_notepad(&run_id, Some(&notes))
+                .await?;
+        }
         self.change_task(task_id, |r, now| {
             r.task.status = TaskStatus::Processing;
             r.task.last_execution_at = Some(now);

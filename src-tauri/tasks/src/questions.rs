@@ -366,6 +366,12 @@ impl TaskService {
                 "The previous attempt stopped: {what} Carry on from where it stopped; don't repeat steps that already finished."
             )));
         }
+        // Notes the failed attempt saved stay pending for the retry: its transcript says "Saved.",
+        // so the model will not save them again. Not when the person changed the notes since.
+        let store = self.tasks().store();
+        let unchanged =
+            store.run_notepad_version(run_id).await? == store.notepad_version(task_id).await?;
+        let carried_notes = unchanged.then(|| saved_notes(&transcript)).flatten();
         let retry = if transcript.is_empty() {
             None
         } else {
@@ -376,10 +382,29 @@ impl TaskService {
             old.run.trigger_event_data.clone(),
             Some(run_id.to_owned()),
             retry,
+            carried_notes,
         )
         .await?;
         self.get_task(task_id).await
     }
+}
+
+/// The notes the last `task_notepad` call in `transcript` saved, if it was saved.
+fn saved_notes(transcript: &[Message]) -> Option<String> {
+    transcript.iter().rev().find_map(|m| {
+        let call = m
+            .tool_calls
+            .iter()
+            .rev()
+            .find(|c| c.name == "task_notepad")?;
+        let saved = transcript.iter().any(|r| {
+            r.role == Speaker::Tool
+                && r.tool_call_id.as_deref() == Some(call.id.as_str())
+                && r.content.contains("Saved.")
+        });
+        let text = call.arguments.get("text")?.as_str()?;
+        saved.then(|| text.trim().to_owned())
+    })
 }
 
 /// Puts `content` as the result of `call` in a transcript (replacing its old result).

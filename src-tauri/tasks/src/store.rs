@@ -163,13 +163,17 @@ const UPDATE_TASK: &str = "UPDATE tasks SET name = ?, description = ?, prompt = 
 
 /// Saves a run: inserts it, or writes every field back (the one statement for `save_run` and
 /// the scheduler's claim, so the two never drift apart).
+/// Saves a run. A new row records the version of its task's notes then (the notes it starts
+/// from), whatever its transcript; saving it again never changes that, so a retry or a run
+/// resumed after a restart keeps the version it started with.
 fn upsert_run(record: &RunRecord) -> TaskQuery<'_> {
     let r = &record.run;
     sqlx::query(
         "INSERT INTO task_runs (id, task_id, status, created_at, execution_start_time, finished_at, plan,
                                 trigger_event_data, result, error, retry_of, pending_question, last_activity_at,
-                                memory_sources, transcript, limits, untrusted, brief_updated)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                                memory_sources, transcript, limits, untrusted, brief_updated, notepad_version)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?,
+                 (SELECT notepad_version FROM tasks WHERE id = ?))
          ON CONFLICT (id) DO UPDATE SET status = excluded.status, execution_start_time = excluded.execution_start_time,
              finished_at = excluded.finished_at, plan = excluded.plan, trigger_event_data = excluded.trigger_event_data,
              result = excluded.result, error = excluded.error, retry_of = excluded.retry_of,
@@ -195,6 +199,7 @@ fn upsert_run(record: &RunRecord) -> TaskQuery<'_> {
     .bind(record.limits.as_ref().map(json))
     .bind(&record.untrusted)
     .bind(i64::from(r.brief_updated))
+    .bind(&record.task_id)
 }
 
 /// Binds the columns both task statements start with (name … updated_at), in that order.
@@ -542,19 +547,6 @@ impl TaskStore {
                 .await?;
         row.map(|r| r.0)
             .ok_or_else(|| TaskStoreError::NoRun(run_id.to_owned()))
-    }
-
-    pub async fn set_run_notepad_version(
-        &self,
-        run_id: &str,
-        version: i64,
-    ) -> Result<(), TaskStoreError> {
-        sqlx::query("UPDATE task_runs SET notepad_version = ? WHERE id = ?")
-            .bind(version)
-            .bind(run_id)
-            .execute(self.store.pool())
-            .await?;
-        Ok(())
     }
 
     pub async fn pending_notepad(&self, run_id: &str) -> Result<Option<String>, TaskStoreError> {
