@@ -2,6 +2,7 @@
 //! on a run", "Stuck runs", and the held call after outside content): the pause, the question
 //! stored on the run with the parts the API never shows, and what each answer does. Also Retry.
 
+use super::recall::{ANSWER_PREFIX, STUCK_ANSWER_PREFIX};
 use serde_json::{Value, json};
 
 use super::limits::{Limit, Limits, says};
@@ -250,19 +251,21 @@ impl TaskService {
                 .await?;
                 return self.get_task(task_id).await;
             }
+            // A button's meaning is the engine's wording; typed words are the person's own.
             let note = if says(&answer, STUCK_OPTIONS[0]) {
-                "The person says: try that step again, and differently if it fails the same way."
+                "The person chose to try again: try that step again, and differently if it fails the same way."
                     .to_owned()
             } else if says(&answer, STUCK_OPTIONS[1]) {
-                "The person says: skip that step, and say so in your final answer.".to_owned()
+                "The person chose to skip it: skip that step, and say so in your final answer."
+                    .to_owned()
             } else {
-                format!("The person says: {answer}")
+                format!("{STUCK_ANSWER_PREFIX}{answer}")
             };
             record.transcript.push(Message::user(note));
         } else {
             // The answer takes the place of the ask_user call's result.
             let call_id = stored["call_id"].as_str().unwrap_or_default();
-            let text = format!("The person answered: {answer}");
+            let text = format!("{ANSWER_PREFIX}{answer}");
             match record
                 .transcript
                 .iter_mut()

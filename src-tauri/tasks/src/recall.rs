@@ -61,14 +61,38 @@ pub struct Hit {
     pub source: String,
     pub author: String,
     pub excerpt: String,
+    /// The app whose content the run had read (a hit from such a run may quote someone else's
+    /// words); absent for the task chat and runs that read none.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub outside_content: Option<String>,
 }
 
-fn author_of(message: &Message) -> Option<&'static str> {
+/// How the engine words the person's answers inside a run's transcript: an `ask_user` call's
+/// result, and the note added after a stuck question.
+pub(crate) const ANSWER_PREFIX: &str = "The person answered: ";
+pub(crate) const STUCK_ANSWER_PREFIX: &str = "The person says: ";
+
+/// Who wrote a transcript message, and the words to index. Only what the person typed is
+/// `user`: their answers to the run's questions. Every other user-role message is the engine's
+/// own (kickoffs, nudges, reminders, resume and retry notes) and is `system`; the system prompt
+/// and other tool results (which may be someone else's words) are left out.
+fn author_of<'m>(message: &'m Message, transcript: &[Message]) -> Option<(&'static str, &'m str)> {
     match message.role {
-        Speaker::User => Some("user"),
-        Speaker::Assistant => Some("agent"),
-        // The system prompt and tool results (which may be someone else's words) are left out.
-        Speaker::System | Speaker::Tool => None,
+        Speaker::Assistant => Some(("agent", message.content.as_str())),
+        Speaker::User => Some(match message.content.strip_prefix(STUCK_ANSWER_PREFIX) {
+            Some(answer) => ("user", answer),
+            None => ("system", message.content.as_str()),
+        }),
+        Speaker::Tool => {
+            let call_id = message.tool_call_id.as_deref()?;
+            let asked = transcript
+                .iter()
+                .flat_map(|m| m.tool_calls.iter())
+                .any(|c| c.id == call_id && c.name == "ask_user");
+            let answer = message.content.strip_prefix(ANSWER_PREFIX)?;
+            asked.then_some(("user", answer))
+        }
+        Speaker::System => None,
     }
 }
 
@@ -122,6 +146,27 @@ impl TaskStore {
         Ok(())
     }
 
+    /// Indexes every run's transcript again when the index was made by an older version (one
+    /// that called the engine's own messages the person's). Says how many runs it indexed.
+    pub async fn reindex_old_transcripts(&self) -> Result<usize, TaskStoreError> {
+        const KEY: &str = "tasks.conversation_index_version";
+        const VERSION: i64 = 2;
+        let had = self.store.meta_get::<i64>(KEY).await?.unwrap_or(1);
+        if had >= VERSION {
+            return Ok(0);
+        }
+        let runs: Vec<(String, String)> =
+            sqlx::query_as("SELECT id, transcript FROM task_runs WHERE transcript != '[]'")
+                .fetch_all(self.store.pool())
+                .await?;
+        for (run_id, transcript) in &runs {
+            let transcript: Vec<Message> = serde_json::from_str(transcript).unwrap_or_default();
+            self.index_transcript(run_id, &transcript).await?;
+        }
+        self.store.meta_set(KEY, &VERSION).await?;
+        Ok(runs.len())
+    }
+
     /// Indexes a run's transcript again (what the person and the model said).
     pub(crate) async fn index_transcript(
         &self,
@@ -140,17 +185,17 @@ impl TaskStore {
             .execute(&mut *tx)
             .await?;
         for (i, message) in transcript.iter().enumerate() {
-            let Some(author) = author_of(message) else {
+            let Some((author, text)) = author_of(message, transcript) else {
                 continue;
             };
-            if message.content.trim().is_empty() {
+            if text.trim().is_empty() {
                 continue;
             }
             sqlx::query("INSERT INTO task_conversation (task_id, ref, source, author, text) VALUES (?, ?, 'runs', ?, ?)")
                 .bind(&task_id)
                 .bind(format!("run:{run_id}:{i}"))
                 .bind(author)
-                .bind(&message.content)
+                .bind(text)
                 .execute(&mut *tx)
                 .await?;
         }
@@ -234,15 +279,33 @@ impl TaskStore {
         .bind(i64::from(limit.clamp(1, MAX_RESULTS)))
         .fetch_all(self.store.pool())
         .await?;
-        Ok(rows
-            .into_iter()
-            .map(|(reference, source, author, excerpt)| Hit {
+        let mut hits = Vec::with_capacity(rows.len());
+        for (reference, source, author, excerpt) in rows {
+            let outside_content = match parse_ref(&reference) {
+                Some(Ref::Message { run_id, .. } | Ref::Log { run_id, .. }) => {
+                    self.run_outside_content(&run_id).await?
+                }
+                _ => None,
+            };
+            hits.push(Hit {
                 reference,
                 source,
                 author,
                 excerpt: clip(&excerpt, EXCERPT_CHARS),
-            })
-            .collect())
+                outside_content,
+            });
+        }
+        Ok(hits)
+    }
+
+    /// The app whose content a run read, if it read any.
+    async fn run_outside_content(&self, run_id: &str) -> Result<Option<String>, TaskStoreError> {
+        let row: Option<(Option<String>,)> =
+            sqlx::query_as("SELECT untrusted FROM task_runs WHERE id = ?")
+                .bind(run_id)
+                .fetch_optional(self.store.pool())
+                .await?;
+        Ok(row.and_then(|r| r.0).filter(|u| !u.is_empty()))
     }
 
     /// Entries around a ref of this task, each cut short; `None` when the ref isn't this task's.
@@ -293,14 +356,15 @@ impl TaskStore {
                         i >= index - before && i <= index + after && i > 0
                     })
                     .filter_map(|(i, m)| {
-                        Some(entry(
-                            format!("run:{run_id}:{i}"),
-                            author_of(m)?,
-                            &m.content,
-                        ))
+                        let (author, text) = author_of(m, &record.transcript)?;
+                        Some(entry(format!("run:{run_id}:{i}"), author, text))
                     })
                     .collect();
-                Ok(Some(json!({"entries": entries})))
+                let mut read = json!({"entries": entries});
+                if let Some(app) = record.untrusted.filter(|u| !u.is_empty()) {
+                    read["outside_content"] = json!(app);
+                }
+                Ok(Some(read))
             }
             Ref::Log { run_id, event } => {
                 if self.run(task_id, run_id).await.is_err() {

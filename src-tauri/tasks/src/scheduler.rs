@@ -196,6 +196,16 @@ impl TaskService {
         let engine = self.clone();
         tokio::spawn(async move { engine.recover_interrupted_work().await });
         let engine = self.clone();
+        tokio::spawn(async move {
+            match engine.tasks().store().reindex_old_transcripts().await {
+                Ok(0) => {}
+                Ok(runs) => {
+                    tracing::info!(runs, "indexed task conversations again with their authors")
+                }
+                Err(error) => tracing::warn!(%error, "could not index task conversations again"),
+            }
+        });
+        let engine = self.clone();
         // Subscribed before the first tick, so no Resume or run end is missed.
         let mut events = self.bus().subscribe();
         let shutdown = self.shutdown_token();
