@@ -18,6 +18,7 @@ SYSTEM_PACKAGES=(
   libwebkit2gtk-4.1-dev libgtk-3-dev libayatana-appindicator3-dev librsvg2-dev libxdo-dev
   libssl-dev libasound2-dev libdbus-1-dev
   xvfb xauth chromium gnome-keyring dbus dbus-x11 xdotool libsecret-tools imagemagick
+  python3 python3-venv
 )
 
 ensure_system_packages() {
@@ -49,6 +50,21 @@ ensure_node_packages() {
     npm ci --no-audit --no-fund --loglevel=error
     cp package-lock.json "$stamp"
   fi
+}
+
+# PyPI tools the tests use, pinned, in the project's own virtual environment (.venv-tests/).
+PYTHON_TOOLS=(schemathesis==4.32.5)
+
+ensure_python_tools() {
+  local venv=".venv-tests" stamp=".venv-tests/.sentient-tools"
+  if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "${PYTHON_TOOLS[*]}" ]; then
+    return 0
+  fi
+  say "Installing the tests' Python tools: ${PYTHON_TOOLS[*]}"
+  rm -rf "$venv"
+  python3 -m venv "$venv"
+  "$venv/bin/pip" install --quiet --disable-pip-version-check "${PYTHON_TOOLS[@]}"
+  echo "${PYTHON_TOOLS[*]}" > "$stamp"
 }
 
 build_ui() {

@@ -5,6 +5,7 @@ source "$(dirname "$0")/lib.sh"
 
 ensure_system_packages
 ensure_node_packages
+ensure_python_tools
 build_ui
 
 say "Checking formatting"
@@ -19,6 +20,9 @@ cargo build -p sentient-engine -p sentient-desktop -p sentient-model-server --bi
 
 say "Rust tests (secrets against gnome-keyring in a private D-Bus session)"
 SENTIENT_BIN="$CARGO_TARGET_DIR/debug/sentient" bash tests/setup/with-keyring.sh cargo test --workspace --locked
+
+say "Schema-driven fuzzing of the HTTP API (schemathesis against sentient serve)"
+SENTIENT_BIN="$CARGO_TARGET_DIR/debug/sentient" bash tests/setup/with-keyring.sh bash tests/fuzz/openapi.sh
 
 say "Window unit tests"
 npm run --silent ui:test

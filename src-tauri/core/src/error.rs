@@ -42,6 +42,13 @@ pub struct ApiError {
     pub detail: ErrorDetail,
 }
 
+/// An error answer's body over HTTP, as the OpenAPI document shows it: `{"detail": …}` (the status
+/// is the HTTP status; `ApiError` carries it for the window's typed commands).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
+pub struct ErrorBody {
+    pub detail: ErrorDetail,
+}
+
 /// What a person is told when something broke inside; the real cause goes to the log only.
 pub const INTERNAL_DETAIL: &str = "Something went wrong inside Sentient. Try again; if it keeps happening, the log has the details.";
 

@@ -10,6 +10,7 @@ pub mod lan_listener;
 pub mod lan_runtime;
 pub mod mdns;
 pub mod node_socket;
+pub mod openapi_truth;
 pub mod origin;
 pub mod routes;
 pub mod static_ui;
@@ -37,7 +38,7 @@ pub const MAX_BODY_BYTES: usize = 2 * 1024 * 1024;
 Every /api route except GET /api/health needs `Authorization: Bearer <token>`; sockets take `?token=`. \
 Errors are an HTTP status plus {\"detail\": \"...\"}."
     ),
-    components(schemas(crate::error::ApiError, crate::error::FieldError)),
+    components(schemas(crate::error::ErrorBody, crate::error::FieldError)),
     modifiers(&BearerAuth)
 )]
 struct ApiDoc;
@@ -65,7 +66,9 @@ pub fn api(engine: &Engine) -> (Router<Engine>, utoipa::openapi::OpenApi) {
                 engine.clone(),
                 auth::require_token,
             ));
-    open.merge(protected).split_for_parts()
+    let (router, mut doc) = open.merge(protected).split_for_parts();
+    openapi_truth::complete(&mut doc);
+    (router, doc)
 }
 
 /// The whole app: the API, the OpenAPI document, the window's files, and the layers every

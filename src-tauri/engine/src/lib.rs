@@ -177,7 +177,7 @@ impl Engine {
             queue,
             options.llm_retry.unwrap_or_default(),
         );
-        let hardware = Arc::new(HardwareCache::new(llm.ollama().base));
+        let hardware = Arc::new(HardwareCache::new(llm.ollama_base()));
         let files = files::Files::new(home.clone());
         let shutdown = CancellationToken::new();
         // The services, bottom up; each gets only the handles it needs.

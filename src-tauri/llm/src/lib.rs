@@ -5,6 +5,7 @@
 
 pub mod error;
 pub mod formats;
+pub mod http;
 pub mod model_ref;
 pub mod provider;
 pub mod queue;

@@ -152,7 +152,7 @@ struct Inner {
     keys: Arc<dyn KeySource>,
     ledger: UsageLedger,
     queue: LocalQueue,
-    http: reqwest::Client,
+    http: crate::http::LazyClient,
     retry: RetryPolicy,
 }
 
@@ -177,10 +177,7 @@ impl LlmService {
         queue: LocalQueue,
         retry: RetryPolicy,
     ) -> Self {
-        let http = reqwest::Client::builder()
-            .connect_timeout(Duration::from_secs(10))
-            .build()
-            .unwrap_or_default();
+        let http = crate::http::LazyClient::new(None);
         Self {
             inner: Arc::new(Inner {
                 ollama_models: std::sync::Mutex::new(std::collections::HashMap::new()),
@@ -237,15 +234,20 @@ impl LlmService {
             .filter(|b| !b.trim().is_empty())
     }
 
-    /// The Ollama management API at the configured address.
-    pub fn ollama(&self) -> OllamaAdmin {
+    /// Where Ollama's management API is (the configured address, or Ollama's default).
+    pub fn ollama_base(&self) -> String {
         let base = self
             .base_for("ollama_chat")
             .or_else(|| self.base_for("ollama"))
             .unwrap_or_else(|| "http://localhost:11434".to_owned());
+        base.trim_end_matches('/').to_owned()
+    }
+
+    /// The Ollama management API at the configured address.
+    pub fn ollama(&self) -> OllamaAdmin {
         OllamaAdmin {
-            base: base.trim_end_matches('/').to_owned(),
-            http: self.inner.http.clone(),
+            base: self.ollama_base(),
+            http: self.inner.http.get().clone(),
         }
     }
 
@@ -259,7 +261,7 @@ impl LlmService {
             model.clone(),
             self.base_for(model.provider.id),
             key,
-            self.inner.http.clone(),
+            self.inner.http.get().clone(),
         )
     }
 

@@ -125,7 +125,7 @@ pub struct TaskPatch {
     #[serde(default, deserialize_with = "present")]
     #[specta(type = Option<String>)]
     pub browser_profile: Option<Option<String>>,
-    #[schema(value_type = Option<Object>)]
+    #[schema(value_type = Option<Value>)]
     #[specta(type = Option<String>)]
     #[serde(default, deserialize_with = "present")]
     pub deliver_to: Option<Option<Value>>,

@@ -3,7 +3,6 @@
 
 use std::collections::HashMap;
 use std::sync::{Arc, RwLock};
-use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
@@ -56,7 +55,7 @@ struct Inner {
 #[derive(Clone)]
 pub struct ToolRegistry {
     inner: Arc<RwLock<Inner>>,
-    http: reqwest::Client,
+    http: sentient_llm::http::LazyClient,
 }
 
 impl std::fmt::Debug for ToolRegistry {
@@ -76,11 +75,7 @@ impl Default for ToolRegistry {
 impl ToolRegistry {
     /// An empty registry with its own HTTP client for the web tools.
     pub fn new() -> Self {
-        let http = reqwest::Client::builder()
-            .connect_timeout(Duration::from_secs(10))
-            .user_agent(super::web::USER_AGENT)
-            .build()
-            .unwrap_or_default();
+        let http = sentient_llm::http::LazyClient::new(Some(super::web::USER_AGENT));
         Self {
             inner: Arc::new(RwLock::new(Inner::default())),
             http,
@@ -100,7 +95,7 @@ impl ToolRegistry {
 
     /// The HTTP client calls share (connection reuse, one user agent).
     pub fn http(&self) -> &reqwest::Client {
-        &self.http
+        self.http.get()
     }
 
     fn read(&self) -> std::sync::RwLockReadGuard<'_, Inner> {

@@ -373,7 +373,7 @@ pub struct Task {
     pub model: Option<String>,
     pub browser_profile: Option<String>,
     /// "default", "desktop" or a list of `{channel, chat_id}`.
-    #[schema(value_type = Object)]
+    #[schema(value_type = Value)]
     #[specta(type = String)]
     pub deliver_to: Value,
     #[schema(value_type = Object)]

@@ -27,7 +27,7 @@ pub fn routes() -> OpenApiRouter<Engine> {
 /// answers one `steer_ack` line.
 #[utoipa::path(post, path = "/api/chat", tag = "chat", request_body = ChatSend,
     responses((status = 200, description = "NDJSON chat events", content_type = "application/x-ndjson"),
-              (status = 422, body = ApiError)))]
+              (status = 422, body = crate::error::ErrorBody)))]
 pub async fn chat(
     State(engine): State<Engine>,
     JsonBody(body): JsonBody<ChatSend>,
@@ -79,7 +79,7 @@ pub struct Resolved {
 
 /// Answers an approval question (the HTTP twin of `approval.respond`).
 #[utoipa::path(post, path = "/api/approvals", tag = "chat", request_body = ApprovalResponse,
-    responses((status = 200, body = Resolved), (status = 400, body = ApiError)))]
+    responses((status = 200, body = Resolved), (status = 400, body = crate::error::ErrorBody)))]
 pub async fn approvals(
     State(engine): State<Engine>,
     PlainBody(body): PlainBody<ApprovalResponse>,

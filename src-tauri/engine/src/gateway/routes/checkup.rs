@@ -21,7 +21,7 @@ pub fn routes() -> OpenApiRouter<Engine> {
 /// a `role` per role, then `done`. Informational only; it never changes the settings.
 #[utoipa::path(post, path = "/api/models/checkup", tag = "models", request_body = CheckupRequest,
     responses((status = 200, description = "NDJSON lines (CheckupLine)", body = CheckupLine, content_type = "application/x-ndjson"),
-              (status = 400, body = ApiError), (status = 422, body = ApiError)))]
+              (status = 400, body = crate::error::ErrorBody), (status = 422, body = crate::error::ErrorBody)))]
 pub async fn checkup(
     State(engine): State<Engine>,
     JsonBody(body): JsonBody<CheckupRequest>,

@@ -33,7 +33,7 @@ pub async fn config_schema() -> Json<Value> {
 #[utoipa::path(
     put, path = "/api/config", tag = "config",
     request_body(content = Object, description = "The full settings object"),
-    responses((status = 200, body = Saved), (status = 422, body = ApiError))
+    responses((status = 200, body = Saved), (status = 422, body = crate::error::ErrorBody))
 )]
 pub async fn put_config(
     State(engine): State<Engine>,
@@ -47,7 +47,7 @@ pub async fn put_config(
 #[utoipa::path(
     patch, path = "/api/config", tag = "config",
     request_body(content = Object, description = "Any part of the settings object"),
-    responses((status = 200, body = SavedConfig), (status = 422, body = ApiError))
+    responses((status = 200, body = SavedConfig), (status = 422, body = crate::error::ErrorBody))
 )]
 pub async fn patch_config(
     State(engine): State<Engine>,

@@ -37,7 +37,7 @@ pub async fn bootstrap(State(engine): State<Engine>) -> Result<Json<Bootstrap>, 
 #[utoipa::path(
     post, path = "/api/onboarding", tag = "core",
     request_body = OnboardingRequest,
-    responses((status = 200, body = OnboardingDone), (status = 422, body = ApiError))
+    responses((status = 200, body = OnboardingDone), (status = 422, body = crate::error::ErrorBody))
 )]
 pub async fn onboarding(
     State(engine): State<Engine>,

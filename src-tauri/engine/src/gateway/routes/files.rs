@@ -30,7 +30,7 @@ fn field_error(field: &str, msg: &str) -> ApiError {
 /// Uploads one file (multipart field `file`; optional field `source`: upload or screen).
 #[utoipa::path(post, path = "/api/files", tag = "files",
     request_body(content_type = "multipart/form-data", description = "file, source?"),
-    responses((status = 200, body = FileInfo), (status = 413, body = ApiError), (status = 422, body = ApiError)))]
+    responses((status = 200, body = FileInfo), (status = 413, body = crate::error::ErrorBody), (status = 422, body = crate::error::ErrorBody)))]
 pub async fn upload(
     State(engine): State<Engine>,
     mut form: Multipart,
@@ -89,7 +89,7 @@ pub async fn list(State(engine): State<Engine>) -> Result<Json<Vec<FileInfo>>, A
 
 /// A file's bytes.
 #[utoipa::path(get, path = "/api/files/content/{*name}", tag = "files",
-    responses((status = 200, description = "The file"), (status = 404, body = ApiError)))]
+    responses((status = 200, description = "The file"), (status = 404, body = crate::error::ErrorBody)))]
 pub async fn content(
     State(engine): State<Engine>,
     Path(name): Path<String>,
@@ -100,7 +100,7 @@ pub async fn content(
 
 /// Deletes a file.
 #[utoipa::path(delete, path = "/api/files/{*name}", tag = "files",
-    responses((status = 200, body = OkReply), (status = 404, body = ApiError)))]
+    responses((status = 200, body = OkReply), (status = 404, body = crate::error::ErrorBody)))]
 pub async fn delete(
     State(engine): State<Engine>,
     Path(name): Path<String>,

@@ -58,7 +58,7 @@ pub async fn list(
 
 /// Makes a webhook; its secret is in this answer only (Sentient keeps just its SHA-256).
 #[utoipa::path(post, path = "/api/hooks", tag = "hooks", request_body = NewHook,
-    responses((status = 200, body = CreatedHook), (status = 400, body = ApiError)))]
+    responses((status = 200, body = CreatedHook), (status = 400, body = crate::error::ErrorBody)))]
 pub async fn create(
     State(engine): State<Engine>,
     headers: HeaderMap,
@@ -70,7 +70,7 @@ pub async fn create(
 
 /// Deletes a webhook; calls to it answer 404 from now on.
 #[utoipa::path(delete, path = "/api/hooks/{id}", tag = "hooks",
-    responses((status = 200, body = OkReply), (status = 404, body = ApiError)))]
+    responses((status = 200, body = OkReply), (status = 404, body = crate::error::ErrorBody)))]
 pub async fn delete(
     State(engine): State<Engine>,
     headers: HeaderMap,
@@ -106,10 +106,10 @@ impl IntoResponse for Refusal {
         ("secret" = Option<String>, Query, description = "The hook's secret, if not in X-Sentient-Secret"),
         ("X-Sentient-Secret" = Option<String>, Header, description = "The hook's secret")),
     request_body(content = String, description = "JSON, form, text or nothing"),
-    responses((status = 200, body = CallAccepted), (status = 400, body = ApiError),
-        (status = 401, body = ApiError), (status = 404, body = ApiError),
-        (status = 413, body = ApiError), (status = 429, body = ApiError),
-        (status = 503, body = ApiError)),
+    responses((status = 200, body = CallAccepted), (status = 400, body = crate::error::ErrorBody),
+        (status = 401, body = crate::error::ErrorBody), (status = 404, body = crate::error::ErrorBody),
+        (status = 413, body = crate::error::ErrorBody), (status = 429, body = crate::error::ErrorBody),
+        (status = 503, body = crate::error::ErrorBody)),
     security(()))]
 pub async fn call(
     State(engine): State<Engine>,

@@ -51,7 +51,7 @@ pub async fn local(State(engine): State<Engine>) -> Json<LocalModels> {
 
 /// One short call to a model, reporting whether it can use tools.
 #[utoipa::path(post, path = "/api/models/test", tag = "models", request_body = TestRequest,
-    responses((status = 200, body = TestResult), (status = 422, body = ApiError)))]
+    responses((status = 200, body = TestResult), (status = 422, body = crate::error::ErrorBody)))]
 pub async fn test(
     State(engine): State<Engine>,
     JsonBody(body): JsonBody<TestRequest>,
@@ -61,7 +61,7 @@ pub async fn test(
 
 /// One embedding call, reporting the vector size.
 #[utoipa::path(post, path = "/api/models/test-embedding", tag = "models", request_body = EmbeddingTestRequest,
-    responses((status = 200, body = EmbeddingTestResult), (status = 422, body = ApiError)))]
+    responses((status = 200, body = EmbeddingTestResult), (status = 422, body = crate::error::ErrorBody)))]
 pub async fn test_embedding(
     State(engine): State<Engine>,
     JsonBody(body): JsonBody<EmbeddingTestRequest>,
@@ -78,7 +78,7 @@ pub async fn busy(State(engine): State<Engine>) -> Json<ModelBusy> {
 /// Sets the model of the roles named (null = use the main model).
 #[utoipa::path(put, path = "/api/models/roles", tag = "models",
     request_body(content = Object, description = "{primary?, fast?, planner?, executor?, embedding?, vision?, voice?}"),
-    responses((status = 200, body = Roles), (status = 422, body = ApiError)))]
+    responses((status = 200, body = Roles), (status = 422, body = crate::error::ErrorBody)))]
 pub async fn put_roles(
     State(engine): State<Engine>,
     JsonBody(body): JsonBody<BTreeMap<String, Option<String>>>,
@@ -94,7 +94,7 @@ pub struct Ok {
 /// Replaces the fallback models of the roles named.
 #[utoipa::path(put, path = "/api/models/fallbacks", tag = "models",
     request_body(content = Object, description = "{role: [model, ...]}"),
-    responses((status = 200, body = Ok), (status = 422, body = ApiError)))]
+    responses((status = 200, body = Ok), (status = 422, body = crate::error::ErrorBody)))]
 pub async fn put_fallbacks(
     State(engine): State<Engine>,
     JsonBody(body): JsonBody<BTreeMap<String, Vec<String>>>,
@@ -106,7 +106,7 @@ pub async fn put_fallbacks(
 /// Downloads a model into Ollama, streaming NDJSON progress `{status, completed?, total?}`.
 #[utoipa::path(post, path = "/api/models/ollama/pull", tag = "models", request_body = PullRequest,
     responses((status = 200, description = "NDJSON progress lines", content_type = "application/x-ndjson"),
-              (status = 422, body = ApiError), (status = 503, body = ApiError)))]
+              (status = 422, body = crate::error::ErrorBody), (status = 503, body = crate::error::ErrorBody)))]
 pub async fn pull(
     State(engine): State<Engine>,
     JsonBody(body): JsonBody<PullRequest>,

@@ -67,7 +67,7 @@ pub async fn list(State(engine): State<Engine>) -> Result<Json<Vec<Node>>, ApiEr
 }
 
 #[utoipa::path(get, path = "/api/nodes/{id}", tag = "devices",
-    responses((status = 200, body = Node), (status = 404, body = ApiError)))]
+    responses((status = 200, body = Node), (status = 404, body = crate::error::ErrorBody)))]
 pub async fn get_node(
     State(engine): State<Engine>,
     Path(id): Path<String>,
@@ -77,7 +77,7 @@ pub async fn get_node(
 
 /// Renames a device (`node.updated`).
 #[utoipa::path(patch, path = "/api/nodes/{id}", tag = "devices", request_body = RenameNode,
-    responses((status = 200, body = Node), (status = 404, body = ApiError), (status = 400, body = ApiError)))]
+    responses((status = 200, body = Node), (status = 404, body = crate::error::ErrorBody), (status = 400, body = crate::error::ErrorBody)))]
 pub async fn rename(
     State(engine): State<Engine>,
     Path(id): Path<String>,
@@ -95,7 +95,7 @@ pub async fn rename(
 /// Removes a device: its token is revoked and it is disconnected (`node.deleted`). 400 for
 /// the desktop app.
 #[utoipa::path(delete, path = "/api/nodes/{id}", tag = "devices",
-    responses((status = 200, body = OkReply), (status = 400, body = ApiError), (status = 404, body = ApiError)))]
+    responses((status = 200, body = OkReply), (status = 400, body = crate::error::ErrorBody), (status = 404, body = crate::error::ErrorBody)))]
 pub async fn delete(
     State(engine): State<Engine>,
     Path(id): Path<String>,
@@ -107,7 +107,7 @@ pub async fn delete(
 /// Asks a device to do something. A device that can't answers `ok: false` with `code`:
 /// offline, unsupported, timeout, not_allowed, bad_upload or the device's own code.
 #[utoipa::path(post, path = "/api/nodes/{id}/invoke", tag = "devices", request_body = InvokeRequest,
-    responses((status = 200, body = InvokeReply), (status = 404, body = ApiError), (status = 422, body = ApiError)))]
+    responses((status = 200, body = InvokeReply), (status = 404, body = crate::error::ErrorBody), (status = 422, body = crate::error::ErrorBody)))]
 pub async fn invoke(
     State(engine): State<Engine>,
     Path(id): Path<String>,
@@ -194,8 +194,8 @@ fn bearer(headers: &HeaderMap) -> Option<&str> {
 #[utoipa::path(post, path = "/api/nodes/upload", tag = "devices",
     params(("Authorization" = String, Header, description = "Bearer <device token>")),
     request_body(content = Vec<u8>, description = "The bytes, or multipart field file"),
-    responses((status = 200, body = UploadReply), (status = 400, body = ApiError),
-        (status = 401, body = ApiError), (status = 413, body = ApiError)),
+    responses((status = 200, body = UploadReply), (status = 400, body = crate::error::ErrorBody),
+        (status = 401, body = crate::error::ErrorBody), (status = 413, body = crate::error::ErrorBody)),
     security(()))]
 pub async fn upload(
     State(engine): State<Engine>,

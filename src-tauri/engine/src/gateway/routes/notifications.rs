@@ -45,7 +45,7 @@ pub async fn list(
 
 /// Marks one notification read (`notification.read` with its id).
 #[utoipa::path(post, path = "/api/notifications/{id}/read", tag = "notifications",
-    responses((status = 200, body = OkReply), (status = 404, body = ApiError)))]
+    responses((status = 200, body = OkReply), (status = 404, body = crate::error::ErrorBody)))]
 pub async fn read(
     State(engine): State<Engine>,
     Path(id): Path<String>,
@@ -64,7 +64,7 @@ pub async fn read_all(State(engine): State<Engine>) -> Result<Json<OkReply>, Api
 
 /// Deletes one notification (`notification.deleted` with its id).
 #[utoipa::path(delete, path = "/api/notifications/{id}", tag = "notifications",
-    responses((status = 200, body = OkReply), (status = 404, body = ApiError)))]
+    responses((status = 200, body = OkReply), (status = 404, body = crate::error::ErrorBody)))]
 pub async fn delete(
     State(engine): State<Engine>,
     Path(id): Path<String>,

@@ -34,8 +34,8 @@ pub async fn list_presets(State(engine): State<Engine>) -> Result<Json<PresetLis
     params(("name" = String, Path, description = "The setup's name, matched without case")),
     responses(
         (status = 200, body = PresetSwitch),
-        (status = 404, body = ApiError, description = "No setup by that name"),
-        (status = 409, body = ApiError, description = "The setup can't be used now (e.g. no cloud key)")
+        (status = 404, body = crate::error::ErrorBody, description = "No setup by that name"),
+        (status = 409, body = crate::error::ErrorBody, description = "The setup can't be used now (e.g. no cloud key)")
     ))]
 pub async fn apply_preset(
     State(engine): State<Engine>,
@@ -48,7 +48,7 @@ pub async fn apply_preset(
 #[utoipa::path(post, path = "/api/models/presets/undo", tag = "models",
     responses(
         (status = 200, body = PresetSwitch),
-        (status = 409, body = ApiError, description = "Nothing to undo")
+        (status = 409, body = crate::error::ErrorBody, description = "Nothing to undo")
     ))]
 pub async fn undo_preset(State(engine): State<Engine>) -> Result<Json<PresetSwitch>, ApiError> {
     Ok(Json(engine.models().undo_model_preset().await?))
@@ -58,8 +58,8 @@ pub async fn undo_preset(State(engine): State<Engine>) -> Result<Json<PresetSwit
 #[utoipa::path(post, path = "/api/models/presets", tag = "models", request_body = SavePresetRequest,
     responses(
         (status = 200, body = Preset),
-        (status = 400, body = ApiError, description = "A bad or built-in name"),
-        (status = 409, body = ApiError, description = "The name is taken (send overwrite: true to replace it)")
+        (status = 400, body = crate::error::ErrorBody, description = "A bad or built-in name"),
+        (status = 409, body = crate::error::ErrorBody, description = "The name is taken (send overwrite: true to replace it)")
     ))]
 pub async fn save_preset(
     State(engine): State<Engine>,
@@ -74,9 +74,9 @@ pub async fn save_preset(
     request_body = RenamePresetRequest,
     responses(
         (status = 200, body = Preset),
-        (status = 400, body = ApiError, description = "A built-in setup, or a bad new name"),
-        (status = 404, body = ApiError, description = "No setup by that name"),
-        (status = 409, body = ApiError, description = "Another setup has the new name")
+        (status = 400, body = crate::error::ErrorBody, description = "A built-in setup, or a bad new name"),
+        (status = 404, body = crate::error::ErrorBody, description = "No setup by that name"),
+        (status = 409, body = crate::error::ErrorBody, description = "Another setup has the new name")
     ))]
 pub async fn rename_preset(
     State(engine): State<Engine>,
@@ -93,8 +93,8 @@ pub async fn rename_preset(
     params(("name" = String, Path, description = "The setup's name, matched without case")),
     responses(
         (status = 200, body = OkReply),
-        (status = 400, body = ApiError, description = "A built-in setup"),
-        (status = 404, body = ApiError, description = "No setup by that name")
+        (status = 400, body = crate::error::ErrorBody, description = "A built-in setup"),
+        (status = 404, body = crate::error::ErrorBody, description = "No setup by that name")
     ))]
 pub async fn delete_preset(
     State(engine): State<Engine>,

@@ -26,7 +26,7 @@ pub struct StatusQuery {
 
 /// A chat's rule suggestions, oldest first.
 #[utoipa::path(get, path = "/api/sessions/{id}/rule-proposals", tag = "chat", params(StatusQuery),
-    responses((status = 200, body = Vec<RuleProposal>), (status = 400, body = ApiError), (status = 404, body = ApiError)))]
+    responses((status = 200, body = Vec<RuleProposal>), (status = 400, body = crate::error::ErrorBody), (status = 404, body = crate::error::ErrorBody)))]
 pub async fn list(
     State(engine): State<Engine>,
     Path(id): Path<String>,
@@ -42,8 +42,8 @@ pub async fn list(
 
 /// Answers a rule suggestion: accept saves the rule, decline saves nothing.
 #[utoipa::path(post, path = "/api/rule-proposals/{id}", tag = "chat", request_body = RuleDecisionRequest,
-    responses((status = 200, body = RuleProposal), (status = 404, body = ApiError),
-              (status = 409, body = ApiError), (status = 400, body = ApiError)))]
+    responses((status = 200, body = RuleProposal), (status = 404, body = crate::error::ErrorBody),
+              (status = 409, body = crate::error::ErrorBody), (status = 400, body = crate::error::ErrorBody)))]
 pub async fn decide(
     State(engine): State<Engine>,
     Path(id): Path<String>,

@@ -34,9 +34,9 @@ pub async fn list_secrets(State(engine): State<Engine>) -> Json<Vec<SecretInfo>>
     request_body = SecretValue,
     responses(
         (status = 200, body = OkReply),
-        (status = 400, body = ApiError, description = "Empty or too long, or chatgpt"),
-        (status = 404, body = ApiError, description = "No secret by that name"),
-        (status = 500, body = ApiError, description = "The keychain can't be used; the detail says how to fix it")
+        (status = 400, body = crate::error::ErrorBody, description = "Empty or too long, or chatgpt"),
+        (status = 404, body = crate::error::ErrorBody, description = "No secret by that name"),
+        (status = 500, body = crate::error::ErrorBody, description = "The keychain can't be used; the detail says how to fix it")
     )
 )]
 pub async fn put_secret(
@@ -54,8 +54,8 @@ pub async fn put_secret(
     params(("name" = String, Path, description = "The secret's name, e.g. anthropic")),
     responses(
         (status = 200, body = OkReply),
-        (status = 404, body = ApiError, description = "No secret by that name"),
-        (status = 500, body = ApiError, description = "The keychain can't be used; the detail says how to fix it")
+        (status = 404, body = crate::error::ErrorBody, description = "No secret by that name"),
+        (status = 500, body = crate::error::ErrorBody, description = "The keychain can't be used; the detail says how to fix it")
     )
 )]
 pub async fn delete_secret(

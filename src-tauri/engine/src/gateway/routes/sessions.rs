@@ -56,7 +56,7 @@ pub struct Rename {
 
 /// Renames a chat.
 #[utoipa::path(patch, path = "/api/sessions/{id}", tag = "chat", request_body = Rename,
-    responses((status = 200, body = OkReply), (status = 404, body = ApiError), (status = 400, body = ApiError)))]
+    responses((status = 200, body = OkReply), (status = 404, body = crate::error::ErrorBody), (status = 400, body = crate::error::ErrorBody)))]
 pub async fn rename(
     State(engine): State<Engine>,
     Path(id): Path<String>,
@@ -72,7 +72,7 @@ pub async fn rename(
 
 /// Deletes a chat and its messages.
 #[utoipa::path(delete, path = "/api/sessions/{id}", tag = "chat",
-    responses((status = 200, body = OkReply), (status = 404, body = ApiError)))]
+    responses((status = 200, body = OkReply), (status = 404, body = crate::error::ErrorBody)))]
 pub async fn delete(
     State(engine): State<Engine>,
     Path(id): Path<String>,
@@ -83,7 +83,7 @@ pub async fn delete(
 
 /// The transcript, oldest first (the last `limit` rows, default 500).
 #[utoipa::path(get, path = "/api/sessions/{id}/messages", tag = "chat", params(LimitQuery),
-    responses((status = 200, body = Vec<MessageRow>), (status = 404, body = ApiError)))]
+    responses((status = 200, body = Vec<MessageRow>), (status = 404, body = crate::error::ErrorBody)))]
 pub async fn messages(
     State(engine): State<Engine>,
     Path(id): Path<String>,
@@ -105,7 +105,7 @@ pub struct SearchQuery {
 
 /// Messages that contain the words, best match first, with a snippet.
 #[utoipa::path(get, path = "/api/sessions/search", tag = "chat", params(SearchQuery),
-    responses((status = 200, body = Vec<SearchHit>), (status = 422, body = ApiError)))]
+    responses((status = 200, body = Vec<SearchHit>), (status = 422, body = crate::error::ErrorBody)))]
 pub async fn search(
     State(engine): State<Engine>,
     Query(q): Query<SearchQuery>,

@@ -27,7 +27,7 @@ pub async fn get_stop(State(engine): State<Engine>) -> Json<StopState> {
 #[utoipa::path(
     post, path = "/api/stop-all", tag = "stop",
     request_body(content = StopRequest, description = "Optional; source defaults to desktop"),
-    responses((status = 200, body = StopResult), (status = 422, body = ApiError))
+    responses((status = 200, body = StopResult), (status = 422, body = crate::error::ErrorBody))
 )]
 pub async fn stop_all(
     State(engine): State<Engine>,
@@ -40,7 +40,7 @@ pub async fn stop_all(
 #[utoipa::path(
     post, path = "/api/resume", tag = "stop",
     request_body(content = StopRequest, description = "Optional; source defaults to desktop"),
-    responses((status = 200, body = StopState), (status = 422, body = ApiError))
+    responses((status = 200, body = StopState), (status = 422, body = crate::error::ErrorBody))
 )]
 pub async fn resume(
     State(engine): State<Engine>,

@@ -55,7 +55,7 @@ pub async fn list(
 
 /// Creates a task; planning continues in the background and arrives as `task.updated`.
 #[utoipa::path(post, path = "/api/tasks", tag = "tasks", request_body = NewTask,
-    responses((status = 200, body = Task), (status = 400, body = ApiError)))]
+    responses((status = 200, body = Task), (status = 400, body = crate::error::ErrorBody)))]
 pub async fn create(
     State(engine): State<Engine>,
     JsonBody(body): JsonBody<NewTask>,
@@ -65,8 +65,8 @@ pub async fn create(
 
 /// What the planner would make of a prompt: name, description, priority and schedule.
 #[utoipa::path(post, path = "/api/tasks/preview", tag = "tasks", request_body = PreviewRequest,
-    responses((status = 200, body = Refinement), (status = 400, body = ApiError), (status = 502, body = ApiError),
-              (status = 503, body = ApiError)))]
+    responses((status = 200, body = Refinement), (status = 400, body = crate::error::ErrorBody), (status = 502, body = crate::error::ErrorBody),
+              (status = 503, body = crate::error::ErrorBody)))]
 pub async fn preview(
     State(engine): State<Engine>,
     JsonBody(body): JsonBody<PreviewRequest>,
@@ -76,7 +76,7 @@ pub async fn preview(
 
 /// One task with its runs.
 #[utoipa::path(get, path = "/api/tasks/{id}", tag = "tasks",
-    responses((status = 200, body = Task), (status = 404, body = ApiError)))]
+    responses((status = 200, body = Task), (status = 404, body = crate::error::ErrorBody)))]
 pub async fn get(
     State(engine): State<Engine>,
     Path(id): Path<String>,
@@ -87,7 +87,7 @@ pub async fn get(
 /// Changes any of name, description, priority, schedule, plan, enabled, status, model,
 /// browser_profile and deliver_to.
 #[utoipa::path(patch, path = "/api/tasks/{id}", tag = "tasks", request_body = TaskPatch,
-    responses((status = 200, body = Task), (status = 400, body = ApiError), (status = 404, body = ApiError)))]
+    responses((status = 200, body = Task), (status = 400, body = crate::error::ErrorBody), (status = 404, body = crate::error::ErrorBody)))]
 pub async fn patch(
     State(engine): State<Engine>,
     Path(id): Path<String>,
@@ -98,7 +98,7 @@ pub async fn patch(
 
 /// Deletes a task, cancelling its runs.
 #[utoipa::path(delete, path = "/api/tasks/{id}", tag = "tasks",
-    responses((status = 200, body = OkReply), (status = 404, body = ApiError)))]
+    responses((status = 200, body = OkReply), (status = 404, body = crate::error::ErrorBody)))]
 pub async fn delete(
     State(engine): State<Engine>,
     Path(id): Path<String>,
@@ -109,7 +109,7 @@ pub async fn delete(
 
 /// Approves the plan waiting for approval.
 #[utoipa::path(post, path = "/api/tasks/{id}/approve", tag = "tasks",
-    responses((status = 200, body = Task), (status = 404, body = ApiError), (status = 409, body = ApiError)))]
+    responses((status = 200, body = Task), (status = 404, body = crate::error::ErrorBody), (status = 409, body = crate::error::ErrorBody)))]
 pub async fn approve(
     State(engine): State<Engine>,
     Path(id): Path<String>,
@@ -119,7 +119,7 @@ pub async fn approve(
 
 /// Declines the plan waiting for approval.
 #[utoipa::path(post, path = "/api/tasks/{id}/decline", tag = "tasks",
-    responses((status = 200, body = Task), (status = 404, body = ApiError), (status = 409, body = ApiError)))]
+    responses((status = 200, body = Task), (status = 404, body = crate::error::ErrorBody), (status = 409, body = crate::error::ErrorBody)))]
 pub async fn decline(
     State(engine): State<Engine>,
     Path(id): Path<String>,
@@ -129,7 +129,7 @@ pub async fn decline(
 
 /// A new copy of the task, planned afresh.
 #[utoipa::path(post, path = "/api/tasks/{id}/rerun", tag = "tasks",
-    responses((status = 200, body = Task), (status = 404, body = ApiError)))]
+    responses((status = 200, body = Task), (status = 404, body = crate::error::ErrorBody)))]
 pub async fn rerun(
     State(engine): State<Engine>,
     Path(id): Path<String>,
@@ -139,7 +139,7 @@ pub async fn rerun(
 
 /// Starts a run at once.
 #[utoipa::path(post, path = "/api/tasks/{id}/run-now", tag = "tasks",
-    responses((status = 200, body = Task), (status = 404, body = ApiError), (status = 409, body = ApiError)))]
+    responses((status = 200, body = Task), (status = 404, body = crate::error::ErrorBody), (status = 409, body = crate::error::ErrorBody)))]
 pub async fn run_now(
     State(engine): State<Engine>,
     Path(id): Path<String>,
@@ -149,7 +149,7 @@ pub async fn run_now(
 
 /// Archives the task.
 #[utoipa::path(post, path = "/api/tasks/{id}/archive", tag = "tasks",
-    responses((status = 200, body = Task), (status = 404, body = ApiError), (status = 409, body = ApiError)))]
+    responses((status = 200, body = Task), (status = 404, body = crate::error::ErrorBody), (status = 409, body = crate::error::ErrorBody)))]
 pub async fn archive(
     State(engine): State<Engine>,
     Path(id): Path<String>,
@@ -159,8 +159,8 @@ pub async fn archive(
 
 /// A change request: the task is planned again.
 #[utoipa::path(post, path = "/api/tasks/{id}/chat", tag = "tasks", request_body = TaskChatRequest,
-    responses((status = 200, body = Task), (status = 400, body = ApiError), (status = 404, body = ApiError),
-              (status = 409, body = ApiError)))]
+    responses((status = 200, body = Task), (status = 400, body = crate::error::ErrorBody), (status = 404, body = crate::error::ErrorBody),
+              (status = 409, body = crate::error::ErrorBody)))]
 pub async fn chat(
     State(engine): State<Engine>,
     Path(id): Path<String>,
@@ -171,8 +171,8 @@ pub async fn chat(
 
 /// Answers the planner's questions; the task is planned again.
 #[utoipa::path(post, path = "/api/tasks/{id}/clarifications", tag = "tasks", request_body = ClarificationsRequest,
-    responses((status = 200, body = Task), (status = 400, body = ApiError), (status = 404, body = ApiError),
-              (status = 409, body = ApiError)))]
+    responses((status = 200, body = Task), (status = 400, body = crate::error::ErrorBody), (status = 404, body = crate::error::ErrorBody),
+              (status = 409, body = crate::error::ErrorBody)))]
 pub async fn clarifications(
     State(engine): State<Engine>,
     Path(id): Path<String>,
@@ -186,7 +186,7 @@ pub async fn clarifications(
 
 /// Cancels a working or waiting run.
 #[utoipa::path(post, path = "/api/tasks/{id}/runs/{run_id}/cancel", tag = "tasks",
-    responses((status = 200, body = Task), (status = 404, body = ApiError), (status = 409, body = ApiError)))]
+    responses((status = 200, body = Task), (status = 404, body = crate::error::ErrorBody), (status = 409, body = crate::error::ErrorBody)))]
 pub async fn cancel_run(
     State(engine): State<Engine>,
     Path((id, run_id)): Path<(String, String)>,
@@ -196,8 +196,8 @@ pub async fn cancel_run(
 
 /// Answers the question of a run waiting for the person; the run carries on from where it stopped.
 #[utoipa::path(post, path = "/api/tasks/{id}/runs/{run_id}/answer", tag = "tasks", request_body = RunAnswerRequest,
-    responses((status = 200, body = Task), (status = 400, body = ApiError), (status = 404, body = ApiError),
-              (status = 409, body = ApiError)))]
+    responses((status = 200, body = Task), (status = 400, body = crate::error::ErrorBody), (status = 404, body = crate::error::ErrorBody),
+              (status = 409, body = crate::error::ErrorBody)))]
 pub async fn answer_run(
     State(engine): State<Engine>,
     Path((id, run_id)): Path<(String, String)>,
@@ -213,7 +213,7 @@ pub async fn answer_run(
 
 /// A new run that continues a failed or cancelled one from its transcript.
 #[utoipa::path(post, path = "/api/tasks/{id}/runs/{run_id}/retry", tag = "tasks",
-    responses((status = 200, body = Task), (status = 404, body = ApiError), (status = 409, body = ApiError)))]
+    responses((status = 200, body = Task), (status = 404, body = crate::error::ErrorBody), (status = 409, body = crate::error::ErrorBody)))]
 pub async fn retry_run(
     State(engine): State<Engine>,
     Path((id, run_id)): Path<(String, String)>,
@@ -223,7 +223,7 @@ pub async fn retry_run(
 
 /// A run's whole progress log.
 #[utoipa::path(get, path = "/api/tasks/{id}/runs/{run_id}/events", tag = "tasks",
-    responses((status = 200, body = Vec<ProgressUpdate>), (status = 404, body = ApiError)))]
+    responses((status = 200, body = Vec<ProgressUpdate>), (status = 404, body = crate::error::ErrorBody)))]
 pub async fn events(
     State(engine): State<Engine>,
     Path((id, run_id)): Path<(String, String)>,
