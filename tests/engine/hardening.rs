@@ -452,3 +452,195 @@ async fn foreign_hosts_and_origins_are_refused() -> Result<()> {
     t.stop().await;
     Ok(())
 }
+
+/// One writer per kind of write, each waiting for its answer before the next: the last value it
+/// saw acknowledged, and the one it was sending when the engine died.
+#[derive(Default)]
+struct Writes {
+    acknowledged: Vec<String>,
+    in_flight: Option<String>,
+}
+
+/// Writes of every kind go on while `sentient serve` is killed with SIGKILL; after a restart on
+/// the same home every acknowledged write is there (hooks and chats made, settings and notes
+/// saved, notifications marked read), and a write in flight is either there whole or not at all.
+#[cfg(unix)]
+#[tokio::test]
+async fn every_acknowledged_write_survives_kill_9() -> Result<()> {
+    use sentient_e2e::ServedEngine;
+    use std::sync::{Arc, Mutex};
+    let dir = tempfile::tempdir()?;
+    let home = dir.path().join("home");
+    std::fs::create_dir_all(&home)?;
+    // Models at a closed loopback port: planning fails at once and leaves a notification.
+    let closed = std::net::TcpListener::bind("127.0.0.1:0")?.local_addr()?;
+    std::fs::write(
+        home.join("config.yaml"),
+        format!(
+            "models:\n  providers:\n    ollama_chat:\n      api_base: http://{closed}\n    ollama:\n      api_base: http://{closed}\n"
+        ),
+    )?;
+    let token = "crash-burst-token";
+    let mut first = ServedEngine::start(&home, token).await?;
+    let client = first.client.clone();
+    let (_, task) = client
+        .post("/api/tasks", json!({"prompt": "Daily digest"}))
+        .await?;
+    let task_id = task["task_id"].as_str().expect("task").to_owned();
+    for prompt in ["One", "Two", "Three"] {
+        client.post("/api/tasks", json!({"prompt": prompt})).await?;
+    }
+    let notifications: Vec<String> = sentient_e2e::eventually("notifications", || async {
+        let (_, list) = client.get("/api/notifications").await?;
+        let ids: Vec<String> = list["notifications"]
+            .as_array()
+            .or_else(|| list.as_array())
+            .map(|l| {
+                l.iter()
+                    .filter_map(|n| n["id"].as_str().map(str::to_owned))
+                    .collect()
+            })
+            .unwrap_or_default();
+        Ok((ids.len() >= 3).then_some(ids))
+    })
+    .await?;
+
+    let kinds = ["hook", "session", "config", "notepad", "read"];
+    let writes: Arc<Mutex<Vec<Writes>>> = Arc::new(Mutex::new(
+        kinds.iter().map(|_| Writes::default()).collect(),
+    ));
+    let writers: Vec<_> = kinds
+        .iter()
+        .enumerate()
+        .map(|(k, kind)| {
+            let (client, writes, task_id) = (client.clone(), writes.clone(), task_id.clone());
+            let notifications = notifications.clone();
+            let kind = *kind;
+            tokio::spawn(async move {
+                for n in 0.. {
+                    let value = format!("{kind}-{n}");
+                    let answer = match kind {
+                        "hook" => client.post("/api/hooks", json!({"name": value})).await,
+                        "session" => client.post("/api/sessions", json!({})).await,
+                        "config" => {
+                            client
+                                .patch("/api/config", json!({"assistant": {"location": value}}))
+                                .await
+                        }
+                        "notepad" => {
+                            client
+                                .patch(&format!("/api/tasks/{task_id}"), json!({"notepad": value}))
+                                .await
+                        }
+                        _ => {
+                            let Some(id) = notifications.get(n) else {
+                                break;
+                            };
+                            client
+                                .post(&format!("/api/notifications/{id}/read"), json!({}))
+                                .await
+                        }
+                    };
+                    let saved = match (&answer, kind) {
+                        (Ok((200, body)), "hook") => body["id"].as_str().map(str::to_owned),
+                        (Ok((200, body)), "session") => {
+                            body["session_id"].as_str().map(str::to_owned)
+                        }
+                        (Ok((200, _)), "read") => notifications.get(n).cloned(),
+                        (Ok((200, _)), _) => Some(value.clone()),
+                        _ => None,
+                    };
+                    let mut all = writes.lock().expect("lock");
+                    match saved {
+                        Some(saved) => all[k].acknowledged.push(saved),
+                        None => {
+                            all[k].in_flight = Some(value);
+                            break;
+                        }
+                    }
+                }
+            })
+        })
+        .collect();
+    // Let the writers get going, then kill the engine mid-burst.
+    sentient_e2e::eventually("a burst of writes", || async {
+        let all = writes.lock().expect("lock");
+        Ok(all
+            .iter()
+            .take(4)
+            .all(|w| w.acknowledged.len() >= 5)
+            .then_some(()))
+    })
+    .await?;
+    first.child.start_kill()?;
+    first.child.wait().await?;
+    for writer in writers {
+        writer.await?;
+    }
+
+    let second = ServedEngine::start(&home, token).await?;
+    let c = &second.client;
+    let all = writes.lock().expect("lock");
+    let (_, hooks) = c.get("/api/hooks").await?;
+    let hook_ids: Vec<&str> = hooks
+        .as_array()
+        .expect("hooks")
+        .iter()
+        .filter_map(|h| h["id"].as_str())
+        .collect();
+    for id in &all[0].acknowledged {
+        assert!(
+            hook_ids.contains(&id.as_str()),
+            "hook {id} was acknowledged and is gone"
+        );
+    }
+    let (_, sessions) = c.get("/api/sessions?limit=1000").await?;
+    let session_ids: Vec<String> = sessions
+        .as_array()
+        .or_else(|| sessions["sessions"].as_array())
+        .expect("sessions")
+        .iter()
+        .filter_map(|s| {
+            s["session_id"]
+                .as_str()
+                .or_else(|| s["id"].as_str())
+                .map(str::to_owned)
+        })
+        .collect();
+    for id in &all[1].acknowledged {
+        assert!(
+            session_ids.contains(id),
+            "chat {id} was acknowledged and is gone"
+        );
+    }
+    let last_or_in_flight = |w: &Writes, now: &str| {
+        w.acknowledged.last().map(String::as_str) == Some(now)
+            || w.in_flight.as_deref() == Some(now)
+    };
+    let (_, config) = c.get("/api/config").await?;
+    let location = config["assistant"]["location"].as_str().unwrap_or_default();
+    assert!(last_or_in_flight(&all[2], location), "settings: {location}");
+    let (_, task) = c.get(&format!("/api/tasks/{task_id}")).await?;
+    let notes = task["notepad"].as_str().unwrap_or_default();
+    assert!(last_or_in_flight(&all[3], notes), "notes: {notes}");
+    let (_, list) = c.get("/api/notifications").await?;
+    let read: Vec<String> = list["notifications"]
+        .as_array()
+        .or_else(|| list.as_array())
+        .expect("notifications")
+        .iter()
+        .filter(|n| n["read"] == true)
+        .filter_map(|n| n["id"].as_str().map(str::to_owned))
+        .collect();
+    for id in &all[4].acknowledged {
+        assert!(
+            read.contains(id),
+            "notification {id} was marked read and is unread again"
+        );
+    }
+    drop(all);
+    let mut second = second;
+    second.child.start_kill()?;
+    second.child.wait().await?;
+    Ok(())
+}
