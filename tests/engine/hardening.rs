@@ -580,7 +580,7 @@ async fn every_acknowledged_write_survives_kill_9() -> Result<()> {
 
     let second = ServedEngine::start(&home, token).await?;
     let c = &second.client;
-    let all = writes.lock().expect("lock");
+    let all = std::mem::take(&mut *writes.lock().expect("lock"));
     let (_, hooks) = c.get("/api/hooks").await?;
     let hook_ids: Vec<&str> = hooks
         .as_array()
@@ -638,7 +638,6 @@ async fn every_acknowledged_write_survives_kill_9() -> Result<()> {
             "notification {id} was marked read and is unread again"
         );
     }
-    drop(all);
     let mut second = second;
     second.child.start_kill()?;
     second.child.wait().await?;
