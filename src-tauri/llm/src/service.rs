@@ -461,12 +461,10 @@ impl LlmService {
             // Ollama refuses `think` for models that cannot think; leave it out for them.
             req.reasoning = None;
         }
-        let counted = {
-            let (messages, tools) = (req.messages.clone(), req.tools.clone());
-            tokio::task::spawn_blocking(move || tokens::count_prompt(&messages, &tools))
-                .await
-                .unwrap_or(0)
-        };
+        // Counted here, not on a blocking thread: earlier messages and the tool list are
+        // remembered (`tokens::count_prompt`), so a round encodes only its new text, which tool
+        // results' length limit keeps small.
+        let counted = tokens::count_prompt(&req.messages, &req.tools);
         // Stop everything reaches every model call through its job; so does the caller's token.
         let job = self.inner.stop.start_job_within("model call", &opts.cancel);
         let cancel = job.token().clone();

@@ -8,22 +8,62 @@ use super::types::{Message, ToolSpec};
 
 /// Tokens a prompt takes: every message's text and tool calls, plus the tool list.
 pub fn count_prompt(messages: &[Message], tools: &[ToolSpec]) -> u32 {
-    let bpe = tiktoken_rs::o200k_base_singleton();
     let mut total: usize = 0;
     for m in messages {
         // A few tokens of framing per message, as chat templates add.
-        total += 4 + bpe.encode_ordinary(&m.content).len();
+        total += 4 + tokens_of(&m.content);
         for call in &m.tool_calls {
-            total += bpe.encode_ordinary(&call.name).len()
-                + bpe.encode_ordinary(&call.arguments.to_string()).len();
+            total += tokens_of(&call.name) + tokens_of(&call.arguments.to_string());
         }
     }
     for t in tools {
-        total += bpe.encode_ordinary(&t.name).len()
-            + bpe.encode_ordinary(&t.description).len()
-            + bpe.encode_ordinary(&t.parameters.to_string()).len();
+        total +=
+            tokens_of(&t.name) + tokens_of(&t.description) + tokens_of(&t.parameters.to_string());
     }
     u32::try_from(total).unwrap_or(u32::MAX)
+}
+
+/// Texts longer than this are remembered once counted.
+const CACHE_FROM_BYTES: usize = 64;
+/// Remembered counts before the memory is cleared and starts again.
+const CACHE_ENTRIES: usize = 20_000;
+
+/// The tokens of one text. A loop sends the same earlier messages and the same tool list every
+/// round, so counts of longer texts are remembered by a hash of the text: each round then
+/// encodes only what is new (a hash collision only skews an estimate).
+fn tokens_of(text: &str) -> usize {
+    use std::collections::HashMap;
+    use std::hash::{Hash, Hasher};
+    use std::sync::{LazyLock, Mutex};
+    static COUNTED: LazyLock<Mutex<HashMap<u64, usize>>> = LazyLock::new(Mutex::default);
+    let encode = |text: &str| {
+        tiktoken_rs::o200k_base_singleton()
+            .encode_ordinary(text)
+            .len()
+    };
+    if text.len() < CACHE_FROM_BYTES {
+        return encode(text);
+    }
+    let mut hasher = std::collections::hash_map::DefaultHasher::new();
+    text.hash(&mut hasher);
+    let key = hasher.finish();
+    let remembered = COUNTED
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+        .get(&key)
+        .copied();
+    if let Some(count) = remembered {
+        return count;
+    }
+    let count = encode(text);
+    let mut counted = COUNTED
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    if counted.len() >= CACHE_ENTRIES {
+        counted.clear();
+    }
+    counted.insert(key, count);
+    count
 }
 
 /// How full the model's context is after a call. All `None` when the length is unknown.
@@ -80,6 +120,17 @@ pub fn meter(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn remembered_counts_equal_fresh_ones() {
+        let long = "the same earlier message, sent again every round of the loop ".repeat(20);
+        let fresh = tiktoken_rs::o200k_base_singleton()
+            .encode_ordinary(&long)
+            .len();
+        assert_eq!(tokens_of(&long), fresh);
+        assert_eq!(tokens_of(&long), fresh, "the remembered count");
+        assert_eq!(tokens_of("short"), 1);
+    }
 
     #[test]
     fn counts_grow_with_text_and_tools() {
