@@ -174,24 +174,6 @@ async fn the_home_is_private_and_parallel_workspace_writes_succeed() -> Result<(
     Ok(())
 }
 
-/// Points a served engine's models at the scripted server.
-async fn use_scripted_models(
-    client: &sentient_e2e::Client,
-    server: &sentient_model_server::ScriptedModel,
-) -> Result<()> {
-    let (code, body) = client
-        .patch(
-            "/api/config",
-            json!({"models": {"primary": "ollama_chat/qwen3:8b", "background_quiet_s": 0,
-                              "providers": {"ollama_chat": {"api_base": server.base_url()},
-                                            "ollama": {"api_base": server.base_url()}}},
-                   "assistant": {"timezone": "UTC"}}),
-        )
-        .await?;
-    anyhow::ensure!(code == 200, "{body}");
-    Ok(())
-}
-
 /// The task's status, read until `done` says yes (at most 30 s).
 async fn wait_status(client: &sentient_e2e::Client, id: &str, status: &str) -> Result<Value> {
     sentient_e2e::eventually(&format!("task {id} {status}"), || async {
@@ -227,7 +209,7 @@ async fn a_task_interrupted_while_planning_is_planned_again() -> Result<()> {
     let token = "planning-restart-token";
     for (how, stopped) in [("TERM", false), ("KILL", false), ("KILL", true)] {
         let mut first = ServedEngine::start(&home, token).await?;
-        use_scripted_models(&first.client, &server).await?;
+        sentient_e2e::point_served_models_at(&first.client, &server).await?;
         if stopped {
             // Planning is something the person starts, so it works while stopped.
             let (code, body) = first.client.post("/api/stop-all", json!({})).await?;

@@ -695,17 +695,7 @@ async fn a_killed_engine_resumes_its_run_without_repeating_a_finished_step() -> 
     let home = dir.path().join("home");
     let token = "crash-test-token";
     let mut first = ServedEngine::start(&home, token).await?;
-    let (code, body) = first
-        .client
-        .patch(
-            "/api/config",
-            json!({"models": {"primary": "ollama_chat/qwen3:8b", "background_quiet_s": 0,
-                              "providers": {"ollama_chat": {"api_base": server.base_url()},
-                                            "ollama": {"api_base": server.base_url()}}},
-                   "assistant": {"timezone": "UTC"}}),
-        )
-        .await?;
-    ensure!(code == 200, "{body}");
+    sentient_e2e::point_served_models_at(&first.client, &server).await?;
     server.push(Reply::text(
         json!({"name": "Note", "description": "Write a note.", "priority": 1, "schedule": null})
             .to_string(),

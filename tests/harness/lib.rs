@@ -324,6 +324,25 @@ pub async fn wait_chats(server: &sentient_model_server::ScriptedModel, n: usize)
     Ok(())
 }
 
+/// Points a served engine's models (main model, Ollama for chat and admin) at the scripted server,
+/// with no quiet wait for background work and UTC as the time zone.
+pub async fn point_served_models_at(
+    client: &Client,
+    server: &sentient_model_server::ScriptedModel,
+) -> Result<()> {
+    let (code, body) = client
+        .patch(
+            "/api/config",
+            serde_json::json!({"models": {"primary": "ollama_chat/qwen3:8b", "background_quiet_s": 0,
+                              "providers": {"ollama_chat": {"api_base": server.base_url()},
+                                            "ollama": {"api_base": server.base_url()}}},
+                   "assistant": {"timezone": "UTC"}}),
+        )
+        .await?;
+    anyhow::ensure!(code == 200, "{body}");
+    Ok(())
+}
+
 /// `sentient serve` as a child process on `home`, with its ready line read.
 pub struct ServedEngine {
     pub child: tokio::process::Child,

@@ -283,7 +283,7 @@ impl TaskStore {
         for (reference, source, author, excerpt) in rows {
             let outside_content = match parse_ref(&reference) {
                 Some(Ref::Message { run_id, .. } | Ref::Log { run_id, .. }) => {
-                    self.run_outside_content(&run_id).await?
+                    self.run_untrusted(&run_id).await?
                 }
                 _ => None,
             };
@@ -296,16 +296,6 @@ impl TaskStore {
             });
         }
         Ok(hits)
-    }
-
-    /// The app whose content a run read, if it read any.
-    async fn run_outside_content(&self, run_id: &str) -> Result<Option<String>, TaskStoreError> {
-        let row: Option<(Option<String>,)> =
-            sqlx::query_as("SELECT untrusted FROM task_runs WHERE id = ?")
-                .bind(run_id)
-                .fetch_optional(self.store.pool())
-                .await?;
-        Ok(row.and_then(|r| r.0).filter(|u| !u.is_empty()))
     }
 
     /// Entries around a ref of this task, each cut short; `None` when the ref isn't this task's.
