@@ -454,12 +454,13 @@ async fn every_acknowledged_write_survives_kill_9() -> Result<()> {
     let dir = tempfile::tempdir()?;
     let home = dir.path().join("home");
     std::fs::create_dir_all(&home)?;
-    // Models at a closed loopback port: planning fails at once and leaves a notification.
+    // Models at a closed loopback port, not queued behind each other: planning fails at once
+    // and leaves a notification.
     let closed = std::net::TcpListener::bind("127.0.0.1:0")?.local_addr()?;
     std::fs::write(
         home.join("config.yaml"),
         format!(
-            "models:\n  providers:\n    ollama_chat:\n      api_base: http://{closed}\n    ollama:\n      api_base: http://{closed}\n"
+            "models:\n  local_queue: false\n  providers:\n    ollama_chat:\n      api_base: http://{closed}\n    ollama:\n      api_base: http://{closed}\n"
         ),
     )?;
     let token = "crash-burst-token";
