@@ -45,6 +45,20 @@ async fn task(
     Ok(id)
 }
 
+/// A scripted server, an engine on it, and a daily task "Daily digest", planned and approved.
+async fn daily_digest() -> Result<(ScriptedModel, TestEngine, String)> {
+    let server = ScriptedModel::start().await;
+    let t = engine(&server).await?;
+    let id = task(
+        &t,
+        &server,
+        "Daily digest",
+        json!({"type": "recurring", "frequency": "daily", "time": "08:00"}),
+    )
+    .await?;
+    Ok((server, t, id))
+}
+
 fn runs(task: &Value) -> &Vec<Value> {
     static EMPTY: Vec<Value> = Vec::new();
     task["runs"].as_array().unwrap_or(&EMPTY)
@@ -288,15 +302,7 @@ async fn a_recurring_task_reports_only_what_is_new_and_keeps_the_full_list() -> 
 
 #[tokio::test]
 async fn notes_wait_for_the_final_answer_and_the_persons_clear_wins() -> Result<()> {
-    let server = ScriptedModel::start().await;
-    let t = engine(&server).await?;
-    let id = task(
-        &t,
-        &server,
-        "Daily digest",
-        json!({"type": "recurring", "frequency": "daily", "time": "08:00"}),
-    )
-    .await?;
+    let (server, t, id) = daily_digest().await?;
 
     // A run that fails after writing notes leaves them as they were.
     server.push(Reply::tool_call("task_notepad", json!({"text": "- A"})));
@@ -692,15 +698,7 @@ async fn runs_search_and_read_their_own_tasks_conversation_only() -> Result<()> 
 /// the one at its creation, not 0), and notes its failed attempt saved are kept pending for it.
 #[tokio::test]
 async fn a_retried_run_keeps_its_notes() -> Result<()> {
-    let server = ScriptedModel::start().await;
-    let t = engine(&server).await?;
-    let id = task(
-        &t,
-        &server,
-        "Daily digest",
-        json!({"type": "recurring", "frequency": "daily", "time": "08:00"}),
-    )
-    .await?;
+    let (server, t, id) = daily_digest().await?;
     let (code, _) = t
         .client
         .patch(&format!("/api/tasks/{id}"), json!({"notepad": "- old"}))
@@ -766,15 +764,7 @@ async fn a_retried_run_keeps_its_notes() -> Result<()> {
 /// from a run that read outside content carry that mark.
 #[tokio::test]
 async fn conversation_search_tells_the_persons_words_from_the_engines() -> Result<()> {
-    let server = ScriptedModel::start().await;
-    let t = engine(&server).await?;
-    let id = task(
-        &t,
-        &server,
-        "Daily digest",
-        json!({"type": "recurring", "frequency": "daily", "time": "08:00"}),
-    )
-    .await?;
+    let (server, t, id) = daily_digest().await?;
     t.client
         .patch(
             &format!("/api/tasks/{id}"),
