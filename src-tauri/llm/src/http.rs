@@ -31,9 +31,24 @@ impl LazyClient {
             builder.build().unwrap_or_default()
         })
     }
+}
 
-    /// Whether the client was built (for the start-up test).
-    pub fn is_built(&self) -> bool {
-        self.cell.get().is_some()
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn clones_share_one_client_built_on_first_use() {
+        let lazy = LazyClient::new(Some("sentient-test"));
+        let copy = lazy.clone();
+        assert!(
+            lazy.cell.get().is_none(),
+            "nothing is built before a call needs it"
+        );
+        let first: *const reqwest::Client = copy.get();
+        assert!(
+            std::ptr::eq(first, lazy.get()),
+            "one client, one connection pool"
+        );
     }
 }
