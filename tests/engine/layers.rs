@@ -16,6 +16,7 @@ const LAYERS: &[(&str, u8)] = &[
     ("sentient-node", 1),
     ("sentient-agent", 2),
     ("sentient-tasks", 3),
+    ("sentient-memory", 3),
     ("sentient-engine", 4),
     ("sentient-desktop", 5),
     ("sentient-e2e", 5),

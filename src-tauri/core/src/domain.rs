@@ -5,6 +5,7 @@
 
 pub mod events;
 pub mod integration;
+pub mod memory_change;
 pub mod model_busy;
 pub mod node;
 pub mod notification;
@@ -15,6 +16,7 @@ pub mod tool_info;
 
 pub use events::DomainEvent;
 pub use integration::{Hook, Integration};
+pub use memory_change::MemoryChange;
 pub use model_busy::{JobKind, ModelBusy};
 pub use node::Node;
 pub use notification::{NewNotification, Notification};

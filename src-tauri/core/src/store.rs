@@ -1,5 +1,6 @@
 //! The one SQLite database (`sentient.db`): the pool, the migrations from the top-level
-//! `migrations/` folder (embedded at compile time), and the `meta` key/value table.
+//! `migrations/` folder (embedded at compile time), the `meta` key/value table, and sqlite-vec
+//! (vector search for memory), loaded into every connection.
 
 use std::path::Path;
 use std::str::FromStr;
@@ -35,6 +36,47 @@ pub enum StoreError {
 pub struct Store {
     pool: SqlitePool,
     clock: SharedClock,
+    /// sqlite-vec's version when it loaded (`vec_version()`), else `None`: memory then searches
+    /// words only and refuses writes.
+    vector_extension: Option<String>,
+}
+
+/// Set to `off` to start without sqlite-vec (how a build without it behaves; for tests and
+/// for telling a broken extension apart from a broken database).
+pub const VECTOR_EXTENSION_ENV: &str = "SENTIENT_SQLITE_VEC";
+
+/// Registers sqlite-vec with SQLite once per process, before any connection opens, so every
+/// connection of the pool has `vec0` and `vec_version()`.
+fn register_vector_extension() {
+    static REGISTER: std::sync::Once = std::sync::Once::new();
+    REGISTER.call_once(|| {
+        if std::env::var(VECTOR_EXTENSION_ENV).is_ok_and(|v| v == "off") {
+            return;
+        }
+        load_sqlite_vec();
+    });
+}
+
+// The one unsafe block: SQLite's C API takes the extension's entry point as a function pointer.
+// `sqlite3_vec_init` is sqlite-vec's statically linked entry point with exactly the signature
+// auto-extensions are called with; SQLite calls it for each new connection.
+#[allow(unsafe_code)]
+fn load_sqlite_vec() {
+    type EntryPoint = unsafe extern "C" fn(
+        *mut libsqlite3_sys::sqlite3,
+        *mut *mut std::os::raw::c_char,
+        *const libsqlite3_sys::sqlite3_api_routines,
+    ) -> std::os::raw::c_int;
+    // SAFETY: see above; the pointer is to a function with the EntryPoint ABI and lives forever.
+    let code = unsafe {
+        let entry: EntryPoint = std::mem::transmute::<*const (), EntryPoint>(
+            sqlite_vec::sqlite3_vec_init as *const (),
+        );
+        libsqlite3_sys::sqlite3_auto_extension(Some(entry))
+    };
+    if code != libsqlite3_sys::SQLITE_OK {
+        tracing::warn!(code, "sqlite-vec could not be registered; memory searches words only");
+    }
 }
 
 /// What `sentient doctor` reports about the database.
@@ -56,6 +98,7 @@ impl Store {
 
     /// Opens without migrating (for `sentient doctor`, which must only look).
     pub async fn connect(path: &Path, clock: SharedClock) -> Result<Self, StoreError> {
+        register_vector_extension();
         let options = SqliteConnectOptions::from_str("sqlite://")
             .map_err(StoreError::Open)?
             .filename(path)
@@ -69,11 +112,27 @@ impl Store {
             .connect_with(options)
             .await
             .map_err(StoreError::Open)?;
-        Ok(Self { pool, clock })
+        let vector_extension = sqlx::query_scalar::<_, String>("SELECT vec_version()")
+            .fetch_one(&pool)
+            .await
+            .ok();
+        if vector_extension.is_none() {
+            tracing::warn!("sqlite-vec is not loaded; memory searches words only and can't be changed");
+        }
+        Ok(Self {
+            pool,
+            clock,
+            vector_extension,
+        })
     }
 
     pub fn pool(&self) -> &SqlitePool {
         &self.pool
+    }
+
+    /// sqlite-vec's version, or `None` when it did not load.
+    pub fn vector_extension(&self) -> Option<&str> {
+        self.vector_extension.as_deref()
     }
 
     /// Starts a write transaction that takes SQLite's write lock at once. A deferred one that

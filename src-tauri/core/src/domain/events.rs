@@ -5,6 +5,7 @@ use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
 use super::integration::Integration;
+use super::memory_change::MemoryChange;
 use super::model_busy::ModelBusy;
 use super::node::Node;
 use super::notification::Notification;
@@ -16,6 +17,9 @@ use super::task::{ProgressUpdate, Task};
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, specta::Type)]
 #[serde(tag = "type", content = "data")]
 pub enum DomainEvent {
+    /// A memory was added, changed or deleted, or many at once (section 7).
+    #[serde(rename = "memory.updated")]
+    MemoryUpdated(MemoryChange),
     /// Settings were saved; `sections` are the top-level config sections that changed.
     #[serde(rename = "config.updated")]
     ConfigUpdated { sections: Vec<String> },
@@ -124,6 +128,7 @@ impl DomainEvent {
     pub fn kind(&self) -> &'static str {
         match self {
             Self::ConfigUpdated { .. } => "config.updated",
+            Self::MemoryUpdated(_) => "memory.updated",
             Self::StopUpdated(_) => "stop.updated",
             Self::NotificationNew(_) => "notification.new",
             Self::NotificationUpdated(_) => "notification.updated",

@@ -1,0 +1,710 @@
+//! Memory's tables: `facts` with its FTS5 index (kept by triggers), the sqlite-vec tables
+//! `facts_vec` and `summaries_vec` (made when the embedding model first answers, because their
+//! dimension is the model's), `summaries` and `evolution_log`. Only this file writes SQL.
+
+use std::collections::HashMap;
+
+use chrono::{DateTime, Utc};
+use sentient_core::store::{Store, fts5_match, parse_stamp, stamp};
+use serde::{Deserialize, Serialize};
+use sqlx::Row;
+
+use crate::model::{FactStatus, Memory, MemoryType, ReviewNote, Summary};
+use crate::search::{vector_bytes, vector_from_bytes};
+
+/// Meta key of the vector index: which model made its vectors, and their length.
+pub const INDEX_META_KEY: &str = "memory.index";
+
+/// What the vectors in `facts_vec` were made with.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct IndexInfo {
+    pub model: String,
+    pub dimension: usize,
+}
+
+/// A fact to store.
+#[derive(Debug, Clone)]
+pub struct NewFact {
+    pub content: String,
+    pub topics: Vec<String>,
+    pub source: String,
+    pub memory_type: MemoryType,
+    pub expires_at: Option<DateTime<Utc>>,
+    /// `Some` holds the fact for review.
+    pub review: Option<ReviewNote>,
+}
+
+/// Which facts a list shows.
+#[derive(Debug, Clone, Default)]
+pub struct ListFilter {
+    pub topic: Option<String>,
+    pub source: Option<String>,
+    pub limit: i64,
+    pub offset: i64,
+}
+
+/// Handle to memory's tables; cheap to clone.
+#[derive(Debug, Clone)]
+pub struct MemoryStore {
+    store: Store,
+}
+
+const FACT_COLUMNS: &str = "id, content, topics, source, memory_type, created_at, updated_at, \
+     expires_at, previous_content, status, review_from, review_snippet, review_session_id";
+
+/// Remembered and still true at `now`: active, and not an expired short-term fact.
+const REMEMBERED: &str = "status = 'active' AND (expires_at IS NULL OR expires_at > ?)";
+
+/// SQL built here from constants, `?` placeholders and numbers only (never from input), which
+/// sqlx asks to be said out loud.
+fn safe(sql: String) -> sqlx::AssertSqlSafe<String> {
+    sqlx::AssertSqlSafe(sql)
+}
+
+fn fact_from_row(row: &sqlx::sqlite::SqliteRow) -> Memory {
+    let time = |name: &str| {
+        row.try_get::<String, _>(name)
+            .ok()
+            .and_then(|t| parse_stamp(&t))
+    };
+    let topics: Vec<String> = row
+        .try_get::<String, _>("topics")
+        .ok()
+        .and_then(|t| serde_json::from_str(&t).ok())
+        .unwrap_or_default();
+    let status = if row.try_get::<String, _>("status").is_ok_and(|s| s == "pending") {
+        FactStatus::Pending
+    } else {
+        FactStatus::Active
+    };
+    let review = row
+        .try_get::<Option<String>, _>("review_from")
+        .ok()
+        .flatten()
+        .map(|from| ReviewNote {
+            from,
+            snippet: row.try_get("review_snippet").ok().flatten(),
+            session_id: row.try_get("review_session_id").ok().flatten(),
+        });
+    let created_at = time("created_at").unwrap_or_default();
+    Memory {
+        id: row.try_get("id").unwrap_or_default(),
+        content: row.try_get("content").unwrap_or_default(),
+        topics,
+        source: row.try_get("source").unwrap_or_default(),
+        memory_type: MemoryType::parse(&row.try_get::<String, _>("memory_type").unwrap_or_default()),
+        created_at,
+        updated_at: time("updated_at").unwrap_or(created_at),
+        expires_at: row
+            .try_get::<Option<String>, _>("expires_at")
+            .ok()
+            .flatten()
+            .and_then(|t| parse_stamp(&t)),
+        previous_content: row.try_get("previous_content").ok().flatten(),
+        status,
+        review,
+        similarity: None,
+        score: None,
+    }
+}
+
+impl MemoryStore {
+    pub fn new(store: Store) -> Self {
+        Self { store }
+    }
+
+    pub fn store(&self) -> &Store {
+        &self.store
+    }
+
+    pub async fn insert(&self, fact: &NewFact, at: DateTime<Utc>) -> Result<i64, sqlx::Error> {
+        let at = stamp(at);
+        let status = if fact.review.is_some() { "pending" } else { "active" };
+        let review = fact.review.as_ref();
+        let id: i64 = sqlx::query_scalar(
+            "INSERT INTO facts (content, topics, source, memory_type, created_at, updated_at, \
+             expires_at, status, review_from, review_snippet, review_session_id) \
+             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
+        )
+        .bind(&fact.content)
+        .bind(serde_json::to_string(&fact.topics).unwrap_or_else(|_| "[]".into()))
+        .bind(&fact.source)
+        .bind(fact.memory_type.as_str())
+        .bind(&at)
+        .bind(&at)
+        .bind(fact.expires_at.map(stamp))
+        .bind(status)
+        .bind(review.map(|r| r.from.clone()))
+        .bind(review.and_then(|r| r.snippet.clone()))
+        .bind(review.and_then(|r| r.session_id.clone()))
+        .fetch_one(self.store.pool())
+        .await?;
+        Ok(id)
+    }
+
+    pub async fn get(&self, id: i64) -> Result<Option<Memory>, sqlx::Error> {
+        let row = sqlx::query(safe(format!("SELECT {FACT_COLUMNS} FROM facts WHERE id = ?")))
+            .bind(id)
+            .fetch_optional(self.store.pool())
+            .await?;
+        Ok(row.as_ref().map(fact_from_row))
+    }
+
+    /// Facts by id, in the order asked (missing ones left out).
+    pub async fn get_many(&self, ids: &[i64]) -> Result<Vec<Memory>, sqlx::Error> {
+        if ids.is_empty() {
+            return Ok(Vec::new());
+        }
+        let marks = vec!["?"; ids.len()].join(",");
+        let mut query =
+            sqlx::query(safe(format!("SELECT {FACT_COLUMNS} FROM facts WHERE id IN ({marks})")));
+        for id in ids {
+            query = query.bind(id);
+        }
+        let rows = query.fetch_all(self.store.pool()).await?;
+        let mut by_id: HashMap<i64, Memory> = rows
+            .iter()
+            .map(fact_from_row)
+            .map(|m| (m.id, m))
+            .collect();
+        Ok(ids.iter().filter_map(|id| by_id.remove(id)).collect())
+    }
+
+    /// Remembered facts, newest first.
+    pub async fn list(
+        &self,
+        filter: &ListFilter,
+        now: DateTime<Utc>,
+    ) -> Result<Vec<Memory>, sqlx::Error> {
+        let mut sql = format!("SELECT {FACT_COLUMNS} FROM facts WHERE {REMEMBERED}");
+        if filter.source.is_some() {
+            sql.push_str(" AND source = ?");
+        }
+        if filter.topic.is_some() {
+            sql.push_str(" AND EXISTS (SELECT 1 FROM json_each(facts.topics) WHERE value = ?)");
+        }
+        sql.push_str(" ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?");
+        let mut query = sqlx::query(safe(sql)).bind(stamp(now));
+        if let Some(source) = &filter.source {
+            query = query.bind(source);
+        }
+        if let Some(topic) = &filter.topic {
+            query = query.bind(topic);
+        }
+        let rows = query
+            .bind(filter.limit)
+            .bind(filter.offset)
+            .fetch_all(self.store.pool())
+            .await?;
+        Ok(rows.iter().map(fact_from_row).collect())
+    }
+
+    /// Every remembered fact id with its topics (for the topic counts and the map).
+    pub async fn remembered_topics(
+        &self,
+        now: DateTime<Utc>,
+    ) -> Result<Vec<(i64, Vec<String>)>, sqlx::Error> {
+        let rows = sqlx::query(safe(format!("SELECT id, topics FROM facts WHERE {REMEMBERED}")))
+            .bind(stamp(now))
+            .fetch_all(self.store.pool())
+            .await?;
+        Ok(rows
+            .iter()
+            .map(|r| {
+                let topics = r
+                    .try_get::<String, _>("topics")
+                    .ok()
+                    .and_then(|t| serde_json::from_str(&t).ok())
+                    .unwrap_or_default();
+                (r.try_get("id").unwrap_or_default(), topics)
+            })
+            .collect())
+    }
+
+    /// The newest remembered facts (for the map).
+    pub async fn newest_remembered(
+        &self,
+        now: DateTime<Utc>,
+        limit: i64,
+    ) -> Result<Vec<Memory>, sqlx::Error> {
+        self.list(
+            &ListFilter {
+                limit,
+                ..ListFilter::default()
+            },
+            now,
+        )
+        .await
+    }
+
+    /// Ids of facts whose words match `query`, best first. `remembered_at` keeps to remembered
+    /// facts; `None` searches every fact (pending ones too, for duplicate checks).
+    pub async fn keyword_ids(
+        &self,
+        query: &str,
+        limit: usize,
+        remembered_at: Option<DateTime<Utc>>,
+    ) -> Result<Vec<i64>, sqlx::Error> {
+        let Some(matcher) = fts5_match(query) else {
+            return Ok(Vec::new());
+        };
+        // Any of the words, not all: FTS5 joins phrases with AND unless told OR.
+        let matcher = matcher.split("\" \"").collect::<Vec<_>>().join("\" OR \"");
+        let mut sql = String::from(
+            "SELECT facts.id FROM facts_fts JOIN facts ON facts.id = facts_fts.rowid \
+             WHERE facts_fts MATCH ?",
+        );
+        if remembered_at.is_some() {
+            sql.push_str(" AND facts.status = 'active' AND (facts.expires_at IS NULL OR facts.expires_at > ?)");
+        }
+        sql.push_str(" ORDER BY bm25(facts_fts) LIMIT ?");
+        let mut q = sqlx::query_scalar::<_, i64>(safe(sql)).bind(matcher);
+        if let Some(now) = remembered_at {
+            q = q.bind(stamp(now));
+        }
+        q.bind(limit as i64).fetch_all(self.store.pool()).await
+    }
+
+    /// Facts with exactly these words (case-blind, spaces squeezed), any status.
+    pub async fn same_words(&self, content: &str) -> Result<Option<Memory>, sqlx::Error> {
+        let wanted = normalize(content);
+        for id in self.keyword_ids(content, 20, None).await? {
+            if let Some(fact) = self.get(id).await?
+                && normalize(&fact.content) == wanted
+            {
+                return Ok(Some(fact));
+            }
+        }
+        Ok(None)
+    }
+
+    /// Replaces a fact's text (keeping the old as `previous_content`) and its analysis.
+    pub async fn update(
+        &self,
+        id: i64,
+        content: &str,
+        topics: &[String],
+        memory_type: MemoryType,
+        expires_at: Option<DateTime<Utc>>,
+        at: DateTime<Utc>,
+    ) -> Result<bool, sqlx::Error> {
+        let done = sqlx::query(
+            "UPDATE facts SET previous_content = CASE WHEN content = ?1 THEN previous_content ELSE content END, \
+             content = ?1, topics = ?2, memory_type = ?3, expires_at = ?4, updated_at = ?5 WHERE id = ?6",
+        )
+        .bind(content)
+        .bind(serde_json::to_string(topics).unwrap_or_else(|_| "[]".into()))
+        .bind(memory_type.as_str())
+        .bind(expires_at.map(stamp))
+        .bind(stamp(at))
+        .bind(id)
+        .execute(self.store.pool())
+        .await?;
+        Ok(done.rows_affected() > 0)
+    }
+
+    /// Makes a held fact remembered (its review note stays, saying where it came from).
+    pub async fn activate(&self, id: i64, at: DateTime<Utc>) -> Result<bool, sqlx::Error> {
+        let done = sqlx::query(
+            "UPDATE facts SET status = 'active', updated_at = ? WHERE id = ? AND status = 'pending'",
+        )
+        .bind(stamp(at))
+        .bind(id)
+        .execute(self.store.pool())
+        .await?;
+        Ok(done.rows_affected() > 0)
+    }
+
+    /// Deletes a fact and its vector; false when there was none.
+    pub async fn delete(&self, id: i64) -> Result<bool, sqlx::Error> {
+        let mut tx = self.store.begin_write().await?;
+        let done = sqlx::query("DELETE FROM facts WHERE id = ?")
+            .bind(id)
+            .execute(&mut *tx)
+            .await?;
+        if self.has_vector_table(&mut *tx).await? {
+            sqlx::query("DELETE FROM facts_vec WHERE rowid = ?")
+                .bind(id)
+                .execute(&mut *tx)
+                .await?;
+        }
+        tx.commit().await?;
+        Ok(done.rows_affected() > 0)
+    }
+
+    /// Deletes every fact matching `condition` (a SQL condition over `facts` with one `?`),
+    /// vectors too; answers the ids deleted.
+    async fn delete_where(&self, condition: &str, value: &str) -> Result<Vec<i64>, sqlx::Error> {
+        let mut tx = self.store.begin_write().await?;
+        let ids: Vec<i64> =
+            sqlx::query_scalar(safe(format!("DELETE FROM facts WHERE {condition} RETURNING id")))
+                .bind(value)
+                .fetch_all(&mut *tx)
+                .await?;
+        if !ids.is_empty() && self.has_vector_table(&mut *tx).await? {
+            for id in &ids {
+                sqlx::query("DELETE FROM facts_vec WHERE rowid = ?")
+                    .bind(id)
+                    .execute(&mut *tx)
+                    .await?;
+            }
+        }
+        tx.commit().await?;
+        Ok(ids)
+    }
+
+    /// Every fact of a source, held ones too.
+    pub async fn delete_source(&self, source: &str) -> Result<Vec<i64>, sqlx::Error> {
+        self.delete_where("source = ?", source).await
+    }
+
+    /// Short-term facts whose time has passed.
+    pub async fn delete_expired(&self, now: DateTime<Utc>) -> Result<Vec<i64>, sqlx::Error> {
+        self.delete_where(
+            "status = 'active' AND expires_at IS NOT NULL AND expires_at <= ?",
+            &stamp(now),
+        )
+        .await
+    }
+
+    /// Held facts created before `before` (nobody reviewed them in time).
+    pub async fn delete_held_before(
+        &self,
+        before: DateTime<Utc>,
+    ) -> Result<Vec<i64>, sqlx::Error> {
+        self.delete_where("status = 'pending' AND created_at < ?", &stamp(before))
+            .await
+    }
+
+    /// Held facts, newest first (at most `limit`), and how many there are in all.
+    pub async fn held(&self, limit: i64) -> Result<(Vec<Memory>, i64), sqlx::Error> {
+        let rows = sqlx::query(safe(format!(
+            "SELECT {FACT_COLUMNS} FROM facts WHERE status = 'pending' \
+             ORDER BY created_at DESC, id DESC LIMIT ?"
+        )))
+        .bind(limit)
+        .fetch_all(self.store.pool())
+        .await?;
+        let (count,): (i64,) = sqlx::query_as("SELECT COUNT(*) FROM facts WHERE status = 'pending'")
+            .fetch_one(self.store.pool())
+            .await?;
+        Ok((rows.iter().map(fact_from_row).collect(), count))
+    }
+
+    /// Ids of every held fact whose review note names `from`.
+    pub async fn held_from(&self, from: &str) -> Result<Vec<i64>, sqlx::Error> {
+        sqlx::query_scalar(
+            "SELECT id FROM facts WHERE status = 'pending' AND review_from = ? ORDER BY id",
+        )
+        .bind(from)
+        .fetch_all(self.store.pool())
+        .await
+    }
+
+    /// Counts recalls (the prompt and memory_recall): `recall_count`, `last_recalled_at`.
+    pub async fn count_recalls(&self, ids: &[i64], at: DateTime<Utc>) -> Result<(), sqlx::Error> {
+        if ids.is_empty() {
+            return Ok(());
+        }
+        let marks = vec!["?"; ids.len()].join(",");
+        let mut query = sqlx::query(safe(format!(
+            "UPDATE facts SET recall_count = recall_count + 1, last_recalled_at = ? WHERE id IN ({marks})"
+        )))
+        .bind(stamp(at));
+        for id in ids {
+            query = query.bind(id);
+        }
+        query.execute(self.store.pool()).await?;
+        Ok(())
+    }
+
+    /// Ids of remembered facts that have no vector yet (new index, or made while the embedding
+    /// model did not answer).
+    pub async fn ids_without_vector(&self, limit: i64) -> Result<Vec<i64>, sqlx::Error> {
+        let mut conn = self.store.pool().acquire().await?;
+        if !self.has_vector_table(&mut *conn).await? {
+            return Ok(Vec::new());
+        }
+        sqlx::query_scalar(
+            "SELECT id FROM facts WHERE status = 'active' \
+             AND id NOT IN (SELECT rowid FROM facts_vec) ORDER BY id LIMIT ?",
+        )
+        .bind(limit)
+        .fetch_all(&mut *conn)
+        .await
+    }
+
+    // ---- the vector index ----
+
+    pub async fn index_info(&self) -> Option<IndexInfo> {
+        self.store.meta_get(INDEX_META_KEY).await.ok().flatten()
+    }
+
+    async fn has_vector_table<'c, X>(&self, executor: X) -> Result<bool, sqlx::Error>
+    where
+        X: sqlx::Executor<'c, Database = sqlx::Sqlite>,
+    {
+        let found: Option<String> = sqlx::query_scalar(
+            "SELECT name FROM sqlite_master WHERE type = 'table' AND name = 'facts_vec'",
+        )
+        .fetch_optional(executor)
+        .await?;
+        Ok(found.is_some())
+    }
+
+    /// Makes (or remakes, dropping the old vectors) the vector tables for `info`.
+    pub async fn create_index(&self, info: &IndexInfo, at: DateTime<Utc>) -> Result<(), sqlx::Error> {
+        let mut tx = self.store.begin_write().await?;
+        for table in ["facts_vec", "summaries_vec"] {
+            sqlx::query(safe(format!("DROP TABLE IF EXISTS {table}")))
+                .execute(&mut *tx)
+                .await?;
+            sqlx::query(safe(format!(
+                "CREATE VIRTUAL TABLE {table} USING vec0(embedding float[{}] distance_metric=cosine)",
+                info.dimension
+            )))
+            .execute(&mut *tx)
+            .await?;
+        }
+        let text = serde_json::to_string(info).unwrap_or_default();
+        sqlx::query(
+            "INSERT INTO meta (key, value, updated_at) VALUES (?, ?, ?) \
+             ON CONFLICT(key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at",
+        )
+        .bind(INDEX_META_KEY)
+        .bind(text)
+        .bind(stamp(at))
+        .execute(&mut *tx)
+        .await?;
+        tx.commit().await
+    }
+
+    /// Stores (replacing) a fact's vector.
+    pub async fn put_vector(&self, id: i64, vector: &[f32]) -> Result<(), sqlx::Error> {
+        let mut tx = self.store.begin_write().await?;
+        // vec0 has no upsert.
+        sqlx::query("DELETE FROM facts_vec WHERE rowid = ?")
+            .bind(id)
+            .execute(&mut *tx)
+            .await?;
+        sqlx::query("INSERT INTO facts_vec (rowid, embedding) VALUES (?, ?)")
+            .bind(id)
+            .bind(vector_bytes(vector))
+            .execute(&mut *tx)
+            .await?;
+        tx.commit().await
+    }
+
+    pub async fn delete_vector(&self, id: i64) -> Result<(), sqlx::Error> {
+        let mut conn = self.store.pool().acquire().await?;
+        if self.has_vector_table(&mut *conn).await? {
+            sqlx::query("DELETE FROM facts_vec WHERE rowid = ?")
+                .bind(id)
+                .execute(&mut *conn)
+                .await?;
+        }
+        Ok(())
+    }
+
+    /// The `k` nearest vectors to `query` as `(id, cosine similarity)`, nearest first. Pending
+    /// facts have no vector, so they are never among them; expired ones are left out here.
+    pub async fn nearest(
+        &self,
+        query: &[f32],
+        k: usize,
+        now: DateTime<Utc>,
+    ) -> Result<Vec<(i64, f64)>, sqlx::Error> {
+        let rows = sqlx::query(
+            "WITH near AS (SELECT rowid, distance FROM facts_vec WHERE embedding MATCH ? AND k = ?) \
+             SELECT near.rowid AS id, near.distance AS distance FROM near JOIN facts ON facts.id = near.rowid \
+             WHERE facts.status = 'active' AND (facts.expires_at IS NULL OR facts.expires_at > ?) \
+             ORDER BY near.distance",
+        )
+        .bind(vector_bytes(query))
+        .bind(k as i64)
+        .bind(stamp(now))
+        .fetch_all(self.store.pool())
+        .await?;
+        Ok(rows
+            .iter()
+            .map(|r| {
+                let distance: f64 = r.try_get("distance").unwrap_or(1.0);
+                (r.try_get("id").unwrap_or_default(), 1.0 - distance)
+            })
+            .collect())
+    }
+
+    /// The stored vectors of these facts.
+    pub async fn vectors(&self, ids: &[i64]) -> Result<HashMap<i64, Vec<f32>>, sqlx::Error> {
+        if ids.is_empty() {
+            return Ok(HashMap::new());
+        }
+        let marks = vec!["?"; ids.len()].join(",");
+        let mut query = sqlx::query(safe(format!(
+            "SELECT rowid, embedding FROM facts_vec WHERE rowid IN ({marks})"
+        )));
+        for id in ids {
+            query = query.bind(id);
+        }
+        let rows = query.fetch_all(self.store.pool()).await?;
+        Ok(rows
+            .iter()
+            .map(|r| {
+                let bytes: Vec<u8> = r.try_get("embedding").unwrap_or_default();
+                (r.try_get("rowid").unwrap_or_default(), vector_from_bytes(&bytes))
+            })
+            .collect())
+    }
+
+    // ---- summaries of past chats ----
+
+    pub async fn summaries(&self, limit: i64) -> Result<Vec<Summary>, sqlx::Error> {
+        let rows = sqlx::query(
+            "SELECT summaries.id, summaries.content, summaries.start_at, summaries.end_at, \
+             summaries.session_id, \
+             COALESCE(summaries.untrusted, NULLIF(chat_sessions.untrusted, '')) AS untrusted \
+             FROM summaries LEFT JOIN chat_sessions ON chat_sessions.id = summaries.session_id \
+             ORDER BY summaries.end_at DESC, summaries.id DESC LIMIT ?",
+        )
+        .bind(limit)
+        .fetch_all(self.store.pool())
+        .await?;
+        Ok(rows
+            .iter()
+            .map(|r| {
+                let time = |name: &str| {
+                    r.try_get::<String, _>(name)
+                        .ok()
+                        .and_then(|t| parse_stamp(&t))
+                        .unwrap_or_default()
+                };
+                Summary {
+                    id: r.try_get("id").unwrap_or_default(),
+                    content: r.try_get("content").unwrap_or_default(),
+                    start_at: time("start_at"),
+                    end_at: time("end_at"),
+                    session_id: r.try_get("session_id").ok().flatten(),
+                    untrusted: r
+                        .try_get::<Option<String>, _>("untrusted")
+                        .ok()
+                        .flatten()
+                        .filter(|u| !u.is_empty()),
+                }
+            })
+            .collect())
+    }
+}
+
+/// Text as duplicate checks compare it: lowercase, words only, single spaces.
+pub fn normalize(text: &str) -> String {
+    crate::search::words(text).join(" ")
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use super::*;
+    use sentient_core::clock::SystemClock;
+
+    async fn open() -> (tempfile::TempDir, MemoryStore) {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let store = Store::open(&dir.path().join("m.db"), Arc::new(SystemClock))
+            .await
+            .expect("open");
+        assert!(store.vector_extension().is_some(), "sqlite-vec loads");
+        (dir, MemoryStore::new(store))
+    }
+
+    fn fact(content: &str, review: Option<ReviewNote>) -> NewFact {
+        NewFact {
+            content: content.into(),
+            topics: vec!["Personal Identity".into()],
+            source: "manual".into(),
+            memory_type: MemoryType::LongTerm,
+            expires_at: None,
+            review,
+        }
+    }
+
+    #[tokio::test]
+    async fn facts_are_found_by_words_and_by_vector_and_held_ones_by_neither() {
+        let (_dir, facts) = open().await;
+        let now = Utc::now();
+        facts
+            .create_index(
+                &IndexInfo {
+                    model: "test/embed".into(),
+                    dimension: 3,
+                },
+                now,
+            )
+            .await
+            .expect("index");
+        let lisbon = facts
+            .insert(&fact("Sister Meera lives in Lisbon", None), now)
+            .await
+            .expect("insert");
+        let tea = facts.insert(&fact("User likes green tea", None), now).await.expect("insert");
+        let held = facts
+            .insert(
+                &fact("User lives in Lisbon too", Some(ReviewNote::new("a web page", None, None))),
+                now,
+            )
+            .await
+            .expect("insert");
+        facts.put_vector(lisbon, &[1.0, 0.0, 0.0]).await.expect("vector");
+        facts.put_vector(tea, &[0.0, 1.0, 0.0]).await.expect("vector");
+
+        let near = facts.nearest(&[0.9, 0.1, 0.0], 5, now).await.expect("knn");
+        assert_eq!(near.first().map(|(id, _)| *id), Some(lisbon));
+        assert!(near[0].1 > 0.99 && near[0].1 <= 1.0 + 1e-9, "cosine similarity {}", near[0].1);
+
+        let words = facts.keyword_ids("where is lisbon", 10, Some(now)).await.expect("fts");
+        assert_eq!(words, vec![lisbon], "the held fact is not found");
+        let any = facts.keyword_ids("lisbon", 10, None).await.expect("fts");
+        assert!(any.contains(&held));
+
+        let listed = facts.list(&ListFilter { limit: 10, ..Default::default() }, now).await.expect("list");
+        assert_eq!(listed.iter().map(|f| f.id).collect::<Vec<_>>(), vec![tea, lisbon]);
+        let (inbox, count) = facts.held(10).await.expect("held");
+        assert_eq!((inbox.len(), count), (1, 1));
+        assert_eq!(inbox[0].review.as_ref().map(|r| r.from.as_str()), Some("a web page"));
+    }
+
+    #[tokio::test]
+    async fn updates_keep_the_old_words_and_deletes_take_the_vector() {
+        let (_dir, facts) = open().await;
+        let now = Utc::now();
+        facts
+            .create_index(&IndexInfo { model: "m".into(), dimension: 2 }, now)
+            .await
+            .expect("index");
+        let id = facts.insert(&fact("User lives in Pune", None), now).await.expect("insert");
+        facts.put_vector(id, &[1.0, 0.0]).await.expect("vector");
+        facts
+            .update(id, "User lives in Bengaluru", &["Personal Identity".into()], MemoryType::LongTerm, None, now)
+            .await
+            .expect("update");
+        let got = facts.get(id).await.expect("get").expect("fact");
+        assert_eq!(got.content, "User lives in Bengaluru");
+        assert_eq!(got.previous_content.as_deref(), Some("User lives in Pune"));
+        assert_eq!(facts.keyword_ids("Pune", 5, Some(now)).await.expect("fts"), Vec::<i64>::new());
+        assert!(facts.delete(id).await.expect("delete"));
+        assert!(facts.vectors(&[id]).await.expect("vectors").is_empty());
+        assert!(!facts.delete(id).await.expect("delete again"));
+    }
+
+    #[tokio::test]
+    async fn expired_short_term_facts_are_not_remembered() {
+        let (_dir, facts) = open().await;
+        let now = Utc::now();
+        let mut trip = fact("User is in Rome this week", None);
+        trip.memory_type = MemoryType::ShortTerm;
+        trip.expires_at = Some(now - chrono::Duration::hours(1));
+        facts.insert(&trip, now - chrono::Duration::days(2)).await.expect("insert");
+        let listed = facts.list(&ListFilter { limit: 10, ..Default::default() }, now).await.expect("list");
+        assert!(listed.is_empty());
+        assert_eq!(facts.delete_expired(now).await.expect("purge").len(), 1);
+    }
+}
