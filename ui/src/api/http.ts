@@ -2,6 +2,7 @@
 // origin. The engine's web link is `http://127.0.0.1:PORT/#token=TOKEN`; the token is taken from
 // the address bar once, kept in sessionStorage, and removed from the address bar so it never
 // ends up in a URL a server could log or a bookmark could keep.
+import { buildCalls, type Doors } from './calls';
 import { ApiError, detailToText, UNREACHABLE, UNREACHABLE_DETAIL } from './errors';
 import { dispatch, isChatEvent, toEngineEvent } from './events';
 import type {
@@ -152,108 +153,35 @@ export function createHttpApi(options: HttpTransportOptions = {}): SentientApi {
   }
 
   return {
+    // The plain calls, each as its entry in calls.ts says; only the others are written here.
+    ...buildCalls(<R,>(doors: Doors<R>) => request<R>(doors.http.method, doors.http.path, doors.http.body)),
     transport: 'http',
-    health: () => request('GET', '/api/health'),
-    bootstrap: () => request('GET', '/api/bootstrap'),
-    onboarding: (body) => request('POST', '/api/onboarding', body),
-    getStop: () => request('GET', '/api/stop'),
-    stopAll: (source = 'desktop') => request('POST', '/api/stop-all', { source }),
-    resume: (source = 'desktop') => request('POST', '/api/resume', { source }),
-    getConfig: () => request('GET', '/api/config'),
-    patchConfig: (partial) => request('PATCH', '/api/config', partial),
-    modelProviders: () => request('GET', '/api/models/providers'),
-    localModels: () => request('GET', '/api/models/local'),
-    testModel: (body) => request('POST', '/api/models/test', body),
-    testEmbedding: (body) => request('POST', '/api/models/test-embedding', body),
     // There is no GET for the roles alone: they are the role fields of the models settings.
     getRoles: async () => rolesOf(await request<Config>('GET', '/api/config')),
-    setRoles: (changes) => request('PUT', '/api/models/roles', changes),
-    setFallbacks: (fallbacks) => request('PUT', '/api/models/fallbacks', fallbacks),
-    modelBusy: () => request('GET', '/api/models/busy'),
-    hardware: (refresh = false) => request('GET', `/api/system/hardware?refresh=${refresh ? 'true' : 'false'}`),
     pullModel: async (name, onProgress) => {
       const res = await send('POST', '/api/models/ollama/pull', { name }, 'application/x-ndjson');
       if (!res.body) throw new ApiError(502, UNREADABLE_DETAIL);
       await readNdjson<PullProgress>(res.body, onProgress);
     },
-    listSecrets: () => request('GET', '/api/secrets'),
-    setSecret: (name, value) => request('PUT', `/api/secrets/${encodeURIComponent(name)}`, { value }),
-    deleteSecret: (name) => request('DELETE', `/api/secrets/${encodeURIComponent(name)}`),
-    modelPresets: () => request('GET', '/api/models/presets'),
-    applyModelPreset: (name) => request('POST', `/api/models/presets/${encodeURIComponent(name)}/apply`),
-    undoModelPreset: () => request('POST', '/api/models/presets/undo'),
-    saveModelPreset: (body) => request('POST', '/api/models/presets', body),
-    renameModelPreset: (name, newName) => request('PATCH', `/api/models/presets/${encodeURIComponent(name)}`, { name: newName }),
-    deleteModelPreset: (name) => request('DELETE', `/api/models/presets/${encodeURIComponent(name)}`),
     modelCheckup: async (body, onLine) => {
       const res = await send('POST', '/api/models/checkup', body, 'application/x-ndjson');
       if (!res.body) throw new ApiError(502, UNREADABLE_DETAIL);
       await readNdjson<CheckupLine>(res.body, onLine);
     },
-    listSessions: (limit = 100) => request('GET', `/api/sessions?limit=${limit}`),
-    createSession: () => request('POST', '/api/sessions'),
-    renameSession: (id, title) => request('PATCH', `/api/sessions/${encodeURIComponent(id)}`, { title }),
-    deleteSession: (id) => request('DELETE', `/api/sessions/${encodeURIComponent(id)}`),
-    sessionMessages: (id, limit = 500) => request('GET', `/api/sessions/${encodeURIComponent(id)}/messages?limit=${limit}`),
-    searchSessions: (q) => request('GET', `/api/sessions/search?q=${encodeURIComponent(q)}`),
     uploadFile: (file, name, source = 'upload') => {
       const form = new FormData();
       form.append('file', file, name);
       form.append('source', source);
       return upload('/api/files', form);
     },
-    listFiles: () => request('GET', '/api/files'),
-    listTools: () => request('GET', '/api/tools'),
     chatSend: (body, onEvent) => turns.send(body, onEvent),
     chatSteer: (body, onEvent) => turns.steer(body, onEvent),
     chatCancel: (sessionId) => socket.sendWhenOpen({ type: 'chat.cancel', session_id: sessionId }),
-    respondApproval: (approvalId, decision) => request('POST', '/api/approvals', { approval_id: approvalId, decision }),
-    ruleProposals: (sessionId, status = 'pending') =>
-      request('GET', `/api/sessions/${encodeURIComponent(sessionId)}/rule-proposals?status=${status}`),
-    decideRuleProposal: (id, decision) => request('POST', `/api/rule-proposals/${encodeURIComponent(id)}`, { decision }),
-    listTasks: () => request('GET', '/api/tasks'),
-    getTask: (id) => request('GET', `/api/tasks/${encodeURIComponent(id)}`),
-    previewTask: (prompt) => request('POST', '/api/tasks/preview', { prompt }),
-    createTask: (body) => request('POST', '/api/tasks', body),
-    patchTask: (id, patch) => request('PATCH', `/api/tasks/${encodeURIComponent(id)}`, patch),
-    deleteTask: (id) => request('DELETE', `/api/tasks/${encodeURIComponent(id)}`),
-    approveTask: (id) => request('POST', `/api/tasks/${encodeURIComponent(id)}/approve`),
-    declineTask: (id) => request('POST', `/api/tasks/${encodeURIComponent(id)}/decline`),
-    rerunTask: (id) => request('POST', `/api/tasks/${encodeURIComponent(id)}/rerun`),
-    runTaskNow: (id) => request('POST', `/api/tasks/${encodeURIComponent(id)}/run-now`),
-    archiveTask: (id) => request('POST', `/api/tasks/${encodeURIComponent(id)}/archive`),
-    taskChat: (id, message) => request('POST', `/api/tasks/${encodeURIComponent(id)}/chat`, { message }),
-    answerClarifications: (id, answers) =>
-      request('POST', `/api/tasks/${encodeURIComponent(id)}/clarifications`, { answers }),
-    cancelRun: (id, runId) => request('POST', `${runPath(id, runId)}/cancel`),
-    answerRun: (id, runId, answer) => request('POST', `${runPath(id, runId)}/answer`, { answer }),
-    retryRun: (id, runId) => request('POST', `${runPath(id, runId)}/retry`),
-    runEvents: (id, runId) => request('GET', `${runPath(id, runId)}/events`),
-    listNotifications: (limit = 50, unreadOnly = false) =>
-      request('GET', `/api/notifications?limit=${limit}&unread_only=${unreadOnly ? 'true' : 'false'}`),
-    readNotification: (id) => request('POST', `/api/notifications/${encodeURIComponent(id)}/read`),
-    readAllNotifications: () => request('POST', '/api/notifications/read-all'),
-    deleteNotification: (id) => request('DELETE', `/api/notifications/${encodeURIComponent(id)}`),
-    deleteAllNotifications: () => request('DELETE', '/api/notifications'),
-    listHooks: () => request('GET', '/api/hooks'),
-    createHook: (name) => request('POST', '/api/hooks', { name }),
-    deleteHook: (id) => request('DELETE', `/api/hooks/${encodeURIComponent(id)}`),
-    listNodes: () => request('GET', '/api/nodes'),
-    getNode: (id) => request('GET', `/api/nodes/${encodeURIComponent(id)}`),
-    renameNode: (id, name) => request('PATCH', `/api/nodes/${encodeURIComponent(id)}`, { name }),
-    deleteNode: (id) => request('DELETE', `/api/nodes/${encodeURIComponent(id)}`),
-    invokeNode: (id, body) => request('POST', `/api/nodes/${encodeURIComponent(id)}/invoke`, body),
-    createPairing: () => request('POST', '/api/nodes/pairing'),
-    lanStatus: () => request('GET', '/api/nodes/lan'),
     setTitle: (title) => {
       document.title = title;
     },
     subscribe: (listener) => socket.add(listener),
   };
-}
-
-function runPath(taskId: string, runId: string): string {
-  return `/api/tasks/${encodeURIComponent(taskId)}/runs/${encodeURIComponent(runId)}`;
 }
 
 const UNREADABLE_DETAIL = "Sentient's engine sent an answer the window couldn't read. Try reloading.";

@@ -5,24 +5,18 @@ import { listen } from '@tauri-apps/api/event';
 import { getCurrentWindow } from '@tauri-apps/api/window';
 import {
   commands,
-  type ApiError as WireApiError,
   type ChatEvent_Deserialize as WireChatEvent,
   type CheckupLine_Deserialize as WireCheckupLine,
-  type InvokeRequest_Deserialize as WireInvokeRequest,
-  type Value as JsonValue,
-  type Task_Serialize as WireTask,
-  type TaskPatch_Deserialize as WireTaskPatch,
 } from '../bindings';
-
-type Result<T, E> = { status: 'ok'; data: T } | { status: 'error'; error: E };
+import { buildCalls, type Doors, type Wire } from './calls';
 import { toApiError } from './errors';
 import { TAURI_EVENT, toEngineEvent } from './events';
-import type { ChatEvent, CheckupLine, InvokeReply, NotificationList, ProgressUpdate, PullProgress, SentientApi, Task } from './types';
+import type { ChatEvent, CheckupLine, PullProgress, SentientApi } from './types';
 import { newClientId } from './http';
 
 /** A command's typed result as a value, or its typed error thrown as our ApiError. */
-async function unwrap<T>(call: Promise<Result<T, WireApiError>>): Promise<T> {
-  let result: Result<T, WireApiError>;
+async function unwrap<T>(call: Wire<T>): Promise<T> {
+  let result: Awaited<Wire<T>>;
   try {
     result = await call;
   } catch (e) {
@@ -30,14 +24,6 @@ async function unwrap<T>(call: Promise<Result<T, WireApiError>>): Promise<T> {
   }
   if (result.status === 'ok') return result.data;
   throw toApiError(result.error);
-}
-
-/**
- * A task as the engine sends it. The generated type spells a few JSON fields loosely (progress
- * parameters, `deliver_to`); what arrives is the contract's Task.
- */
-function asTask(call: Promise<Result<WireTask, WireApiError>>): Promise<Task> {
-  return unwrap(call) as Promise<unknown> as Promise<Task>;
 }
 
 /** A file's bytes (FileReader where Blob.arrayBuffer is missing, as in older webviews). */
@@ -53,39 +39,16 @@ function readBytes(file: Blob): Promise<ArrayBuffer> {
 
 export function createTauriApi(): SentientApi {
   return {
+    // The plain calls, each as its entry in calls.ts says; only the others are written here.
+    ...buildCalls(<R,>(doors: Doors<R>) => unwrap(doors.tauri())),
     transport: 'tauri',
-    health: () => unwrap(commands.health()),
-    bootstrap: () => unwrap(commands.bootstrap()),
-    onboarding: (body) => unwrap(commands.onboarding(body)),
-    getStop: () => unwrap(commands.getStop()),
-    stopAll: (source = 'desktop') => unwrap(commands.stopAll(source)),
-    resume: (source = 'desktop') => unwrap(commands.resume(source)),
-    getConfig: () => unwrap(commands.getConfig()),
-    patchConfig: (partial) => unwrap(commands.patchConfig(partial as JsonValue)),
-    modelProviders: () => unwrap(commands.modelProviders()),
-    localModels: () => unwrap(commands.localModels()),
-    testModel: (body) => unwrap(commands.testModel(body)),
-    testEmbedding: (body) => unwrap(commands.testEmbedding(body)),
     getRoles: () => unwrap(commands.getRoles()),
-    setRoles: (changes) => unwrap(commands.setRoles(changes)),
-    setFallbacks: (fallbacks) => unwrap(commands.setFallbacks(fallbacks)),
-    modelBusy: () => unwrap(commands.modelBusy()),
-    hardware: (refresh = false) => unwrap(commands.hardware(refresh)),
     async pullModel(name, onProgress) {
       // Each progress line arrives on the channel; the command returns once the download ended.
       const channel = new Channel<PullProgress>();
       channel.onmessage = onProgress;
       await unwrap(commands.pullModel({ name }, channel));
     },
-    listSecrets: () => unwrap(commands.listSecrets()),
-    setSecret: (name, value) => unwrap(commands.setSecret(name, { value })),
-    deleteSecret: (name) => unwrap(commands.deleteSecret(name)),
-    modelPresets: () => unwrap(commands.modelPresets()),
-    applyModelPreset: (name) => unwrap(commands.applyModelPreset(name)),
-    undoModelPreset: () => unwrap(commands.undoModelPreset()),
-    saveModelPreset: (body) => unwrap(commands.saveModelPreset(body)),
-    renameModelPreset: (name, newName) => unwrap(commands.renameModelPreset(name, { name: newName })),
-    deleteModelPreset: (name) => unwrap(commands.deleteModelPreset(name)),
     async modelCheckup(body, onLine) {
       // The generated signature names the accepting view of the line; what arrives is what the
       // engine sends (every field present), which is CheckupLine.
@@ -93,18 +56,10 @@ export function createTauriApi(): SentientApi {
       channel.onmessage = (line) => onLine(line as CheckupLine);
       await unwrap(commands.modelCheckup(body, channel));
     },
-    listSessions: (limit = 100) => unwrap(commands.listSessions(limit)),
-    createSession: () => unwrap(commands.createSession()),
-    renameSession: (id, title) => unwrap(commands.renameSession(id, { title })),
-    deleteSession: (id) => unwrap(commands.deleteSession(id)),
-    sessionMessages: (id, limit = 500) => unwrap(commands.sessionMessages(id, limit)),
-    searchSessions: (q) => unwrap(commands.searchSessions(q)),
     async uploadFile(file, name, source = 'upload') {
       const bytes = Array.from(new Uint8Array(await readBytes(file)));
       return unwrap(commands.uploadFile({ name, bytes, source }));
     },
-    listFiles: () => unwrap(commands.listFiles()),
-    listTools: () => unwrap(commands.listTools()),
     async chatSend(body, onEvent) {
       // Every event of the turn arrives on the channel; the command returns once it has ended.
       // The generated signature names the accepting view of the event; what arrives is what the
@@ -138,47 +93,6 @@ export function createTauriApi(): SentientApi {
     chatCancel: async (sessionId) => {
       await unwrap(commands.chatCancel(sessionId));
     },
-    respondApproval: (approvalId, decision) => unwrap(commands.approvalRespond({ approval_id: approvalId, decision })),
-    ruleProposals: (sessionId, status = 'pending') => unwrap(commands.ruleProposals(sessionId, status)),
-    decideRuleProposal: (id, decision) => unwrap(commands.decideRuleProposal(id, { decision })),
-    listTasks: () => unwrap(commands.listTasks()) as Promise<Task[]>,
-    getTask: (id) => asTask(commands.getTask(id)),
-    previewTask: (prompt) => unwrap(commands.previewTask({ prompt })),
-    createTask: (body) => asTask(commands.createTask(body)),
-    // The generated patch type spells nested shapes loosely; the engine checks what arrives.
-    patchTask: (id, patch) => asTask(commands.patchTask(id, patch as unknown as WireTaskPatch)),
-    deleteTask: (id) => unwrap(commands.deleteTask(id)),
-    approveTask: (id) => asTask(commands.approveTask(id)),
-    declineTask: (id) => asTask(commands.declineTask(id)),
-    rerunTask: (id) => asTask(commands.rerunTask(id)),
-    runTaskNow: (id) => asTask(commands.runTaskNow(id)),
-    archiveTask: (id) => asTask(commands.archiveTask(id)),
-    taskChat: (id, message) => asTask(commands.taskChat(id, { message })),
-    answerClarifications: (id, answers) => asTask(commands.answerClarifications(id, { answers })),
-    cancelRun: (id, runId) => asTask(commands.cancelRun(id, runId)),
-    answerRun: (id, runId, answer) => asTask(commands.answerRun(id, runId, { answer })),
-    retryRun: (id, runId) => asTask(commands.retryRun(id, runId)),
-    runEvents: (id, runId) => unwrap(commands.runEvents(id, runId)) as Promise<ProgressUpdate[]>,
-    // The generated payload type is loose (a map of strings); what arrives is the contract's.
-    listNotifications: (limit = 50, unreadOnly = false) =>
-      unwrap(commands.listNotifications(limit, unreadOnly)) as Promise<unknown> as Promise<NotificationList>,
-    readNotification: (id) => unwrap(commands.readNotification(id)),
-    readAllNotifications: () => unwrap(commands.readAllNotifications()),
-    deleteNotification: (id) => unwrap(commands.deleteNotification(id)),
-    deleteAllNotifications: () => unwrap(commands.deleteAllNotifications()),
-    listHooks: () => unwrap(commands.listHooks()),
-    createHook: (name) => unwrap(commands.createHook({ name })),
-    deleteHook: (id) => unwrap(commands.deleteHook(id)),
-    listNodes: () => unwrap(commands.listNodes()),
-    getNode: (id) => unwrap(commands.getNode(id)),
-    renameNode: (id, name) => unwrap(commands.renameNode(id, { name })),
-    deleteNode: (id) => unwrap(commands.deleteNode(id)),
-    // The generated shapes of params, data and error are loose (maps of strings); what crosses
-    // is the contract's JSON.
-    invokeNode: (id, body) =>
-      unwrap(commands.invokeNode(id, body as unknown as WireInvokeRequest)) as Promise<unknown> as Promise<InvokeReply>,
-    createPairing: () => unwrap(commands.createPairing()),
-    lanStatus: () => unwrap(commands.lanStatus()),
     setTitle(title) {
       document.title = title;
       // The window manager and the taskbar show the window's own title.

@@ -21,7 +21,6 @@ import type {
   EmbeddingTestRequest as WireEmbeddingTestRequest,
   EmbeddingTestResult_Serialize,
   Hardware_Serialize,
-  Health,
   LocalModel_Serialize,
   LocalModels_Serialize,
   ModelBusy_Serialize,
@@ -68,6 +67,7 @@ import type {
   InvokeReply_Serialize,
   Value,
 } from '../bindings';
+import type { Calls } from './calls';
 
 export type { Health, Theme } from '../bindings';
 export type { Value as JsonValue } from '../bindings';
@@ -284,84 +284,27 @@ export type EventListener = (ev: EngineEvent) => void;
 /** Where a stop or resume came from (the contract's StopState.source). */
 export type StopSource = 'desktop' | 'tray' | 'hotkey' | 'telegram' | 'discord' | 'device' | string;
 
-/** The window's one way to talk to the engine; two transports implement it (HTTP, Tauri). */
-export interface SentientApi {
+/**
+ * The calls that are not one request and one answer, so each transport writes them by hand: a
+ * stream, an upload, a chat turn, live events, or an answer HTTP derives from another route.
+ */
+export interface SpecialCalls {
   /** Which transport this is, for diagnostics only. */
   readonly transport: 'http' | 'tauri';
-  health(): Promise<Health>;
-  bootstrap(): Promise<Bootstrap>;
-  onboarding(body: OnboardingRequest): Promise<OkResponse>;
-  getStop(): Promise<StopState>;
-  stopAll(source?: StopSource): Promise<StopAllResponse>;
-  resume(source?: StopSource): Promise<StopState>;
-  getConfig(): Promise<Config>;
-  patchConfig(partial: Record<string, unknown>): Promise<PatchConfigResponse>;
-
-  // Models & secrets.
-  /** Every model provider, with whether its key is set. */
-  modelProviders(): Promise<ProviderView[]>;
-  /** What Ollama and LM Studio have installed (never fails; `reachable: false` when not running). */
-  localModels(): Promise<LocalModels>;
-  /** One short call to a model; says whether it can use tools. */
-  testModel(body: TestRequest): Promise<TestResult>;
-  /** One embedding call; says the vector size. */
-  testEmbedding(body: EmbeddingTestRequest): Promise<EmbeddingTestResult>;
   /** The model of every role as saved (null = uses the main model). */
   getRoles(): Promise<Roles>;
-  setRoles(changes: RoleChanges): Promise<Roles>;
-  setFallbacks(fallbacks: Fallbacks): Promise<OkReply>;
-  /** What the local model is doing now (live as the `model.busy` event). */
-  modelBusy(): Promise<ModelBusy>;
-  /** What this computer can run; `refresh` checks again instead of using what was found before. */
-  hardware(refresh?: boolean): Promise<Hardware>;
   /**
    * Downloads a model into Ollama, calling `onProgress` with each progress line as it arrives.
    * Resolves when the download has ended; a failure after the start is a last line with `error`.
    */
   pullModel(name: string, onProgress: (line: PullProgress) => void): Promise<void>;
-  /** Which keys are set and where from; never their values. */
-  listSecrets(): Promise<SecretInfo[]>;
-  /** Saves a key in this computer's keychain; it is never sent back. */
-  setSecret(name: string, value: string): Promise<OkReply>;
-  deleteSecret(name: string): Promise<OkReply>;
-
-  // Model presets.
-  /** Every setup (built-ins first), the active one, and whether the last switch can be undone. */
-  modelPresets(): Promise<PresetList>;
-  /** Switches every role to a setup in one save; says what its models still need. */
-  applyModelPreset(name: string): Promise<PresetSwitch>;
-  /** Puts back the setup from before the last switch (one step only). */
-  undoModelPreset(): Promise<PresetSwitch>;
-  /** Saves the current setup under a name and makes it active. */
-  saveModelPreset(body: SavePresetRequest): Promise<Preset>;
-  renameModelPreset(name: string, newName: string): Promise<Preset>;
-  deleteModelPreset(name: string): Promise<OkReply>;
-
   /**
    * The check-up: tries each role's model (or only `body.roles`), calling `onLine` with each line
    * as it arrives. Resolves after the last line. It changes no settings.
    */
   modelCheckup(body: CheckupRequest, onLine: (line: CheckupLine) => void): Promise<void>;
-
-  // Chats (contract section 2, "Sessions").
-  /** Chats, newest first. */
-  listSessions(limit?: number): Promise<Session[]>;
-  /** Starts a new, empty chat. */
-  createSession(): Promise<{ session_id: string }>;
-  renameSession(id: string, title: string): Promise<OkReply>;
-  deleteSession(id: string): Promise<OkReply>;
-  /** The stored transcript, oldest first. */
-  sessionMessages(id: string, limit?: number): Promise<MessageRow[]>;
-  /** Messages with the words, best first, each with a snippet (matches marked with [ and ]). */
-  searchSessions(q: string): Promise<SearchHit[]>;
-
-  // Files and tools.
   /** Saves a file for attaching to a message; answers the name it was stored under. */
   uploadFile(file: Blob, name: string, source?: 'upload' | 'screen'): Promise<FileInfo>;
-  listFiles(): Promise<FileInfo[]>;
-  listTools(): Promise<PluginInfo[]>;
-
-  // Chat (contract section 1).
   /**
    * Starts a turn and calls `onEvent` with each of its events (and those of a turn made of steers
    * that came too late for it). Resolves when the turn has ended.
@@ -374,72 +317,14 @@ export interface SentientApi {
   chatSteer(body: ChatSteerRequest, onEvent: ChatEventListener): Promise<{ queued: boolean }>;
   /** Stops the reply running in a chat (its `done` then says `cancelled`). */
   chatCancel(sessionId: string): Promise<void>;
-  /** Answers an approval question; `resolved: false` when it had already ended. */
-  respondApproval(approvalId: string, decision: ApprovalDecision): Promise<{ resolved: boolean }>;
-
-  // Rules from chat.
-  /** A chat's "Make this a rule?" proposals (default: the pending ones), oldest first. */
-  ruleProposals(sessionId: string, status?: RuleProposalStatus): Promise<RuleProposal[]>;
-  decideRuleProposal(id: string, decision: RuleDecision): Promise<RuleProposal>;
-
-  // Tasks (contract section 4).
-  /** Every task, newest first, each with its runs (oldest first). */
-  listTasks(): Promise<Task[]>;
-  getTask(id: string): Promise<Task>;
-  /** What the planner makes of a prompt (name, description, priority, schedule); saves nothing. */
-  previewTask(prompt: string): Promise<TaskPreview>;
-  /** Saves a task as `planning`; the plan arrives later as `task.updated`. */
-  createTask(body: NewTaskRequest): Promise<Task>;
-  patchTask(id: string, patch: TaskPatch): Promise<Task>;
-  deleteTask(id: string): Promise<OkReply>;
-  approveTask(id: string): Promise<Task>;
-  declineTask(id: string): Promise<Task>;
-  /** A new copy of the task, planned afresh. */
-  rerunTask(id: string): Promise<Task>;
-  runTaskNow(id: string): Promise<Task>;
-  archiveTask(id: string): Promise<Task>;
-  /** A change request in the task's own chat; the task is planned again. */
-  taskChat(id: string, message: string): Promise<Task>;
-  /** Answers the planner's questions; the task is planned again. */
-  answerClarifications(id: string, answers: ClarificationAnswer[]): Promise<Task>;
-  /** Cancels a working or waiting run. */
-  cancelRun(id: string, runId: string): Promise<Task>;
-  /** Answers the question a waiting run asks; the run carries on. */
-  answerRun(id: string, runId: string, answer: string): Promise<Task>;
-  /** Tries a failed or cancelled run again, carrying on from where it stopped. */
-  retryRun(id: string, runId: string): Promise<Task>;
-  /** A run's whole progress log. */
-  runEvents(id: string, runId: string): Promise<ProgressUpdate[]>;
-
-  // Notifications (contract section 6).
-  /** Newest first (`limit` 50 unless given), with the unread count of the whole feed. */
-  listNotifications(limit?: number, unreadOnly?: boolean): Promise<NotificationList>;
-  readNotification(id: string): Promise<OkReply>;
-  readAllNotifications(): Promise<OkReply>;
-  deleteNotification(id: string): Promise<OkReply>;
-  deleteAllNotifications(): Promise<OkReply>;
-
-  // Webhooks (contract section 16).
-  listHooks(): Promise<Hook[]>;
-  /** Makes a hook (name 1-80 characters); the answer holds its secret, shown only this once. */
-  createHook(name: string): Promise<NewHook>;
-  deleteHook(id: string): Promise<OkReply>;
-
-  // Devices (contract section 13).
-  /** Every device, online ones first. */
-  listNodes(): Promise<Node[]>;
-  getNode(id: string): Promise<Node>;
-  renameNode(id: string, name: string): Promise<Node>;
-  /** Revokes the device's token and disconnects it (400 for the desktop app itself). */
-  deleteNode(id: string): Promise<OkReply>;
-  /** Asks a device to do one thing; a device that can't answers `ok: false` with why. */
-  invokeNode(id: string, body: InvokeRequest): Promise<InvokeReply>;
-  /** A single-use pairing code for 10 minutes, with its QR code and link. */
-  createPairing(): Promise<Pairing>;
-  lanStatus(): Promise<LanStatus>;
-
   /** Names what the window shows (the page title, and in the desktop app the window's title). */
   setTitle(title: string): void;
   /** Listen to live events; returns the function that stops listening. */
   subscribe(listener: EventListener): () => void;
 }
+
+/**
+ * The window's one way to talk to the engine; two transports implement it (HTTP, Tauri). The
+ * plain calls come from the table in calls.ts, the rest are SpecialCalls.
+ */
+export type SentientApi = Calls & SpecialCalls;
