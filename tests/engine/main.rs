@@ -14,6 +14,7 @@ mod hooks;
 mod layers;
 mod lifecycle;
 mod live;
+mod memory;
 mod models;
 mod notifications;
 mod presets;

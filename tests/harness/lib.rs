@@ -170,6 +170,10 @@ impl Client {
     pub async fn patch(&self, path: &str, body: Value) -> Result<(u16, Value)> {
         send(self.request(reqwest::Method::PATCH, path).json(&body)).await
     }
+
+    pub async fn delete(&self, path: &str) -> Result<(u16, Value)> {
+        send(self.request(reqwest::Method::DELETE, path)).await
+    }
 }
 
 /// Sends and returns the status with the JSON body (`Null` when the body is empty).
@@ -370,12 +374,18 @@ pub fn engine_binary() -> Result<PathBuf> {
 impl ServedEngine {
     /// `sentient serve` on `home` with `token`, once it has printed its ready line.
     pub async fn start(home: &Path, token: &str) -> Result<Self> {
+        Self::start_with_env(home, token, &[]).await
+    }
+
+    /// [`ServedEngine::start`] with extra environment variables for the engine.
+    pub async fn start_with_env(home: &Path, token: &str, env: &[(&str, &str)]) -> Result<Self> {
         use tokio::io::AsyncBufReadExt;
         let mut child = tokio::process::Command::new(engine_binary()?)
             .args(["serve", "--home"])
             .arg(home)
             .args(["--port", "0", "--token", token])
             .env("SENTIENT_UI_DIR", home.join("no-ui"))
+            .envs(env.iter().copied())
             .stdout(std::process::Stdio::piped())
             .stderr(std::process::Stdio::null())
             .kill_on_drop(true)

@@ -108,8 +108,36 @@ pub async fn run(home: &Home, port: u16) -> Vec<Check> {
             }
         }
     }
+    checks.push(vector_search_check().await);
     checks.push(port_check(port).await);
     checks
+}
+
+/// Whether sqlite-vec loads (memory's search by meaning; without it memory can't be changed).
+async fn vector_search_check() -> Check {
+    let probe = Store::connect(std::path::Path::new(":memory:"), Arc::new(SystemClock)).await;
+    match probe {
+        Ok(store) => {
+            let version = store.vector_extension().map(str::to_owned);
+            store.close().await;
+            match version {
+                Some(v) => check("memory search", true, format!("sqlite-vec {v}")),
+                None => check(
+                    "memory search",
+                    false,
+                    format!(
+                        "sqlite-vec did not load, so memory searches words only and can't be changed{}.",
+                        if std::env::var(crate::store::VECTOR_EXTENSION_ENV).is_ok_and(|v| v == "off") {
+                            format!(" ({} is off)", crate::store::VECTOR_EXTENSION_ENV)
+                        } else {
+                            "; reinstall Sentient".to_owned()
+                        }
+                    ),
+                ),
+            }
+        }
+        Err(e) => check("memory search", false, format!("could not be checked ({e})")),
+    }
 }
 
 async fn port_check(port: u16) -> Check {

@@ -20,6 +20,7 @@ pub use sentient_core::{
 };
 pub use sentient_llm as llm;
 pub use sentient_llm::system;
+pub use sentient_memory as memory;
 pub use sentient_node as node;
 pub use sentient_tasks as tasks;
 
@@ -115,6 +116,7 @@ struct Inner {
     files: files::Files,
     agent: Agent,
     tasks: TaskService,
+    memory: sentient_memory::MemoryService,
     notifications: NotificationService,
     models: models::ModelService,
     hooks: hooks::HookService,
@@ -196,6 +198,16 @@ impl Engine {
             Arc::new(notifications.clone()),
             shutdown.clone(),
         );
+        let memory = sentient_memory::MemoryService::new(sentient_memory::MemoryParts {
+            store: store.clone(),
+            bus: bus.clone(),
+            config: config.clone(),
+            llm: llm.clone(),
+            clock: clock.clone(),
+            notifier: Arc::new(notifications.clone()),
+            workspace: home.workspace(),
+            local_date: local_date(agent.clone()),
+        });
         let models = models::ModelService::new(
             config.clone(),
             llm.clone(),
@@ -248,6 +260,7 @@ impl Engine {
                 files,
                 agent,
                 tasks,
+                memory,
                 notifications,
                 models,
                 hooks,
@@ -263,6 +276,7 @@ impl Engine {
         engine.follow_queue_settings();
         engine.tasks().start_scheduler();
         engine.tasks().start_triggers();
+        engine.start_memory_upkeep();
         engine.inner.devices.follow_stop(engine.shutdown_token());
         gateway::lan_runtime::follow_settings(&engine);
         let app = gateway::router(engine.clone());
@@ -362,6 +376,35 @@ impl Engine {
     /// Tasks and their runs.
     pub fn tasks(&self) -> &TaskService {
         &self.inner.tasks
+    }
+    /// Memory: facts, the review inbox, summaries and the notes files.
+    pub fn memory(&self) -> &sentient_memory::MemoryService {
+        &self.inner.memory
+    }
+
+    /// Memory's upkeep: every `memory.purge_interval_minutes`, expired short-term facts and held
+    /// ones nobody reviewed in time are deleted and facts missing a vector get one (skipped while
+    /// Stop everything is on); a new embedding model re-indexes every fact.
+    fn start_memory_upkeep(&self) {
+        let minutes = self.config().current().memory.purge_interval_minutes.max(1);
+        let memory = self.memory().clone();
+        self.stop().run_every(
+            "memory purge",
+            std::time::Duration::from_secs(u64::from(minutes) * 60),
+            true,
+            self.shutdown_token(),
+            move || {
+                let memory = memory.clone();
+                async move {
+                    if let Err(error) = memory.purge().await {
+                        tracing::warn!(%error, "the memory purge failed");
+                    }
+                    // Facts written while the embedding model was away get their vectors.
+                    memory.reindex(CancellationToken::new()).await;
+                }
+            },
+        );
+        self.memory().follow_embedding_model(self.shutdown_token());
     }
     /// Webhooks: the hooks and their calls.
     pub fn hooks(&self) -> &hooks::HookService {
@@ -505,6 +548,16 @@ fn queue_settings(config: &config::Config) -> QueueSettings {
         )),
         background_on_battery: config.models.background_on_battery,
     }
+}
+
+/// The person's calendar date at a moment, in their time zone (`assistant.timezone`).
+fn local_date(agent: Agent) -> sentient_memory::LocalDate {
+    Arc::new(move |now| {
+        agent
+            .user_timezone()
+            .parse::<chrono_tz::Tz>()
+            .map_or_else(|_| now.date_naive(), |tz| now.with_timezone(&tz).date_naive())
+    })
 }
 
 /// A fresh 256-bit token for this launch.

@@ -6,6 +6,7 @@
 pub mod decide;
 pub mod error;
 pub mod model;
+pub mod requests;
 pub mod search;
 pub mod service;
 pub mod store;

@@ -182,8 +182,9 @@ impl MemoryService {
         self.embed(text).await
     }
 
-    /// Hybrid search over remembered facts: vector neighbours and word matches, fused, then
-    /// ranked by the contract's score. Words only (similarity null) without embeddings.
+    /// Hybrid search over remembered facts: vector neighbours (at least `memory.min_similarity`
+    /// close) and word matches, fused, then ranked by the contract's score. Words only
+    /// (similarity null) without embeddings.
     pub async fn search(
         &self,
         query: &str,
@@ -217,6 +218,10 @@ impl MemoryService {
                 }
             }
         }
+        // A neighbour by meaning alone must be at least `memory.min_similarity` close; a fact
+        // with the query's words always counts.
+        let min = self.inner.config.current().memory.min_similarity;
+        candidates.retain(|c| words.contains(&c.id) || c.similarity.is_some_and(|s| s >= min));
         let ids: Vec<i64> = candidates.iter().map(|c| c.id).collect();
         let mut facts = self.inner.facts.get_many(&ids).await?;
         facts.retain(|f| {
@@ -237,14 +242,15 @@ impl MemoryService {
         Ok(facts)
     }
 
-    /// Facts for a prompt: the best `memory.facts_top_k` at similarity ≥ `memory.min_similarity`
-    /// (by words only when there are no vectors), each counted as recalled.
+    /// Facts for a prompt: the best `limit` at similarity ≥ `memory.min_similarity` (by words
+    /// only when there are no vectors), each counted as recalled.
     pub async fn recall(&self, text: &str, limit: usize) -> Result<Vec<Memory>, MemoryError> {
         if !self.available() || text.trim().is_empty() {
             return Ok(Vec::new());
         }
         let min = self.inner.config.current().memory.min_similarity;
         let mut found = self.search(text, limit, &ListFilter::default()).await?;
+        // In a prompt even a fact with the words must be close in meaning, when that is known.
         found.retain(|f| f.similarity.is_none_or(|s| s >= min));
         let ids: Vec<i64> = found.iter().map(|f| f.id).collect();
         self.inner.facts.count_recalls(&ids, self.now()).await?;
@@ -361,8 +367,8 @@ impl MemoryService {
             content: content.to_owned(),
             status: None,
         };
-        // The same words, remembered or held: nothing to do.
-        if let Some(same) = self.inner.facts.same_words(content).await? {
+        // The same words already remembered (or, for a held fact, held too): nothing to do.
+        if let Some(same) = self.inner.facts.same_words(content, held).await? {
             return Ok(skip(same.id));
         }
         let vector = self.embed(content).await;
@@ -627,9 +633,8 @@ impl MemoryService {
     async fn approve_fact(&self, fact: Memory, content: Option<&str>) -> Result<(), MemoryError> {
         let now = self.now();
         let text = content.map(str::trim).unwrap_or(&fact.content).to_owned();
-        if let Some(same) = self.inner.facts.same_words(&text).await?
+        if let Some(same) = self.inner.facts.same_words(&text, false).await?
             && same.id != fact.id
-            && same.status == FactStatus::Active
         {
             self.inner.facts.delete(fact.id).await?;
             self.publish(MemoryChange {
@@ -801,6 +806,28 @@ impl MemoryService {
             tokio::spawn(async move { service.reindex(CancellationToken::new()).await });
         }
         Some(vector)
+    }
+
+    /// Follows `models.embedding`: a new model remakes the index for its vectors and re-embeds
+    /// every fact in the background (searches use words only until that is done).
+    pub fn follow_embedding_model(&self, cancel: CancellationToken) {
+        let mut settings = self.inner.config.watch();
+        let service = self.clone();
+        tokio::spawn(async move {
+            let mut current = settings.borrow().models.embedding.clone();
+            loop {
+                tokio::select! {
+                    () = cancel.cancelled() => break,
+                    changed = settings.changed() => if changed.is_err() { break },
+                }
+                let next = settings.borrow().models.embedding.clone();
+                if next != current {
+                    current = next;
+                    // One embedding tells the model and its vector length; `embed` does the rest.
+                    let _ = service.embed("memory index").await;
+                }
+            }
+        });
     }
 
     /// Gives every remembered fact without a vector one, a batch at a time. Returns how many.

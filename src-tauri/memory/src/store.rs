@@ -265,11 +265,17 @@ impl MemoryStore {
         q.bind(limit as i64).fetch_all(self.store.pool()).await
     }
 
-    /// Facts with exactly these words (case-blind, spaces squeezed), any status.
-    pub async fn same_words(&self, content: &str) -> Result<Option<Memory>, sqlx::Error> {
+    /// A fact with exactly these words (case-blind, spaces squeezed): a remembered one, or with
+    /// `include_held` a held one too.
+    pub async fn same_words(
+        &self,
+        content: &str,
+        include_held: bool,
+    ) -> Result<Option<Memory>, sqlx::Error> {
         let wanted = normalize(content);
         for id in self.keyword_ids(content, 20, None).await? {
             if let Some(fact) = self.get(id).await?
+                && (include_held || fact.status == FactStatus::Active)
                 && normalize(&fact.content) == wanted
             {
                 return Ok(Some(fact));

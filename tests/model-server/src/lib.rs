@@ -183,6 +183,10 @@ struct Config {
     models: Option<Vec<ModelInfo>>,
     unpullable: Vec<String>,
     embedding_dim: usize,
+    /// Vectors a test fixed for exact texts (`set_embedding`).
+    fixed_embeddings: std::collections::HashMap<String, Vec<f32>>,
+    /// While set, embedding requests fail with this status (`fail_embeddings`).
+    embedding_failure: Option<u16>,
     reasoning_field: ReasoningField,
     /// Models used by chat/embed since start, with the `num_ctx` last asked for.
     used: Vec<(String, Option<u64>)>,
@@ -241,6 +245,20 @@ impl Shared {
     fn embedding_dim(&self) -> usize {
         lock(&self.config).embedding_dim
     }
+
+    /// The vector for `text`: the one a test fixed, else the deterministic bag of words.
+    pub(crate) fn embedding_of(&self, text: &str, dim: usize) -> Vec<f32> {
+        lock(&self.config)
+            .fixed_embeddings
+            .get(text)
+            .cloned()
+            .unwrap_or_else(|| embed(text, dim))
+    }
+
+    /// The status embedding requests fail with, while a test says so.
+    pub(crate) fn embedding_failure(&self) -> Option<u16> {
+        lock(&self.config).embedding_failure
+    }
 }
 
 /// A running scripted model server. Dropping it stops the server and ends stalled streams.
@@ -271,6 +289,8 @@ impl ScriptedModel {
                 models: None,
                 unpullable: Vec::new(),
                 embedding_dim: 768,
+                fixed_embeddings: std::collections::HashMap::new(),
+                embedding_failure: None,
                 reasoning_field: ReasoningField::default(),
                 used: Vec::new(),
             }),
@@ -340,6 +360,23 @@ impl ScriptedModel {
     /// Length of the vectors `/api/embed` and `/v1/embeddings` return (default 768).
     pub fn set_embedding_dim(&self, dim: usize) {
         lock(&self.shared.config).embedding_dim = dim;
+    }
+
+    /// From now on `text` (exactly) embeds to `vector`, on both embedding routes.
+    pub fn set_embedding(&self, text: &str, vector: Vec<f32>) {
+        lock(&self.shared.config)
+            .fixed_embeddings
+            .insert(text.to_owned(), vector);
+    }
+
+    /// From now on embedding requests fail with `status` (as a provider that is down would).
+    pub fn fail_embeddings(&self, status: u16) {
+        lock(&self.shared.config).embedding_failure = Some(status);
+    }
+
+    /// Embedding requests answer again.
+    pub fn answer_embeddings(&self) {
+        lock(&self.shared.config).embedding_failure = None;
     }
 
     /// Where OpenAI-compatible answers put reasoning text (default `reasoning_content`).

@@ -415,13 +415,16 @@ pub(crate) async fn embed(
     let Some(inputs) = crate::embedding_inputs(&body["input"]) else {
         return error(400, "invalid input type");
     };
+    if let Some(status) = shared.embedding_failure() {
+        return error(status, "the embedding model failed");
+    }
     shared.mark_used(&model, body["options"]["num_ctx"].as_u64());
     let dim = body["dimensions"]
         .as_u64()
         .and_then(|d| usize::try_from(d).ok())
         .filter(|d| *d > 0)
         .unwrap_or_else(|| shared.embedding_dim());
-    let embeddings: Vec<Vec<f32>> = inputs.iter().map(|t| crate::embed(t, dim)).collect();
+    let embeddings: Vec<Vec<f32>> = inputs.iter().map(|t| shared.embedding_of(t, dim)).collect();
     let tokens: usize = inputs
         .iter()
         .map(|t| t.split_whitespace().count().max(1))

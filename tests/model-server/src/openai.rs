@@ -290,6 +290,9 @@ pub(crate) async fn embeddings(
             None,
         );
     };
+    if let Some(status) = shared.embedding_failure() {
+        return error(status, "the embedding model failed", "server_error", None, None);
+    }
     shared.mark_used(&model, None);
     let dim = body["dimensions"]
         .as_u64()
@@ -299,7 +302,7 @@ pub(crate) async fn embeddings(
     let data: Vec<Value> = inputs
         .iter()
         .enumerate()
-        .map(|(index, text)| json!({"object": "embedding", "embedding": crate::embed(text, dim), "index": index}))
+        .map(|(index, text)| json!({"object": "embedding", "embedding": shared.embedding_of(text, dim), "index": index}))
         .collect();
     let tokens: usize = inputs
         .iter()

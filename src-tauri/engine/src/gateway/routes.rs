@@ -7,6 +7,7 @@ pub mod config;
 pub mod core;
 pub mod files;
 pub mod hooks;
+pub mod memory;
 pub mod models;
 pub mod nodes;
 pub mod notifications;
@@ -46,4 +47,5 @@ pub fn protected() -> OpenApiRouter<Engine> {
         .merge(notifications::routes())
         .merge(hooks::routes())
         .merge(nodes::routes())
+        .merge(memory::routes())
 }
