@@ -1,7 +1,8 @@
--- Memory (issue 16, contract section 7): facts about the person, their word index, summaries of
--- past chats, and the log of what memory upkeep did. The vector tables (facts_vec, summaries_vec)
--- are made by the memory service when the embedding model first answers, because their
--- dimension is the model's (meta `memory.index` = {model, dimension}).
+-- Memory (issue 16, contract section 7): facts about the person, their word index, their vectors,
+-- summaries of past chats, and the log of what memory upkeep did. The sqlite-vec tables
+-- (facts_vec: each vector as bits, for a fast first pass; summaries_vec) are made by the memory
+-- service when the embedding model first answers, because their dimension is the model's (meta
+-- `memory.index` = {model, dimension}).
 CREATE TABLE facts (
     id                INTEGER PRIMARY KEY AUTOINCREMENT,
     content           TEXT    NOT NULL,
@@ -35,6 +36,13 @@ CREATE TRIGGER facts_fts_update AFTER UPDATE OF content ON facts BEGIN
     INSERT INTO facts_fts (facts_fts, rowid, content) VALUES ('delete', old.id, old.content);
     INSERT INTO facts_fts (rowid, content) VALUES (new.id, new.content);
 END;
+
+-- Each remembered fact's vector as float32 (the embedding model's own), read by id: the exact
+-- rerank of the bit search's candidates, similarity scores and the memory map.
+CREATE TABLE fact_vectors (
+    id        INTEGER PRIMARY KEY REFERENCES facts (id) ON DELETE CASCADE,
+    embedding BLOB NOT NULL
+);
 
 -- Summaries of older parts of chats; `untrusted` is the chat's mark when written.
 CREATE TABLE summaries (

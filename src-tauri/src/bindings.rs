@@ -86,6 +86,21 @@ pub fn builder<R: tauri::Runtime>() -> Builder<R> {
             commands::devices::invoke_node,
             commands::devices::create_pairing,
             commands::devices::lan_status,
+            commands::memory::list_memories,
+            commands::memory::create_memory,
+            commands::memory::update_memory,
+            commands::memory::delete_memory,
+            commands::memory::delete_memory_source,
+            commands::memory::memory_topics,
+            commands::memory::memory_graph,
+            commands::memory::memory_summaries,
+            commands::memory::memory_workspace,
+            commands::memory::save_memory_workspace,
+            commands::memory::memory_personas,
+            commands::memory::memory_review,
+            commands::memory::approve_memory,
+            commands::memory::discard_memory,
+            commands::memory::approve_all_memories,
         ])
         .typ::<sentient_engine::bus::Envelope>()
         // Ids and counters fit in a JavaScript number; SQLite hands us i64.

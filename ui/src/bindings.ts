@@ -121,9 +121,28 @@ export const commands = {
 	/**  A single-use code for 10 minutes, with the QR code and link a phone opens. */
 	createPairing: () => typedError<Pairing_Serialize, ApiError>(__TAURI_INVOKE("create_pairing")),
 	lanStatus: () => typedError<LanStatus_Serialize, ApiError>(__TAURI_INVOKE("lan_status")),
+	/**  Remembered facts, newest first; with `q`, the hybrid search's best first. */
+	listMemories: (topic: string | null, q: string | null, source: string | null, limit: number | null, offset: number | null) => typedError<Memory_Serialize[], ApiError>(__TAURI_INVOKE("list_memories", { topic, q, source, limit, offset })),
+	createMemory: (body: NewMemoryRequest_Deserialize) => typedError<WriteResult_Serialize, ApiError>(__TAURI_INVOKE("create_memory", { body })),
+	updateMemory: (id: number, body: ContentRequest) => typedError<Memory_Serialize, ApiError>(__TAURI_INVOKE("update_memory", { id, body })),
+	deleteMemory: (id: number) => typedError<Deleted, ApiError>(__TAURI_INVOKE("delete_memory", { id })),
+	deleteMemorySource: (source: string) => typedError<DeletedCount, ApiError>(__TAURI_INVOKE("delete_memory_source", { source })),
+	memoryTopics: () => typedError<TopicCount[], ApiError>(__TAURI_INVOKE("memory_topics")),
+	memoryGraph: () => typedError<Graph, ApiError>(__TAURI_INVOKE("memory_graph")),
+	memorySummaries: (limit: number | null) => typedError<Summary_Serialize[], ApiError>(__TAURI_INVOKE("memory_summaries", { limit })),
+	memoryWorkspace: () => typedError<Workspace, ApiError>(__TAURI_INVOKE("memory_workspace")),
+	saveMemoryWorkspace: (name: string, body: ContentRequest) => typedError<Saved, ApiError>(__TAURI_INVOKE("save_memory_workspace", { name, body })),
+	memoryPersonas: () => typedError<PersonaPreset[], ApiError>(__TAURI_INVOKE("memory_personas")),
+	memoryReview: () => typedError<ReviewInbox_Serialize, ApiError>(__TAURI_INVOKE("memory_review")),
+	approveMemory: (kind: string, id: string, body: ApproveRequest_Deserialize) => typedError<OkReply, ApiError>(__TAURI_INVOKE("approve_memory", { kind, id, body })),
+	discardMemory: (kind: string, id: string) => typedError<OkReply, ApiError>(__TAURI_INVOKE("discard_memory", { kind, id })),
+	approveAllMemories: (body: ApproveAllRequest_Deserialize) => typedError<Approved, ApiError>(__TAURI_INVOKE("approve_all_memories", { body })),
 };
 
 /* Types */
+/**  What a write decided (POST /api/memories and every other way a fact is remembered). */
+export type Action = "ADD" | "UPDATE" | "DELETE" | "SKIP";
+
 /**  An error as a person (or a script) sees it. */
 export type ApiError = {
 	/**  The HTTP status code this error answers with. */
@@ -176,6 +195,39 @@ export type ApprovalsConfig_Serialize = {
 	rules: { [key in string]: RuleValue },
 	/**  Where each lasting rule came from when you made it from a chat message. */
 	rule_origins: { [key in string]: RuleOrigin_Serialize },
+};
+
+/**  `POST /api/memories/review/approve-all`. */
+export type ApproveAllRequest = ApproveAllRequest_Serialize | ApproveAllRequest_Deserialize;
+
+/**  `POST /api/memories/review/approve-all`. */
+export type ApproveAllRequest_Deserialize = {
+	/**  The `from` of the memories to approve ("Gmail", "resume.pdf"). */
+	from?: string | null,
+};
+
+/**  `POST /api/memories/review/approve-all`. */
+export type ApproveAllRequest_Serialize = {
+	/**  The `from` of the memories to approve ("Gmail", "resume.pdf"). */
+	from: string | null,
+};
+
+/**  `POST /api/memories/review/{kind}/{id}/approve`: with `content`, saved in these words. */
+export type ApproveRequest = ApproveRequest_Serialize | ApproveRequest_Deserialize;
+
+/**  `POST /api/memories/review/{kind}/{id}/approve`: with `content`, saved in these words. */
+export type ApproveRequest_Deserialize = {
+	content?: string | null,
+};
+
+/**  `POST /api/memories/review/{kind}/{id}/approve`: with `content`, saved in these words. */
+export type ApproveRequest_Serialize = {
+	content: string | null,
+};
+
+/**  `{approved: n}`. */
+export type Approved = {
+	approved: number,
 };
 
 /**  Who the assistant is and who it is talking to. */
@@ -902,6 +954,11 @@ export type Config_Serialize = {
 	gateway: GatewayConfig_Serialize,
 };
 
+/**  `PUT /api/memories/{id}` and `PUT /api/memories/workspace/{name}`. */
+export type ContentRequest = {
+	content: string,
+};
+
 /**  What a repeating task remembers from its earlier runs, so it reports only what is new. */
 export type ContinuityConfig = ContinuityConfig_Serialize | ContinuityConfig_Deserialize;
 
@@ -964,6 +1021,16 @@ export type CreatedHook_Serialize = {
 	secret: string,
 };
 
+/**  `{deleted: true}` for one memory. */
+export type Deleted = {
+	deleted: boolean,
+};
+
+/**  `{deleted: n}` for a source. */
+export type DeletedCount = {
+	deleted: number,
+};
+
 /**  How dictated text is cleaned up before it is typed. */
 export type DictationCleanup = 
 /**  Exactly what was heard. */
@@ -997,6 +1064,8 @@ export type DomainEvent = DomainEvent_Serialize | DomainEvent_Deserialize;
 
 /**  Domain events: dotted `type`, payload in `data` (contract section 1). */
 export type DomainEvent_Deserialize = 
+/**  A memory was added, changed or deleted, or many at once (section 7). */
+{ type: "memory.updated"; data: MemoryChange_Deserialize } | 
 /**  Settings were saved; `sections` are the top-level config sections that changed. */
 { type: "config.updated"; data: {
 	sections: string[],
@@ -1096,6 +1165,8 @@ export type DomainEvent_Deserialize =
 
 /**  Domain events: dotted `type`, payload in `data` (contract section 1). */
 export type DomainEvent_Serialize = 
+/**  A memory was added, changed or deleted, or many at once (section 7). */
+{ type: "memory.updated"; data: MemoryChange_Serialize } | 
 /**  Settings were saved; `sections` are the top-level config sections that changed. */
 { type: "config.updated"; data: {
 	sections: string[],
@@ -1345,6 +1416,9 @@ export type EvolutionConfig_Serialize = {
 	repair_cooldown_hours: number,
 };
 
+/**  Whether a fact is remembered, or waits in the review inbox. */
+export type FactStatus = "active" | "pending";
+
 /**  One problem with one field of a request body (the contract's 422 item). */
 export type FieldError = {
 	/**  Where the problem is, e.g. `["body", "tools", "approvals", "rules", "gmail"]`. */
@@ -1443,6 +1517,33 @@ export type Gpu_Serialize = {
 	vram_gb: number | null,
 	/**  Whether local models can run on it (built-in Intel graphics and small AMD chips can't). */
 	usable: boolean,
+};
+
+/**  `GET /api/memories/graph`. */
+export type Graph = {
+	nodes: GraphNode[],
+	links: GraphLink[],
+};
+
+/**  Two facts whose cosine similarity is at least `memory.graph_link_similarity` (`value`). */
+export type GraphLink = {
+	source: number,
+	target: number,
+	value: number | null,
+};
+
+/**  A fact on the memory map. */
+export type GraphNode = {
+	id: number,
+	/**  The content cut to 25 characters. */
+	label: string,
+	/**  The whole content. */
+	title: string,
+	content: string,
+	topics: string[],
+	memory_type: MemoryType,
+	source: string,
+	created_at: string,
 };
 
 /**  `GET /api/system/hardware`'s answer. */
@@ -1838,6 +1939,45 @@ export type McpTransport =
 /**  A server reached at a web address. */
 "http";
 
+/**  One remembered fact about the person. */
+export type Memory = Memory_Serialize | Memory_Deserialize;
+
+export type MemoryChange = MemoryChange_Serialize | MemoryChange_Deserialize;
+
+export type MemoryChange_Deserialize = {
+	/**  ADD, UPDATE or DELETE. */
+	action: string,
+	/**  The fact; null for a bulk change. */
+	id?: number | null,
+	content?: string | null,
+	/**  `pending` when the fact waits in the review inbox. */
+	status?: string | null,
+	source?: string | null,
+	/**  approved, discarded, review_expired, expired, merged, ... */
+	reason?: string | null,
+	/**  How many facts a bulk change touched. */
+	count?: number | null,
+	/**  The fact that already said it (an approval in the same words). */
+	merged_into?: number | null,
+};
+
+export type MemoryChange_Serialize = {
+	/**  ADD, UPDATE or DELETE. */
+	action: string,
+	/**  The fact; null for a bulk change. */
+	id: number | null,
+	content?: string,
+	/**  `pending` when the fact waits in the review inbox. */
+	status?: string,
+	source?: string,
+	/**  approved, discarded, review_expired, expired, merged, ... */
+	reason?: string,
+	/**  How many facts a bulk change touched. */
+	count?: number,
+	/**  The fact that already said it (an approval in the same words). */
+	merged_into?: number,
+};
+
 /**  What Sentient remembers about you and how it recalls it. */
 export type MemoryConfig = MemoryConfig_Serialize | MemoryConfig_Deserialize;
 
@@ -1931,6 +2071,57 @@ export type MemorySource = {
 	source: string,
 	/**  `prompt` or `tool`. */
 	via: string,
+};
+
+/**  Lasting facts, or ones that stop being true (a trip next week). */
+export type MemoryType = "long-term" | "short-term";
+
+/**  One remembered fact about the person. */
+export type Memory_Deserialize = {
+	id: number,
+	content: string,
+	topics: string[],
+	/**  conversation, manual, onboarding, file:<name>, ... */
+	source: string,
+	memory_type: MemoryType,
+	created_at: string,
+	updated_at: string,
+	expires_at?: string | null,
+	/**  The text before the last UPDATE. */
+	previous_content?: string | null,
+	status: FactStatus,
+	review?: ReviewNote_Deserialize | null,
+	/**
+	 *  In a search (`?q=`): cosine similarity to the query; null outside a search and when the
+	 *  search used words only.
+	 */
+	similarity?: number | null,
+	/**  In a search: similarity + keyword weight × the share of the query's words present. */
+	score?: number | null,
+};
+
+/**  One remembered fact about the person. */
+export type Memory_Serialize = {
+	id: number,
+	content: string,
+	topics: string[],
+	/**  conversation, manual, onboarding, file:<name>, ... */
+	source: string,
+	memory_type: MemoryType,
+	created_at: string,
+	updated_at: string,
+	expires_at: string | null,
+	/**  The text before the last UPDATE. */
+	previous_content: string | null,
+	status: FactStatus,
+	review: ReviewNote_Serialize | null,
+	/**
+	 *  In a search (`?q=`): cosine similarity to the query; null outside a search and when the
+	 *  search used words only.
+	 */
+	similarity: number | null,
+	/**  In a search: similarity + keyword weight × the share of the query's words present. */
+	score: number | null,
 };
 
 /**  One transcript row (contract section 2, "Sessions"). */
@@ -2208,6 +2399,23 @@ export type NewHook_Serialize = {
 	name: string,
 };
 
+/**  `POST /api/memories`. */
+export type NewMemoryRequest = NewMemoryRequest_Serialize | NewMemoryRequest_Deserialize;
+
+/**  `POST /api/memories`. */
+export type NewMemoryRequest_Deserialize = {
+	content: string,
+	/**  Defaults to manual. */
+	source?: string | null,
+};
+
+/**  `POST /api/memories`. */
+export type NewMemoryRequest_Serialize = {
+	content: string,
+	/**  Defaults to manual. */
+	source: string | null,
+};
+
 /**  `POST /api/tasks`. */
 export type NewTask = NewTask_Serialize | NewTask_Deserialize;
 
@@ -2478,6 +2686,14 @@ export type Persona =
 "concise" | 
 /**  Your own description of how the assistant should behave. */
 "custom";
+
+/**  A SOUL.md preset. */
+export type PersonaPreset = {
+	id: string,
+	name: string,
+	description: string,
+	soul_md: string,
+};
 
 /**  One step of a plan: the tool (or app) it uses and what it does. */
 export type PlanStep = {
@@ -2902,6 +3118,85 @@ export type ResultLink = {
 	description: string,
 };
 
+/**  `GET /api/memories/review`. */
+export type ReviewInbox = ReviewInbox_Serialize | ReviewInbox_Deserialize;
+
+/**  `GET /api/memories/review`. */
+export type ReviewInbox_Deserialize = {
+	items: ReviewItem_Deserialize[],
+	/**  Every held memory, also beyond the first page. */
+	count: number,
+	expire_days: number,
+};
+
+/**  `GET /api/memories/review`. */
+export type ReviewInbox_Serialize = {
+	items: ReviewItem_Serialize[],
+	/**  Every held memory, also beyond the first page. */
+	count: number,
+	expire_days: number,
+};
+
+/**  One memory waiting in the review inbox. */
+export type ReviewItem = ReviewItem_Serialize | ReviewItem_Deserialize;
+
+/**  One memory waiting in the review inbox. */
+export type ReviewItem_Deserialize = {
+	kind: ReviewKind,
+	id: number,
+	text: string,
+	source: string,
+	from: string,
+	snippet?: string | null,
+	session_id?: string | null,
+	created_at: string,
+	/**  created_at + memory.review_expire_days: when it is deleted unless reviewed. */
+	expires_at: string,
+};
+
+/**  One memory waiting in the review inbox. */
+export type ReviewItem_Serialize = {
+	kind: ReviewKind,
+	id: number,
+	text: string,
+	source: string,
+	from: string,
+	snippet: string | null,
+	session_id: string | null,
+	created_at: string,
+	/**  created_at + memory.review_expire_days: when it is deleted unless reviewed. */
+	expires_at: string,
+};
+
+/**  Fact or insight (insights arrive with the user model). */
+export type ReviewKind = "fact" | "insight";
+
+/**
+ *  Where a held memory came from: `from` names the source in plain words ("Gmail", "resume.pdf"),
+ *  `snippet` is the text it came from (at most 400 characters).
+ */
+export type ReviewNote = ReviewNote_Serialize | ReviewNote_Deserialize;
+
+/**
+ *  Where a held memory came from: `from` names the source in plain words ("Gmail", "resume.pdf"),
+ *  `snippet` is the text it came from (at most 400 characters).
+ */
+export type ReviewNote_Deserialize = {
+	from: string,
+	snippet?: string | null,
+	session_id?: string | null,
+};
+
+/**
+ *  Where a held memory came from: `from` names the source in plain words ("Gmail", "resume.pdf"),
+ *  `snippet` is the text it came from (at most 400 characters).
+ */
+export type ReviewNote_Serialize = {
+	from: string,
+	snippet: string | null,
+	session_id: string | null,
+};
+
 /**  How much a call can change or reveal, lowest first. Approvals compare these. */
 export type Risk = 
 /**  Only looks something up. */
@@ -3284,6 +3579,11 @@ export type SavePresetRequest_Serialize = {
 	overwrite: boolean | null,
 };
 
+/**  `{saved: true}`. */
+export type Saved = {
+	saved: boolean,
+};
+
 /**  `PATCH /api/config`'s answer: the settings as saved. */
 export type SavedConfig = SavedConfig_Serialize | SavedConfig_Deserialize;
 
@@ -3570,6 +3870,31 @@ export type SubagentsConfig_Serialize = {
 	max_tokens: number,
 	/**  A helper is stopped after spending about this many US dollars on a cloud model (0 means no limit). */
 	max_cost_usd: number | null,
+};
+
+/**  A summary of an older part of a chat. */
+export type Summary = Summary_Serialize | Summary_Deserialize;
+
+/**  A summary of an older part of a chat. */
+export type Summary_Deserialize = {
+	id: number,
+	content: string,
+	start_at: string,
+	end_at: string,
+	session_id?: string | null,
+	/**  The app whose content that chat read, else null (kept out of other chats). */
+	untrusted?: string | null,
+};
+
+/**  A summary of an older part of a chat. */
+export type Summary_Serialize = {
+	id: number,
+	content: string,
+	start_at: string,
+	end_at: string,
+	session_id: string | null,
+	/**  The app whose content that chat read, else null (kept out of other chats). */
+	untrusted: string | null,
 };
 
 /**  A task (contract section 4, with v2's field names). */
@@ -3937,6 +4262,13 @@ export type ToolsConfig_Serialize = {
 	repeated_call_limit: number,
 };
 
+/**  `GET /api/memories/topics`: every topic with how many remembered facts it has. */
+export type TopicCount = {
+	name: string,
+	description: string,
+	count: number,
+};
+
 /**  An event a triggered task can start on. */
 export type Trigger = {
 	event: string,
@@ -4202,6 +4534,39 @@ export type WeatherProvider =
 "open_meteo" | 
 /**  AccuWeather, which needs a key. */
 "accuweather";
+
+/**  `GET /api/memories/workspace`: the notes files in full. */
+export type Workspace = {
+	soul: string,
+	user: string,
+	memory: string,
+	/**  Today's daily note (`workspace/memory/<date>.md`). */
+	today: string,
+	yesterday: string,
+};
+
+/**  `POST /api/memories`: what happened, to which fact. */
+export type WriteResult = WriteResult_Serialize | WriteResult_Deserialize;
+
+/**  `POST /api/memories`: what happened, to which fact. */
+export type WriteResult_Deserialize = {
+	action: Action,
+	/**  The fact added, changed, deleted or (for SKIP) the one that already says it. */
+	id?: number | null,
+	content: string,
+	/**  `pending` when the fact waits for review. */
+	status?: FactStatus | null,
+};
+
+/**  `POST /api/memories`: what happened, to which fact. */
+export type WriteResult_Serialize = {
+	action: Action,
+	/**  The fact added, changed, deleted or (for SKIP) the one that already says it. */
+	id: number | null,
+	content: string,
+	/**  `pending` when the fact waits for review. */
+	status?: FactStatus,
+};
 
 /* Tauri Specta runtime */
 async function typedError<T, E>(result: Promise<T>): Promise<{ status: "ok"; data: T } | { status: "error"; error: E }> {

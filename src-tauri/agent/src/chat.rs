@@ -18,6 +18,7 @@ use super::run_loop::{ApprovalAnswer, ApprovalQuestion, Approver, LoopEvent, Loo
 use super::sessions::{MessageRow, NewMessage, StoredFunction, StoredToolCall};
 use crate::Agent;
 use crate::chat_events::ChatEvent;
+use crate::chat_memory::{FinishedTurn, PromptMemory};
 use sentient_llm::queue::JobKind;
 use sentient_llm::{CallOptions, ChatRequest, Message, ModelRole, Reasoning, ToolCall};
 
@@ -150,6 +151,24 @@ fn to_message(row: &MessageRow) -> Message {
         }
         _ => Message::user(row.content.clone()),
     }
+}
+
+/// The last tool result a turn read, cut to a review note's snippet length: its readable text
+/// (`content` or `text` of a JSON result, as web_fetch answers) rather than the JSON.
+fn last_tool_result(added: &[Message]) -> Option<String> {
+    let last = added
+        .iter()
+        .rev()
+        .find(|m| m.role == sentient_llm::types::Speaker::Tool)?;
+    let readable = serde_json::from_str::<Value>(&last.content)
+        .ok()
+        .and_then(|v| {
+            ["content", "text"]
+                .iter()
+                .find_map(|k| v.get(k).and_then(Value::as_str).map(str::to_owned))
+        })
+        .unwrap_or_else(|| last.content.clone());
+    Some(readable.trim().chars().take(400).collect())
 }
 
 fn stored_message(message: &Message, thinking: Option<String>) -> NewMessage {
@@ -383,6 +402,19 @@ impl Agent {
         // A standing "never"/"ask me first" becomes a rule proposal before the reply (#130).
         self.check_chat_rules(&sid, &user_row.id, &send.text).await;
         let mut system = self.system_prompt();
+        let remembered = match self.chat_memory() {
+            Some(memory) => memory.for_prompt(&send.text).await,
+            None => PromptMemory::default(),
+        };
+        if !remembered.section.is_empty() {
+            system.push_str("\n\n");
+            system.push_str(&remembered.section);
+        }
+        let sources: Vec<serde_json::Value> = remembered
+            .sources
+            .iter()
+            .filter_map(|s| serde_json::to_value(s).ok())
+            .collect();
         if !summary.trim().is_empty() {
             system.push_str("\n\n## Earlier in this chat\n");
             system.push_str(summary.trim());
@@ -539,6 +571,10 @@ impl Agent {
             let thought = (i + 1 == count && !thinking.is_empty()).then(|| thinking.clone());
             let mut stored = stored_message(message, thought);
             stored.interjection = result.interjections.contains(&i);
+            // The reply's last message carries what it had in mind.
+            if i + 1 == count && stored.role == "assistant" {
+                stored.memory_sources = sources.clone();
+            }
             let steer = stored.interjection;
             match self.sessions().append(&sid, stored).await {
                 Ok(row) if row.role == "assistant" => message_id = Some(row.id),
@@ -565,6 +601,7 @@ impl Agent {
                     NewMessage {
                         role: "assistant".to_owned(),
                         content: content.clone(),
+                        memory_sources: sources.clone(),
                         ..Default::default()
                     },
                 )
@@ -589,13 +626,25 @@ impl Agent {
             turn_id: turn_id.clone(),
             content: content.clone(),
             message_id,
-            memory_sources: Vec::new(),
+            memory_sources: remembered.sources.clone(),
             cancelled: result.cancelled().then_some(true),
             dropped: (result.cancelled() && !late.is_empty()).then(|| late.clone()),
             client_id: None,
         });
         if result.cancelled() {
             return Vec::new();
+        }
+        if let Some(memory) = self.chat_memory() {
+            memory.after_turn(FinishedTurn {
+                session_id: sid.clone(),
+                user_text: send.text.clone(),
+                untrusted: result
+                    .untrusted
+                    .clone()
+                    .or_else(|| session.untrusted.clone())
+                    .filter(|u| !u.is_empty()),
+                outside_snippet: last_tool_result(&result.added),
+            });
         }
         if result.error().is_none() {
             let engine = self.clone();

@@ -9,6 +9,7 @@
 pub mod approvals;
 pub mod chat;
 pub mod chat_events;
+pub mod chat_memory;
 pub mod chat_rules;
 pub mod compression;
 pub mod prompt;
@@ -16,7 +17,7 @@ pub mod run_loop;
 pub mod sessions;
 pub mod tools;
 
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use sentient_core::bus::EventBus;
 use sentient_core::clock::SharedClock;
@@ -27,6 +28,7 @@ use sentient_core::store::Store;
 use sentient_llm::LlmService;
 
 use crate::chat::ChatState;
+use crate::chat_memory::ChatMemory;
 use crate::chat_rules::ChatRulesState;
 use crate::sessions::Sessions;
 use crate::tools::{ToolCtx, ToolRegistry};
@@ -54,6 +56,8 @@ struct Inner {
     sessions: Sessions,
     chat: Arc<ChatState>,
     chat_rules: Arc<ChatRulesState>,
+    /// Memory, once the engine attaches it (chats work without it).
+    memory: OnceLock<Arc<dyn ChatMemory>>,
 }
 
 /// The agent service: the loop, chats and the tool registry; cheap to clone.
@@ -95,6 +99,7 @@ impl Agent {
                 sessions,
                 chat: Arc::default(),
                 chat_rules: Arc::default(),
+                memory: OnceLock::new(),
             }),
         }
     }
@@ -131,6 +136,14 @@ impl Agent {
     /// Running chat turns and the approval questions they wait on.
     pub fn chat_state(&self) -> Arc<ChatState> {
         self.inner.chat.clone()
+    }
+    /// Gives chats their memory (once; a second call is ignored).
+    pub fn attach_memory(&self, memory: Arc<dyn ChatMemory>) {
+        let _ = self.inner.memory.set(memory);
+    }
+    /// Memory, when attached.
+    pub fn chat_memory(&self) -> Option<&Arc<dyn ChatMemory>> {
+        self.inner.memory.get()
     }
     /// Rule checks still weighing a chat's message (#130).
     pub fn chat_rules_state(&self) -> Arc<ChatRulesState> {

@@ -1,7 +1,8 @@
 //! The system prompt: who the assistant is (SOUL.md), who the user is (USER.md), what it keeps
 //! in mind (MEMORY.md), the time where the user is, and the connected apps set to Read only
-//! (so the model can say why it can't act there). Memory recall, skills and the user model add
-//! their parts here when they arrive.
+//! (so the model can say why it can't act there). A chat turn adds memory's part after it (what
+//! it remembers about the person for the message, through `ChatMemory`); skills and the user
+//! model add theirs when they arrive.
 
 use chrono::Utc;
 

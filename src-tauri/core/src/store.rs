@@ -69,13 +69,15 @@ fn load_sqlite_vec() {
     ) -> std::os::raw::c_int;
     // SAFETY: see above; the pointer is to a function with the EntryPoint ABI and lives forever.
     let code = unsafe {
-        let entry: EntryPoint = std::mem::transmute::<*const (), EntryPoint>(
-            sqlite_vec::sqlite3_vec_init as *const (),
-        );
+        let entry: EntryPoint =
+            std::mem::transmute::<*const (), EntryPoint>(sqlite_vec::sqlite3_vec_init as *const ());
         libsqlite3_sys::sqlite3_auto_extension(Some(entry))
     };
     if code != libsqlite3_sys::SQLITE_OK {
-        tracing::warn!(code, "sqlite-vec could not be registered; memory searches words only");
+        tracing::warn!(
+            code,
+            "sqlite-vec could not be registered; memory searches words only"
+        );
     }
 }
 
@@ -117,7 +119,9 @@ impl Store {
             .await
             .ok();
         if vector_extension.is_none() {
-            tracing::warn!("sqlite-vec is not loaded; memory searches words only and can't be changed");
+            tracing::warn!(
+                "sqlite-vec is not loaded; memory searches words only and can't be changed"
+            );
         }
         Ok(Self {
             pool,

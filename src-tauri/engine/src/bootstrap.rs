@@ -56,7 +56,8 @@ pub struct Built {
     pub proactivity: bool,
 }
 
-/// This build: none of the three areas exists yet.
+/// This build: none of the three areas is complete. Memory's store, routes, page and chat recall
+/// exist, but its tools, task runs, imports and summaries do not yet, so `memory_enabled` stays false.
 pub const BUILT: Built = Built {
     memory: false,
     voice: false,

@@ -127,7 +127,9 @@ async fn vector_search_check() -> Check {
                     false,
                     format!(
                         "sqlite-vec did not load, so memory searches words only and can't be changed{}.",
-                        if std::env::var(crate::store::VECTOR_EXTENSION_ENV).is_ok_and(|v| v == "off") {
+                        if std::env::var(crate::store::VECTOR_EXTENSION_ENV)
+                            .is_ok_and(|v| v == "off")
+                        {
                             format!(" ({} is off)", crate::store::VECTOR_EXTENSION_ENV)
                         } else {
                             "; reinstall Sentient".to_owned()
@@ -136,7 +138,11 @@ async fn vector_search_check() -> Check {
                 ),
             }
         }
-        Err(e) => check("memory search", false, format!("could not be checked ({e})")),
+        Err(e) => check(
+            "memory search",
+            false,
+            format!("could not be checked ({e})"),
+        ),
     }
 }
 

@@ -208,6 +208,7 @@ impl Engine {
             workspace: home.workspace(),
             local_date: local_date(agent.clone()),
         });
+        agent.attach_memory(Arc::new(memory.clone()));
         let models = models::ModelService::new(
             config.clone(),
             llm.clone(),
@@ -553,10 +554,10 @@ fn queue_settings(config: &config::Config) -> QueueSettings {
 /// The person's calendar date at a moment, in their time zone (`assistant.timezone`).
 fn local_date(agent: Agent) -> sentient_memory::LocalDate {
     Arc::new(move |now| {
-        agent
-            .user_timezone()
-            .parse::<chrono_tz::Tz>()
-            .map_or_else(|_| now.date_naive(), |tz| now.with_timezone(&tz).date_naive())
+        agent.user_timezone().parse::<chrono_tz::Tz>().map_or_else(
+            |_| now.date_naive(),
+            |tz| now.with_timezone(&tz).date_naive(),
+        )
     })
 }
 

@@ -137,11 +137,11 @@ pub fn is_past(text: &str) -> bool {
 
 /// Words that end a fact's subject: the first verb-like word.
 const VERBS: &[&str] = &[
-    "is", "was", "are", "were", "lives", "lived", "living", "live", "moved", "moves", "has",
-    "had", "have", "works", "worked", "likes", "liked", "loves", "prefers", "wants", "doesn",
-    "does", "did", "don", "enjoys", "plays", "owns", "drives", "speaks", "studies", "uses",
-    "hates", "dislikes", "needs", "goes", "went", "will", "plans", "grew", "got", "became",
-    "resides", "used", "never", "always", "usually", "can", "should",
+    "is", "was", "are", "were", "lives", "lived", "living", "live", "moved", "moves", "has", "had",
+    "have", "works", "worked", "likes", "liked", "loves", "prefers", "wants", "doesn", "does",
+    "did", "don", "enjoys", "plays", "owns", "drives", "speaks", "studies", "uses", "hates",
+    "dislikes", "needs", "goes", "went", "will", "plans", "grew", "got", "became", "resides",
+    "used", "never", "always", "usually", "can", "should",
 ];
 
 /// Words that say nothing about who a fact is about.
@@ -180,7 +180,9 @@ pub fn same_person(a: &str, b: &str) -> bool {
 /// Action words, each with its forms.
 const ACTIONS: [&[&str]; 10] = [
     &["write", "writes", "written", "wrote", "writing"],
-    &["delete", "deletes", "deleted", "deleting", "remove", "removed"],
+    &[
+        "delete", "deletes", "deleted", "deleting", "remove", "removed",
+    ],
     &["send", "sends", "sent", "sending"],
     &["read", "reads", "reading"],
     &["edit", "edits", "edited", "editing", "change", "changed"],
@@ -293,7 +295,11 @@ mod tests {
     #[test]
     fn a_new_home_updates_the_old_one_whatever_the_model_said() {
         let shown = [fact(1, "User likes tea"), fact(2, "User lives in Pune")];
-        for said in [proposal(Action::Add, None), None, proposal(Action::Skip, Some(1))] {
+        for said in [
+            proposal(Action::Add, None),
+            None,
+            proposal(Action::Skip, Some(1)),
+        ] {
             let d = settle("User moved to Bengaluru", &shown, said);
             assert_eq!((d.action, d.target), (Action::Update, Some(2)));
         }
@@ -305,58 +311,110 @@ mod tests {
         let d = settle("User's sister Meera lives in Lisbon", &shown, None);
         assert_eq!(d, Decision::ADD);
         let shown = [fact(3, "User's sister Meera lives in Lisbon")];
-        let d = settle("User's sister moved to Porto", &shown, proposal(Action::Add, None));
-        assert_eq!((d.action, d.target), (Action::Update, Some(3)), "the same sister, named once");
+        let d = settle(
+            "User's sister moved to Porto",
+            &shown,
+            proposal(Action::Add, None),
+        );
+        assert_eq!(
+            (d.action, d.target),
+            (Action::Update, Some(3)),
+            "the same sister, named once"
+        );
     }
 
     #[test]
     fn past_tense_is_left_alone() {
         let shown = [fact(2, "User lives in Pune")];
-        let d = settle("User used to live in Mumbai", &shown, proposal(Action::Update, Some(2)));
+        let d = settle(
+            "User used to live in Mumbai",
+            &shown,
+            proposal(Action::Update, Some(2)),
+        );
         assert_eq!(d, Decision::ADD);
         let shown = [fact(4, "User grew up in Goa")];
-        let d = settle("User lives in Delhi", &shown, proposal(Action::Update, Some(4)));
+        let d = settle(
+            "User lives in Delhi",
+            &shown,
+            proposal(Action::Update, Some(4)),
+        );
         assert_eq!(d, Decision::ADD, "a childhood home is not replaced");
     }
 
     #[test]
     fn an_update_needs_the_same_action_on_the_same_thing() {
         let shown = [fact(5, "User doesn't want files deleted")];
-        for new in ["User doesn't want files written", "User doesn't want emails deleted"] {
+        for new in [
+            "User doesn't want files written",
+            "User doesn't want emails deleted",
+        ] {
             let d = settle(new, &shown, proposal(Action::Update, Some(5)));
             assert_eq!(d, Decision::ADD, "{new}");
         }
-        let d = settle("User is fine with files deleted", &shown, proposal(Action::Update, Some(5)));
+        let d = settle(
+            "User is fine with files deleted",
+            &shown,
+            proposal(Action::Update, Some(5)),
+        );
         assert_eq!((d.action, d.target), (Action::Update, Some(5)));
     }
 
     #[test]
     fn what_an_old_fact_already_says_is_skipped() {
         let shown = [fact(6, "User's sister Meera lives in Lisbon")];
-        let d = settle("User's sister lives in a city", &shown, proposal(Action::Skip, Some(6)));
+        let d = settle(
+            "User's sister lives in a city",
+            &shown,
+            proposal(Action::Skip, Some(6)),
+        );
         assert_eq!((d.action, d.target), (Action::Skip, Some(6)));
         // Words alone say it all: skipped even when the model wanted to add.
-        let d = settle("Sister Meera lives in Lisbon", &shown, proposal(Action::Add, None));
+        let d = settle(
+            "Sister Meera lives in Lisbon",
+            &shown,
+            proposal(Action::Add, None),
+        );
         assert_eq!((d.action, d.target), (Action::Skip, Some(6)));
         // A new name is news: never skipped.
-        let d = settle("User's sister Meera works with Tom", &shown, proposal(Action::Skip, Some(6)));
+        let d = settle(
+            "User's sister Meera works with Tom",
+            &shown,
+            proposal(Action::Skip, Some(6)),
+        );
         assert_eq!(d, Decision::ADD);
     }
 
     #[test]
     fn the_model_may_act_only_on_facts_it_was_shown() {
         let shown = [fact(7, "User likes tea")];
-        let d = settle("User likes green tea", &shown, proposal(Action::Update, Some(99)));
+        let d = settle(
+            "User likes green tea",
+            &shown,
+            proposal(Action::Update, Some(99)),
+        );
         assert_eq!(d, Decision::ADD);
-        let d = settle("User no longer likes tea", &shown, proposal(Action::Delete, Some(7)));
+        let d = settle(
+            "User no longer likes tea",
+            &shown,
+            proposal(Action::Delete, Some(7)),
+        );
         assert_eq!((d.action, d.target), (Action::Delete, Some(7)));
     }
 
     #[test]
     fn subjects_are_relation_words() {
         assert!(subject("User lives in Pune").is_empty());
-        assert_eq!(subject("User's sister Meera lives in Lisbon"), BTreeSet::from(["sister".to_owned()]));
-        assert_eq!(subject("Sister moved to Porto"), BTreeSet::from(["sister".to_owned()]));
-        assert!(!same_person("User lives in Pune", "User's sister lives in Pune"));
+        assert_eq!(
+            subject("User's sister Meera lives in Lisbon"),
+            BTreeSet::from(["sister".to_owned()])
+        );
+        assert_eq!(
+            subject("Sister moved to Porto"),
+            BTreeSet::from(["sister".to_owned()])
+        );
+        assert!(!same_person(
+            "User lives in Pune",
+            "User's sister lives in Pune"
+        ));
     }
 }

@@ -6,13 +6,31 @@ use serde::{Deserialize, Serialize};
 
 /// The v2 topic set, with what each covers (GET /api/memories/topics and the model's choices).
 pub const TOPICS: [(&str, &str); 8] = [
-    ("Personal Identity", "Name, age, where they live, languages, background."),
-    ("Interests & Lifestyle", "Hobbies, tastes, habits, routines, food and travel."),
-    ("Work & Learning", "Job, employer, projects, skills, studies."),
-    ("Health & Wellbeing", "Health, fitness, diet, sleep, how they feel."),
-    ("Relationships & Social Life", "Family, friends, partners, colleagues, pets."),
+    (
+        "Personal Identity",
+        "Name, age, where they live, languages, background.",
+    ),
+    (
+        "Interests & Lifestyle",
+        "Hobbies, tastes, habits, routines, food and travel.",
+    ),
+    (
+        "Work & Learning",
+        "Job, employer, projects, skills, studies.",
+    ),
+    (
+        "Health & Wellbeing",
+        "Health, fitness, diet, sleep, how they feel.",
+    ),
+    (
+        "Relationships & Social Life",
+        "Family, friends, partners, colleagues, pets.",
+    ),
     ("Financial", "Money, budgets, accounts, purchases, bills."),
-    ("Goals & Challenges", "Plans, ambitions, worries, problems to solve."),
+    (
+        "Goals & Challenges",
+        "Plans, ambitions, worries, problems to solve.",
+    ),
     ("Miscellaneous", "Anything else worth remembering."),
 ];
 
@@ -20,7 +38,9 @@ pub const TOPICS: [(&str, &str); 8] = [
 pub const DEFAULT_TOPIC: &str = "Miscellaneous";
 
 /// Lasting facts, or ones that stop being true (a trip next week).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, specta::Type, utoipa::ToSchema)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, specta::Type, utoipa::ToSchema,
+)]
 pub enum MemoryType {
     #[serde(rename = "long-term")]
     LongTerm,
@@ -46,7 +66,9 @@ impl MemoryType {
 }
 
 /// Whether a fact is remembered, or waits in the review inbox.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, specta::Type, utoipa::ToSchema)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, specta::Type, utoipa::ToSchema,
+)]
 #[serde(rename_all = "lowercase")]
 pub enum FactStatus {
     Active,
@@ -103,7 +125,9 @@ pub struct Memory {
 }
 
 /// What a write decided (POST /api/memories and every other way a fact is remembered).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, specta::Type, utoipa::ToSchema)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, specta::Type, utoipa::ToSchema,
+)]
 #[serde(rename_all = "UPPERCASE")]
 pub enum Action {
     Add,
@@ -156,7 +180,9 @@ pub struct GraphLink {
 }
 
 /// `GET /api/memories/graph`.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, specta::Type, utoipa::ToSchema)]
+#[derive(
+    Debug, Clone, Default, PartialEq, Serialize, Deserialize, specta::Type, utoipa::ToSchema,
+)]
 pub struct Graph {
     pub nodes: Vec<GraphNode>,
     pub links: Vec<GraphLink>,
@@ -175,7 +201,9 @@ pub struct Summary {
 }
 
 /// Fact or insight (insights arrive with the user model).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, specta::Type, utoipa::ToSchema)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, specta::Type, utoipa::ToSchema,
+)]
 #[serde(rename_all = "lowercase")]
 pub enum ReviewKind {
     Fact,
@@ -220,7 +248,7 @@ pub struct Workspace {
 
 /// A SOUL.md preset.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, specta::Type, utoipa::ToSchema)]
-pub struct Persona {
+pub struct PersonaPreset {
     pub id: String,
     pub name: String,
     pub description: String,

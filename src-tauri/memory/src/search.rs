@@ -129,7 +129,10 @@ mod tests {
         // 3 is third by vector and first by words: 1/63 + 1/61 beats 1/61 alone.
         assert_eq!(ids, vec![3, 1, 2, 4]);
         assert_eq!(fused[0].similarity, Some(0.7));
-        assert_eq!(fused[3].similarity, None, "a words-only hit has no similarity yet");
+        assert_eq!(
+            fused[3].similarity, None,
+            "a words-only hit has no similarity yet"
+        );
         let expected = 1.0 / 63.0 + 1.0 / 61.0;
         assert!((fused[0].fused - expected).abs() < 1e-12);
     }
@@ -147,7 +150,10 @@ mod tests {
 
     #[test]
     fn word_share_counts_distinct_query_words_case_blind() {
-        assert_eq!(word_share("Where does my sister live", "Sister Meera lives in Lisbon"), 0.2);
+        assert_eq!(
+            word_share("Where does my sister live", "Sister Meera lives in Lisbon"),
+            0.2
+        );
         assert_eq!(word_share("lisbon LISBON", "sister lives in Lisbon."), 1.0);
         assert_eq!(word_share("", "anything"), 0.0);
         assert_eq!(word_share("?!", "anything"), 0.0);

@@ -24,8 +24,8 @@ use crate::model::{
     ReviewInbox, ReviewItem, ReviewKind, ReviewNote, Summary, TOPICS, TopicCount, Workspace,
     WriteResult,
 };
-use crate::search::{PER_SEARCH, cosine, fuse, score, word_share};
-use crate::store::{IndexInfo, ListFilter, MemoryStore, NewFact};
+use crate::search::cosine;
+use crate::store::{HybridQuery, IndexInfo, ListFilter, MemoryStore, NewFact};
 use crate::workspace::{Notes, NotesFile, personas};
 
 /// The person's calendar date at a moment (their time zone), for the daily notes.
@@ -123,6 +123,14 @@ impl MemoryService {
         &self.inner.facts
     }
 
+    pub fn config(&self) -> &ConfigService {
+        &self.inner.config
+    }
+
+    pub fn llm(&self) -> &LlmService {
+        &self.inner.llm
+    }
+
     fn now(&self) -> DateTime<Utc> {
         self.inner.clock.now()
     }
@@ -191,55 +199,21 @@ impl MemoryService {
         limit: usize,
         filter: &ListFilter,
     ) -> Result<Vec<Memory>, MemoryError> {
-        let now = self.now();
-        let weight = self.inner.config.current().memory.keyword_weight;
+        let memory = self.inner.config.current().memory.clone();
         let vector = self.query_vector(query).await;
-        let near = match &vector {
-            Some(v) => self.inner.facts.nearest(v, PER_SEARCH, now).await?,
-            None => Vec::new(),
-        };
-        let words = self
+        Ok(self
             .inner
             .facts
-            .keyword_ids(query, PER_SEARCH, Some(now))
-            .await?;
-        let mut candidates = fuse(&near, &words, limit.saturating_mul(3));
-        // Word-only hits get their similarity from their stored vector.
-        if let Some(v) = &vector {
-            let missing: Vec<i64> = candidates
-                .iter()
-                .filter(|c| c.similarity.is_none())
-                .map(|c| c.id)
-                .collect();
-            let stored = self.inner.facts.vectors(&missing).await?;
-            for c in &mut candidates {
-                if c.similarity.is_none() {
-                    c.similarity = stored.get(&c.id).map(|s| cosine(v, s));
-                }
-            }
-        }
-        // A neighbour by meaning alone must be at least `memory.min_similarity` close; a fact
-        // with the query's words always counts.
-        let min = self.inner.config.current().memory.min_similarity;
-        candidates.retain(|c| words.contains(&c.id) || c.similarity.is_some_and(|s| s >= min));
-        let ids: Vec<i64> = candidates.iter().map(|c| c.id).collect();
-        let mut facts = self.inner.facts.get_many(&ids).await?;
-        facts.retain(|f| {
-            filter.source.as_ref().is_none_or(|s| &f.source == s)
-                && filter.topic.as_ref().is_none_or(|t| f.topics.contains(t))
-        });
-        for fact in &mut facts {
-            let similarity = candidates
-                .iter()
-                .find(|c| c.id == fact.id)
-                .and_then(|c| c.similarity);
-            fact.similarity = similarity;
-            fact.score = Some(score(similarity, weight, word_share(query, &fact.content)));
-        }
-        // Best score first; the fused rank (the order of `facts`) breaks ties.
-        facts.sort_by(|a, b| b.score.unwrap_or(0.0).total_cmp(&a.score.unwrap_or(0.0)));
-        facts.truncate(limit);
-        Ok(facts)
+            .hybrid(&HybridQuery {
+                text: query,
+                vector: vector.as_deref(),
+                limit,
+                filter,
+                keyword_weight: memory.keyword_weight,
+                min_similarity: memory.min_similarity,
+                now: self.now(),
+            })
+            .await?)
     }
 
     /// Facts for a prompt: the best `limit` at similarity ≥ `memory.min_similarity` (by words
@@ -352,14 +326,20 @@ impl MemoryService {
         self.writable()?;
         let content = content.trim();
         if content.is_empty() {
-            return Err(MemoryError::invalid("Say what to remember: the fact is empty."));
+            return Err(MemoryError::invalid(
+                "Say what to remember: the fact is empty.",
+            ));
         }
         if content.chars().count() > MAX_FACT_CHARS {
             return Err(MemoryError::invalid(format!(
                 "A fact can be at most {MAX_FACT_CHARS} characters."
             )));
         }
-        let source = if source.trim().is_empty() { "manual" } else { source.trim() };
+        let source = if source.trim().is_empty() {
+            "manual"
+        } else {
+            source.trim()
+        };
         let held = review.is_some();
         let skip = |id: i64| WriteResult {
             action: Action::Skip,
@@ -520,11 +500,7 @@ impl MemoryService {
             content: Some(content.to_owned()),
             ..change("UPDATE", Some(id))
         });
-        self.inner
-            .facts
-            .get(id)
-            .await?
-            .ok_or_else(|| no_memory(id))
+        self.inner.facts.get(id).await?.ok_or_else(|| no_memory(id))
     }
 
     /// `DELETE /api/memories/{id}`.
@@ -731,7 +707,9 @@ impl MemoryService {
             let message = if unreviewed == 1 {
                 format!("1 memory waited for your review for {days} days and was deleted.")
             } else {
-                format!("{unreviewed} memories waited for your review for {days} days and were deleted.")
+                format!(
+                    "{unreviewed} memories waited for your review for {days} days and were deleted."
+                )
             };
             if let Err(error) = self
                 .inner
@@ -768,7 +746,7 @@ impl MemoryService {
         &self.inner.notes
     }
 
-    pub fn personas(&self) -> Vec<crate::model::Persona> {
+    pub fn personas(&self) -> Vec<crate::model::PersonaPreset> {
         let config = self.inner.config.current();
         personas(&config.assistant.name, &config.assistant.user_name)
     }
@@ -783,8 +761,7 @@ impl MemoryService {
             return None;
         }
         let opts = CallOptions::new(ModelRole::Embedding, "memory", JobKind::Memory);
-        let (model, mut vectors) = match self.inner.llm.embed(vec![text.to_owned()], &opts).await
-        {
+        let (model, mut vectors) = match self.inner.llm.embed(vec![text.to_owned()], &opts).await {
             Ok(answer) => answer,
             Err(error) => {
                 tracing::debug!(%error, "no embedding; memory searches words only");
@@ -893,10 +870,7 @@ impl MemoryService {
              Short-term facts are true only for a while (a trip, plans this week). It is now {}.",
             now.to_rfc3339()
         );
-        let user = format!(
-            "NEW: {content}\nEXISTING: {}",
-            Value::Array(existing)
-        );
+        let user = format!("NEW: {content}\nEXISTING: {}", Value::Array(existing));
         let request = ChatRequest {
             messages: vec![Message::system(system), Message::user(user)],
             ..Default::default()

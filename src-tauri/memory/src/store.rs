@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 use sqlx::Row;
 
 use crate::model::{FactStatus, Memory, MemoryType, ReviewNote, Summary};
-use crate::search::{vector_bytes, vector_from_bytes};
+use crate::search::{PER_SEARCH, cosine, fuse, score, vector_bytes, vector_from_bytes, word_share};
 
 /// Meta key of the vector index: which model made its vectors, and their length.
 pub const INDEX_META_KEY: &str = "memory.index";
@@ -32,6 +32,19 @@ pub struct NewFact {
     pub expires_at: Option<DateTime<Utc>>,
     /// `Some` holds the fact for review.
     pub review: Option<ReviewNote>,
+}
+
+/// One hybrid search.
+#[derive(Debug, Clone)]
+pub struct HybridQuery<'a> {
+    pub text: &'a str,
+    /// The query's vector; `None` searches words only.
+    pub vector: Option<&'a [f32]>,
+    pub limit: usize,
+    pub filter: &'a ListFilter,
+    pub keyword_weight: f64,
+    pub min_similarity: f64,
+    pub now: DateTime<Utc>,
 }
 
 /// Which facts a list shows.
@@ -72,7 +85,10 @@ fn fact_from_row(row: &sqlx::sqlite::SqliteRow) -> Memory {
         .ok()
         .and_then(|t| serde_json::from_str(&t).ok())
         .unwrap_or_default();
-    let status = if row.try_get::<String, _>("status").is_ok_and(|s| s == "pending") {
+    let status = if row
+        .try_get::<String, _>("status")
+        .is_ok_and(|s| s == "pending")
+    {
         FactStatus::Pending
     } else {
         FactStatus::Active
@@ -92,7 +108,9 @@ fn fact_from_row(row: &sqlx::sqlite::SqliteRow) -> Memory {
         content: row.try_get("content").unwrap_or_default(),
         topics,
         source: row.try_get("source").unwrap_or_default(),
-        memory_type: MemoryType::parse(&row.try_get::<String, _>("memory_type").unwrap_or_default()),
+        memory_type: MemoryType::parse(
+            &row.try_get::<String, _>("memory_type").unwrap_or_default(),
+        ),
         created_at,
         updated_at: time("updated_at").unwrap_or(created_at),
         expires_at: row
@@ -118,35 +136,60 @@ impl MemoryStore {
     }
 
     pub async fn insert(&self, fact: &NewFact, at: DateTime<Utc>) -> Result<i64, sqlx::Error> {
+        let ids = self.insert_many(&[(fact.clone(), None)], at).await?;
+        ids.first().copied().ok_or(sqlx::Error::RowNotFound)
+    }
+
+    /// Stores many facts (each with its vector, when it has one) in one transaction; answers
+    /// their ids in order. For imports and the search benchmark.
+    pub async fn insert_many(
+        &self,
+        facts: &[(NewFact, Option<Vec<f32>>)],
+        at: DateTime<Utc>,
+    ) -> Result<Vec<i64>, sqlx::Error> {
         let at = stamp(at);
-        let status = if fact.review.is_some() { "pending" } else { "active" };
-        let review = fact.review.as_ref();
-        let id: i64 = sqlx::query_scalar(
-            "INSERT INTO facts (content, topics, source, memory_type, created_at, updated_at, \
-             expires_at, status, review_from, review_snippet, review_session_id) \
-             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
-        )
-        .bind(&fact.content)
-        .bind(serde_json::to_string(&fact.topics).unwrap_or_else(|_| "[]".into()))
-        .bind(&fact.source)
-        .bind(fact.memory_type.as_str())
-        .bind(&at)
-        .bind(&at)
-        .bind(fact.expires_at.map(stamp))
-        .bind(status)
-        .bind(review.map(|r| r.from.clone()))
-        .bind(review.and_then(|r| r.snippet.clone()))
-        .bind(review.and_then(|r| r.session_id.clone()))
-        .fetch_one(self.store.pool())
-        .await?;
-        Ok(id)
+        let mut tx = self.store.begin_write().await?;
+        let mut ids = Vec::with_capacity(facts.len());
+        for (fact, vector) in facts {
+            let review = fact.review.as_ref();
+            let id: i64 = sqlx::query_scalar(
+                "INSERT INTO facts (content, topics, source, memory_type, created_at, updated_at, \
+                 expires_at, status, review_from, review_snippet, review_session_id) \
+                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
+            )
+            .bind(&fact.content)
+            .bind(serde_json::to_string(&fact.topics).unwrap_or_else(|_| "[]".into()))
+            .bind(&fact.source)
+            .bind(fact.memory_type.as_str())
+            .bind(&at)
+            .bind(&at)
+            .bind(fact.expires_at.map(stamp))
+            .bind(if review.is_some() {
+                "pending"
+            } else {
+                "active"
+            })
+            .bind(review.map(|r| r.from.clone()))
+            .bind(review.and_then(|r| r.snippet.clone()))
+            .bind(review.and_then(|r| r.session_id.clone()))
+            .fetch_one(&mut *tx)
+            .await?;
+            if let Some(vector) = vector.as_ref().filter(|_| review.is_none()) {
+                write_vector(&mut tx, id, vector).await?;
+            }
+            ids.push(id);
+        }
+        tx.commit().await?;
+        Ok(ids)
     }
 
     pub async fn get(&self, id: i64) -> Result<Option<Memory>, sqlx::Error> {
-        let row = sqlx::query(safe(format!("SELECT {FACT_COLUMNS} FROM facts WHERE id = ?")))
-            .bind(id)
-            .fetch_optional(self.store.pool())
-            .await?;
+        let row = sqlx::query(safe(format!(
+            "SELECT {FACT_COLUMNS} FROM facts WHERE id = ?"
+        )))
+        .bind(id)
+        .fetch_optional(self.store.pool())
+        .await?;
         Ok(row.as_ref().map(fact_from_row))
     }
 
@@ -155,18 +198,14 @@ impl MemoryStore {
         if ids.is_empty() {
             return Ok(Vec::new());
         }
-        let marks = vec!["?"; ids.len()].join(",");
-        let mut query =
-            sqlx::query(safe(format!("SELECT {FACT_COLUMNS} FROM facts WHERE id IN ({marks})")));
-        for id in ids {
-            query = query.bind(id);
-        }
-        let rows = query.fetch_all(self.store.pool()).await?;
-        let mut by_id: HashMap<i64, Memory> = rows
-            .iter()
-            .map(fact_from_row)
-            .map(|m| (m.id, m))
-            .collect();
+        let rows = sqlx::query(safe(format!(
+            "SELECT {FACT_COLUMNS} FROM facts WHERE id IN (SELECT value FROM json_each(?))"
+        )))
+        .bind(id_list(ids))
+        .fetch_all(self.store.pool())
+        .await?;
+        let mut by_id: HashMap<i64, Memory> =
+            rows.iter().map(fact_from_row).map(|m| (m.id, m)).collect();
         Ok(ids.iter().filter_map(|id| by_id.remove(id)).collect())
     }
 
@@ -204,10 +243,12 @@ impl MemoryStore {
         &self,
         now: DateTime<Utc>,
     ) -> Result<Vec<(i64, Vec<String>)>, sqlx::Error> {
-        let rows = sqlx::query(safe(format!("SELECT id, topics FROM facts WHERE {REMEMBERED}")))
-            .bind(stamp(now))
-            .fetch_all(self.store.pool())
-            .await?;
+        let rows = sqlx::query(safe(format!(
+            "SELECT id, topics FROM facts WHERE {REMEMBERED}"
+        )))
+        .bind(stamp(now))
+        .fetch_all(self.store.pool())
+        .await?;
         Ok(rows
             .iter()
             .map(|r| {
@@ -250,15 +291,20 @@ impl MemoryStore {
         };
         // Any of the words, not all: FTS5 joins phrases with AND unless told OR.
         let matcher = matcher.split("\" \"").collect::<Vec<_>>().join("\" OR \"");
+        // FTS5 ranks its own top hits first (fast, `ORDER BY rank LIMIT`); held or expired ones
+        // are dropped after, so it is asked for a few more than wanted.
         let mut sql = String::from(
-            "SELECT facts.id FROM facts_fts JOIN facts ON facts.id = facts_fts.rowid \
-             WHERE facts_fts MATCH ?",
+            "WITH hits AS (SELECT rowid, rank FROM facts_fts WHERE facts_fts MATCH ? \
+             ORDER BY rank LIMIT ?) \
+             SELECT facts.id FROM hits JOIN facts ON facts.id = hits.rowid",
         );
         if remembered_at.is_some() {
-            sql.push_str(" AND facts.status = 'active' AND (facts.expires_at IS NULL OR facts.expires_at > ?)");
+            sql.push_str(" WHERE facts.status = 'active' AND (facts.expires_at IS NULL OR facts.expires_at > ?)");
         }
-        sql.push_str(" ORDER BY bm25(facts_fts) LIMIT ?");
-        let mut q = sqlx::query_scalar::<_, i64>(safe(sql)).bind(matcher);
+        sql.push_str(" ORDER BY hits.rank LIMIT ?");
+        let mut q = sqlx::query_scalar::<_, i64>(safe(sql))
+            .bind(matcher)
+            .bind((limit * 4) as i64);
         if let Some(now) = remembered_at {
             q = q.bind(stamp(now));
         }
@@ -328,6 +374,7 @@ impl MemoryStore {
             .bind(id)
             .execute(&mut *tx)
             .await?;
+        // fact_vectors follows by its foreign key; the vec0 table has none.
         if self.has_vector_table(&mut *tx).await? {
             sqlx::query("DELETE FROM facts_vec WHERE rowid = ?")
                 .bind(id)
@@ -342,11 +389,12 @@ impl MemoryStore {
     /// vectors too; answers the ids deleted.
     async fn delete_where(&self, condition: &str, value: &str) -> Result<Vec<i64>, sqlx::Error> {
         let mut tx = self.store.begin_write().await?;
-        let ids: Vec<i64> =
-            sqlx::query_scalar(safe(format!("DELETE FROM facts WHERE {condition} RETURNING id")))
-                .bind(value)
-                .fetch_all(&mut *tx)
-                .await?;
+        let ids: Vec<i64> = sqlx::query_scalar(safe(format!(
+            "DELETE FROM facts WHERE {condition} RETURNING id"
+        )))
+        .bind(value)
+        .fetch_all(&mut *tx)
+        .await?;
         if !ids.is_empty() && self.has_vector_table(&mut *tx).await? {
             for id in &ids {
                 sqlx::query("DELETE FROM facts_vec WHERE rowid = ?")
@@ -374,10 +422,7 @@ impl MemoryStore {
     }
 
     /// Held facts created before `before` (nobody reviewed them in time).
-    pub async fn delete_held_before(
-        &self,
-        before: DateTime<Utc>,
-    ) -> Result<Vec<i64>, sqlx::Error> {
+    pub async fn delete_held_before(&self, before: DateTime<Utc>) -> Result<Vec<i64>, sqlx::Error> {
         self.delete_where("status = 'pending' AND created_at < ?", &stamp(before))
             .await
     }
@@ -391,9 +436,10 @@ impl MemoryStore {
         .bind(limit)
         .fetch_all(self.store.pool())
         .await?;
-        let (count,): (i64,) = sqlx::query_as("SELECT COUNT(*) FROM facts WHERE status = 'pending'")
-            .fetch_one(self.store.pool())
-            .await?;
+        let (count,): (i64,) =
+            sqlx::query_as("SELECT COUNT(*) FROM facts WHERE status = 'pending'")
+                .fetch_one(self.store.pool())
+                .await?;
         Ok((rows.iter().map(fact_from_row).collect(), count))
     }
 
@@ -412,15 +458,14 @@ impl MemoryStore {
         if ids.is_empty() {
             return Ok(());
         }
-        let marks = vec!["?"; ids.len()].join(",");
-        let mut query = sqlx::query(safe(format!(
-            "UPDATE facts SET recall_count = recall_count + 1, last_recalled_at = ? WHERE id IN ({marks})"
-        )))
-        .bind(stamp(at));
-        for id in ids {
-            query = query.bind(id);
-        }
-        query.execute(self.store.pool()).await?;
+        sqlx::query(
+            "UPDATE facts SET recall_count = recall_count + 1, last_recalled_at = ? \
+             WHERE id IN (SELECT value FROM json_each(?))",
+        )
+        .bind(stamp(at))
+        .bind(id_list(ids))
+        .execute(self.store.pool())
+        .await?;
         Ok(())
     }
 
@@ -433,11 +478,63 @@ impl MemoryStore {
         }
         sqlx::query_scalar(
             "SELECT id FROM facts WHERE status = 'active' \
-             AND id NOT IN (SELECT rowid FROM facts_vec) ORDER BY id LIMIT ?",
+             AND id NOT IN (SELECT id FROM fact_vectors) ORDER BY id LIMIT ?",
         )
         .bind(limit)
         .fetch_all(&mut *conn)
         .await
+    }
+
+    /// Hybrid search: vector neighbours (at least `min_similarity` close) and word matches,
+    /// fused by reciprocal rank, then ranked by the contract's score. Without a query vector it
+    /// searches words only and similarity stays null.
+    pub async fn hybrid(&self, q: &HybridQuery<'_>) -> Result<Vec<Memory>, sqlx::Error> {
+        let near = match q.vector {
+            Some(v) => self.nearest(v, PER_SEARCH, q.now).await?,
+            None => Vec::new(),
+        };
+        let words = self.keyword_ids(q.text, PER_SEARCH, Some(q.now)).await?;
+        let mut candidates = fuse(&near, &words, q.limit.saturating_mul(3));
+        // Word-only hits get their similarity from their stored vector.
+        if let Some(v) = q.vector {
+            let missing: Vec<i64> = candidates
+                .iter()
+                .filter(|c| c.similarity.is_none())
+                .map(|c| c.id)
+                .collect();
+            let stored = self.vectors(&missing).await?;
+            for c in &mut candidates {
+                if c.similarity.is_none() {
+                    c.similarity = stored.get(&c.id).map(|s| cosine(v, s));
+                }
+            }
+        }
+        // A neighbour by meaning alone must be close enough; a fact with the words always counts.
+        candidates.retain(|c| {
+            words.contains(&c.id) || c.similarity.is_some_and(|s| s >= q.min_similarity)
+        });
+        let ids: Vec<i64> = candidates.iter().map(|c| c.id).collect();
+        let mut facts = self.get_many(&ids).await?;
+        facts.retain(|f| {
+            q.filter.source.as_ref().is_none_or(|s| &f.source == s)
+                && q.filter.topic.as_ref().is_none_or(|t| f.topics.contains(t))
+        });
+        for fact in &mut facts {
+            let similarity = candidates
+                .iter()
+                .find(|c| c.id == fact.id)
+                .and_then(|c| c.similarity);
+            fact.similarity = similarity;
+            fact.score = Some(score(
+                similarity,
+                q.keyword_weight,
+                word_share(q.text, &fact.content),
+            ));
+        }
+        // Best score first; the fused rank (the order of `facts`) breaks ties.
+        facts.sort_by(|a, b| b.score.unwrap_or(0.0).total_cmp(&a.score.unwrap_or(0.0)));
+        facts.truncate(q.limit);
+        Ok(facts)
     }
 
     // ---- the vector index ----
@@ -459,19 +556,32 @@ impl MemoryStore {
     }
 
     /// Makes (or remakes, dropping the old vectors) the vector tables for `info`.
-    pub async fn create_index(&self, info: &IndexInfo, at: DateTime<Utc>) -> Result<(), sqlx::Error> {
+    pub async fn create_index(
+        &self,
+        info: &IndexInfo,
+        at: DateTime<Utc>,
+    ) -> Result<(), sqlx::Error> {
         let mut tx = self.store.begin_write().await?;
         for table in ["facts_vec", "summaries_vec"] {
             sqlx::query(safe(format!("DROP TABLE IF EXISTS {table}")))
                 .execute(&mut *tx)
                 .await?;
-            sqlx::query(safe(format!(
-                "CREATE VIRTUAL TABLE {table} USING vec0(embedding float[{}] distance_metric=cosine)",
-                info.dimension
-            )))
+        }
+        sqlx::query(safe(format!(
+            "CREATE VIRTUAL TABLE facts_vec USING vec0(embedding {})",
+            first_pass_column(info.dimension)
+        )))
+        .execute(&mut *tx)
+        .await?;
+        sqlx::query(safe(format!(
+            "CREATE VIRTUAL TABLE summaries_vec USING vec0(embedding float[{}] distance_metric=cosine)",
+            info.dimension
+        )))
+        .execute(&mut *tx)
+        .await?;
+        sqlx::query("DELETE FROM fact_vectors")
             .execute(&mut *tx)
             .await?;
-        }
         let text = serde_json::to_string(info).unwrap_or_default();
         sqlx::query(
             "INSERT INTO meta (key, value, updated_at) VALUES (?, ?, ?) \
@@ -493,11 +603,7 @@ impl MemoryStore {
             .bind(id)
             .execute(&mut *tx)
             .await?;
-        sqlx::query("INSERT INTO facts_vec (rowid, embedding) VALUES (?, ?)")
-            .bind(id)
-            .bind(vector_bytes(vector))
-            .execute(&mut *tx)
-            .await?;
+        write_vector(&mut tx, id, vector).await?;
         tx.commit().await
     }
 
@@ -509,10 +615,16 @@ impl MemoryStore {
                 .execute(&mut *conn)
                 .await?;
         }
+        sqlx::query("DELETE FROM fact_vectors WHERE id = ?")
+            .bind(id)
+            .execute(&mut *conn)
+            .await?;
         Ok(())
     }
 
-    /// The `k` nearest vectors to `query` as `(id, cosine similarity)`, nearest first. Pending
+    /// The `k` nearest vectors to `query` as `(id, cosine similarity)`, nearest first. A first
+    /// pass over the vectors as bits (Hamming distance, 32 times smaller than float32) picks
+    /// `FIRST_PASS` candidates; their float32 vectors, read by id, are then ranked exactly. Pending
     /// facts have no vector, so they are never among them; expired ones are left out here.
     pub async fn nearest(
         &self,
@@ -520,45 +632,57 @@ impl MemoryStore {
         k: usize,
         now: DateTime<Utc>,
     ) -> Result<Vec<(i64, f64)>, sqlx::Error> {
-        let rows = sqlx::query(
-            "WITH near AS (SELECT rowid, distance FROM facts_vec WHERE embedding MATCH ? AND k = ?) \
-             SELECT near.rowid AS id, near.distance AS distance FROM near JOIN facts ON facts.id = near.rowid \
-             WHERE facts.status = 'active' AND (facts.expires_at IS NULL OR facts.expires_at > ?) \
-             ORDER BY near.distance",
-        )
+        let Some(info) = self.index_info().await else {
+            return Ok(Vec::new());
+        };
+        let candidates = FIRST_PASS.max(k);
+        let first: Vec<i64> = sqlx::query_scalar(safe(format!(
+            "SELECT rowid FROM facts_vec WHERE embedding MATCH {} AND k = ?",
+            first_pass_value(info.dimension)
+        )))
         .bind(vector_bytes(query))
-        .bind(k as i64)
+        .bind(candidates as i64)
+        .fetch_all(self.store.pool())
+        .await?;
+        let rows = sqlx::query(
+            "SELECT fact_vectors.id AS id, fact_vectors.embedding AS embedding FROM fact_vectors \
+             JOIN facts ON facts.id = fact_vectors.id \
+             WHERE fact_vectors.id IN (SELECT value FROM json_each(?)) \
+             AND facts.status = 'active' AND (facts.expires_at IS NULL OR facts.expires_at > ?)",
+        )
+        .bind(id_list(&first))
         .bind(stamp(now))
         .fetch_all(self.store.pool())
         .await?;
-        Ok(rows
+        let mut ranked: Vec<(i64, f64)> = rows
             .iter()
             .map(|r| {
-                let distance: f64 = r.try_get("distance").unwrap_or(1.0);
-                (r.try_get("id").unwrap_or_default(), 1.0 - distance)
+                let bytes: Vec<u8> = r.try_get("embedding").unwrap_or_default();
+                (
+                    r.try_get("id").unwrap_or_default(),
+                    cosine(query, &vector_from_bytes(&bytes)),
+                )
             })
-            .collect())
+            .collect();
+        ranked.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+        ranked.truncate(k);
+        Ok(ranked)
     }
 
-    /// The stored vectors of these facts.
+    /// The stored float32 vectors of these facts.
     pub async fn vectors(&self, ids: &[i64]) -> Result<HashMap<i64, Vec<f32>>, sqlx::Error> {
         if ids.is_empty() {
             return Ok(HashMap::new());
         }
-        let marks = vec!["?"; ids.len()].join(",");
-        let mut query = sqlx::query(safe(format!(
-            "SELECT rowid, embedding FROM facts_vec WHERE rowid IN ({marks})"
-        )));
-        for id in ids {
-            query = query.bind(id);
-        }
-        let rows = query.fetch_all(self.store.pool()).await?;
+        let rows: Vec<(i64, Vec<u8>)> = sqlx::query_as(
+            "SELECT id, embedding FROM fact_vectors WHERE id IN (SELECT value FROM json_each(?))",
+        )
+        .bind(id_list(ids))
+        .fetch_all(self.store.pool())
+        .await?;
         Ok(rows
-            .iter()
-            .map(|r| {
-                let bytes: Vec<u8> = r.try_get("embedding").unwrap_or_default();
-                (r.try_get("rowid").unwrap_or_default(), vector_from_bytes(&bytes))
-            })
+            .into_iter()
+            .map(|(id, bytes)| (id, vector_from_bytes(&bytes)))
             .collect())
     }
 
@@ -599,6 +723,57 @@ impl MemoryStore {
             })
             .collect())
     }
+}
+
+/// How many candidates the bit search hands to the exact float32 rank (`npm run bench:recall`
+/// measures recall@10 and time against exact float32 search).
+pub const FIRST_PASS: usize = 800;
+
+/// The first-pass column: bits when the dimension is a whole number of bytes (every embedding
+/// model's is), else float32.
+fn first_pass_column(dimension: usize) -> String {
+    if dimension.is_multiple_of(8) {
+        format!("bit[{dimension}]")
+    } else {
+        format!("float[{dimension}] distance_metric=cosine")
+    }
+}
+
+/// How a float32 query is matched against that column.
+fn first_pass_value(dimension: usize) -> &'static str {
+    if dimension.is_multiple_of(8) {
+        "vec_quantize_binary(?)"
+    } else {
+        "?"
+    }
+}
+
+/// Ids as a JSON array, for `IN (SELECT value FROM json_each(?))` (one bound value, any length).
+fn id_list(ids: &[i64]) -> String {
+    serde_json::to_string(ids).unwrap_or_else(|_| "[]".into())
+}
+
+/// Writes a fact's vector: bits (or float32) for the first pass, float32 by id for the rank.
+async fn write_vector(
+    tx: &mut sqlx::Transaction<'static, sqlx::Sqlite>,
+    id: i64,
+    vector: &[f32],
+) -> Result<(), sqlx::Error> {
+    let dimension = vector.len();
+    sqlx::query(safe(format!(
+        "INSERT INTO facts_vec (rowid, embedding) VALUES (?, {})",
+        first_pass_value(dimension)
+    )))
+    .bind(id)
+    .bind(vector_bytes(vector))
+    .execute(&mut **tx)
+    .await?;
+    sqlx::query("INSERT OR REPLACE INTO fact_vectors (id, embedding) VALUES (?, ?)")
+        .bind(id)
+        .bind(vector_bytes(vector))
+        .execute(&mut **tx)
+        .await?;
+    Ok(())
 }
 
 /// Text as duplicate checks compare it: lowercase, words only, single spaces.
@@ -651,31 +826,65 @@ mod tests {
             .insert(&fact("Sister Meera lives in Lisbon", None), now)
             .await
             .expect("insert");
-        let tea = facts.insert(&fact("User likes green tea", None), now).await.expect("insert");
+        let tea = facts
+            .insert(&fact("User likes green tea", None), now)
+            .await
+            .expect("insert");
         let held = facts
             .insert(
-                &fact("User lives in Lisbon too", Some(ReviewNote::new("a web page", None, None))),
+                &fact(
+                    "User lives in Lisbon too",
+                    Some(ReviewNote::new("a web page", None, None)),
+                ),
                 now,
             )
             .await
             .expect("insert");
-        facts.put_vector(lisbon, &[1.0, 0.0, 0.0]).await.expect("vector");
-        facts.put_vector(tea, &[0.0, 1.0, 0.0]).await.expect("vector");
+        facts
+            .put_vector(lisbon, &[1.0, 0.0, 0.0])
+            .await
+            .expect("vector");
+        facts
+            .put_vector(tea, &[0.0, 1.0, 0.0])
+            .await
+            .expect("vector");
 
         let near = facts.nearest(&[0.9, 0.1, 0.0], 5, now).await.expect("knn");
         assert_eq!(near.first().map(|(id, _)| *id), Some(lisbon));
-        assert!(near[0].1 > 0.99 && near[0].1 <= 1.0 + 1e-9, "cosine similarity {}", near[0].1);
+        assert!(
+            near[0].1 > 0.99 && near[0].1 <= 1.0 + 1e-9,
+            "cosine similarity {}",
+            near[0].1
+        );
 
-        let words = facts.keyword_ids("where is lisbon", 10, Some(now)).await.expect("fts");
+        let words = facts
+            .keyword_ids("where is lisbon", 10, Some(now))
+            .await
+            .expect("fts");
         assert_eq!(words, vec![lisbon], "the held fact is not found");
         let any = facts.keyword_ids("lisbon", 10, None).await.expect("fts");
         assert!(any.contains(&held));
 
-        let listed = facts.list(&ListFilter { limit: 10, ..Default::default() }, now).await.expect("list");
-        assert_eq!(listed.iter().map(|f| f.id).collect::<Vec<_>>(), vec![tea, lisbon]);
+        let listed = facts
+            .list(
+                &ListFilter {
+                    limit: 10,
+                    ..Default::default()
+                },
+                now,
+            )
+            .await
+            .expect("list");
+        assert_eq!(
+            listed.iter().map(|f| f.id).collect::<Vec<_>>(),
+            vec![tea, lisbon]
+        );
         let (inbox, count) = facts.held(10).await.expect("held");
         assert_eq!((inbox.len(), count), (1, 1));
-        assert_eq!(inbox[0].review.as_ref().map(|r| r.from.as_str()), Some("a web page"));
+        assert_eq!(
+            inbox[0].review.as_ref().map(|r| r.from.as_str()),
+            Some("a web page")
+        );
     }
 
     #[tokio::test]
@@ -683,19 +892,38 @@ mod tests {
         let (_dir, facts) = open().await;
         let now = Utc::now();
         facts
-            .create_index(&IndexInfo { model: "m".into(), dimension: 2 }, now)
+            .create_index(
+                &IndexInfo {
+                    model: "m".into(),
+                    dimension: 2,
+                },
+                now,
+            )
             .await
             .expect("index");
-        let id = facts.insert(&fact("User lives in Pune", None), now).await.expect("insert");
+        let id = facts
+            .insert(&fact("User lives in Pune", None), now)
+            .await
+            .expect("insert");
         facts.put_vector(id, &[1.0, 0.0]).await.expect("vector");
         facts
-            .update(id, "User lives in Bengaluru", &["Personal Identity".into()], MemoryType::LongTerm, None, now)
+            .update(
+                id,
+                "User lives in Bengaluru",
+                &["Personal Identity".into()],
+                MemoryType::LongTerm,
+                None,
+                now,
+            )
             .await
             .expect("update");
         let got = facts.get(id).await.expect("get").expect("fact");
         assert_eq!(got.content, "User lives in Bengaluru");
         assert_eq!(got.previous_content.as_deref(), Some("User lives in Pune"));
-        assert_eq!(facts.keyword_ids("Pune", 5, Some(now)).await.expect("fts"), Vec::<i64>::new());
+        assert_eq!(
+            facts.keyword_ids("Pune", 5, Some(now)).await.expect("fts"),
+            Vec::<i64>::new()
+        );
         assert!(facts.delete(id).await.expect("delete"));
         assert!(facts.vectors(&[id]).await.expect("vectors").is_empty());
         assert!(!facts.delete(id).await.expect("delete again"));
@@ -708,8 +936,20 @@ mod tests {
         let mut trip = fact("User is in Rome this week", None);
         trip.memory_type = MemoryType::ShortTerm;
         trip.expires_at = Some(now - chrono::Duration::hours(1));
-        facts.insert(&trip, now - chrono::Duration::days(2)).await.expect("insert");
-        let listed = facts.list(&ListFilter { limit: 10, ..Default::default() }, now).await.expect("list");
+        facts
+            .insert(&trip, now - chrono::Duration::days(2))
+            .await
+            .expect("insert");
+        let listed = facts
+            .list(
+                &ListFilter {
+                    limit: 10,
+                    ..Default::default()
+                },
+                now,
+            )
+            .await
+            .expect("list");
         assert!(listed.is_empty());
         assert_eq!(facts.delete_expired(now).await.expect("purge").len(), 1);
     }

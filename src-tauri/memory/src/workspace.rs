@@ -8,7 +8,7 @@ use chrono::NaiveDate;
 use sentient_core::home::write_atomically;
 
 use crate::error::MemoryError;
-use crate::model::{Persona, Workspace};
+use crate::model::{PersonaPreset, Workspace};
 
 /// The three files a person edits, by the name routes use.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -109,9 +109,13 @@ impl Notes {
 }
 
 /// The SOUL.md presets, with the assistant's and the user's names filled in.
-pub fn personas(assistant: &str, user: &str) -> Vec<Persona> {
-    let user = if user.trim().is_empty() { "the user" } else { user.trim() };
-    let preset = |id: &str, name: &str, description: &str, manner: &str| Persona {
+pub fn personas(assistant: &str, user: &str) -> Vec<PersonaPreset> {
+    let user = if user.trim().is_empty() {
+        "the user"
+    } else {
+        user.trim()
+    };
+    let preset = |id: &str, name: &str, description: &str, manner: &str| PersonaPreset {
         id: id.to_owned(),
         name: name.to_owned(),
         description: description.to_owned(),
@@ -154,7 +158,9 @@ mod tests {
         let day = NaiveDate::from_ymd_opt(2026, 12, 1).expect("date");
         assert_eq!(notes.read_all(day).expect("read").soul, "");
         notes.save(NotesFile::Soul, "# Me").expect("save");
-        notes.append_daily(day, "- talked about Lisbon").expect("append");
+        notes
+            .append_daily(day, "- talked about Lisbon")
+            .expect("append");
         notes
             .append_daily(day.pred_opt().expect("day"), "- earlier")
             .expect("append");
@@ -166,7 +172,10 @@ mod tests {
 
     #[test]
     fn only_the_three_files_have_names() {
-        assert_eq!(NotesFile::parse("user").expect("user").file_name(), "USER.md");
+        assert_eq!(
+            NotesFile::parse("user").expect("user").file_name(),
+            "USER.md"
+        );
         assert!(NotesFile::parse("../config").is_err());
     }
 
@@ -175,6 +184,9 @@ mod tests {
         let all = personas("Nova", "Ana");
         let ids: Vec<&str> = all.iter().map(|p| p.id.as_str()).collect();
         assert_eq!(ids, ["friendly", "professional", "concise"]);
-        assert!(all.iter().all(|p| p.soul_md.contains("Nova") && p.soul_md.contains("Ana")));
+        assert!(
+            all.iter()
+                .all(|p| p.soul_md.contains("Nova") && p.soul_md.contains("Ana"))
+        );
     }
 }

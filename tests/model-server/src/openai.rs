@@ -291,7 +291,13 @@ pub(crate) async fn embeddings(
         );
     };
     if let Some(status) = shared.embedding_failure() {
-        return error(status, "the embedding model failed", "server_error", None, None);
+        return error(
+            status,
+            "the embedding model failed",
+            "server_error",
+            None,
+            None,
+        );
     }
     shared.mark_used(&model, None);
     let dim = body["dimensions"]

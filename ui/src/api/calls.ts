@@ -25,23 +25,31 @@ import type {
   InvokeRequest,
   LanStatus,
   LocalModels,
+  Memory,
+  MemoryGraph,
+  MemoryQuery,
+  MemoryWorkspace,
   MessageRow,
   ModelBusy,
   NewHook,
   NewTaskRequest,
   Node,
+  NotesFileName,
   NotificationList,
   OkReply,
   OkResponse,
   OnboardingRequest,
   Pairing,
   PatchConfigResponse,
+  PersonaPreset,
   PluginInfo,
   Preset,
   PresetList,
   PresetSwitch,
   ProgressUpdate,
   ProviderView,
+  ReviewInbox,
+  ReviewKind,
   RoleChanges,
   Roles,
   RuleDecision,
@@ -54,11 +62,14 @@ import type {
   StopAllResponse,
   StopSource,
   StopState,
+  Summary,
   Task,
   TaskPatch,
   TaskPreview,
   TestRequest,
   TestResult,
+  TopicCount,
+  WriteResult,
 } from './types';
 
 /** One HTTP request of the browser transport (a body is sent as JSON). */
@@ -378,7 +389,80 @@ export const CALLS = {
   /** A single-use pairing code for 10 minutes, with its QR code and link. */
   createPairing: (): Doors<Pairing> => ({ http: POST('/api/nodes/pairing'), tauri: () => commands.createPairing() }),
   lanStatus: (): Doors<LanStatus> => ({ http: GET('/api/nodes/lan'), tauri: () => commands.lanStatus() }),
+
+  // Memory (contract section 7).
+  /** Remembered facts, newest first; with `q`, the best matches of the hybrid search. */
+  listMemories: (query: MemoryQuery = {}): Doors<Memory[]> => ({
+    http: GET(`/api/memories${queryString(query)}`),
+    tauri: () =>
+      commands.listMemories(query.topic ?? null, query.q ?? null, query.source ?? null, query.limit ?? null, query.offset ?? null),
+  }),
+  /** Remembers a fact the way a chat would (a duplicate answers SKIP with the fact it repeats). */
+  createMemory: (content: string, source?: string): Doors<WriteResult> => ({
+    http: POST('/api/memories', source ? { content, source } : { content }),
+    tauri: () => commands.createMemory({ content, source: source ?? null }),
+  }),
+  /** New words for a fact; the old ones are kept as `previous_content`. */
+  updateMemory: (id: number, content: string): Doors<Memory> => ({
+    http: PUT(`/api/memories/${id}`, { content }),
+    tauri: () => commands.updateMemory(id, { content }),
+  }),
+  deleteMemory: (id: number): Doors<{ deleted: boolean }> => ({
+    http: DELETE(`/api/memories/${id}`),
+    tauri: () => commands.deleteMemory(id),
+  }),
+  /** Forgets every fact from a source, held ones too. */
+  deleteMemorySource: (source: string): Doors<{ deleted: number }> => ({
+    http: DELETE(`/api/memories/source/${enc(source)}`),
+    tauri: () => commands.deleteMemorySource(source),
+  }),
+  memoryTopics: (): Doors<TopicCount[]> => ({ http: GET('/api/memories/topics'), tauri: () => commands.memoryTopics() }),
+  /** Facts linked where they are close in meaning. */
+  memoryGraph: (): Doors<MemoryGraph> => ({ http: GET('/api/memories/graph'), tauri: () => commands.memoryGraph() }),
+  /** Summaries of older parts of chats, newest first, each with its chat's mark. */
+  memorySummaries: (limit = 50): Doors<Summary[]> => ({
+    http: GET(`/api/memories/summaries?limit=${limit}`),
+    tauri: () => commands.memorySummaries(limit),
+  }),
+  /** SOUL.md, USER.md, MEMORY.md in full, and today's and yesterday's notes. */
+  memoryWorkspace: (): Doors<MemoryWorkspace> => ({
+    http: GET('/api/memories/workspace'),
+    tauri: () => commands.memoryWorkspace(),
+  }),
+  saveMemoryWorkspace: (name: NotesFileName, content: string): Doors<{ saved: boolean }> => ({
+    http: PUT(`/api/memories/workspace/${name}`, { content }),
+    tauri: () => commands.saveMemoryWorkspace(name, { content }),
+  }),
+  /** SOUL.md presets with the assistant's and the user's names. */
+  memoryPersonas: (): Doors<PersonaPreset[]> => ({
+    http: GET('/api/memories/personas'),
+    tauri: () => commands.memoryPersonas(),
+  }),
+  /** Memories waiting for review, newest first, with how many in all. */
+  memoryReview: (): Doors<ReviewInbox> => ({ http: GET('/api/memories/review'), tauri: () => commands.memoryReview() }),
+  /** Lets a held memory in, in new words when `content` is given. */
+  approveMemory: (kind: ReviewKind, id: number | string, content?: string): Doors<OkReply> => ({
+    http: POST(`/api/memories/review/${kind}/${enc(String(id))}/approve`, content === undefined ? {} : { content }),
+    tauri: () => commands.approveMemory(kind, String(id), { content: content ?? null }),
+  }),
+  discardMemory: (kind: ReviewKind, id: number | string): Doors<OkReply> => ({
+    http: DELETE(`/api/memories/review/${kind}/${enc(String(id))}`),
+    tauri: () => commands.discardMemory(kind, String(id)),
+  }),
+  /** Lets in every held memory from one place ("Gmail", "resume.pdf"). */
+  approveAllMemories: (from: string): Doors<{ approved: number }> => ({
+    http: POST('/api/memories/review/approve-all', { from }),
+    tauri: () => commands.approveAllMemories({ from }),
+  }),
 };
+
+/** `?topic=&q=&source=&limit=&offset=` with only the parts given. */
+function queryString(query: MemoryQuery): string {
+  const parts = Object.entries(query)
+    .filter(([, v]) => v !== undefined && v !== null && v !== '')
+    .map(([k, v]) => `${k}=${enc(String(v))}`);
+  return parts.length ? `?${parts.join('&')}` : '';
+}
 
 /** The name of a plain call. */
 export type CallName = keyof typeof CALLS;

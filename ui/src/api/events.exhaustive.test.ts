@@ -35,6 +35,7 @@ const COVERAGE: Record<DomainEventType, Coverage> = {
   'node.deleted': 'cache',
   'node.event': 'ignored',
   'task.run_finished': 'ignored',
+  'memory.updated': 'cache',
 };
 
 type DataOf<K extends DomainEventType> = Extract<DomainEvent, { type: K }>['data'];
@@ -82,6 +83,7 @@ const SAMPLES: { [K in DomainEventType]: DataOf<K> } = {
   'node.deleted': { node_id: 'phone' },
   'node.event': { node_id: 'phone', event: 'button', data: { press: 'long' } },
   'task.run_finished': { task_id: 'a', run_id: 'r1', status: 'completed', tool_errors: 0, skills_viewed: [], brief_updated: false },
+  'memory.updated': { action: 'ADD', id: 4, content: 'User lives in Lisbon' },
 };
 
 const TYPES = Object.keys(COVERAGE) as DomainEventType[];
@@ -108,6 +110,7 @@ function seededClient() {
   qc.setQueryData(queryKeys.hooks, []);
   qc.setQueryData(queryKeys.nodes, [makeNode({ node_id: 'phone' })]);
   qc.setQueryData(queryKeys.lan, LAN_ON);
+  qc.setQueryData([...queryKeys.memory, 'facts', {}], []);
   return qc;
 }
 

@@ -84,6 +84,8 @@ export const queryKeys = {
   hooks: ['hooks', 'list'] as const,
   nodes: ['nodes', 'list'] as const,
   lan: ['nodes', 'lan'] as const,
+  /** Every memory query sits under this key, so one `memory.updated` refreshes them all. */
+  memory: ['memory'] as const,
 };
 
 /** How many notifications the feed shows (the engine keeps more; the unread count covers all). */
@@ -334,6 +336,10 @@ function applyDomainEvent(qc: QueryClient, ev: DomainEvent): boolean {
     }
     case 'node.event':
       // A device's button press or wake word is for the engine to act on; nothing to show.
+      return true;
+    case 'memory.updated':
+      // Facts, topics, the map and the review inbox all follow from one change.
+      void qc.invalidateQueries({ queryKey: queryKeys.memory });
       return true;
     default:
       // A variant added in Rust is a compile error here until it has a case above.

@@ -65,6 +65,13 @@ import type {
   Hook_Serialize,
   CreatedHook_Serialize,
   InvokeReply_Serialize,
+  Memory_Serialize,
+  WriteResult_Serialize,
+  Graph,
+  Summary_Serialize,
+  ReviewInbox_Serialize,
+  ReviewItem_Serialize,
+  Workspace,
   Value,
 } from '../bindings';
 import type { Calls } from './calls';
@@ -231,6 +238,23 @@ export type InvokeReply = Omit<InvokeReply_Serialize, 'data' | 'error'> & {
   data?: { [key: string]: Value };
   error?: string | { code?: string; message?: string };
 };
+
+// Memory (contract section 7).
+export type { TopicCount, PersonaPreset, MemoryType, FactStatus, GraphNode, GraphLink, Action as MemoryAction } from '../bindings';
+/** One remembered (or held) fact; `similarity` and `score` are set in a search. */
+export type Memory = Memory_Serialize;
+/** What remembering decided: ADD, UPDATE, DELETE or SKIP, on which fact. */
+export type WriteResult = WriteResult_Serialize;
+export type MemoryGraph = Graph;
+export type Summary = Summary_Serialize;
+export type ReviewInbox = ReviewInbox_Serialize;
+export type ReviewItem = ReviewItem_Serialize;
+export type ReviewKind = ReviewItem['kind'];
+export type MemoryWorkspace = Workspace;
+/** The notes files a person edits. */
+export type NotesFileName = 'soul' | 'user' | 'memory';
+/** `GET /api/memories`: any of these. */
+export type MemoryQuery = { topic?: string; q?: string; source?: string; limit?: number; offset?: number };
 
 // Live events.
 /**

@@ -50,6 +50,14 @@ import type {
   LanStatus,
   Node,
   Pairing,
+  Memory,
+  MemoryQuery,
+  MemoryWorkspace,
+  NotesFileName,
+  ReviewItem,
+  Summary,
+  TopicCount,
+  WriteResult,
 } from '../api';
 import { ApiError } from '../api/errors';
 
@@ -533,6 +541,53 @@ export type FakeTurn = {
 };
 
 /** A fake engine: every method is a vi.fn, and `emit` plays an event to subscribers. */
+const TOPIC_NAMES = [
+  'Personal Identity',
+  'Interests & Lifestyle',
+  'Work & Learning',
+  'Health & Wellbeing',
+  'Relationships & Social Life',
+  'Financial',
+  'Goals & Challenges',
+  'Miscellaneous',
+];
+
+/** A remembered fact as the engine sends it. */
+export function makeMemory(over: Partial<Memory> = {}): Memory {
+  return {
+    id: 1,
+    content: 'User lives in Lisbon',
+    topics: ['Personal Identity'],
+    source: 'manual',
+    memory_type: 'long-term',
+    created_at: '2030-05-04T10:00:00Z',
+    updated_at: '2030-05-04T10:00:00Z',
+    expires_at: null,
+    previous_content: null,
+    status: 'active',
+    review: null,
+    similarity: null,
+    score: null,
+    ...over,
+  };
+}
+
+/** A memory waiting for review. */
+export function makeReviewItem(over: Partial<ReviewItem> = {}): ReviewItem {
+  return {
+    kind: 'fact',
+    id: 50,
+    text: 'User owns a boat',
+    source: 'conversation',
+    from: 'a web page',
+    snippet: '…the user, who owns a boat…',
+    session_id: 's1',
+    created_at: '2030-05-04T10:00:00Z',
+    expires_at: '2030-06-03T10:00:00Z',
+    ...over,
+  };
+}
+
 export function fakeApi(initial: Bootstrap) {
   const listeners = new Set<(ev: EngineEvent) => void>();
   let bootstrap = initial;
@@ -552,6 +607,33 @@ export function fakeApi(initial: Bootstrap) {
   let nodes: Node[] = [];
   let lan: LanStatus = LAN_ON;
   let pairing: Pairing = makePairing();
+  let memories: Memory[] = [];
+  let held: ReviewItem[] = [];
+  let summaries: Summary[] = [];
+  let workspace: MemoryWorkspace = { soul: '', user: '', memory: '', today: '', yesterday: '' };
+  let nextMemoryId = 100;
+  const findMemory = (id: number): Memory => {
+    const m = memories.find((x) => x.id === id);
+    if (!m) throw new ApiError(404, `There is no memory ${id}.`);
+    return m;
+  };
+  const findHeld = (id: number | string): ReviewItem => {
+    const h = held.find((x) => String(x.id) === String(id));
+    if (!h) throw new ApiError(404, 'That memory is not waiting for review.');
+    return h;
+  };
+  const activate = (item: ReviewItem, content?: string) => {
+    held = held.filter((h) => h !== item);
+    memories = [
+      makeMemory({
+        id: Number(item.id),
+        content: content ?? item.text,
+        previous_content: content && content !== item.text ? item.text : null,
+        source: item.source,
+      }),
+      ...memories,
+    ];
+  };
   const findNode = (id: string): Node => {
     const n = nodes.find((x) => x.node_id === id);
     if (!n) throw new ApiError(404, 'There is no device with that id.');
@@ -834,6 +916,82 @@ export function fakeApi(initial: Bootstrap) {
     invokeNode: vi.fn(async (_id: string, _body: InvokeRequest): Promise<InvokeReply> => ({ ok: true, data: { shown: true } })),
     createPairing: vi.fn(async () => pairing),
     lanStatus: vi.fn(async () => lan),
+    listMemories: vi.fn(async (query: MemoryQuery = {}) =>
+      memories.filter(
+        (m) =>
+          (!query.q || m.content.toLowerCase().includes(query.q.toLowerCase())) &&
+          (!query.topic || m.topics.includes(query.topic)) &&
+          (!query.source || m.source === query.source),
+      ),
+    ),
+    createMemory: vi.fn(async (content: string, source?: string): Promise<WriteResult> => {
+      if (!content.trim()) throw new ApiError(400, 'Say what to remember: the fact is empty.');
+      const same = memories.find((m) => m.content === content.trim());
+      if (same) return { action: 'SKIP', id: same.id, content };
+      const id = nextMemoryId++;
+      memories = [makeMemory({ id, content: content.trim(), source: source ?? 'manual', topics: ['Miscellaneous'] }), ...memories];
+      return { action: 'ADD', id, content };
+    }),
+    updateMemory: vi.fn(async (id: number, content: string) => {
+      const old = findMemory(id);
+      const updated = { ...old, content, previous_content: old.content };
+      memories = memories.map((m) => (m.id === id ? updated : m));
+      return updated;
+    }),
+    deleteMemory: vi.fn(async (id: number) => {
+      findMemory(id);
+      memories = memories.filter((m) => m.id !== id);
+      return { deleted: true };
+    }),
+    deleteMemorySource: vi.fn(async (source: string) => {
+      const before = memories.length + held.length;
+      memories = memories.filter((m) => m.source !== source);
+      held = held.filter((h) => h.source !== source);
+      return { deleted: before - memories.length - held.length };
+    }),
+    memoryTopics: vi.fn(
+      async (): Promise<TopicCount[]> =>
+        TOPIC_NAMES.map((name) => ({ name, description: '', count: memories.filter((m) => m.topics.includes(name)).length })),
+    ),
+    memoryGraph: vi.fn(async () => ({
+      nodes: memories.map((m) => ({
+        id: m.id,
+        label: m.content.slice(0, 25),
+        title: m.content,
+        content: m.content,
+        topics: m.topics,
+        memory_type: m.memory_type,
+        source: m.source,
+        created_at: m.created_at,
+      })),
+      links: [],
+    })),
+    memorySummaries: vi.fn(async () => summaries),
+    memoryWorkspace: vi.fn(async () => workspace),
+    saveMemoryWorkspace: vi.fn(async (name: NotesFileName, content: string) => {
+      workspace = { ...workspace, [name]: content };
+      return { saved: true };
+    }),
+    memoryPersonas: vi.fn(async () => [
+      { id: 'friendly', name: 'Friendly', description: 'Warm and conversational.', soul_md: '# Sentient\n\nBe warm.' },
+      { id: 'concise', name: 'Concise', description: 'Short, to-the-point answers.', soul_md: '# Sentient\n\nBe brief.' },
+    ]),
+    memoryReview: vi.fn(async () => ({ items: held, count: held.length, expire_days: 30 })),
+    approveMemory: vi.fn(async (_kind: string, id: number | string, content?: string) => {
+      if (content !== undefined && !content.trim()) throw new ApiError(400, "The memory can't be empty.");
+      activate(findHeld(id), content);
+      return { ok: true };
+    }),
+    discardMemory: vi.fn(async (_kind: string, id: number | string) => {
+      const item = findHeld(id);
+      held = held.filter((h) => h !== item);
+      return { ok: true };
+    }),
+    approveAllMemories: vi.fn(async (from: string) => {
+      const matching = held.filter((h) => h.from === from);
+      for (const item of matching) activate(item);
+      return { approved: matching.length };
+    }),
     subscribe: vi.fn((listener: (ev: EngineEvent) => void) => {
       listeners.add(listener);
       return () => listeners.delete(listener);
@@ -847,6 +1005,18 @@ export function fakeApi(initial: Bootstrap) {
     },
     setStop(s: StopState) {
       stop = s;
+    },
+    setMemories(list: Memory[]) {
+      memories = list;
+    },
+    setHeld(list: ReviewItem[]) {
+      held = list;
+    },
+    setSummaries(list: Summary[]) {
+      summaries = list;
+    },
+    setWorkspace(w: MemoryWorkspace) {
+      workspace = w;
     },
     /** Downloads started so far, oldest first. */
     pulls,

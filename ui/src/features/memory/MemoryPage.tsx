@@ -1,17 +1,98 @@
-import { EmptyState, Page } from '../../components/Page';
-import { MemoryIcon } from '../../components/icons';
+// The Memory page: what Sentient knows about you, in five tabs. Facts (search, topics, sources,
+// add, edit, delete, forget a source), Review (memories from outside your own words that wait
+// for you), Map (facts linked by meaning), Past chats (summaries) and Notes (SOUL.md, USER.md,
+// MEMORY.md and the daily notes). Live: every `memory.updated` refreshes what is shown.
+import { useState } from 'react';
+import { toApiError, type ApiError } from '../../api';
+import { useConfig, usePatchConfig } from '../../api/queries';
+import { ErrorNotice, Page } from '../../components/Page';
+import { FactsTab } from './FactsTab';
+import { MapTab } from './MapTab';
+import { NotesTab } from './NotesTab';
+import { PastChatsTab } from './PastChatsTab';
+import { ReviewTab } from './ReviewTab';
+import { useMemoryReview } from './queries';
+import './memory.css';
 
-// Memory is not built yet (the bootstrap's `memory_enabled` stays false until it is), so the
-// page says so instead of showing an empty list that looks broken.
+export const TABS = [
+  { id: 'facts', label: 'Facts' },
+  { id: 'review', label: 'Review' },
+  { id: 'map', label: 'Map' },
+  { id: 'past', label: 'Past chats' },
+  { id: 'notes', label: 'Notes' },
+] as const;
+export type TabId = (typeof TABS)[number]['id'];
+
+/** The tab named in the address (`#/memory/review`), else Facts. */
+export function tabFromHash(hash: string): TabId {
+  const part = hash.replace(/^#\/?/, '').split(/[/?&]/)[1];
+  return TABS.some((t) => t.id === part) ? (part as TabId) : 'facts';
+}
+
+export const OFF_WORDS = "Memory is off: Sentient doesn't remember anything new from your chats.";
+
+/** An error as the page shows it; the engine's 503 already says to run `sentient doctor`. */
+export function asError(error: unknown): ApiError | null {
+  return error ? toApiError(error) : null;
+}
+
 export function MemoryPage() {
+  const [tab, setTab] = useState<TabId>(() => tabFromHash(window.location.hash));
+  const review = useMemoryReview();
+  const config = useConfig();
+  const patch = usePatchConfig();
+  const waiting = review.data?.count ?? 0;
+  const off = config.data?.memory?.enabled === false;
+
+  const choose = (id: TabId) => {
+    setTab(id);
+    window.history.replaceState(window.history.state, '', `#/memory/${id}`);
+  };
+
   return (
-    <Page title="Memory" intro="What Sentient knows about you, so you don't have to repeat yourself.">
-      <EmptyState icon={<MemoryIcon size={28} />} title="Coming soon">
-        <p>
-          Sentient will remember what you tell it here, and you'll be able to change or remove any of it. Until then
-          it keeps nothing from your chats.
-        </p>
-      </EmptyState>
+    <Page title="Memory" intro="What Sentient knows about you, so you don't have to repeat yourself. Change or remove anything.">
+      {off ? (
+        <div className="notice" role="status" data-testid="memory-off">
+          <p>{OFF_WORDS}</p>
+          <button
+            type="button"
+            className="btn btn-primary"
+            disabled={patch.isPending}
+            onClick={() => patch.mutate({ memory: { enabled: true } })}
+          >
+            Turn memory on
+          </button>
+        </div>
+      ) : null}
+      <ErrorNotice error={asError(patch.error)} prefix="Couldn't turn memory on." />
+      <div className="memory-tabs" role="tablist" aria-label="Memory">
+        {TABS.map((t) => (
+          <button
+            key={t.id}
+            type="button"
+            role="tab"
+            id={`memory-tab-${t.id}`}
+            aria-selected={tab === t.id}
+            aria-controls={`memory-panel-${t.id}`}
+            className={tab === t.id ? 'memory-tab active' : 'memory-tab'}
+            onClick={() => choose(t.id)}
+          >
+            {t.label}
+            {t.id === 'review' && waiting > 0 ? (
+              <span className="badge" aria-label={`${waiting} waiting`}>
+                {waiting > 99 ? '99+' : waiting}
+              </span>
+            ) : null}
+          </button>
+        ))}
+      </div>
+      <section role="tabpanel" id={`memory-panel-${tab}`} aria-labelledby={`memory-tab-${tab}`} className="memory-panel">
+        {tab === 'facts' ? <FactsTab /> : null}
+        {tab === 'review' ? <ReviewTab /> : null}
+        {tab === 'map' ? <MapTab /> : null}
+        {tab === 'past' ? <PastChatsTab /> : null}
+        {tab === 'notes' ? <NotesTab /> : null}
+      </section>
     </Page>
   );
 }

@@ -7,6 +7,7 @@ import { ChatPage } from '../chat/ChatPage';
 import { DevicesPage } from '../devices/DevicesPage';
 import { IntegrationsPage } from '../integrations/IntegrationsPage';
 import { MemoryPage } from '../memory/MemoryPage';
+import { useMemoryReview } from '../memory/queries';
 import { NotificationsPage } from '../notifications/NotificationsPage';
 import { SettingsPage } from '../settings/SettingsPage';
 import { StopBanner } from '../stop/StopBanner';
@@ -38,6 +39,7 @@ export function AppShell({ bootstrap, connectionLost }: { bootstrap: Bootstrap; 
   const page = useHashRoute();
   const api = useApi();
   const unread = useUnreadCount(bootstrap.unread_notifications);
+  const review = useMemoryReview();
   useNavigationKeys();
 
   useEffect(() => {
@@ -55,7 +57,7 @@ export function AppShell({ bootstrap, connectionLost }: { bootstrap: Bootstrap; 
         </div>
       ) : null}
       <div className="app-body">
-        <Sidebar current={page} unread={unread} />
+        <Sidebar current={page} unread={unread} waiting={review.data?.count ?? 0} />
         <main className="content" key={page}>
           <CurrentPage page={page} bootstrap={bootstrap} />
         </main>

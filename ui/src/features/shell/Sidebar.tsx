@@ -2,13 +2,15 @@
 import { PAGE_ICONS } from '../../components/icons';
 import { hrefFor, PAGES, type PageId } from './routes';
 
-export function Sidebar({ current, unread }: { current: PageId; unread: number }) {
+/** `unread` notifications badge Notifications; memories `waiting` for review badge Memory. */
+export function Sidebar({ current, unread, waiting = 0 }: { current: PageId; unread: number; waiting?: number }) {
   return (
     <nav className="sidebar" aria-label="Main">
       <ul>
         {PAGES.map((page, index) => {
           const Icon = PAGE_ICONS[page.id];
-          const showBadge = page.id === 'notifications' && unread > 0;
+          const count = page.id === 'notifications' ? unread : page.id === 'memory' ? waiting : 0;
+          const what = page.id === 'memory' ? 'waiting for review' : 'unread';
           return (
             <li key={page.id}>
               <a
@@ -19,9 +21,9 @@ export function Sidebar({ current, unread }: { current: PageId; unread: number }
               >
                 <Icon />
                 <span className="nav-label">{page.label}</span>
-                {showBadge ? (
-                  <span className="badge" aria-label={`${unread} unread`}>
-                    {unread > 99 ? '99+' : unread}
+                {count > 0 ? (
+                  <span className="badge" aria-label={`${count} ${what}`}>
+                    {count > 99 ? '99+' : count}
                   </span>
                 ) : null}
               </a>

@@ -13,7 +13,7 @@ use crate::error::{ApiError, ErrorBody};
 use crate::gateway::body::JsonBody;
 use crate::memory::ListQuery;
 use crate::memory::model::{
-    Graph, Memory, Persona, ReviewInbox, Summary, TopicCount, Workspace, WriteResult,
+    Graph, Memory, PersonaPreset, ReviewInbox, Summary, TopicCount, Workspace, WriteResult,
 };
 use crate::memory::requests::{
     ApproveAllRequest, ApproveRequest, Approved, ContentRequest, Deleted, DeletedCount,
@@ -179,8 +179,8 @@ pub async fn save_workspace(
 
 /// SOUL.md presets with the assistant's and the user's names.
 #[utoipa::path(get, path = "/api/memories/personas", tag = "memory",
-    responses((status = 200, body = Vec<Persona>)))]
-pub async fn personas(State(engine): State<Engine>) -> Json<Vec<Persona>> {
+    responses((status = 200, body = Vec<PersonaPreset>)))]
+pub async fn personas(State(engine): State<Engine>) -> Json<Vec<PersonaPreset>> {
     Json(engine.memory().personas())
 }
 

@@ -1,0 +1,169 @@
+// End to end: the Memory page in Chromium against `sentient serve` and the scripted model (see
+// ./support.mjs).
+//
+// 1. Facts: the empty state; a fact said in a chat (over POST /api/chat, while the page is open)
+//    appears live; a fact added on the page is remembered; editing one shows what it said before.
+// 2. Review: a chat that read a page on loopback learns a claim about the person, which waits in
+//    Review with the words it came from (the sidebar and the tab show how many wait); Edit and
+//    approve lets it in, in the person's words.
+// 3. Map: the facts as dots. Past chats: the empty state. Notes: USER.md saved from the page is
+//    what the engine reads back; a persona fills SOUL.md.
+//
+// Screenshots: test-output/screenshots/memory-*.png at the repo root.
+
+import assert from 'node:assert/strict';
+import { createServer } from 'node:http';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { ScriptedWorld, screenshots } from './support.mjs';
+
+const MEERA = "User's sister Meera lives in Lisbon";
+const TEA = 'My favourite tea is oolong';
+const BOAT = 'User owns a boat called Gull';
+const decision = (topics) => ({ text: JSON.stringify({ action: 'ADD', target: null, topics, memory_type: 'long-term', expires_at: null }) });
+
+/** What the model says, in order. */
+const SCRIPT = [
+  // 1. A chat about the sister: the reply, the facts in the message, the CUD decision.
+  { text: 'How lovely!' },
+  { text: JSON.stringify({ facts: [MEERA] }) },
+  decision(['Relationships & Social Life']),
+  // A fact added on the page, then edited (each is analysed once).
+  decision(['Interests & Lifestyle']),
+  decision(['Interests & Lifestyle']),
+  // 2. A chat that reads a page: the fetch, the reply, the claim, its analysis (held).
+  { tool_call: { name: 'web_fetch', arguments: { url: 'PAGE_URL' } } },
+  { text: 'The page says you own a boat.' },
+  { text: JSON.stringify({ facts: [BOAT] }) },
+  decision(['Interests & Lifestyle']),
+];
+
+let pageServer;
+let pageUrl;
+const world = new ScriptedWorld('memory', SCRIPT);
+let ready;
+let page;
+const api = (method, path, body) => world.api(method, path, body);
+
+/** One chat turn over POST /api/chat, read to its end; answers the `done` event. */
+async function chatOverHttp(text) {
+  const res = await fetch(`${ready.url}/api/chat`, {
+    method: 'POST',
+    headers: { Authorization: `Bearer ${ready.token}`, 'Content-Type': 'application/json' },
+    body: JSON.stringify({ text }),
+  });
+  assert.equal(res.status, 200);
+  const lines = (await res.text()).split('\n').filter(Boolean).map((l) => JSON.parse(l));
+  const done = lines.find((l) => l.type === 'done');
+  assert.ok(done, `the turn ended: ${JSON.stringify(lines)}`);
+  return done;
+}
+
+async function eventually(what, read, ok, timeoutMs = 20_000) {
+  const deadline = Date.now() + timeoutMs;
+  let last;
+  for (;;) {
+    last = await read();
+    if (ok(last)) return last;
+    assert.ok(Date.now() < deadline, `${what} (last: ${JSON.stringify(last)})`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+before(async () => {
+  pageServer = createServer((req, res) => {
+    res.writeHead(200, { 'Content-Type': 'text/html' });
+    res.end('<html><body><h1>About</h1><p>The user owns a boat called Gull, moored in Porto.</p></body></html>');
+  });
+  await new Promise((resolve) => pageServer.listen(0, '127.0.0.1', resolve));
+  pageUrl = `http://127.0.0.1:${pageServer.address().port}/about.html`;
+  // The script is written before the page server's port is known.
+  SCRIPT[5].tool_call.arguments.url = pageUrl;
+  await world.start();
+  ({ ready, page } = world);
+  // Titles would take the scripted replies meant for memory.
+  await api('PATCH', '/api/config', { chat: { auto_title: false } });
+});
+
+after(async () => {
+  await world.stop(async () => {
+    console.error(`--- memories ---\n${JSON.stringify(await api('GET', '/api/memories'), null, 2)}`);
+    console.error(`--- review ---\n${JSON.stringify(await api('GET', '/api/memories/review'), null, 2)}`);
+  });
+  await new Promise((resolve) => pageServer.close(resolve));
+});
+
+describe('the Memory page', () => {
+  test('facts: empty, learned live from a chat, added and edited on the page', async () => {
+    await page.goto(ready.web_url);
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: /Memory/ }).click();
+    await page.getByText('Nothing remembered yet.').waitFor();
+    await page.screenshot({ path: join(screenshots, 'memory-empty.png') });
+
+    await chatOverHttp('My sister Meera moved to Lisbon last month.');
+    // Live: memory.updated refreshes the open page.
+    await page.getByText(MEERA).waitFor();
+    const learned = (await api('GET', '/api/memories')).find((m) => m.content === MEERA);
+    assert.equal(learned.source, 'conversation');
+
+    await page.getByRole('textbox', { name: 'A fact to remember' }).fill(TEA);
+    await page.getByRole('button', { name: 'Remember' }).click();
+    await page.getByTestId('added').filter({ hasText: 'Remembered.' }).waitFor();
+    const added = (await api('GET', '/api/memories')).find((m) => m.content === TEA);
+    assert.ok(added, 'the fact added on the page is remembered');
+    // By id: while it is edited, the row's words are in a text box.
+    const tea = page.locator(`[data-testid="memory-fact"][data-id="${added.id}"]`);
+    await tea.getByRole('button', { name: 'Edit' }).click();
+    await tea.getByRole('textbox', { name: 'The fact' }).fill('User likes oolong and jasmine tea');
+    await tea.getByRole('button', { name: 'Save' }).click();
+    await tea.getByTestId('previous').filter({ hasText: `Before: ${TEA}` }).waitFor();
+    assert.equal(await tea.locator('.memory-content').textContent(), 'User likes oolong and jasmine tea');
+    await page.getByRole('button', { name: /Relationships & Social Life/ }).waitFor();
+    await page.screenshot({ path: join(screenshots, 'memory-facts.png'), fullPage: true });
+  });
+
+  test('review: a claim from a page waits, and Edit and approve lets it in', async () => {
+    const done = await chatOverHttp(`What does ${pageUrl} say about me?`);
+    assert.ok(done.content.includes('boat'));
+    const inbox = await eventually('the claim held for review', () => api('GET', '/api/memories/review'), (r) => r.count === 1);
+    assert.equal(inbox.items[0].text, BOAT);
+    assert.ok(!(await api('GET', '/api/memories')).some((m) => m.content === BOAT), 'held facts are not listed');
+
+    await page.getByRole('tab', { name: /Review/ }).click();
+    const item = page.locator(`[data-testid="review-item"][data-id="${inbox.items[0].id}"]`);
+    await item.waitFor();
+    await item.getByText('boat called Gull, moored in Porto').waitFor();
+    await page.getByRole('navigation', { name: 'Main' }).getByLabel('1 waiting for review').waitFor();
+    await page.screenshot({ path: join(screenshots, 'memory-review.png'), fullPage: true });
+
+    await item.getByRole('button', { name: 'Edit and approve' }).click();
+    await item.getByRole('textbox', { name: 'In your words' }).fill('User owns a sailing boat called Gull');
+    await item.getByRole('button', { name: 'Save and approve' }).click();
+    await page.getByText('Nothing waiting.').waitFor();
+    const facts = await api('GET', '/api/memories');
+    const boat = facts.find((m) => m.content === 'User owns a sailing boat called Gull');
+    assert.ok(boat, JSON.stringify(facts));
+    assert.equal(boat.previous_content, BOAT);
+  });
+
+  test('map, past chats and notes', async () => {
+    await page.getByRole('tab', { name: 'Map' }).click();
+    await eventually('three dots on the map', () => page.getByTestId('map-node').count(), (n) => n === 3);
+    await page.screenshot({ path: join(screenshots, 'memory-map.png'), fullPage: true });
+
+    await page.getByRole('tab', { name: 'Past chats' }).click();
+    await page.getByText('No summaries yet.').waitFor();
+    await page.screenshot({ path: join(screenshots, 'memory-past-chats.png'), fullPage: true });
+
+    await page.getByRole('tab', { name: 'Notes' }).click();
+    const user = page.getByRole('textbox', { name: 'USER.md' });
+    await user.fill('# Ada\nA sailor in Lisbon.');
+    await page.getByRole('region', { name: 'USER.md' }).getByRole('button', { name: 'Save' }).click();
+    await eventually('USER.md saved', () => api('GET', '/api/memories/workspace'), (w) => w.user === '# Ada\nA sailor in Lisbon.');
+    await page.getByRole('button', { name: 'Use Concise' }).click();
+    const soul = await page.getByRole('textbox', { name: 'SOUL.md' }).inputValue();
+    assert.ok(soul.includes('Be brief.') && soul.includes('Ada'), soul);
+    await page.screenshot({ path: join(screenshots, 'memory-notes.png'), fullPage: true });
+    assert.deepEqual(world.pageErrors, []);
+  });
+});
