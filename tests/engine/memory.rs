@@ -45,6 +45,14 @@ fn along(axis: usize, lean: f32) -> Vec<f32> {
     v.iter().map(|x| x / norm).collect()
 }
 
+/// A scripted model server and an engine whose models it answers.
+async fn started() -> Result<(ScriptedModel, TestEngine)> {
+    let server = ScriptedModel::start().await;
+    let t = TestEngine::start().await?;
+    point_models_at(&t, &server).await?;
+    Ok((server, t))
+}
+
 async fn remember(t: &TestEngine, content: &str) -> Result<Value> {
     let (status, body) = t
         .client
@@ -71,9 +79,7 @@ fn contents(list: &[Value]) -> Vec<String> {
 
 #[tokio::test]
 async fn a_new_home_replaces_the_old_and_duplicates_skip_without_asking_the_model() -> Result<()> {
-    let server = ScriptedModel::start().await;
-    let t = TestEngine::start().await?;
-    point_models_at(&t, &server).await?;
+    let (server, t) = started().await?;
     let mut ws = t.ws().await?;
 
     server.push(decision("ADD", None, &["Personal Identity"]));
@@ -151,9 +157,7 @@ async fn a_new_home_replaces_the_old_and_duplicates_skip_without_asking_the_mode
 
 #[tokio::test]
 async fn bad_input_answers_the_contracts_codes_and_changes_nothing() -> Result<()> {
-    let server = ScriptedModel::start().await;
-    let t = TestEngine::start().await?;
-    point_models_at(&t, &server).await?;
+    let (server, t) = started().await?;
     for body in [json!({"content": ""}), json!({"content": "   "})] {
         let (status, err) = t.client.post("/api/memories", body).await?;
         assert_eq!(status, 400, "{err}");
@@ -217,9 +221,7 @@ async fn bad_input_answers_the_contracts_codes_and_changes_nothing() -> Result<(
 
 #[tokio::test]
 async fn search_is_hybrid_and_falls_back_to_words_when_embeddings_fail() -> Result<()> {
-    let server = ScriptedModel::start().await;
-    let t = TestEngine::start().await?;
-    point_models_at(&t, &server).await?;
+    let (server, t) = started().await?;
     server.set_embedding("User's sister Meera lives in Lisbon", along(10, 0.0));
     server.set_embedding("User plays the cello", along(20, 0.0));
     server.set_embedding("where does my sister live", along(10, 0.3));
@@ -275,9 +277,7 @@ async fn search_is_hybrid_and_falls_back_to_words_when_embeddings_fail() -> Resu
 
 #[tokio::test]
 async fn held_facts_wait_in_review_and_only_approval_lets_them_in() -> Result<()> {
-    let server = ScriptedModel::start().await;
-    let t = TestEngine::start().await?;
-    point_models_at(&t, &server).await?;
+    let (server, t) = started().await?;
     let memory = t.engine.memory();
     let page = ReviewNote::new(
         "a web page",
@@ -487,9 +487,7 @@ fn clock_now(clock: &ManualClock) -> chrono::DateTime<Utc> {
 
 #[tokio::test]
 async fn the_map_links_close_facts_and_the_notes_files_round_trip() -> Result<()> {
-    let server = ScriptedModel::start().await;
-    let t = TestEngine::start().await?;
-    point_models_at(&t, &server).await?;
+    let (server, t) = started().await?;
     server.set_embedding("User runs marathons", along(30, 0.1));
     server.set_embedding("User trains for a marathon every spring", along(30, 0.7));
     server.set_embedding("User collects stamps", along(40, 0.0));
@@ -563,9 +561,7 @@ async fn the_map_links_close_facts_and_the_notes_files_round_trip() -> Result<()
 
 #[tokio::test]
 async fn a_new_embedding_model_reindexes_every_fact() -> Result<()> {
-    let server = ScriptedModel::start().await;
-    let t = TestEngine::start().await?;
-    point_models_at(&t, &server).await?;
+    let (server, t) = started().await?;
     for fact in ["User speaks Portuguese", "User bakes bread on Sundays"] {
         server.push(decision("ADD", None, &["Interests & Lifestyle"]));
         remember(&t, fact).await?;
@@ -659,13 +655,7 @@ async fn page_about_the_user() -> Result<String> {
             )
         }),
     );
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
-    let url = format!(
-        "http://127.0.0.1:{}/about.html",
-        listener.local_addr()?.port()
-    );
-    tokio::spawn(async move { axum::serve(listener, app).await });
-    Ok(url)
+    sentient_e2e::serve_on_loopback(app, "/about.html").await
 }
 
 /// Sends one message in a new chat and waits for its `done`.
@@ -695,9 +685,7 @@ fn prompt_of(server: &ScriptedModel, marker: &str) -> Option<String> {
 #[tokio::test]
 async fn what_one_chat_learns_the_next_one_remembers_and_outside_claims_wait_for_review()
 -> Result<()> {
-    let server = ScriptedModel::start().await;
-    let t = TestEngine::start().await?;
-    point_models_at(&t, &server).await?;
+    let (server, t) = started().await?;
     // Titles would race the memory calls for the scripted replies.
     // Background model work otherwise waits 30 s after a reply for a local model.
     let (status, _) = t
@@ -828,9 +816,7 @@ async fn what_one_chat_learns_the_next_one_remembers_and_outside_claims_wait_for
 
 #[tokio::test]
 async fn with_memory_off_nothing_is_learned_or_recalled() -> Result<()> {
-    let server = ScriptedModel::start().await;
-    let t = TestEngine::start().await?;
-    point_models_at(&t, &server).await?;
+    let (server, t) = started().await?;
     let (status, _) = t
         .client
         .patch(

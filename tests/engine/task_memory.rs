@@ -101,13 +101,7 @@ async fn news_page(items: Arc<Mutex<Vec<&'static str>>>) -> Result<String> {
             }
         }),
     );
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
-    let url = format!(
-        "http://127.0.0.1:{}/news.html",
-        listener.local_addr()?.port()
-    );
-    tokio::spawn(async move { axum::serve(listener, app).await });
-    Ok(url)
+    sentient_e2e::serve_on_loopback(app, "/news.html").await
 }
 
 /// The executor requests made for one run: the last request that carries `marker` in its kickoff.

@@ -277,6 +277,14 @@ pub async fn point_models_at(
     Ok(())
 }
 
+/// Serves `app` on a free loopback port; answers `http://127.0.0.1:<port><path>`.
+pub async fn serve_on_loopback(app: axum::Router, path: &str) -> Result<String> {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
+    let url = format!("http://127.0.0.1:{}{path}", listener.local_addr()?.port());
+    tokio::spawn(async move { axum::serve(listener, app).await });
+    Ok(url)
+}
+
 /// Polls `check` every 25 ms until it gives `Some`, for at most [`WAIT`]; the error names
 /// `what` did not happen. Tests wait for outcomes with this, never with a fixed sleep.
 pub async fn eventually<T, F, Fut>(what: &str, mut check: F) -> Result<T>

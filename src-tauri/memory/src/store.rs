@@ -797,6 +797,17 @@ mod tests {
         (dir, MemoryStore::new(store))
     }
 
+    /// A store with a vector index of `dimension`.
+    async fn open_indexed(dimension: usize) -> (tempfile::TempDir, MemoryStore) {
+        let (dir, facts) = open().await;
+        let info = IndexInfo {
+            model: "test/embed".into(),
+            dimension,
+        };
+        facts.create_index(&info, Utc::now()).await.expect("index");
+        (dir, facts)
+    }
+
     fn fact(content: &str, review: Option<ReviewNote>) -> NewFact {
         NewFact {
             content: content.into(),
@@ -810,18 +821,8 @@ mod tests {
 
     #[tokio::test]
     async fn facts_are_found_by_words_and_by_vector_and_held_ones_by_neither() {
-        let (_dir, facts) = open().await;
+        let (_dir, facts) = open_indexed(3).await;
         let now = Utc::now();
-        facts
-            .create_index(
-                &IndexInfo {
-                    model: "test/embed".into(),
-                    dimension: 3,
-                },
-                now,
-            )
-            .await
-            .expect("index");
         let lisbon = facts
             .insert(&fact("Sister Meera lives in Lisbon", None), now)
             .await
@@ -889,18 +890,8 @@ mod tests {
 
     #[tokio::test]
     async fn updates_keep_the_old_words_and_deletes_take_the_vector() {
-        let (_dir, facts) = open().await;
+        let (_dir, facts) = open_indexed(2).await;
         let now = Utc::now();
-        facts
-            .create_index(
-                &IndexInfo {
-                    model: "m".into(),
-                    dimension: 2,
-                },
-                now,
-            )
-            .await
-            .expect("index");
         let id = facts
             .insert(&fact("User lives in Pune", None), now)
             .await
