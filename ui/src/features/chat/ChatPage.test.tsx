@@ -226,6 +226,7 @@ describe('Chat page', () => {
     expect(screen.getByTestId('user-message')).toHaveTextContent('list.txt');
     expect(screen.getByTestId('memory-sources')).toHaveTextContent('What this reply had in mind');
     expect(screen.getByTestId('memory-sources')).toHaveTextContent('Ada likes oat milk');
+    expect(screen.getByRole('link', { name: 'Ada likes oat milk' })).toHaveAttribute('href', '#/memory?fact=3');
   });
 
   it('renames and deletes a chat, and search shows snippets', async () => {

@@ -1,6 +1,5 @@
-// What a reply had in mind (memory). Memory comes in a later version: until then `done` and the
-// stored rows carry an empty list and nothing shows. This is the place to link each item to its
-// memory (a fact's id, an insight's id) once the Memory page exists.
+// What a reply had in mind (memory): the facts recalled into its prompt or looked up by a tool,
+// each linking to the fact on the Memory page.
 import type { MemorySource } from '../../api';
 
 export function MemorySources({ sources }: { sources: MemorySource[] }) {
@@ -11,7 +10,7 @@ export function MemorySources({ sources }: { sources: MemorySource[] }) {
       <ul>
         {sources.map((s) => (
           <li key={`${s.kind}-${s.id}`}>
-            {s.text}
+            {s.kind === 'fact' ? <a href={`#/memory?fact=${encodeURIComponent(String(s.id))}`}>{s.text}</a> : s.text}
             <span className="muted"> ({s.via === 'tool' ? 'looked up' : 'remembered'})</span>
           </li>
         ))}

@@ -1,7 +1,7 @@
 // Facts: search (by meaning and words), topic chips with counts, a source filter with "Forget
 // this source", add a fact, and each fact with its topics, where it came from, what it said
 // before its last change, inline edit and delete.
-import { useState, type FormEvent } from 'react';
+import { useEffect, useRef, useState, type FormEvent } from 'react';
 import type { Memory, WriteResult } from '../../api';
 import { EmptyState, ErrorNotice, Loading } from '../../components/Page';
 import { MemoryIcon } from '../../components/icons';
@@ -11,6 +11,12 @@ import { useAddMemory, useDeleteMemory, useEditMemory, useForgetSource, useMemor
 export const EMPTY_FACTS = 'Nothing remembered yet. Tell Sentient about yourself in a chat, or add a fact here.';
 export const WORDS_ONLY =
   'Search uses words only until the embedding model answers. Check the embedding model in Settings > Models.';
+
+/** The fact a link asked for (`#/memory?fact=12`, from a reply's memory sources). */
+export function factFromHash(hash: string): number | null {
+  const match = /[?&]fact=(\d+)/.exec(hash);
+  return match ? Number(match[1]) : null;
+}
 
 /** What adding a fact did, in words. */
 export function addedWords(result: WriteResult): string {
@@ -51,6 +57,7 @@ export function FactsTab() {
   const topics = useMemoryTopics();
   const forget = useForgetSource();
   const [confirmForget, setConfirmForget] = useState(false);
+  const [wanted] = useState(() => factFromHash(window.location.hash));
 
   const sources = [...new Set((everything.data ?? []).map((m) => m.source))].sort();
   const wordsOnly = Boolean(query.q) && (facts.data?.length ?? 0) > 0 && facts.data?.every((m) => m.similarity === null);
@@ -74,7 +81,7 @@ export function FactsTab() {
     list = (
       <ul className="memory-list" aria-label="Memories">
         {facts.data.map((m) => (
-          <FactRow key={m.id} fact={m} />
+          <FactRow key={m.id} fact={m} wanted={m.id === wanted} />
         ))}
       </ul>
     );
@@ -187,8 +194,13 @@ function AddFact() {
   );
 }
 
-function FactRow({ fact }: { fact: Memory }) {
+function FactRow({ fact, wanted }: { fact: Memory; wanted: boolean }) {
   const [mode, setMode] = useState<'idle' | 'edit' | 'delete'>('idle');
+  const row = useRef<HTMLLIElement>(null);
+  useEffect(() => {
+    // jsdom has no scrolling; a real window brings the fact a link pointed at into view.
+    if (wanted) row.current?.scrollIntoView?.({ block: 'center' });
+  }, [wanted]);
   const [text, setText] = useState(fact.content);
   const edit = useEditMemory();
   const remove = useDeleteMemory();
@@ -198,7 +210,13 @@ function FactRow({ fact }: { fact: Memory }) {
     edit.mutate({ id: fact.id, content: text.trim() }, { onSuccess: () => setMode('idle') });
   };
   return (
-    <li className="card memory-fact" data-testid="memory-fact" data-id={fact.id}>
+    <li
+      ref={row}
+      className={wanted ? 'card memory-fact memory-wanted' : 'card memory-fact'}
+      data-testid="memory-fact"
+      data-id={fact.id}
+      aria-current={wanted ? 'true' : undefined}
+    >
       {mode === 'edit' ? (
         <form className="memory-edit" onSubmit={save}>
           <textarea className="input" aria-label="The fact" value={text} onChange={(e) => setText(e.target.value)} rows={2} />

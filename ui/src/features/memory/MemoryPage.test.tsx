@@ -8,7 +8,7 @@ import { App } from '../../App';
 import type { Memory, ReviewItem } from '../../api';
 import { fakeApi, makeBootstrap, makeMemory, makeReviewItem } from '../../test/fakes';
 import { renderWithApi } from '../../test/render';
-import { addedWords, EMPTY_FACTS, sourceWords, WORDS_ONLY } from './FactsTab';
+import { addedWords, EMPTY_FACTS, factFromHash, sourceWords, WORDS_ONLY } from './FactsTab';
 import { layout } from './MapTab';
 import { tabFromHash } from './MemoryPage';
 import { daysLeft, EMPTY_REVIEW } from './ReviewTab';
@@ -32,6 +32,9 @@ describe('memory words', () => {
   it('names tabs from the address, sources and outcomes in plain words', () => {
     expect(tabFromHash('#/memory/review')).toBe('review');
     expect(tabFromHash('#/memory/nope')).toBe('facts');
+    expect(tabFromHash('#/memory?fact=12')).toBe('facts');
+    expect(factFromHash('#/memory?fact=12')).toBe(12);
+    expect(factFromHash('#/memory')).toBeNull();
     expect(sourceWords('file:resume.pdf')).toBe('from resume.pdf');
     expect(sourceWords('manual')).toBe('added by you');
     expect(addedWords({ action: 'SKIP', id: 1, content: 'x' })).toBe('Sentient already knew that.');
@@ -93,6 +96,13 @@ describe('the Memory page', () => {
     await userEvent.click(screen.getByRole('button', { name: 'Forget everything from cv.pdf' }));
     expect(engine.api.deleteMemorySource).toHaveBeenCalledWith('file:cv.pdf');
     await waitFor(() => expect(factTexts()).toEqual(['User likes tea']));
+  });
+
+  it('marks the fact a reply\'s memory source links to', async () => {
+    setup({ hash: '#/memory?fact=2', facts: [makeMemory({ id: 1, content: 'User likes tea' }), makeMemory({ id: 2, content: 'User lives in Lisbon' })] });
+    const row = (await screen.findByText('User lives in Lisbon')).closest('li') as HTMLElement;
+    expect(row).toHaveAttribute('aria-current', 'true');
+    expect(screen.getByText('User likes tea').closest('li')).not.toHaveAttribute('aria-current');
   });
 
   it('says when search uses words only, with a way to Settings', async () => {
