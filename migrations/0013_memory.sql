@@ -52,8 +52,8 @@ CREATE TABLE summaries (
     end_at     TEXT NOT NULL,
     session_id TEXT,
     untrusted  TEXT,
-    -- the last message the summary covers, so the next one starts after it
-    last_message_id INTEGER,
+    -- the chat's last message (chat_messages.seq) the summary covers; the next starts after it
+    last_seq   INTEGER NOT NULL DEFAULT 0,
     created_at TEXT NOT NULL
 );
 CREATE INDEX summaries_by_session ON summaries (session_id, end_at);

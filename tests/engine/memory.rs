@@ -846,3 +846,97 @@ async fn with_memory_off_nothing_is_learned_or_recalled() -> Result<()> {
     t.stop().await;
     Ok(())
 }
+
+#[tokio::test]
+async fn onboarding_answers_become_facts_and_a_name_alone_asks_no_model() -> Result<()> {
+    let (server, t) = started().await?;
+    let (status, _) = t
+        .client
+        .patch("/api/config", json!({"models": {"background_quiet_s": 0}}))
+        .await?;
+    assert_eq!(status, 200);
+    let before = chat_requests(&server);
+    let (status, _) = t
+        .client
+        .post("/api/onboarding", json!({"user_name": "Ana"}))
+        .await?;
+    assert_eq!(status, 200);
+    server.push(Reply::json(
+        json!({"facts": ["User works as a nurse in Porto"]}),
+    ));
+    server.push(decision("ADD", None, &["Work & Learning"]));
+    let (status, _) = t
+        .client
+        .post(
+            "/api/onboarding",
+            json!({"user_name": "Ana", "professional_context": "I'm a nurse in Porto."}),
+        )
+        .await?;
+    assert_eq!(status, 200);
+    let seeded = eventually("the onboarding fact", || async {
+        let list = memories(&t, "").await?;
+        Ok(list
+            .into_iter()
+            .find(|m| m["content"] == "User works as a nurse in Porto"))
+    })
+    .await?;
+    assert_eq!(seeded["source"], "onboarding");
+    // Two calls: the facts in the answers and the decision; the name-only answers made none.
+    assert_eq!(chat_requests(&server), before + 2);
+    let asked = server
+        .requests_to("/api/chat")
+        .into_iter()
+        .map(|r| r.body.to_string())
+        .find(|b| b.contains("About my work"));
+    assert!(asked.is_some_and(|b| b.contains("nurse in Porto")));
+    t.stop().await;
+    Ok(())
+}
+
+#[tokio::test]
+async fn older_parts_of_chats_are_summarized_with_their_mark_and_noted_today() -> Result<()> {
+    let clock = Arc::new(ManualClock::new(Utc::now()));
+    let server = ScriptedModel::start().await;
+    let t = TestEngine::start_with_clock(clock.clone()).await?;
+    point_models_at(&t, &server).await?;
+    let (status, _) = t
+        .client
+        .patch(
+            "/api/config",
+            json!({"chat": {"auto_title": false}, "memory": {"extract_after_turn": false}}),
+        )
+        .await?;
+    assert_eq!(status, 200);
+    server.push(Reply::text("Porto in May is lovely."));
+    let done = chat(&t, "I'm planning a trip to Porto in May.").await?;
+    let session = done["session_id"].as_str().context("session")?.to_owned();
+    // Too recent: nothing is due.
+    assert_eq!(t.engine.memory().summarize_due().await?, 0);
+    clock.advance(Duration::hours(2));
+    server.push(Reply::text("Ana is planning a trip to Porto in May."));
+    assert_eq!(t.engine.memory().summarize_due().await?, 1);
+    // Summarized once: the same part is not summarized again.
+    assert_eq!(t.engine.memory().summarize_due().await?, 0);
+    let (_, list) = t.client.get("/api/memories/summaries").await?;
+    let summary = &list[0];
+    assert_eq!(
+        summary["content"],
+        "Ana is planning a trip to Porto in May."
+    );
+    assert_eq!(summary["session_id"], session.as_str());
+    assert!(summary["untrusted"].is_null());
+    let (_, notes) = t.client.get("/api/memories/workspace").await?;
+    assert!(
+        notes["today"]
+            .as_str()
+            .is_some_and(|n| n.contains("Summary of a chat: Ana is planning")),
+        "{notes}"
+    );
+    let logged: i64 =
+        sqlx::query_scalar("SELECT COUNT(*) FROM evolution_log WHERE kind = 'summary_created'")
+            .fetch_one(t.engine.store().pool())
+            .await?;
+    assert_eq!(logged, 1);
+    t.stop().await;
+    Ok(())
+}

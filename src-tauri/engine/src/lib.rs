@@ -384,8 +384,9 @@ impl Engine {
     }
 
     /// Memory's upkeep: every `memory.purge_interval_minutes`, expired short-term facts and held
-    /// ones nobody reviewed in time are deleted and facts missing a vector get one (skipped while
-    /// Stop everything is on); a new embedding model re-indexes every fact.
+    /// ones nobody reviewed in time are deleted and facts missing a vector get one; every
+    /// `memory.summarize_interval_minutes`, older parts of chats are summarized (both skipped
+    /// while Stop everything is on); a new embedding model re-indexes every fact.
     fn start_memory_upkeep(&self) {
         let minutes = self.config().current().memory.purge_interval_minutes.max(1);
         let memory = self.memory().clone();
@@ -402,6 +403,27 @@ impl Engine {
                     }
                     // Facts written while the embedding model was away get their vectors.
                     memory.reindex(CancellationToken::new()).await;
+                }
+            },
+        );
+        let every = self
+            .config()
+            .current()
+            .memory
+            .summarize_interval_minutes
+            .max(1);
+        let memory = self.memory().clone();
+        self.stop().run_every(
+            "memory summaries",
+            std::time::Duration::from_secs(u64::from(every) * 60),
+            true,
+            self.shutdown_token(),
+            move || {
+                let memory = memory.clone();
+                async move {
+                    if let Err(error) = memory.summarize_due().await {
+                        tracing::warn!(%error, "summarizing past chats failed");
+                    }
                 }
             },
         );

@@ -104,6 +104,25 @@ pub fn validate(req: &OnboardingRequest) -> Vec<FieldError> {
     problems
 }
 
+/// The first-run answers that say something about the person, as one text for memory (empty
+/// when the person filled in only their name).
+pub fn about_for_memory(req: &OnboardingRequest) -> String {
+    let mut parts = Vec::new();
+    for (label, value) in [
+        ("I live in", &req.location),
+        ("About my work", &req.professional_context),
+        ("About my life", &req.personal_context),
+    ] {
+        if let Some(text) = value.as_deref().map(str::trim).filter(|t| !t.is_empty()) {
+            parts.push(format!("{label}: {text}"));
+        }
+    }
+    if parts.is_empty() {
+        return String::new();
+    }
+    format!("My name is {}.\n{}", req.user_name.trim(), parts.join("\n"))
+}
+
 /// USER.md as the assistant reads it.
 pub fn user_md(req: &OnboardingRequest) -> String {
     let mut text = format!("# About {}\n\n", req.user_name.trim());
@@ -155,6 +174,7 @@ impl From<OnboardingError> for ApiError {
 pub async fn complete(
     config: &ConfigService,
     home: &Home,
+    memory: &sentient_memory::MemoryService,
     req: OnboardingRequest,
 ) -> Result<OnboardingDone, OnboardingError> {
     let problems = validate(&req);
@@ -193,6 +213,15 @@ pub async fn complete(
             config.assistant.onboarding_complete = true;
         })
         .await?;
+    // What the person said about themselves becomes facts (source `onboarding`), in the
+    // background; nothing is asked of a model when they said nothing.
+    let about = about_for_memory(&req);
+    if !about.is_empty() {
+        let memory = memory.clone();
+        tokio::spawn(async move {
+            memory.learn_from_text(&about, "onboarding").await;
+        });
+    }
     Ok(OnboardingDone { ok: true })
 }
 
@@ -227,5 +256,28 @@ mod tests {
         assert!(text.contains("## Work"));
         assert!(!text.contains("Life outside work"));
         assert!(!text.contains("Time zone"));
+    }
+
+    #[test]
+    fn memory_hears_only_what_was_said_about_the_person() {
+        let name_only = OnboardingRequest {
+            user_name: "Ada".into(),
+            location: Some("  ".into()),
+            ..Default::default()
+        };
+        assert_eq!(
+            about_for_memory(&name_only),
+            "",
+            "no model call for a name alone"
+        );
+        let told = OnboardingRequest {
+            user_name: "Ada".into(),
+            professional_context: Some("I write programs.".into()),
+            ..Default::default()
+        };
+        assert_eq!(
+            about_for_memory(&told),
+            "My name is Ada.\nAbout my work: I write programs."
+        );
     }
 }

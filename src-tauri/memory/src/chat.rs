@@ -113,6 +113,23 @@ impl MemoryService {
         }
     }
 
+    /// Remembers the lasting facts in a text the person wrote about themselves (the first-run
+    /// answers), with `source`; answers how many were written. Nothing when memory is off.
+    pub async fn learn_from_text(&self, text: &str, source: &str) -> usize {
+        let config = self.config().current().memory.clone();
+        if !config.enabled || !self.available() || text.trim().is_empty() {
+            return 0;
+        }
+        let mut learned = 0;
+        for fact in self.facts_in(text).await {
+            match self.remember(&fact, source, None).await {
+                Ok(_) => learned += 1,
+                Err(error) => tracing::warn!(%error, "a fact could not be remembered"),
+            }
+        }
+        learned
+    }
+
     /// Learns from one finished turn (memory on and `memory.extract_after_turn`).
     pub async fn learn_from_turn(&self, turn: &FinishedTurn) -> usize {
         let config = self.config().current().memory.clone();

@@ -11,6 +11,7 @@ pub mod requests;
 pub mod search;
 pub mod service;
 pub mod store;
+pub mod summaries;
 pub mod workspace;
 
 pub use error::MemoryError;

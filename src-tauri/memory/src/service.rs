@@ -135,6 +135,11 @@ impl MemoryService {
         self.inner.clock.now()
     }
 
+    /// The engine's clock's time (a test's manual clock moves it).
+    pub fn now_utc(&self) -> DateTime<Utc> {
+        self.inner.clock.now()
+    }
+
     /// Whether sqlite-vec loaded; without it reads answer empty and writes refuse.
     pub fn available(&self) -> bool {
         self.inner.facts.store().vector_extension().is_some()

@@ -688,6 +688,86 @@ impl MemoryStore {
 
     // ---- summaries of past chats ----
 
+    /// For each chat: its id, its mark, and the last message already summarized.
+    pub async fn chats_to_summarize(
+        &self,
+    ) -> Result<Vec<(String, Option<String>, i64)>, sqlx::Error> {
+        sqlx::query_as(
+            "SELECT s.id, NULLIF(s.untrusted, ''), \
+             COALESCE((SELECT MAX(last_seq) FROM summaries WHERE session_id = s.id), 0) \
+             FROM chat_sessions s ORDER BY s.updated_at",
+        )
+        .fetch_all(self.store.pool())
+        .await
+    }
+
+    /// Up to `limit` of a chat's user and assistant messages after `after_seq`, written before
+    /// `before`, oldest first: `(seq, role, content, created_at)`.
+    pub async fn messages_to_summarize(
+        &self,
+        session_id: &str,
+        after_seq: i64,
+        before: DateTime<Utc>,
+        limit: i64,
+    ) -> Result<Vec<(i64, String, String, String)>, sqlx::Error> {
+        sqlx::query_as(
+            "SELECT seq, role, content, created_at FROM chat_messages \
+             WHERE session_id = ? AND seq > ? AND created_at <= ? AND role IN ('user', 'assistant') \
+             AND interjection = 0 ORDER BY seq LIMIT ?",
+        )
+        .bind(session_id)
+        .bind(after_seq)
+        .bind(stamp(before))
+        .bind(limit)
+        .fetch_all(self.store.pool())
+        .await
+    }
+
+    /// Saves a summary (with its vector when there is one) and logs it in `evolution_log`.
+    pub async fn insert_summary(
+        &self,
+        summary: &Summary,
+        last_seq: i64,
+        vector: Option<&[f32]>,
+        at: DateTime<Utc>,
+    ) -> Result<i64, sqlx::Error> {
+        let mut tx = self.store.begin_write().await?;
+        let id: i64 = sqlx::query_scalar(
+            "INSERT INTO summaries (content, start_at, end_at, session_id, untrusted, last_seq, created_at) \
+             VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING id",
+        )
+        .bind(&summary.content)
+        .bind(stamp(summary.start_at))
+        .bind(stamp(summary.end_at))
+        .bind(&summary.session_id)
+        .bind(&summary.untrusted)
+        .bind(last_seq)
+        .bind(stamp(at))
+        .fetch_one(&mut *tx)
+        .await?;
+        if let Some(vector) = vector
+            && self
+                .index_info()
+                .await
+                .is_some_and(|i| i.dimension == vector.len())
+        {
+            sqlx::query("INSERT INTO summaries_vec (rowid, embedding) VALUES (?, ?)")
+                .bind(id)
+                .bind(vector_bytes(vector))
+                .execute(&mut *tx)
+                .await?;
+        }
+        sqlx::query(
+            "INSERT INTO evolution_log (kind, detail, created_at) VALUES ('summary_created', ?, ?)",
+        )
+        .bind(serde_json::json!({"summary_id": id, "session_id": summary.session_id}).to_string())
+        .bind(stamp(at))
+        .execute(&mut *tx)
+        .await?;
+        tx.commit().await?;
+        Ok(id)
+    }
+
     pub async fn summaries(&self, limit: i64) -> Result<Vec<Summary>, sqlx::Error> {
         let rows = sqlx::query(
             "SELECT summaries.id, summaries.content, summaries.start_at, summaries.end_at, \
@@ -727,7 +807,7 @@ impl MemoryStore {
 
 /// How many candidates the bit search hands to the exact float32 rank (`npm run bench:recall`
 /// measures recall@10 and time against exact float32 search).
-pub const FIRST_PASS: usize = 800;
+pub const FIRST_PASS: usize = 200;
 
 /// The first-pass column: bits when the dimension is a whole number of bytes (every embedding
 /// model's is), else float32.

@@ -24,7 +24,7 @@ pub async fn onboarding(
     engine: State<'_, Engine>,
     body: OnboardingRequest,
 ) -> Result<OnboardingDone, ApiError> {
-    sentient_engine::onboarding::complete(engine.config(), engine.home(), body)
+    sentient_engine::onboarding::complete(engine.config(), engine.home(), engine.memory(), body)
         .await
         .map_err(ApiError::from)
 }

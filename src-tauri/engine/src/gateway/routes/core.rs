@@ -44,6 +44,6 @@ pub async fn onboarding(
     JsonBody(body): JsonBody<OnboardingRequest>,
 ) -> Result<Json<OnboardingDone>, ApiError> {
     Ok(Json(
-        crate::onboarding::complete(engine.config(), engine.home(), body).await?,
+        crate::onboarding::complete(engine.config(), engine.home(), engine.memory(), body).await?,
     ))
 }
