@@ -644,25 +644,26 @@ impl MemoryStore {
         .bind(candidates as i64)
         .fetch_all(self.store.pool())
         .await?;
-        let rows = sqlx::query(
-            "SELECT fact_vectors.id AS id, fact_vectors.embedding AS embedding FROM fact_vectors \
-             JOIN facts ON facts.id = fact_vectors.id \
-             WHERE fact_vectors.id IN (SELECT value FROM json_each(?)) \
-             AND facts.status = 'active' AND (facts.expires_at IS NULL OR facts.expires_at > ?)",
+        // Two lookups by id (a join let SQLite walk every fact instead).
+        let remembered: std::collections::HashSet<i64> = sqlx::query_scalar::<_, i64>(
+            "SELECT id FROM facts WHERE id IN (SELECT value FROM json_each(?)) \
+             AND status = 'active' AND (expires_at IS NULL OR expires_at > ?)",
         )
         .bind(id_list(&first))
         .bind(stamp(now))
         .fetch_all(self.store.pool())
-        .await?;
-        let mut ranked: Vec<(i64, f64)> = rows
-            .iter()
-            .map(|r| {
-                let bytes: Vec<u8> = r.try_get("embedding").unwrap_or_default();
-                (
-                    r.try_get("id").unwrap_or_default(),
-                    cosine(query, &vector_from_bytes(&bytes)),
-                )
-            })
+        .await?
+        .into_iter()
+        .collect();
+        let kept: Vec<i64> = first
+            .into_iter()
+            .filter(|id| remembered.contains(id))
+            .collect();
+        let mut ranked: Vec<(i64, f64)> = self
+            .vectors(&kept)
+            .await?
+            .into_iter()
+            .map(|(id, v)| (id, cosine(query, &v)))
             .collect();
         ranked.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
         ranked.truncate(k);
