@@ -81,8 +81,8 @@ before(async () => {
   SCRIPT[5].tool_call.arguments.url = pageUrl;
   await world.start();
   ({ ready, page } = world);
-  // Titles would take the scripted replies meant for memory.
-  await api('PATCH', '/api/config', { chat: { auto_title: false } });
+  // The world starts with memory off; titles would take the scripted replies meant for memory.
+  await api('PATCH', '/api/config', { chat: { auto_title: false }, memory: { enabled: true } });
 });
 
 after(async () => {

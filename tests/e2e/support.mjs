@@ -117,12 +117,6 @@ export class ScriptedWorld {
     this.ready = { ...e.info, home };
     assert.equal(this.ready.token, token);
 
-    await this.api('POST', '/api/onboarding', {
-      user_name: 'Ada',
-      assistant_name: 'Sentient',
-      timezone: 'Europe/Lisbon',
-      location: 'Lisbon',
-    });
     await this.api('PATCH', '/api/config', {
       models: {
         primary: 'ollama_chat/qwen3:8b',
@@ -131,6 +125,16 @@ export class ScriptedWorld {
         background_quiet_s: 0,
         providers: { ollama_chat: { api_base: m.info.base_url }, ollama: { api_base: m.info.base_url } },
       },
+      // The script answers every model call in order; memory would add calls of its own (facts
+      // from onboarding and from each reply). A test of memory turns it on.
+      memory: { enabled: false },
+    });
+
+    await this.api('POST', '/api/onboarding', {
+      user_name: 'Ada',
+      assistant_name: 'Sentient',
+      timezone: 'Europe/Lisbon',
+      location: 'Lisbon',
     });
 
     const profile = await mkdtemp(join(tmpdir(), 'sentient-e2e-chromium-'));

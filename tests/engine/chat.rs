@@ -203,9 +203,13 @@ async fn the_http_fallback_streams_a_turn_and_approvals_answer_over_http() -> Re
 async fn a_new_chat_gets_a_title_from_the_fast_model() -> Result<()> {
     let server = ScriptedModel::start().await;
     let t = engine(&server).await?;
-    // Titles are background work, held back for the quiet period after a reply; none here.
+    // Titles are background work, held back for the quiet period after a reply; none here. Every
+    // model call is scripted, so memory does not learn from the turn (that would be one more).
     t.client
-        .patch("/api/config", json!({"models": {"background_quiet_s": 0}}))
+        .patch(
+            "/api/config",
+            json!({"models": {"background_quiet_s": 0}, "memory": {"extract_after_turn": false}}),
+        )
         .await?;
     server.push(Reply::text("Paris is the capital of France."));
     server.push(Reply::text("\"Capital of France.\""));
@@ -508,6 +512,8 @@ async fn a_long_chat_is_summarized_and_replies_read_the_summary() -> Result<()> 
         .patch(
             "/api/config",
             json!({"models": {"background_quiet_s": 0},
+                   // Every model call is scripted: no learning from the turns.
+                   "memory": {"extract_after_turn": false},
                    "chat": {"compress_after_messages": 10, "history_window": 4, "auto_title": false},
                    "integrations": {"read_only": ["web"]}}),
         )

@@ -134,7 +134,7 @@ fn the_check_finds_an_upward_dependency() {
         upward_dependencies(&packages),
         ["sentient-agent (layer 2) depends on sentient-tasks (layer 3)"]
     );
-    let unknown = vec![serde_json::json!({"name": "sentient-memory", "dependencies": []})];
+    let unknown = vec![serde_json::json!({"name": "sentient-browser", "dependencies": []})];
     assert_eq!(upward_dependencies(&unknown).len(), 1);
 }
 

@@ -90,6 +90,9 @@ pub struct ListQuery {
     pub offset: Option<i64>,
 }
 
+/// Most results a search ranks (a page past them is empty).
+const MAX_SEARCH: usize = 5_000;
+
 /// Default and largest page of the facts list.
 const DEFAULT_LIMIT: i64 = 100;
 const MAX_LIMIT: i64 = 1_000;
@@ -183,7 +186,8 @@ impl MemoryService {
         match query.q.as_deref().map(str::trim).filter(|q| !q.is_empty()) {
             None => Ok(self.inner.facts.list(&filter, self.now()).await?),
             Some(q) => {
-                let mut found = self.search(q, (offset + limit) as usize, &filter).await?;
+                let wanted = usize::try_from(offset.saturating_add(limit)).unwrap_or(usize::MAX);
+                let mut found = self.search(q, wanted.min(MAX_SEARCH), &filter).await?;
                 Ok(found.split_off((offset as usize).min(found.len())))
             }
         }
