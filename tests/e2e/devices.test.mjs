@@ -31,7 +31,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { chromium } from 'playwright-core';
-import { ScriptedWorld, STEP_TIMEOUT_MS, screenshots } from './support.mjs';
+import { eventually, ScriptedWorld, STEP_TIMEOUT_MS, screenshots } from './support.mjs';
 
 const chromiumPath = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
 // An Android phone's Chrome, so the app names itself the way it does on a phone.
@@ -46,18 +46,6 @@ let page;
 /** Console errors the page printed (a Content-Security-Policy refusal shows up here). */
 const consoleErrors = [];
 const api = (method, path, body) => world.api(method, path, body);
-
-/** Polls `read` until `ok(value)`; fails with `what` and the last value. */
-async function eventually(what, read, ok, timeoutMs = STEP_TIMEOUT_MS) {
-  const deadline = Date.now() + timeoutMs;
-  let last;
-  for (;;) {
-    last = await read();
-    if (ok(last)) return last;
-    assert.ok(Date.now() < deadline, `${what} (last: ${JSON.stringify(last)})`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 const stored = () => page.evaluate((key) => JSON.parse(localStorage.getItem(key) || 'null'), STORE_KEY);
 const status = () => page.getByRole('status');

@@ -15,7 +15,7 @@ import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { ScriptedWorld, screenshots } from './support.mjs';
+import { eventually, ScriptedWorld, screenshots } from './support.mjs';
 
 const MEERA = "User's sister Meera lives in Lisbon";
 const TEA = 'My favourite tea is oolong';
@@ -57,17 +57,6 @@ async function chatOverHttp(text) {
   const done = lines.find((l) => l.type === 'done');
   assert.ok(done, `the turn ended: ${JSON.stringify(lines)}`);
   return done;
-}
-
-async function eventually(what, read, ok, timeoutMs = 20_000) {
-  const deadline = Date.now() + timeoutMs;
-  let last;
-  for (;;) {
-    last = await read();
-    if (ok(last)) return last;
-    assert.ok(Date.now() < deadline, `${what} (last: ${JSON.stringify(last)})`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
 }
 
 before(async () => {

@@ -64,6 +64,18 @@ export async function stopProcess(child) {
   clearTimeout(timer);
 }
 
+/** Polls `read` until `ok(value)`; fails with `what` and the last value. */
+export async function eventually(what, read, ok, timeoutMs = STEP_TIMEOUT_MS) {
+  const deadline = Date.now() + timeoutMs;
+  let last;
+  for (;;) {
+    last = await read();
+    if (ok(last)) return last;
+    assert.ok(Date.now() < deadline, `${what} (last: ${JSON.stringify(last)})`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
 /**
  * One engine, one scripted model server and one browser page for a test file. `script` is what the
  * model says, in order; `name` names the scratch folders.

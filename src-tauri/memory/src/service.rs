@@ -134,12 +134,8 @@ impl MemoryService {
         &self.inner.llm
     }
 
-    fn now(&self) -> DateTime<Utc> {
-        self.inner.clock.now()
-    }
-
     /// The engine's clock's time (a test's manual clock moves it).
-    pub fn now_utc(&self) -> DateTime<Utc> {
+    pub fn now(&self) -> DateTime<Utc> {
         self.inner.clock.now()
     }
 

@@ -23,7 +23,7 @@ impl MemoryService {
         if !config.enabled || !config.summaries_enabled || !self.available() {
             return Ok(0);
         }
-        let now = self.now_utc();
+        let now = self.now();
         let before = now - Duration::minutes(i64::from(config.summarize_after_minutes));
         let chunk = i64::from(config.summary_chunk_messages.max(2));
         let mut written = 0;
