@@ -6,6 +6,7 @@
 pub mod chat;
 pub mod decide;
 pub mod error;
+pub mod import;
 pub mod model;
 pub mod requests;
 pub mod search;
