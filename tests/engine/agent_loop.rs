@@ -143,10 +143,11 @@ async fn tools_run_round_after_round_until_the_model_answers() -> Result<()> {
                 .as_str()
                 .is_some_and(|c| c.contains("Asia/Kolkata"))
     }));
-    // time, files, web (6 tools) and the tasks app (5); the scoped run tools are not offered.
+    // time, files, web (6 tools), the tasks app (5) and memory (7); the scoped run tools are
+    // not offered.
     assert_eq!(
         sent[0].body["tools"].as_array().map(Vec::len),
-        Some(11),
+        Some(18),
         "every built-in tool that isn't scoped is offered"
     );
     // What the run adds: assistant, tool, assistant, tool, assistant.

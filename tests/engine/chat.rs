@@ -497,6 +497,7 @@ impl sentient_engine::agent::compression::ConversationFlush for Recorder {
         &'a self,
         _session_id: &'a str,
         transcript: &'a str,
+        _untrusted: Option<&'a str>,
     ) -> futures::future::BoxFuture<'a, ()> {
         Box::pin(async move {
             self.0.lock().expect("recorder").push(transcript.to_owned());
@@ -512,8 +513,8 @@ async fn a_long_chat_is_summarized_and_replies_read_the_summary() -> Result<()> 
         .patch(
             "/api/config",
             json!({"models": {"background_quiet_s": 0},
-                   // Every model call is scripted: no learning from the turns.
-                   "memory": {"extract_after_turn": false},
+                   // Every model call is scripted: no learning from the turns or the fold.
+                   "memory": {"extract_after_turn": false, "flush_enabled": false},
                    "chat": {"compress_after_messages": 10, "history_window": 4, "auto_title": false},
                    "integrations": {"read_only": ["web"]}}),
         )

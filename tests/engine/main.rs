@@ -15,6 +15,8 @@ mod layers;
 mod lifecycle;
 mod live;
 mod memory;
+mod memory_learning;
+mod memory_tools;
 mod models;
 mod notifications;
 mod presets;

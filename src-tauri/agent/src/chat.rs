@@ -18,7 +18,7 @@ use super::run_loop::{ApprovalAnswer, ApprovalQuestion, Approver, LoopEvent, Loo
 use super::sessions::{MessageRow, NewMessage, StoredFunction, StoredToolCall};
 use crate::Agent;
 use crate::chat_events::ChatEvent;
-use crate::chat_memory::{FinishedTurn, PromptMemory};
+use crate::chat_memory::{FinishedTurn, PromptMemory, merge_sources};
 use sentient_llm::queue::JobKind;
 use sentient_llm::{CallOptions, ChatRequest, Message, ModelRole, Reasoning, ToolCall};
 
@@ -410,11 +410,6 @@ impl Agent {
             system.push_str("\n\n");
             system.push_str(&remembered.section);
         }
-        let sources: Vec<serde_json::Value> = remembered
-            .sources
-            .iter()
-            .filter_map(|s| serde_json::to_value(s).ok())
-            .collect();
         if !summary.trim().is_empty() {
             system.push_str("\n\n## Earlier in this chat\n");
             system.push_str(summary.trim());
@@ -564,6 +559,12 @@ impl Agent {
             .remove(&sid);
         drop(job);
 
+        // What the reply had in mind: the prompt's facts, then what memory tools showed it.
+        let remembered_now = merge_sources(remembered.sources, result.memory_sources.clone());
+        let sources: Vec<serde_json::Value> = remembered_now
+            .iter()
+            .filter_map(|s| serde_json::to_value(s).ok())
+            .collect();
         // Save what the run added; a stopped reply keeps what was already written.
         let mut message_id = None;
         let count = result.added.len();
@@ -626,7 +627,7 @@ impl Agent {
             turn_id: turn_id.clone(),
             content: content.clone(),
             message_id,
-            memory_sources: remembered.sources.clone(),
+            memory_sources: remembered_now,
             cancelled: result.cancelled().then_some(true),
             dropped: (result.cancelled() && !late.is_empty()).then(|| late.clone()),
             client_id: None,

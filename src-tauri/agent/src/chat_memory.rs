@@ -34,3 +34,56 @@ pub trait ChatMemory: Send + Sync {
     /// Learns from a finished turn; returns at once (the work runs in the background).
     fn after_turn(&self, turn: FinishedTurn);
 }
+
+/// Most memory sources one reply or run records (contract section 2).
+pub const MAX_MEMORY_SOURCES: usize = 40;
+
+/// `more` added after `sources`: each memory once (the first mention wins), at most
+/// [`MAX_MEMORY_SOURCES`].
+pub fn merge_sources(
+    mut sources: Vec<MemorySource>,
+    more: impl IntoIterator<Item = MemorySource>,
+) -> Vec<MemorySource> {
+    for source in more {
+        if sources.len() >= MAX_MEMORY_SOURCES {
+            break;
+        }
+        if !sources
+            .iter()
+            .any(|s| s.kind == source.kind && s.id == source.id)
+        {
+            sources.push(source);
+        }
+    }
+    sources.truncate(MAX_MEMORY_SOURCES);
+    sources
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn fact(id: i64, via: &str) -> MemorySource {
+        MemorySource {
+            kind: "fact".into(),
+            id: id.into(),
+            text: format!("fact {id}"),
+            source: "manual".into(),
+            via: via.into(),
+        }
+    }
+
+    #[test]
+    fn the_first_mention_wins_and_the_list_stops_at_forty() {
+        let merged = merge_sources(vec![fact(1, "prompt")], [fact(1, "tool"), fact(2, "tool")]);
+        assert_eq!(merged, vec![fact(1, "prompt"), fact(2, "tool")]);
+        let many = merge_sources(Vec::new(), (0..60).map(|i| fact(i, "tool")));
+        assert_eq!(many.len(), MAX_MEMORY_SOURCES);
+        assert_eq!(many.last().map(|s| s.id.clone()), Some(39.into()));
+        let insight = MemorySource {
+            kind: "insight".into(),
+            ..fact(1, "prompt")
+        };
+        assert_eq!(merge_sources(vec![fact(1, "prompt")], [insight]).len(), 2);
+    }
+}

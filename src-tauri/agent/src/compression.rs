@@ -17,7 +17,13 @@ use sentient_llm::{CallOptions, ChatRequest, Message, ModelRole, Reasoning};
 /// Reads the part of a chat about to be folded into its summary (contract section 10: memory
 /// flushes durable facts here).
 pub trait ConversationFlush: Send + Sync {
-    fn flush<'a>(&'a self, session_id: &'a str, transcript: &'a str) -> BoxFuture<'a, ()>;
+    /// `untrusted` is the app whose content the chat read, when it is marked.
+    fn flush<'a>(
+        &'a self,
+        session_id: &'a str,
+        transcript: &'a str,
+        untrusted: Option<&'a str>,
+    ) -> BoxFuture<'a, ()>;
 }
 
 /// The flush hooks, and the chats being compressed now (one compression per chat at a time).
@@ -203,8 +209,14 @@ impl Agent {
             .lock()
             .unwrap_or_else(|e| e.into_inner())
             .clone();
+        let untrusted = self
+            .sessions()
+            .get(session_id)
+            .await?
+            .untrusted
+            .filter(|u| !u.is_empty());
         for hook in hooks {
-            hook.flush(session_id, &text).await;
+            hook.flush(session_id, &text, untrusted.as_deref()).await;
         }
         let so_far = if summary.trim().is_empty() {
             "(none yet)"

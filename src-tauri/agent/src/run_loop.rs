@@ -161,6 +161,8 @@ pub struct LoopResult {
     pub visited_hosts: BTreeSet<String>,
     /// Positions in `added` of the steer messages the model received (saved as interjections).
     pub interjections: Vec<usize>,
+    /// Memories that memory tools showed the model (`via: "tool"`), in the order they came.
+    pub memory_sources: Vec<crate::chat_events::MemorySource>,
 }
 
 impl LoopResult {
@@ -454,18 +456,15 @@ impl Agent {
                         arguments: p.call.arguments.clone(),
                     });
                 }
-                let work = join_all(batch.iter().map(|p| {
-                    self.run_tool(
-                        &p.call,
-                        &input.opts,
-                        input.tool_result_limit,
-                        &state.progress_tx,
-                        &input.scope,
-                    )
-                }));
+                let mark = state.result.untrusted.clone();
+                let work = join_all(
+                    batch
+                        .iter()
+                        .map(|p| self.run_tool(&p.call, input, mark.clone(), &state.progress_tx)),
+                );
                 let runs = relay_progress(work, &mut state.progress_rx, on_event).await;
-                for (p, (value, content, is_error, ms)) in batch.iter().zip(runs) {
-                    state.finish_call(p, (value, content, is_error, ms), true, on_event);
+                for (p, ran) in batch.iter().zip(runs) {
+                    state.finish_call(p, ran, true, on_event);
                 }
                 continue;
             }
@@ -545,10 +544,9 @@ impl Agent {
     ) {
         let work = self.run_tool(
             &p.call,
-            &input.opts,
-            input.tool_result_limit,
+            input,
+            state.result.untrusted.clone(),
             &state.progress_tx,
-            &input.scope,
         );
         let output = relay_progress(work, &mut state.progress_rx, on_event).await;
         state.finish_call(p, output, true, on_event);
@@ -611,14 +609,17 @@ impl Agent {
     async fn run_tool(
         &self,
         call: &ToolCall,
-        opts: &CallOptions,
-        limit: usize,
+        input: &LoopInput<'_>,
+        mark: Option<String>,
         progress: &ProgressSender,
-        scope: &Option<std::sync::Arc<dyn crate::tools::RunScope>>,
-    ) -> (Value, String, bool, u32) {
+    ) -> Ran {
+        let scope = &input.scope;
         let mut ctx = self.tool_ctx(call.id.clone());
-        ctx.cancel = opts.cancel.clone();
+        ctx.cancel = input.opts.cancel.clone();
         ctx.run = scope.clone();
+        ctx.origin = input.origin;
+        ctx.mark = mark.filter(|m| !m.is_empty());
+        ctx.session_id = input.session_id.clone();
         let (sender, call_id, name) = (progress.clone(), call.id.clone(), call.name.clone());
         let watcher = scope.clone();
         ctx.progress = std::sync::Arc::new(move |update| {
@@ -630,19 +631,38 @@ impl Agent {
         let started = Instant::now();
         let outcome = self
             .tools()
-            .invoke(&call.name, call.arguments.clone(), &ctx, limit)
+            .invoke(
+                &call.name,
+                call.arguments.clone(),
+                &ctx,
+                input.tool_result_limit,
+            )
             .await;
         let ms = u32::try_from(started.elapsed().as_millis()).unwrap_or(u32::MAX);
         if let Some(s) = scope {
             s.activity();
         }
-        (outcome.value, outcome.content, outcome.is_error, ms)
+        Ran {
+            value: outcome.value,
+            content: outcome.content,
+            is_error: outcome.is_error,
+            duration_ms: ms,
+            memory_sources: outcome.memory_sources,
+            marks_run: outcome.marks_run,
+        }
     }
 }
 
-/// What running a tool gave: its result, the text the model reads, whether it failed, and how
-/// long it took in milliseconds.
-type ToolOutput = (Value, String, bool, u32);
+/// What running a tool gave: its result, the text the model reads, whether it failed, how
+/// long it took, the memories it showed and the mark it brings.
+struct Ran {
+    value: Value,
+    content: String,
+    is_error: bool,
+    duration_ms: u32,
+    memory_sources: Vec<crate::chat_events::MemorySource>,
+    marks_run: Option<String>,
+}
 
 /// What one run of the loop keeps between its steps: the conversation so far, the result
 /// being built, the chat's "allow for this chat" grant, the tools' progress channel and the
@@ -662,15 +682,27 @@ impl LoopState {
     fn finish_call(
         &mut self,
         p: &Planned,
-        (value, content, is_error, duration_ms): ToolOutput,
+        outcome: Ran,
         ran: bool,
         on_event: &mut (dyn FnMut(LoopEvent) + Send),
     ) {
+        let Ran {
+            value,
+            content,
+            is_error,
+            duration_ms,
+            memory_sources,
+            marks_run,
+        } = outcome;
         if !is_error {
             // Outside content marks the run; nothing the model says afterwards clears it.
-            if p.untrusted_output && self.result.untrusted.as_deref().is_none_or(str::is_empty) {
+            let unmarked = self.result.untrusted.as_deref().is_none_or(str::is_empty);
+            if unmarked && p.untrusted_output {
                 self.result.untrusted = Some(p.display_name.clone());
+            } else if unmarked && marks_run.is_some() {
+                self.result.untrusted = marks_run;
             }
+            self.result.memory_sources.extend(memory_sources);
             for url in &p.proposed.urls {
                 let host = address_host(url);
                 if !host.is_empty() {
@@ -698,8 +730,15 @@ impl LoopState {
         value: Value,
         on_event: &mut (dyn FnMut(LoopEvent) + Send),
     ) {
-        let content = value.to_string();
-        self.finish_call(p, (value, content, true, 0), false, on_event);
+        let ran = Ran {
+            content: value.to_string(),
+            value,
+            is_error: true,
+            duration_ms: 0,
+            memory_sources: Vec::new(),
+            marks_run: None,
+        };
+        self.finish_call(p, ran, false, on_event);
     }
 
     /// Gives the model the steer messages that arrived since the last round; `true` when any did.

@@ -85,6 +85,40 @@ pub struct SearchHit {
     pub created_at: DateTime<Utc>,
 }
 
+/// A message found in past chats (the history tools), with its chat's title and mark.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct HistoryHit {
+    pub session_id: String,
+    pub title: String,
+    pub role: String,
+    /// The message's words (at most [`HISTORY_TEXT_CHARS`] characters).
+    pub text: String,
+    pub created_at: DateTime<Utc>,
+    /// The app whose content that chat read, if it is marked.
+    #[serde(skip)]
+    pub untrusted: Option<String>,
+}
+
+/// Longest stretch of one message a history tool returns.
+pub const HISTORY_TEXT_CHARS: usize = 600;
+
+type HistoryRecord = (String, String, String, String, String, Option<String>);
+
+fn history_hit(r: HistoryRecord) -> HistoryHit {
+    let mut text: String = r.3.chars().take(HISTORY_TEXT_CHARS).collect();
+    if text.len() < r.3.len() {
+        text.push('…');
+    }
+    HistoryHit {
+        session_id: r.0,
+        title: r.1,
+        role: r.2,
+        text,
+        created_at: time(&r.4),
+        untrusted: r.5.filter(|u| !u.is_empty()),
+    }
+}
+
 #[derive(Debug, thiserror::Error)]
 pub enum SessionError {
     #[error("There is no chat with the id {0}.")]
@@ -430,6 +464,54 @@ impl Sessions {
                 },
             )
             .collect())
+    }
+
+    /// What the person and the assistant said in past chats that matches `q`, best first (tool
+    /// calls and results left out).
+    pub async fn history_search(
+        &self,
+        q: &str,
+        limit: u32,
+    ) -> Result<Vec<HistoryHit>, SessionError> {
+        let Some(query) = fts5_match(q) else {
+            return Ok(Vec::new());
+        };
+        let rows: Vec<HistoryRecord> = sqlx::query_as(
+            "SELECT m.session_id, s.title, m.role, m.content, m.created_at, s.untrusted
+             FROM chat_messages_fts JOIN chat_messages m ON m.rowid = chat_messages_fts.rowid
+             JOIN chat_sessions s ON s.id = m.session_id
+             WHERE chat_messages_fts MATCH ? AND m.role IN ('user', 'assistant') AND m.content != ''
+             ORDER BY rank LIMIT ?",
+        )
+        .bind(query)
+        .bind(i64::from(limit.clamp(1, 200)))
+        .fetch_all(self.store.pool())
+        .await?;
+        Ok(rows.into_iter().map(history_hit).collect())
+    }
+
+    /// What the person and the assistant said from `start` up to (not including) `end`,
+    /// oldest first.
+    pub async fn history_between(
+        &self,
+        start: DateTime<Utc>,
+        end: DateTime<Utc>,
+        limit: u32,
+    ) -> Result<Vec<HistoryHit>, SessionError> {
+        // Both sides written the way messages are stamped, so text order is time order.
+        let rows: Vec<HistoryRecord> = sqlx::query_as(
+            "SELECT m.session_id, s.title, m.role, m.content, m.created_at, s.untrusted
+             FROM chat_messages m JOIN chat_sessions s ON s.id = m.session_id
+             WHERE m.created_at >= ? AND m.created_at < ? AND m.role IN ('user', 'assistant')
+               AND m.content != ''
+             ORDER BY m.created_at, m.seq LIMIT ?",
+        )
+        .bind(start.to_rfc3339())
+        .bind(end.to_rfc3339())
+        .bind(i64::from(limit.clamp(1, 1000)))
+        .fetch_all(self.store.pool())
+        .await?;
+        Ok(rows.into_iter().map(history_hit).collect())
     }
 
     /// Marks the chat as having read content from `app` (section 10). The mark never clears.

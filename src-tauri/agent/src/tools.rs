@@ -24,6 +24,9 @@ use tokio_util::sync::CancellationToken;
 use sentient_core::clock::{SharedClock, SystemClock};
 use sentient_core::home::Home;
 
+use crate::approvals::Origin;
+use crate::chat_events::MemorySource;
+
 pub use registry::{PluginInfo, RegistryError, ToolRegistry, ToolResult};
 pub use sentient_core::domain::tool_info::{CallDescription, Risk, ToolInfo};
 
@@ -105,22 +108,57 @@ pub fn parse_args<Args: DeserializeOwned>(args: Value) -> Result<Args, ToolError
 }
 
 /// What a finished call returns: a string, or JSON the model reads as compact text.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct ToolOutput {
     pub value: Value,
+    /// Memories the result shows the model, each with where its row ends in the text the model
+    /// reads (in characters): only rows within the run's tool result limit count as read.
+    pub memory_sources: Vec<(usize, MemorySource)>,
+    /// The result came from a chat that read outside content: the run is marked with this app,
+    /// as if it had read the content itself.
+    pub marks_run: Option<String>,
 }
 
 impl ToolOutput {
     pub fn text(text: impl Into<String>) -> Self {
         Self {
             value: Value::String(text.into()),
+            ..Self::default()
         }
     }
 
     pub fn json(value: impl Serialize) -> Result<Self, ToolError> {
         serde_json::to_value(value)
-            .map(|value| Self { value })
+            .map(|value| Self {
+                value,
+                ..Self::default()
+            })
             .map_err(|e| ToolError::Failed(format!("The tool's answer could not be encoded: {e}")))
+    }
+
+    /// A list of rows, each showing one memory: the value is the array of rows, and each
+    /// memory source records where its row ends in the array's compact text.
+    pub fn memory_rows(rows: Vec<(Value, MemorySource)>) -> Self {
+        // `[` then each row's text, with a comma between rows.
+        let mut end = 1;
+        let mut values = Vec::with_capacity(rows.len());
+        let mut memory_sources = Vec::with_capacity(rows.len());
+        for (i, (row, source)) in rows.into_iter().enumerate() {
+            end += usize::from(i > 0) + row.to_string().chars().count();
+            values.push(row);
+            memory_sources.push((end, source));
+        }
+        Self {
+            value: Value::Array(values),
+            memory_sources,
+            marks_run: None,
+        }
+    }
+
+    /// Marks the run with `app` (see [`ToolOutput::marks_run`]).
+    pub fn marking_run(mut self, app: Option<String>) -> Self {
+        self.marks_run = app.filter(|a| !a.is_empty());
+        self
     }
 }
 
@@ -237,6 +275,12 @@ pub struct ToolCtx {
     pub web: WebSettings,
     /// The task run this call belongs to, if any (`ask_user` needs one).
     pub run: Option<Arc<dyn RunScope>>,
+    /// Who started the run (a chat, a task, work nobody asked for).
+    pub origin: Origin,
+    /// The app whose content the run has read so far (its outside-content mark), if any.
+    pub mark: Option<String>,
+    /// The chat the run belongs to, if any.
+    pub session_id: Option<String>,
 }
 
 impl std::fmt::Debug for ToolCtx {
@@ -246,6 +290,8 @@ impl std::fmt::Debug for ToolCtx {
             .field("home", &self.home.root())
             .field("timezone", &self.timezone)
             .field("web", &self.web)
+            .field("origin", &self.origin)
+            .field("mark", &self.mark)
             .finish_non_exhaustive()
     }
 }
@@ -263,6 +309,9 @@ impl ToolCtx {
             timezone: "auto".to_owned(),
             web: WebSettings::default(),
             run: None,
+            origin: Origin::Chat,
+            mark: None,
+            session_id: None,
         }
     }
 

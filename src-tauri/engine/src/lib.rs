@@ -205,10 +205,16 @@ impl Engine {
             llm: llm.clone(),
             clock: clock.clone(),
             notifier: Arc::new(notifications.clone()),
+            stop: stop.clone(),
             workspace: home.workspace(),
             local_date: local_date(agent.clone()),
         });
         agent.attach_memory(Arc::new(memory.clone()));
+        agent.add_flush_hook(Arc::new(memory.clone()));
+        let memory_tools = sentient_memory::tools::plugin(memory.clone(), agent.sessions().clone());
+        if let Err(error) = agent.tools().register(memory_tools) {
+            tracing::error!(%error, "the memory app could not be registered");
+        }
         let models = models::ModelService::new(
             config.clone(),
             llm.clone(),

@@ -13,6 +13,7 @@ pub mod search;
 pub mod service;
 pub mod store;
 pub mod summaries;
+pub mod tools;
 pub mod workspace;
 
 pub use error::MemoryError;

@@ -11,6 +11,7 @@ use sentient_core::clock::SharedClock;
 use sentient_core::config::ConfigService;
 use sentient_core::domain::notification::{NewNotification, Notifier};
 use sentient_core::domain::{JobKind, MemoryChange};
+use sentient_core::stop::StopService;
 use sentient_core::store::Store;
 use sentient_llm::types::{ChatRequest, Message};
 use sentient_llm::{CallOptions, LlmService, ModelRole};
@@ -50,6 +51,8 @@ pub struct MemoryParts {
     pub llm: LlmService,
     pub clock: SharedClock,
     pub notifier: Arc<dyn Notifier>,
+    /// Background model work (learning from chats) is a Stop-everything job.
+    pub stop: StopService,
     /// The home's `workspace/` folder.
     pub workspace: PathBuf,
     pub local_date: LocalDate,
@@ -62,6 +65,7 @@ struct Inner {
     llm: LlmService,
     clock: SharedClock,
     notifier: Arc<dyn Notifier>,
+    stop: StopService,
     notes: Notes,
     local_date: LocalDate,
     /// Held while facts are being given vectors, so two re-index passes never overlap.
@@ -115,6 +119,7 @@ impl MemoryService {
                 llm: parts.llm,
                 clock: parts.clock,
                 notifier: parts.notifier,
+                stop: parts.stop,
                 notes: Notes::new(parts.workspace),
                 local_date: parts.local_date,
                 reindexing: tokio::sync::Mutex::new(()),
@@ -132,6 +137,10 @@ impl MemoryService {
 
     pub fn llm(&self) -> &LlmService {
         &self.inner.llm
+    }
+
+    pub fn stop(&self) -> &StopService {
+        &self.inner.stop
     }
 
     /// The engine's clock's time (a test's manual clock moves it).
@@ -224,11 +233,25 @@ impl MemoryService {
     /// Facts for a prompt: the best `limit` at similarity ≥ `memory.min_similarity` (by words
     /// only when there are no vectors), each counted as recalled.
     pub async fn recall(&self, text: &str, limit: usize) -> Result<Vec<Memory>, MemoryError> {
+        self.recall_from(text, limit, None).await
+    }
+
+    /// [`MemoryService::recall`] among the facts of one source (`memory_search_by_source`).
+    pub async fn recall_from(
+        &self,
+        text: &str,
+        limit: usize,
+        source: Option<&str>,
+    ) -> Result<Vec<Memory>, MemoryError> {
         if !self.available() || text.trim().is_empty() {
             return Ok(Vec::new());
         }
         let min = self.inner.config.current().memory.min_similarity;
-        let mut found = self.search(text, limit, &ListFilter::default()).await?;
+        let filter = ListFilter {
+            source: source.map(str::to_owned),
+            ..ListFilter::default()
+        };
+        let mut found = self.search(text, limit, &filter).await?;
         // In a prompt even a fact with the words must be close in meaning, when that is known.
         found.retain(|f| f.similarity.is_none_or(|s| s >= min));
         let ids: Vec<i64> = found.iter().map(|f| f.id).collect();
@@ -306,6 +329,45 @@ impl MemoryService {
     }
 
     /// `GET /api/memories/summaries`, newest first.
+    /// Past chats' summaries closest to `query` (`history_semantic_search`): only chats that
+    /// never read outside content; by meaning when embeddings answer, else by shared words.
+    pub async fn search_summaries(
+        &self,
+        query: &str,
+        limit: usize,
+    ) -> Result<Vec<(Summary, Option<f64>)>, MemoryError> {
+        if !self.available() || query.trim().is_empty() {
+            return Ok(Vec::new());
+        }
+        let limit = limit.clamp(1, 50);
+        let vector = self.query_vector(query).await;
+        let found = self
+            .inner
+            .facts
+            .clean_summaries(vector.as_deref(), limit as i64)
+            .await?;
+        if found
+            .first()
+            .is_some_and(|(_, similarity)| similarity.is_some())
+        {
+            return Ok(found);
+        }
+        let mut ranked: Vec<(Summary, f64)> = found
+            .into_iter()
+            .map(|(summary, _)| {
+                let share = crate::search::word_share(query, &summary.content);
+                (summary, share)
+            })
+            .filter(|(_, share)| *share > 0.0)
+            .collect();
+        ranked.sort_by(|a, b| b.1.total_cmp(&a.1).then(b.0.end_at.cmp(&a.0.end_at)));
+        Ok(ranked
+            .into_iter()
+            .take(limit)
+            .map(|(summary, _)| (summary, None))
+            .collect())
+    }
+
     pub async fn summaries(&self, limit: Option<i64>) -> Result<Vec<Summary>, MemoryError> {
         let limit = limit.unwrap_or(50);
         if !(1..=MAX_LIMIT).contains(&limit) {

@@ -770,39 +770,88 @@ impl MemoryStore {
     }
 
     pub async fn summaries(&self, limit: i64) -> Result<Vec<Summary>, sqlx::Error> {
-        let rows = sqlx::query(
-            "SELECT summaries.id, summaries.content, summaries.start_at, summaries.end_at, \
-             summaries.session_id, \
-             COALESCE(summaries.untrusted, NULLIF(chat_sessions.untrusted, '')) AS untrusted \
-             FROM summaries LEFT JOIN chat_sessions ON chat_sessions.id = summaries.session_id \
-             ORDER BY summaries.end_at DESC, summaries.id DESC LIMIT ?",
-        )
+        let rows = sqlx::query(safe(format!(
+            "SELECT {SUMMARY_COLUMNS} FROM summaries \
+             LEFT JOIN chat_sessions ON chat_sessions.id = summaries.session_id \
+             ORDER BY summaries.end_at DESC, summaries.id DESC LIMIT ?"
+        )))
         .bind(limit)
         .fetch_all(self.store.pool())
         .await?;
-        Ok(rows
-            .iter()
-            .map(|r| {
-                let time = |name: &str| {
-                    r.try_get::<String, _>(name)
-                        .ok()
-                        .and_then(|t| parse_stamp(&t))
-                        .unwrap_or_default()
-                };
-                Summary {
-                    id: r.try_get("id").unwrap_or_default(),
-                    content: r.try_get("content").unwrap_or_default(),
-                    start_at: time("start_at"),
-                    end_at: time("end_at"),
-                    session_id: r.try_get("session_id").ok().flatten(),
-                    untrusted: r
-                        .try_get::<Option<String>, _>("untrusted")
-                        .ok()
-                        .flatten()
-                        .filter(|u| !u.is_empty()),
-                }
-            })
-            .collect())
+        Ok(rows.iter().map(summary_from).collect())
+    }
+
+    /// Summaries of chats that never read outside content (left out before ranking, so they
+    /// never crowd out clean ones), nearest to `vector` first, with their similarity. Without a
+    /// vector (or vectors): the newest [`WORD_RANKED_SUMMARIES`], unranked, for a word match.
+    pub async fn clean_summaries(
+        &self,
+        vector: Option<&[f32]>,
+        limit: i64,
+    ) -> Result<Vec<(Summary, Option<f64>)>, sqlx::Error> {
+        const CLEAN: &str = "COALESCE(summaries.untrusted, '') = '' \
+             AND COALESCE(chat_sessions.untrusted, '') = ''";
+        let indexed = match (vector, self.index_info().await) {
+            (Some(v), Some(info)) if info.dimension == v.len() => Some(v),
+            _ => None,
+        };
+        if let Some(vector) = indexed {
+            let rows = sqlx::query(safe(format!(
+                "SELECT {SUMMARY_COLUMNS}, vec_distance_cosine(summaries_vec.embedding, ?) AS distance \
+                 FROM summaries JOIN summaries_vec ON summaries_vec.rowid = summaries.id \
+                 LEFT JOIN chat_sessions ON chat_sessions.id = summaries.session_id \
+                 WHERE {CLEAN} ORDER BY distance, summaries.id DESC LIMIT ?"
+            )))
+            .bind(vector_bytes(vector))
+            .bind(limit)
+            .fetch_all(self.store.pool())
+            .await?;
+            return Ok(rows
+                .iter()
+                .map(|r| {
+                    let distance: f64 = r.try_get("distance").unwrap_or(1.0);
+                    (summary_from(r), Some(1.0 - distance))
+                })
+                .collect());
+        }
+        let rows = sqlx::query(safe(format!(
+            "SELECT {SUMMARY_COLUMNS} FROM summaries \
+             LEFT JOIN chat_sessions ON chat_sessions.id = summaries.session_id \
+             WHERE {CLEAN} ORDER BY summaries.end_at DESC LIMIT ?"
+        )))
+        .bind(WORD_RANKED_SUMMARIES)
+        .fetch_all(self.store.pool())
+        .await?;
+        Ok(rows.iter().map(|r| (summary_from(r), None)).collect())
+    }
+}
+
+/// How many of the newest clean summaries a word match looks through.
+pub const WORD_RANKED_SUMMARIES: i64 = 2_000;
+
+/// A summary's columns, its mark taken from its chat when it has none of its own.
+const SUMMARY_COLUMNS: &str = "summaries.id, summaries.content, summaries.start_at, \
+    summaries.end_at, summaries.session_id, \
+    COALESCE(summaries.untrusted, NULLIF(chat_sessions.untrusted, '')) AS untrusted";
+
+fn summary_from(r: &sqlx::sqlite::SqliteRow) -> Summary {
+    let time = |name: &str| {
+        r.try_get::<String, _>(name)
+            .ok()
+            .and_then(|t| parse_stamp(&t))
+            .unwrap_or_default()
+    };
+    Summary {
+        id: r.try_get("id").unwrap_or_default(),
+        content: r.try_get("content").unwrap_or_default(),
+        start_at: time("start_at"),
+        end_at: time("end_at"),
+        session_id: r.try_get("session_id").ok().flatten(),
+        untrusted: r
+            .try_get::<Option<String>, _>("untrusted")
+            .ok()
+            .flatten()
+            .filter(|u| !u.is_empty()),
     }
 }
 

@@ -315,8 +315,24 @@ impl TaskService {
             record.untrusted = Some(app);
             self.tasks().store().save_run(record).await?;
         }
+        // What memory holds about the person for this task; those facts are the run's first
+        // memory sources (`via: "prompt"`).
+        let mut system = self.agent().system_prompt() + &brief_section(task.brief.as_ref());
+        if let Some(memory) = self.agent().chat_memory() {
+            let remembered = memory
+                .for_prompt(&format!("{}\n{}", task.name, task.description))
+                .await;
+            if !remembered.section.is_empty() {
+                system.push_str("\n\n");
+                system.push_str(&remembered.section);
+            }
+            self.tasks()
+                .store()
+                .add_memory_sources(run_id, &remembered.sources)
+                .await?;
+        }
         Ok(vec![
-            Message::system(self.agent().system_prompt() + &brief_section(task.brief.as_ref())),
+            Message::system(system),
             Message::user(kickoff(
                 task,
                 record.run.trigger_event_data.as_ref(),
@@ -493,6 +509,15 @@ impl TaskService {
                     _ => {}
                 })
                 .await;
+            // Saved as found, so a pause, a restart or a Retry keeps them.
+            if let Err(error) = self
+                .tasks()
+                .store()
+                .add_memory_sources(run_id, &result.memory_sources)
+                .await
+            {
+                tracing::warn!(%error, run_id, "could not save the run's memory sources");
+            }
             // Steps include the executor's nudges; a cancelled call is dropped from the transcript.
             messages.extend(complete_rounds(&result.added));
             let announced = matches!(result.end, LoopEnd::Answered | LoopEnd::Repeat { .. })

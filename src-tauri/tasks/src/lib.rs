@@ -576,7 +576,8 @@ impl TaskService {
                 "This task is already running or waiting for your answer.",
             ));
         }
-        self.start_run_from(task_id, None, None, None, None).await?;
+        self.start_run_from(task_id, None, None, None, None, Vec::new())
+            .await?;
         self.get_task(task_id).await
     }
 
@@ -683,10 +684,11 @@ impl TaskService {
         retry_of: Option<String>,
         transcript: Option<Vec<sentient_llm::Message>>,
         carried_notes: Option<String>,
+        memory_sources: Vec<Value>,
     ) -> Result<String, TaskError> {
         let now = self.clock().now();
         let plan = self.tasks().store().task(task_id).await?.task.plan;
-        let record = RunRecord::start(
+        let mut record = RunRecord::start(
             task_id,
             plan,
             trigger_event_data,
@@ -694,6 +696,7 @@ impl TaskService {
             transcript.unwrap_or_default(),
             now,
         );
+        record.run.memory_sources = memory_sources;
         let run_id = record.run.run_id.clone();
         self.tasks().store().save_run(&record).await?;
         if let Some(notes) = carried_notes {

@@ -375,10 +375,11 @@ impl TaskService {
         let unchanged =
             store.run_notepad_version(run_id).await? == store.notepad_version(task_id).await?;
         let carried_notes = unchanged.then(|| saved_notes(&transcript)).flatten();
-        let retry = if transcript.is_empty() {
-            None
+        // A retry that continues the transcript had the same memories in mind.
+        let (retry, memory_sources) = if transcript.is_empty() {
+            (None, Vec::new())
         } else {
-            Some(transcript)
+            (Some(transcript), old.run.memory_sources.clone())
         };
         self.start_run_from(
             task_id,
@@ -386,6 +387,7 @@ impl TaskService {
             Some(run_id.to_owned()),
             retry,
             carried_notes,
+            memory_sources,
         )
         .await?;
         self.get_task(task_id).await

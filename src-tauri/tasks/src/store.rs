@@ -3,6 +3,8 @@
 //! are read-modify-write inside a transaction; the service serialises them per engine.
 
 use chrono::{DateTime, Utc};
+use sentient_agent::chat_events::MemorySource;
+use sentient_agent::chat_memory::merge_sources;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
@@ -163,7 +165,8 @@ const UPDATE_TASK: &str = "UPDATE tasks SET name = ?, description = ?, prompt = 
 
 /// Saves a run: inserts it, or writes every field back (the one statement for `save_run` and
 /// the scheduler's claim, so the two never drift apart).
-/// Saves a run. A new row records the version of its task's notes then (the notes it starts
+/// Saves a run. Its memory sources are written only when the row is new: later ones are added
+/// by [`TaskStore::add_memory_sources`], so a save from an older copy never drops them. A new row records the version of its task's notes then (the notes it starts
 /// from), whatever its transcript; saving it again never changes that, so a retry or a run
 /// resumed after a restart keeps the version it started with.
 fn upsert_run(record: &RunRecord) -> TaskQuery<'_> {
@@ -178,7 +181,7 @@ fn upsert_run(record: &RunRecord) -> TaskQuery<'_> {
              finished_at = excluded.finished_at, plan = excluded.plan, trigger_event_data = excluded.trigger_event_data,
              result = excluded.result, error = excluded.error, retry_of = excluded.retry_of,
              pending_question = excluded.pending_question, last_activity_at = excluded.last_activity_at,
-             memory_sources = excluded.memory_sources, transcript = excluded.transcript, limits = excluded.limits,
+             transcript = excluded.transcript, limits = excluded.limits,
              untrusted = excluded.untrusted, brief_updated = excluded.brief_updated",
     )
     .bind(&r.run_id)
@@ -496,6 +499,35 @@ impl TaskStore {
         upsert_run(record).execute(self.store.pool()).await?;
         self.index_transcript(&record.run.run_id, &record.transcript)
             .await
+    }
+
+    /// Adds memories a run had in mind to the ones it already has (each once, at most 40).
+    pub async fn add_memory_sources(
+        &self,
+        run_id: &str,
+        more: &[MemorySource],
+    ) -> Result<(), TaskStoreError> {
+        if more.is_empty() {
+            return Ok(());
+        }
+        let mut tx = self.store.begin_write().await?;
+        let saved: Option<(String,)> =
+            sqlx::query_as("SELECT memory_sources FROM task_runs WHERE id = ?")
+                .bind(run_id)
+                .fetch_optional(&mut *tx)
+                .await?;
+        let Some((saved,)) = saved else {
+            return Err(TaskStoreError::NoRun(run_id.to_owned()));
+        };
+        let sources: Vec<MemorySource> = serde_json::from_str(&saved).unwrap_or_default();
+        let merged = merge_sources(sources, more.iter().cloned());
+        sqlx::query("UPDATE task_runs SET memory_sources = ? WHERE id = ?")
+            .bind(json(&merged))
+            .bind(run_id)
+            .execute(&mut *tx)
+            .await?;
+        tx.commit().await?;
+        Ok(())
     }
 
     /// The version of a task's notes: every edit or Clear by the person bumps it.

@@ -220,7 +220,7 @@ impl TaskService {
                     }
                 }
                 match self
-                    .start_run_from(&task_id, Some(item.clone()), None, None, None)
+                    .start_run_from(&task_id, Some(item.clone()), None, None, None, Vec::new())
                     .await
                 {
                     Ok(run_id) => {

@@ -274,7 +274,10 @@ impl Tool for FilesList {
             let args: ListArgs = parse_args(args)?;
             let root = ctx.files_root();
             let listing = blocking(move || list(&root, args.path.as_deref())).await?;
-            Ok(ToolOutput { value: listing })
+            Ok(ToolOutput {
+                value: listing,
+                ..ToolOutput::default()
+            })
         })
     }
 }
@@ -342,7 +345,10 @@ impl Tool for FilesWrite {
             let args: WriteArgs = parse_args(args)?;
             let root = ctx.files_root();
             let saved = blocking(move || write(&root, &args.path, &args.content)).await?;
-            Ok(ToolOutput { value: saved })
+            Ok(ToolOutput {
+                value: saved,
+                ..ToolOutput::default()
+            })
         })
     }
     fn describe(&self, args: &Value) -> Option<CallDescription> {

@@ -35,6 +35,10 @@ pub struct ToolResult {
     pub is_error: bool,
     /// Where the whole text was saved when it was cut.
     pub saved_to: Option<std::path::PathBuf>,
+    /// The memories among the rows the model read (those within the limit).
+    pub memory_sources: Vec<crate::chat_events::MemorySource>,
+    /// The app the result marks the run with (see `ToolOutput::marks_run`).
+    pub marks_run: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -213,6 +217,13 @@ impl ToolRegistry {
                     other => other.to_string(),
                 };
                 let (content, saved_to) = cut(ctx, text, limit).await;
+                // A row the cut reached was not read in full, so it does not count.
+                let memory_sources = output
+                    .memory_sources
+                    .into_iter()
+                    .filter(|(ends_at, _)| *ends_at <= limit)
+                    .map(|(_, source)| source)
+                    .collect();
                 ToolResult {
                     call_id: ctx.call_id.clone(),
                     name: name.to_owned(),
@@ -220,6 +231,8 @@ impl ToolRegistry {
                     content,
                     is_error: false,
                     saved_to,
+                    memory_sources,
+                    marks_run: output.marks_run,
                 }
             }
             Err(ToolError::InvalidArguments(message)) => error_result(
@@ -243,6 +256,8 @@ fn error_result(ctx: &ToolCtx, name: &str, value: Value) -> ToolResult {
         value,
         is_error: true,
         saved_to: None,
+        memory_sources: Vec::new(),
+        marks_run: None,
     }
 }
 
