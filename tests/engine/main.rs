@@ -15,6 +15,7 @@ mod layers;
 mod lifecycle;
 mod live;
 mod memory;
+mod memory_import;
 mod memory_learning;
 mod memory_tools;
 mod models;

@@ -628,6 +628,17 @@ async fn without_sqlite_vec_reads_are_empty_writes_answer_503_and_doctor_says_wh
     assert_eq!(status, 503);
     let (status, _) = client.delete("/api/memories/source/manual").await?;
     assert_eq!(status, 503);
+    let form = reqwest::multipart::Form::new().part(
+        "file",
+        reqwest::multipart::Part::bytes(b"I live in Pune.".to_vec()).file_name("about.txt"),
+    );
+    let (status, _) = sentient_e2e::send(
+        client
+            .request(reqwest::Method::POST, "/api/memories/import")
+            .multipart(form),
+    )
+    .await?;
+    assert_eq!(status, 503);
     drop(engine);
 
     let out = tokio::process::Command::new(engine_binary()?)

@@ -110,38 +110,50 @@ impl MemoryService {
         most: usize,
         cancel: &CancellationToken,
     ) -> Vec<String> {
+        self.try_extract(system, text, most, cancel)
+            .await
+            .unwrap_or_else(|error| {
+                tracing::debug!(%error, "no facts learned this time");
+                Vec::new()
+            })
+    }
+
+    /// [`MemoryService::extract`], saying why the model gave nothing.
+    pub(crate) async fn try_extract(
+        &self,
+        system: &str,
+        text: &str,
+        most: usize,
+        cancel: &CancellationToken,
+    ) -> Result<Vec<String>, sentient_llm::LlmError> {
         let request = ChatRequest {
             messages: vec![Message::system(system), Message::user(text.to_owned())],
             ..Default::default()
         };
         let opts = CallOptions::new(ModelRole::Fast, "memory", JobKind::Memory)
             .with_cancel(cancel.clone());
-        match self.llm().json(request, &opts).await {
-            Ok((answer, _)) => answer
-                .get("facts")
-                .and_then(Value::as_array)
-                .map(|list| {
-                    list.iter()
-                        .filter_map(Value::as_str)
-                        .map(str::trim)
-                        .filter(|f| !f.is_empty())
-                        .take(most)
-                        .map(str::to_owned)
-                        .collect()
-                })
-                .unwrap_or_default(),
-            Err(error) => {
-                tracing::debug!(%error, "no facts learned this time");
-                Vec::new()
-            }
-        }
+        let (answer, _) = self.llm().json(request, &opts).await?;
+        Ok(answer
+            .get("facts")
+            .and_then(Value::as_array)
+            .map(|list| {
+                list.iter()
+                    .filter_map(Value::as_str)
+                    .map(str::trim)
+                    .filter(|f| !f.is_empty())
+                    .take(most)
+                    .map(str::to_owned)
+                    .collect()
+            })
+            .unwrap_or_default())
     }
 
     /// Remembers each fact through the normal decision, held with `review`; stops when `job`
     /// is cancelled. Answers what each write did.
-    async fn remember_all(
+    pub(crate) async fn remember_all(
         &self,
         facts: Vec<String>,
+        source: &str,
         review: Option<ReviewNote>,
         job: &sentient_core::stop::Job,
     ) -> Vec<WriteResult> {
@@ -150,7 +162,7 @@ impl MemoryService {
             if job.is_cancelled() {
                 break;
             }
-            match self.remember(&fact, "conversation", review.clone()).await {
+            match self.remember(&fact, source, review.clone()).await {
                 Ok(result) => written.push(result),
                 Err(error) => tracing::warn!(%error, "a fact from a chat could not be remembered"),
             }
@@ -190,7 +202,7 @@ impl MemoryService {
         let job = self.stop().start_job("memory flush");
         let most = usize::try_from(config.flush_max_facts).unwrap_or(8);
         let facts = self.extract(&system, &said, most, job.token()).await;
-        self.remember_all(facts, review, &job).await
+        self.remember_all(facts, "conversation", review, &job).await
     }
 
     /// Remembers the lasting facts in a text the person wrote about themselves (the first-run
@@ -228,7 +240,9 @@ impl MemoryService {
         let facts = self
             .extract(FROM_MESSAGE, &turn.user_text, MAX_LEARNED, job.token())
             .await;
-        self.remember_all(facts, review, &job).await.len()
+        self.remember_all(facts, "conversation", review, &job)
+            .await
+            .len()
     }
 }
 

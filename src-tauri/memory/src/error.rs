@@ -19,6 +19,12 @@ pub enum MemoryError {
     Store(#[from] sqlx::Error),
     #[error("a notes file could not be read or written: {0}")]
     Io(#[from] std::io::Error),
+    /// A document that can't be imported (wrong type, too large, unreadable, no text).
+    #[error(transparent)]
+    Import(#[from] crate::import::ImportError),
+    /// The model needed for the work did not answer: a sentence saying what to do.
+    #[error("{0}")]
+    ModelFailed(String),
 }
 
 impl MemoryError {
@@ -38,6 +44,8 @@ impl From<MemoryError> for ApiError {
             MemoryError::Unavailable => ApiError::new(503, UNAVAILABLE_DETAIL),
             MemoryError::Store(e) => ApiError::internal(&e),
             MemoryError::Io(e) => ApiError::internal(&e),
+            MemoryError::Import(e) => ApiError::from(e),
+            MemoryError::ModelFailed(detail) => ApiError::new(503, detail),
         }
     }
 }
@@ -52,6 +60,11 @@ mod tests {
         assert_eq!(status(MemoryError::invalid("x")), 400);
         assert_eq!(status(MemoryError::not_found("x")), 404);
         assert_eq!(status(MemoryError::Unavailable), 503);
+        assert_eq!(
+            status(MemoryError::Import(crate::import::ImportError::TooLarge)),
+            413
+        );
+        assert_eq!(status(MemoryError::ModelFailed("x".into())), 503);
         assert_eq!(status(MemoryError::Store(sqlx::Error::RowNotFound)), 500);
     }
 }

@@ -9,6 +9,10 @@ use std::io::{Cursor, Read};
 use quick_xml::events::Event;
 use sentient_core::error::ApiError;
 
+use crate::error::MemoryError;
+use crate::model::{Action, FactStatus, ImportResult, ReviewNote};
+use crate::service::MemoryService;
+
 /// The largest upload accepted (20 MB).
 pub const MAX_IMPORT_BYTES: usize = 20 * 1024 * 1024;
 
@@ -293,6 +297,90 @@ fn cut_point(text: &str, limit: usize) -> usize {
         prev = Some(c);
     }
     text.len() // all of it fits
+}
+
+/// Reads facts from a document, chunk by chunk (one fast-model call each).
+const FROM_DOCUMENT: &str = "You read part of a document the user gave their assistant and pick out \
+    lasting facts about the user and the people in their life (where they live and work, family, \
+    skills, history, preferences). Write each as one short third-person sentence about the user \
+    (\"User worked at Infosys from 2019 to 2023\"). Only what the text says; nothing about anyone \
+    unrelated to the user. Answer with JSON only: {\"facts\": [\"...\"]}, an empty list when there are none.";
+
+/// Most facts read from one chunk.
+const FACTS_PER_CHUNK: usize = 12;
+
+impl MemoryService {
+    /// `POST /api/memories/import`: the file's text, in chunks of `memory.import_chunk_chars`,
+    /// each read for facts that are remembered with source `file:<name>` and held for review
+    /// (`from` = the file's name, `snippet` = the chunk). A Stop-everything job.
+    pub async fn import(
+        &self,
+        file_name: &str,
+        bytes: Vec<u8>,
+    ) -> Result<ImportResult, MemoryError> {
+        self.writable()?;
+        let name = base_name(file_name).trim().to_owned();
+        let reading = name.clone();
+        let text = tokio::task::spawn_blocking(move || extract_text(&reading, &bytes))
+            .await
+            .map_err(|_| ImportError::Unreadable(name.clone()))??;
+        let config = self.config().current().memory.clone();
+        let pieces = chunks(
+            &text,
+            usize::try_from(config.import_chunk_chars).unwrap_or(DEFAULT_CHUNK_CHARS),
+        );
+        let source = format!("file:{name}");
+        let mut result = ImportResult {
+            source: source.clone(),
+            ..ImportResult::default()
+        };
+        let job = self.stop().start_job("memory import");
+        let mut read_any = false;
+        let mut failure = None;
+        for piece in &pieces {
+            if job.is_cancelled() {
+                break;
+            }
+            let facts = match self
+                .try_extract(FROM_DOCUMENT, piece, FACTS_PER_CHUNK, job.token())
+                .await
+            {
+                Ok(facts) => {
+                    read_any = true;
+                    facts
+                }
+                Err(error) => {
+                    tracing::info!(%error, "a part of an imported file could not be read");
+                    failure = Some(error);
+                    continue;
+                }
+            };
+            let review = ReviewNote::new(&name, Some(piece), None);
+            for written in self.remember_all(facts, &source, Some(review), &job).await {
+                match written.action {
+                    Action::Skip => result.skipped += 1,
+                    Action::Update => result.updated += 1,
+                    _ if written.status == Some(FactStatus::Pending) => {
+                        result.added += 1;
+                        result.pending += 1;
+                    }
+                    _ => result.added += 1,
+                }
+            }
+        }
+        if job.is_cancelled() && !read_any {
+            return Err(MemoryError::ModelFailed(
+                "The import was stopped by Stop everything before any of the file was read."
+                    .to_owned(),
+            ));
+        }
+        match failure {
+            Some(error) if !read_any => Err(MemoryError::ModelFailed(format!(
+                "Sentient could not read facts from {name} because the model did not answer: {error}"
+            ))),
+            _ => Ok(result),
+        }
+    }
 }
 
 #[cfg(test)]

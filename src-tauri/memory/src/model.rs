@@ -148,6 +148,21 @@ pub struct WriteResult {
     pub status: Option<FactStatus>,
 }
 
+/// `POST /api/memories/import`: what the file gave. Every fact from a file waits for review, so
+/// `added` and `pending` count the same facts and `updated` stays 0 (held facts never change others).
+#[derive(
+    Debug, Clone, Default, PartialEq, Serialize, Deserialize, specta::Type, utoipa::ToSchema,
+)]
+pub struct ImportResult {
+    pub added: u32,
+    pub updated: u32,
+    /// Facts already remembered (or already waiting) in the same words or meaning.
+    pub skipped: u32,
+    pub pending: u32,
+    /// `file:<name>`.
+    pub source: String,
+}
+
 /// `GET /api/memories/topics`: every topic with how many remembered facts it has.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, specta::Type, utoipa::ToSchema)]
 pub struct TopicCount {

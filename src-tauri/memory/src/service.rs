@@ -153,7 +153,8 @@ impl MemoryService {
         self.inner.facts.store().vector_extension().is_some()
     }
 
-    fn writable(&self) -> Result<(), MemoryError> {
+    /// Writes refuse with 503 while sqlite-vec is missing.
+    pub(crate) fn writable(&self) -> Result<(), MemoryError> {
         if self.available() {
             Ok(())
         } else {

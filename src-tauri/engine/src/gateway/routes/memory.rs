@@ -2,7 +2,7 @@
 //! past chats and the notes files. Each handler is one call into the memory service.
 
 use axum::Json;
-use axum::extract::{Path, Query, State};
+use axum::extract::{DefaultBodyLimit, Multipart, Path, Query, State};
 use serde::Deserialize;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
@@ -12,8 +12,10 @@ use crate::OkReply;
 use crate::error::{ApiError, ErrorBody};
 use crate::gateway::body::JsonBody;
 use crate::memory::ListQuery;
+use crate::memory::import::MAX_IMPORT_BYTES;
 use crate::memory::model::{
-    Graph, Memory, PersonaPreset, ReviewInbox, Summary, TopicCount, Workspace, WriteResult,
+    Graph, ImportResult, Memory, PersonaPreset, ReviewInbox, Summary, TopicCount, Workspace,
+    WriteResult,
 };
 use crate::memory::requests::{
     ApproveAllRequest, ApproveRequest, Approved, ContentRequest, Deleted, DeletedCount,
@@ -21,7 +23,12 @@ use crate::memory::requests::{
 };
 
 pub fn routes() -> OpenApiRouter<Engine> {
+    // A document may be larger than the rest of the API allows; the import checks 20 MB itself.
+    let import = OpenApiRouter::new()
+        .routes(routes!(import))
+        .layer(DefaultBodyLimit::max(MAX_IMPORT_BYTES + 64 * 1024));
     OpenApiRouter::new()
+        .merge(import)
         .routes(routes!(list, create))
         .routes(routes!(topics))
         .routes(routes!(graph))
@@ -35,6 +42,50 @@ pub fn routes() -> OpenApiRouter<Engine> {
         .routes(routes!(approve))
         .routes(routes!(discard))
         .routes(routes!(approve_all))
+}
+
+const TOO_LARGE: &str =
+    "The file is larger than 20 MB. Split it into smaller files and import them one by one.";
+
+/// Learns facts from a document (multipart field `file`: PDF, Word .docx, text or Markdown); every
+/// fact waits for review.
+#[utoipa::path(post, path = "/api/memories/import", tag = "memory",
+    request_body(content_type = "multipart/form-data", description = "file"),
+    responses((status = 200, body = ImportResult), (status = 400, body = ErrorBody),
+        (status = 413, body = ErrorBody), (status = 503, body = ErrorBody)))]
+pub async fn import(
+    State(engine): State<Engine>,
+    mut form: Multipart,
+) -> Result<Json<ImportResult>, ApiError> {
+    let unreadable = || ApiError::bad_request("The upload could not be read. Try again.");
+    let mut file = None;
+    loop {
+        let field = match form.next_field().await {
+            Ok(Some(field)) => field,
+            Ok(None) => break,
+            Err(e) if e.status().as_u16() == 413 => return Err(ApiError::new(413, TOO_LARGE)),
+            Err(_) => return Err(unreadable()),
+        };
+        if field.name() == Some("file") {
+            let name = field.file_name().unwrap_or_default().to_owned();
+            let bytes = field.bytes().await.map_err(|e| {
+                if e.status().as_u16() == 413 {
+                    ApiError::new(413, TOO_LARGE)
+                } else {
+                    unreadable()
+                }
+            })?;
+            file = Some((name, bytes.to_vec()));
+        }
+    }
+    let (name, bytes) =
+        file.ok_or_else(|| ApiError::bad_request("Attach a file to import (field file)."))?;
+    if name.trim().is_empty() {
+        return Err(ApiError::bad_request(
+            "The file has no name, so Sentient can't tell what kind it is.",
+        ));
+    }
+    Ok(Json(engine.memory().import(&name, bytes).await?))
 }
 
 #[derive(Debug, Deserialize, utoipa::IntoParams)]
