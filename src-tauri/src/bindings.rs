@@ -101,6 +101,7 @@ pub fn builder<R: tauri::Runtime>() -> Builder<R> {
             commands::memory::approve_memory,
             commands::memory::discard_memory,
             commands::memory::approve_all_memories,
+            commands::memory::import_memories,
         ])
         .typ::<sentient_engine::bus::Envelope>()
         // Ids and counters fit in a JavaScript number; SQLite hands us i64.

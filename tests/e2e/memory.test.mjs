@@ -8,6 +8,8 @@
 //    approve lets it in, in the person's words.
 // 3. Map: the facts as dots. Past chats: the empty state. Notes: USER.md saved from the page is
 //    what the engine reads back; a persona fills SOUL.md.
+// 4. Import: a .txt file chosen on the Import tab is read by the model (over the real multipart
+//    route); the result line counts the fact, which waits in Review, where Open Review leads.
 //
 // Screenshots: test-output/screenshots/memory-*.png at the repo root.
 
@@ -20,6 +22,8 @@ import { eventually, ScriptedWorld, screenshots } from './support.mjs';
 const MEERA = "User's sister Meera lives in Lisbon";
 const TEA = 'My favourite tea is oolong';
 const BOAT = 'User owns a boat called Gull';
+const BEES = 'User keeps bees';
+const BEES_TXT = 'Weekend notes.\n\nI keep bees on the roof and take their honey every August.\n';
 const decision = (topics) => ({ text: JSON.stringify({ action: 'ADD', target: null, topics, memory_type: 'long-term', expires_at: null }) });
 
 /** What the model says, in order. */
@@ -35,6 +39,9 @@ const SCRIPT = [
   { tool_call: { name: 'web_fetch', arguments: { url: 'PAGE_URL' } } },
   { text: 'The page says you own a boat.' },
   { text: JSON.stringify({ facts: [BOAT] }) },
+  decision(['Interests & Lifestyle']),
+  // 4. An imported file (one chunk): the facts in it, then the decision (held for review).
+  { text: JSON.stringify({ facts: [BEES] }) },
   decision(['Interests & Lifestyle']),
 ];
 
@@ -153,6 +160,30 @@ describe('the Memory page', () => {
     const soul = await page.getByRole('textbox', { name: 'SOUL.md' }).inputValue();
     assert.ok(soul.includes('Be brief.') && soul.includes('Ada'), soul);
     await page.screenshot({ path: join(screenshots, 'memory-notes.png'), fullPage: true });
+    assert.deepEqual(world.pageErrors, []);
+  });
+
+  test('import: a text file gives a fact that waits in Review', async () => {
+    await page.getByRole('tab', { name: 'Import' }).click();
+    await page.getByText('Sentient reads the file with your model and suggests facts').waitFor();
+    await page.getByLabel('File to import').setInputFiles({ name: 'bees.txt', mimeType: 'text/plain', buffer: Buffer.from(BEES_TXT) });
+    const result = page.getByTestId('import-result');
+    await result.filter({ hasText: 'Found 1 fact in bees.txt: 1 waits for your review.' }).waitFor();
+    const inbox = await api('GET', '/api/memories/review');
+    const held = inbox.items.find((i) => i.text === BEES);
+    assert.ok(held, JSON.stringify(inbox));
+    assert.equal(held.from, 'bees.txt');
+    assert.equal(held.source, 'file:bees.txt');
+    assert.ok(!(await api('GET', '/api/memories')).some((m) => m.content === BEES), 'imported facts wait for review');
+    await page.getByRole('navigation', { name: 'Main' }).getByLabel('1 waiting for review').waitFor();
+    await page.screenshot({ path: join(screenshots, 'memory-import.png'), fullPage: true });
+
+    await result.getByRole('button', { name: 'Open Review' }).click();
+    assert.equal(await page.getByRole('tab', { name: /Review/ }).getAttribute('aria-selected'), 'true');
+    const item = page.locator(`[data-testid="review-item"][data-id="${held.id}"]`);
+    await item.getByText(BEES, { exact: true }).waitFor();
+    await item.getByText('From bees.txt').waitFor();
+    await item.getByText('I keep bees on the roof').waitFor();
     assert.deepEqual(world.pageErrors, []);
   });
 });

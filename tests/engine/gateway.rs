@@ -193,9 +193,17 @@ async fn bootstrap_reports_only_what_is_built() -> anyhow::Result<()> {
         .map_err(|e| anyhow::anyhow!(e.to_string()))?;
     let (status, b) = t.client.get("/api/bootstrap").await?;
     assert_eq!(status, 200);
-    assert_eq!(b["memory_enabled"], false);
+    // Memory is built: the switch follows `memory.enabled`.
+    assert_eq!(b["memory_enabled"], true);
     assert_eq!(b["features"], json!({"voice": false, "proactivity": false}));
     assert_eq!(b["unread_notifications"], 1);
+    let (status, _) = t
+        .client
+        .patch("/api/config", json!({"memory": {"enabled": false}}))
+        .await?;
+    assert_eq!(status, 200);
+    let (_, b) = t.client.get("/api/bootstrap").await?;
+    assert_eq!(b["memory_enabled"], false);
     t.stop().await;
     Ok(())
 }

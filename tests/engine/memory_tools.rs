@@ -538,3 +538,43 @@ async fn a_task_run_keeps_the_memories_it_had_in_mind_and_its_retry_carries_them
     t.stop().await;
     Ok(())
 }
+
+#[tokio::test]
+async fn a_stopped_reply_still_says_what_it_had_in_mind() -> Result<()> {
+    let (server, t) = started(json!({})).await?;
+    let fact = "User's sister Meera lives in Lisbon";
+    server.set_embedding(fact, axis(7));
+    let id = remember(&t, &server, fact).await?;
+    let question = "Tell me about my sister";
+    server.set_embedding(question, axis(7));
+    server.push(Reply::stall_after(1));
+    let mut ws = t.ws().await?;
+    ws.send_json(json!({"type": "chat.send", "text": question}))
+        .await?;
+    let session = ws.wait_for("session").await?["session_id"].clone();
+    ws.wait_for("text_delta").await?;
+    ws.send_json(json!({"type": "chat.cancel", "session_id": session}))
+        .await?;
+    let done = ws.wait_for("done").await?;
+    assert_eq!(done["cancelled"], true, "{done}");
+    let sources =
+        json!([{"kind": "fact", "id": id, "text": fact, "source": "manual", "via": "prompt"}]);
+    assert_eq!(done["memory_sources"], sources);
+    let (_, rows) = t
+        .client
+        .get(&format!(
+            "/api/sessions/{}/messages",
+            session.as_str().unwrap_or_default()
+        ))
+        .await?;
+    let last = rows.as_array().and_then(|r| r.last()).context("rows")?;
+    assert!(
+        last["content"]
+            .as_str()
+            .is_some_and(|c| c.ends_with("(stopped)")),
+        "{last}"
+    );
+    assert_eq!(last["memory_sources"], sources);
+    t.stop().await;
+    Ok(())
+}

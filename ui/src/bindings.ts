@@ -137,6 +137,11 @@ export const commands = {
 	approveMemory: (kind: string, id: string, body: ApproveRequest_Deserialize) => typedError<OkReply, ApiError>(__TAURI_INVOKE("approve_memory", { kind, id, body })),
 	discardMemory: (kind: string, id: string) => typedError<OkReply, ApiError>(__TAURI_INVOKE("discard_memory", { kind, id })),
 	approveAllMemories: (body: ApproveAllRequest_Deserialize) => typedError<Approved, ApiError>(__TAURI_INVOKE("approve_all_memories", { body })),
+	/**
+	 *  Reads facts from a PDF, Word (.docx), text or Markdown file (at most 20 MB) with the model;
+	 *  every fact waits in Review. The same call as `POST /api/memories/import`.
+	 */
+	importMemories: (body: ImportMemoriesBody) => typedError<ImportResult, ApiError>(__TAURI_INVOKE("import_memories", { body })),
 };
 
 /* Types */
@@ -1613,6 +1618,26 @@ export type Hook_Serialize = {
 	created_at: string,
 	last_called_at: string | null,
 	calls: number,
+};
+
+/**  A document to learn from: its name (the extension says what kind it is) and its bytes. */
+export type ImportMemoriesBody = {
+	name: string,
+	bytes: number[],
+};
+
+/**
+ *  `POST /api/memories/import`: what the file gave. Every fact from a file waits for review, so
+ *  `added` and `pending` count the same facts and `updated` stays 0 (held facts never change others).
+ */
+export type ImportResult = {
+	added: number,
+	updated: number,
+	/**  Facts already remembered (or already waiting) in the same words or meaning. */
+	skipped: number,
+	pending: number,
+	/**  `file:<name>`. */
+	source: string,
 };
 
 /**  An app Sentient connects to (contract section 5). */

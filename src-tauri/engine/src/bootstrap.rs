@@ -56,10 +56,10 @@ pub struct Built {
     pub proactivity: bool,
 }
 
-/// This build: none of the three areas is complete. Memory's store, routes, page and chat recall
-/// exist, but its tools, task runs, imports and summaries do not yet, so `memory_enabled` stays false.
+/// This build: memory is here (contract section 7; insights arrive with the user model); voice
+/// and proactivity are not yet.
 pub const BUILT: Built = Built {
-    memory: false,
+    memory: true,
     voice: false,
     proactivity: false,
 };

@@ -1,17 +1,20 @@
 //! Memory from the window: facts, search, topics, the map, the review inbox, summaries of past
-//! chats and the notes files; the same service calls as `/api/memories` (contract section 7).
+//! chats, the notes files and importing a document; the same service calls as `/api/memories`
+//! (contract section 7).
 
 use sentient_engine::Engine;
 use sentient_engine::OkReply;
 use sentient_engine::error::ApiError;
 use sentient_engine::memory::ListQuery;
 use sentient_engine::memory::model::{
-    Graph, Memory, PersonaPreset, ReviewInbox, Summary, TopicCount, Workspace, WriteResult,
+    Graph, ImportResult, Memory, PersonaPreset, ReviewInbox, Summary, TopicCount, Workspace,
+    WriteResult,
 };
 use sentient_engine::memory::requests::{
     ApproveAllRequest, ApproveRequest, Approved, ContentRequest, Deleted, DeletedCount,
     NewMemoryRequest, Saved,
 };
+use serde::Deserialize;
 use tauri::State;
 
 /// Remembered facts, newest first; with `q`, the hybrid search's best first.
@@ -164,4 +167,86 @@ pub async fn approve_all_memories(
         .approve_all(body.from.as_deref().unwrap_or_default())
         .await?;
     Ok(Approved { approved })
+}
+
+/// A document to learn from: its name (the extension says what kind it is) and its bytes.
+#[derive(Debug, Deserialize, specta::Type)]
+pub struct ImportMemoriesBody {
+    pub name: String,
+    pub bytes: Vec<u8>,
+}
+
+/// Reads facts from a PDF, Word (.docx), text or Markdown file (at most 20 MB) with the model;
+/// every fact waits in Review. The same call as `POST /api/memories/import`.
+#[tauri::command]
+#[specta::specta]
+pub async fn import_memories(
+    engine: State<'_, Engine>,
+    body: ImportMemoriesBody,
+) -> Result<ImportResult, ApiError> {
+    if body.name.trim().is_empty() {
+        return Err(ApiError::bad_request(
+            "The file has no name, so Sentient can't tell what kind it is.",
+        ));
+    }
+    Ok(engine.memory().import(&body.name, body.bytes).await?)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::test_support::engine_and_app;
+    use sentient_engine::error::ErrorDetail;
+    use sentient_engine::memory::import::MAX_IMPORT_BYTES;
+    use tauri::Manager;
+
+    #[test]
+    fn an_import_refuses_what_it_cannot_read_with_a_sentence_naming_the_file() {
+        let (_dir, _engine, app) = engine_and_app();
+        let state = app.state::<Engine>();
+        tauri::async_runtime::block_on(async {
+            let refused = |name: &str, bytes: Vec<u8>| {
+                let body = ImportMemoriesBody {
+                    name: name.to_owned(),
+                    bytes,
+                };
+                let state = state.clone();
+                async move {
+                    let error = import_memories(state, body).await.expect_err("refused");
+                    match error.detail {
+                        ErrorDetail::Message(detail) => (error.status, detail),
+                        ErrorDetail::Fields(fields) => panic!("a sentence, not {fields:?}"),
+                    }
+                }
+            };
+
+            let (status, detail) = refused("budget.xls", b"a,b".to_vec()).await;
+            assert_eq!(status, 400);
+            assert!(detail.contains("budget.xls"), "{detail}");
+            assert!(
+                detail.contains("PDF, Word (.docx), text and Markdown"),
+                "{detail}"
+            );
+
+            let (status, detail) = refused("C:\\Users\\ada\\blank.txt", b"  \r\n ".to_vec()).await;
+            assert_eq!(status, 400);
+            assert!(detail.contains("found no text in blank.txt"), "{detail}");
+
+            let (status, detail) = refused("broken.docx", b"not a zip".to_vec()).await;
+            assert_eq!(status, 400);
+            assert!(detail.contains("could not read broken.docx"), "{detail}");
+
+            let (status, detail) = refused("  ", b"I keep bees.".to_vec()).await;
+            assert_eq!(status, 400);
+            assert!(detail.contains("no name"), "{detail}");
+
+            let (status, detail) = refused("huge.txt", vec![b'a'; MAX_IMPORT_BYTES + 1]).await;
+            assert_eq!(status, 413);
+            assert!(detail.contains("larger than 20 MB"), "{detail}");
+
+            // Nothing was read, so nothing waits for review.
+            let inbox = memory_review(state.clone()).await.expect("review");
+            assert!(inbox.items.is_empty(), "{inbox:?}");
+        });
+    }
 }

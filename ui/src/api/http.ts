@@ -174,6 +174,11 @@ export function createHttpApi(options: HttpTransportOptions = {}): SentientApi {
       form.append('source', source);
       return upload('/api/files', form);
     },
+    importMemories: (file, name) => {
+      const form = new FormData();
+      form.append('file', file, name);
+      return upload('/api/memories/import', form);
+    },
     chatSend: (body, onEvent) => turns.send(body, onEvent),
     chatSteer: (body, onEvent) => turns.steer(body, onEvent),
     chatCancel: (sessionId) => socket.sendWhenOpen({ type: 'chat.cancel', session_id: sessionId }),

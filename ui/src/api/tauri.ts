@@ -60,6 +60,10 @@ export function createTauriApi(): SentientApi {
       const bytes = Array.from(new Uint8Array(await readBytes(file)));
       return unwrap(commands.uploadFile({ name, bytes, source }));
     },
+    async importMemories(file, name) {
+      const bytes = Array.from(new Uint8Array(await readBytes(file)));
+      return unwrap(commands.importMemories({ name, bytes }));
+    },
     async chatSend(body, onEvent) {
       // Every event of the turn arrives on the channel; the command returns once it has ended.
       // The generated signature names the accepting view of the event; what arrives is what the

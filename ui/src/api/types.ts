@@ -72,6 +72,7 @@ import type {
   ReviewInbox_Serialize,
   ReviewItem_Serialize,
   Workspace,
+  ImportResult as WireImportResult,
   Value,
 } from '../bindings';
 import type { Calls } from './calls';
@@ -251,6 +252,8 @@ export type ReviewInbox = ReviewInbox_Serialize;
 export type ReviewItem = ReviewItem_Serialize;
 export type ReviewKind = ReviewItem['kind'];
 export type MemoryWorkspace = Workspace;
+/** `POST /api/memories/import`: what a file gave; every fact from a file waits in Review (`pending`). */
+export type ImportResult = WireImportResult;
 /** The notes files a person edits. */
 export type NotesFileName = 'soul' | 'user' | 'memory';
 /** `GET /api/memories`: any of these. */
@@ -329,6 +332,11 @@ export interface SpecialCalls {
   modelCheckup(body: CheckupRequest, onLine: (line: CheckupLine) => void): Promise<void>;
   /** Saves a file for attaching to a message; answers the name it was stored under. */
   uploadFile(file: Blob, name: string, source?: 'upload' | 'screen'): Promise<FileInfo>;
+  /**
+   * Reads facts from a PDF, Word (.docx), text or Markdown file (at most 20 MB) with the model;
+   * each waits in Review. Answers the counts and the facts' source (`file:<name>`).
+   */
+  importMemories(file: Blob, name: string): Promise<ImportResult>;
   /**
    * Starts a turn and calls `onEvent` with each of its events (and those of a turn made of steers
    * that came too late for it). Resolves when the turn has ended.

@@ -50,6 +50,7 @@ import type {
   LanStatus,
   Node,
   Pairing,
+  ImportResult,
   Memory,
   MemoryQuery,
   MemoryWorkspace,
@@ -991,6 +992,33 @@ export function fakeApi(initial: Bootstrap) {
       const matching = held.filter((h) => h.from === from);
       for (const item of matching) activate(item);
       return { approved: matching.length };
+    }),
+    /** Each line of the file is a fact held for review; one already held or known is skipped. */
+    importMemories: vi.fn(async (file: Blob, name: string): Promise<ImportResult> => {
+      const source = `file:${name}`;
+      // jsdom's Blob has no text(); FileReader reads it.
+      const text = await new Promise<string>((resolve) => {
+        const reader = new FileReader();
+        reader.onload = () => resolve(String(reader.result));
+        reader.readAsText(file);
+      });
+      const facts = text
+        .split('\n')
+        .map((l) => l.trim())
+        .filter(Boolean);
+      if (facts.length === 0) throw new ApiError(400, `Sentient found no text in ${name}.`);
+      const known = new Set([...memories.map((m) => m.content), ...held.map((h) => h.text)]);
+      let pending = 0;
+      for (const text of facts) {
+        if (known.has(text)) continue;
+        known.add(text);
+        pending += 1;
+        held = [
+          makeReviewItem({ id: nextMemoryId++, text, source, from: name, snippet: facts.join(' '), session_id: null }),
+          ...held,
+        ];
+      }
+      return { added: pending, updated: 0, skipped: facts.length - pending, pending, source };
     }),
     subscribe: vi.fn((listener: (ev: EngineEvent) => void) => {
       listeners.add(listener);

@@ -1,12 +1,14 @@
-// The Memory page: what Sentient knows about you, in five tabs. Facts (search, topics, sources,
+// The Memory page: what Sentient knows about you, in six tabs. Facts (search, topics, sources,
 // add, edit, delete, forget a source), Review (memories from outside your own words that wait
-// for you), Map (facts linked by meaning), Past chats (summaries) and Notes (SOUL.md, USER.md,
-// MEMORY.md and the daily notes). Live: every `memory.updated` refreshes what is shown.
+// for you), Map (facts linked by meaning), Past chats (summaries), Notes (SOUL.md, USER.md,
+// MEMORY.md and the daily notes) and Import (facts from a file, which wait in Review). Live:
+// every `memory.updated` refreshes what is shown.
 import { useState } from 'react';
 import { toApiError, type ApiError } from '../../api';
 import { useConfig, usePatchConfig } from '../../api/queries';
 import { ErrorNotice, Page } from '../../components/Page';
 import { FactsTab } from './FactsTab';
+import { ImportTab } from './ImportTab';
 import { MapTab } from './MapTab';
 import { NotesTab } from './NotesTab';
 import { PastChatsTab } from './PastChatsTab';
@@ -20,6 +22,7 @@ export const TABS = [
   { id: 'map', label: 'Map' },
   { id: 'past', label: 'Past chats' },
   { id: 'notes', label: 'Notes' },
+  { id: 'import', label: 'Import' },
 ] as const;
 export type TabId = (typeof TABS)[number]['id'];
 
@@ -92,6 +95,7 @@ export function MemoryPage() {
         {tab === 'map' ? <MapTab /> : null}
         {tab === 'past' ? <PastChatsTab /> : null}
         {tab === 'notes' ? <NotesTab /> : null}
+        {tab === 'import' ? <ImportTab onOpenReview={() => choose('review')} /> : null}
       </section>
     </Page>
   );

@@ -88,6 +88,15 @@ export function useApproveAllMemories() {
   return useMemoryMutation((from: string) => api.approveAllMemories(from));
 }
 
+/**
+ * Reads facts from a file (every one waits in Review); the facts, topics and review inbox refresh
+ * when it is done.
+ */
+export function useImportMemories() {
+  const api = useApi();
+  return useMemoryMutation(({ file, name }: { file: Blob; name: string }) => api.importMemories(file, name));
+}
+
 export function useSaveNotes() {
   const api = useApi();
   return useMemoryMutation(({ name, content }: { name: NotesFileName; content: string }) =>
