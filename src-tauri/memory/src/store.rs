@@ -3,12 +3,14 @@
 //! dimension is the model's), `summaries` and `evolution_log`. Only this file writes SQL.
 
 use std::collections::HashMap;
+use std::sync::{Arc, RwLock};
 
 use chrono::{DateTime, Utc};
 use sentient_core::store::{Store, fts5_match, parse_stamp, stamp};
 use serde::{Deserialize, Serialize};
 use sqlx::Row;
 
+use crate::bits::BitIndex;
 use crate::model::{FactStatus, Memory, MemoryType, ReviewNote, Summary};
 use crate::search::{PER_SEARCH, cosine, fuse, score, vector_bytes, vector_from_bytes, word_share};
 
@@ -56,10 +58,37 @@ pub struct ListFilter {
     pub offset: i64,
 }
 
-/// Handle to memory's tables; cheap to clone.
+/// Handle to memory's tables; cheap to clone (clones share the bits cache).
 #[derive(Debug, Clone)]
 pub struct MemoryStore {
     store: Store,
+    bits: Arc<RwLock<BitCache>>,
+    terms: Arc<std::sync::Mutex<TermCache>>,
+}
+
+/// How many facts contained each word when it was last counted, and how many facts there were.
+#[derive(Debug, Default)]
+struct TermCache {
+    docs: HashMap<String, i64>,
+    facts: i64,
+}
+
+/// The words a search looks for, and whether FTS5 ranks their matches.
+#[derive(Debug)]
+struct TellingWords {
+    words: String,
+    by_rank: bool,
+}
+
+/// Most words whose counts are kept.
+const TERM_CACHE_WORDS: usize = 20_000;
+
+/// The in-memory copy of `facts_vec` (see `bits`), loaded on the first search. `version` counts
+/// the writes applied, so a load that raced a write is not kept.
+#[derive(Debug, Default)]
+struct BitCache {
+    index: Option<BitIndex>,
+    version: u64,
 }
 
 const FACT_COLUMNS: &str = "id, content, topics, source, memory_type, created_at, updated_at, \
@@ -128,7 +157,50 @@ fn fact_from_row(row: &sqlx::sqlite::SqliteRow) -> Memory {
 
 impl MemoryStore {
     pub fn new(store: Store) -> Self {
-        Self { store }
+        Self {
+            store,
+            bits: Arc::default(),
+            terms: Arc::default(),
+        }
+    }
+
+    /// Applies a committed write to the bits cache (when it is loaded).
+    fn bits_changed(&self, change: impl FnOnce(&mut BitIndex)) {
+        let mut cache = self.bits.write().unwrap_or_else(|e| e.into_inner());
+        cache.version += 1;
+        if let Some(index) = cache.index.as_mut() {
+            change(index);
+        }
+    }
+
+    /// The first pass's candidates from the bits cache, loading it from `facts_vec` first when
+    /// needed.
+    async fn bit_candidates(
+        &self,
+        query: &[f32],
+        k: usize,
+        dimension: usize,
+    ) -> Result<Vec<i64>, sqlx::Error> {
+        let version = {
+            let cache = self.bits.read().unwrap_or_else(|e| e.into_inner());
+            if let Some(index) = &cache.index {
+                return Ok(index.nearest(query, k));
+            }
+            cache.version
+        };
+        let rows: Vec<(i64, Vec<u8>)> = sqlx::query_as("SELECT rowid, embedding FROM facts_vec")
+            .fetch_all(self.store.pool())
+            .await?;
+        let mut index = BitIndex::new(dimension);
+        for (id, bytes) in &rows {
+            index.put_bytes(*id, bytes);
+        }
+        let found = index.nearest(query, k);
+        let mut cache = self.bits.write().unwrap_or_else(|e| e.into_inner());
+        if cache.version == version {
+            cache.index = Some(index);
+        }
+        Ok(found)
     }
 
     pub fn store(&self) -> &Store {
@@ -180,6 +252,13 @@ impl MemoryStore {
             ids.push(id);
         }
         tx.commit().await?;
+        self.bits_changed(|index| {
+            for ((fact, vector), id) in facts.iter().zip(&ids) {
+                if let Some(vector) = vector.as_ref().filter(|_| fact.review.is_none()) {
+                    index.put(*id, vector);
+                }
+            }
+        });
         Ok(ids)
     }
 
@@ -286,22 +365,34 @@ impl MemoryStore {
         limit: usize,
         remembered_at: Option<DateTime<Utc>>,
     ) -> Result<Vec<i64>, sqlx::Error> {
-        let Some(matcher) = fts5_match(query) else {
+        let telling = self.telling_words(query).await?;
+        let Some(matcher) = fts5_match(&telling.words) else {
             return Ok(Vec::new());
         };
         // Any of the words, not all: FTS5 joins phrases with AND unless told OR.
         let matcher = matcher.split("\" \"").collect::<Vec<_>>().join("\" OR \"");
-        // FTS5 ranks its own top hits first (fast, `ORDER BY rank LIMIT`); held or expired ones
-        // are dropped after, so it is asked for a few more than wanted.
-        let mut sql = String::from(
+        // FTS5 ranks its own top hits first (`ORDER BY rank LIMIT`), or for a word most facts
+        // have, hands over the newest (`rowid DESC`, which stops early); held or expired ones are
+        // dropped after, so it is asked for a few more than wanted.
+        let order = if telling.by_rank {
+            "rank"
+        } else {
+            "rowid DESC"
+        };
+        let mut sql = format!(
             "WITH hits AS (SELECT rowid, rank FROM facts_fts WHERE facts_fts MATCH ? \
-             ORDER BY rank LIMIT ?) \
-             SELECT facts.id FROM hits JOIN facts ON facts.id = hits.rowid",
+             ORDER BY {order} LIMIT ?) \
+             SELECT facts.id FROM hits JOIN facts ON facts.id = hits.rowid"
         );
         if remembered_at.is_some() {
-            sql.push_str(" WHERE facts.status = 'active' AND (facts.expires_at IS NULL OR facts.expires_at > ?)");
+            // `+status`: by id from the hits, never by walking the status index.
+            sql.push_str(" WHERE +facts.status = 'active' AND (facts.expires_at IS NULL OR facts.expires_at > ?)");
         }
-        sql.push_str(" ORDER BY hits.rank LIMIT ?");
+        sql.push_str(if telling.by_rank {
+            " ORDER BY hits.rank LIMIT ?"
+        } else {
+            " ORDER BY hits.rowid DESC LIMIT ?"
+        });
         let mut q = sqlx::query_scalar::<_, i64>(safe(sql))
             .bind(matcher)
             .bind((limit * 4) as i64);
@@ -309,6 +400,99 @@ impl MemoryStore {
             q = q.bind(stamp(now));
         }
         q.bind(limit as i64).fetch_all(self.store.pool()).await
+    }
+
+    /// The query's words that tell facts apart: in a large memory, words that more than
+    /// [`COMMON_SHARE`] of the facts contain are left out (FTS5 would score every one of those
+    /// facts for a word that barely moves the ranking). When every word is that common, the
+    /// rarest stays and `by_rank` is false: the newest matches are taken instead of scoring them
+    /// all. Small memories search every word, by rank.
+    async fn telling_words(&self, query: &str) -> Result<TellingWords, sqlx::Error> {
+        let mut words = crate::search::words(query);
+        words.sort();
+        words.dedup();
+        let every = |words: &[String]| TellingWords {
+            words: words.join(" "),
+            by_rank: true,
+        };
+        if words.is_empty() {
+            return Ok(every(&words));
+        }
+        // The highest id stands in for the count (deleted facts only make it generous).
+        let facts: i64 = sqlx::query_scalar("SELECT COALESCE(MAX(id), 0) FROM facts")
+            .fetch_one(self.store.pool())
+            .await?;
+        if facts < COMMON_FROM {
+            return Ok(every(&words));
+        }
+        let counts = self.term_counts(&words, facts).await?;
+        let common = (facts as f64 * COMMON_SHARE) as i64;
+        let count = |w: &String| counts.get(w).copied().unwrap_or(0);
+        let telling: Vec<String> = words
+            .iter()
+            .filter(|w| count(w) <= common)
+            .cloned()
+            .collect();
+        if telling.is_empty() {
+            return Ok(TellingWords {
+                words: words
+                    .iter()
+                    .min_by_key(|w| count(w))
+                    .cloned()
+                    .unwrap_or_default(),
+                by_rank: false,
+            });
+        }
+        Ok(every(&telling))
+    }
+
+    /// How many facts contain each word. Counting a common word reads its whole posting list,
+    /// so counts are kept until the number of facts moves by a tenth (a share is all they are
+    /// used for).
+    async fn term_counts(
+        &self,
+        words: &[String],
+        facts: i64,
+    ) -> Result<HashMap<String, i64>, sqlx::Error> {
+        let mut known = HashMap::new();
+        let mut missing = Vec::new();
+        {
+            let mut cache = self.terms.lock().unwrap_or_else(|e| e.into_inner());
+            let drifted = (facts - cache.facts).abs() * 10 > cache.facts;
+            if drifted || cache.docs.len() > TERM_CACHE_WORDS {
+                cache.docs.clear();
+                cache.facts = facts;
+            }
+            for word in words {
+                match cache.docs.get(word) {
+                    Some(n) => {
+                        known.insert(word.clone(), *n);
+                    }
+                    None => missing.push(word.clone()),
+                }
+            }
+        }
+        if missing.is_empty() {
+            return Ok(known);
+        }
+        // One lookup per word: fts5vocab answers `term = ?` from its index, but walks the whole
+        // vocabulary for an IN list.
+        let mut conn = self.store.pool().acquire().await?;
+        let mut found = Vec::with_capacity(missing.len());
+        for word in missing {
+            let doc: Option<i64> =
+                sqlx::query_scalar("SELECT doc FROM facts_fts_terms WHERE term = ?")
+                    .bind(&word)
+                    .fetch_optional(&mut *conn)
+                    .await?;
+            found.push((word, doc.unwrap_or(0)));
+        }
+        let mut cache = self.terms.lock().unwrap_or_else(|e| e.into_inner());
+        for (word, n) in found {
+            cache.docs.insert(word.clone(), n);
+            known.insert(word, n);
+        }
+        Ok(known)
     }
 
     /// A fact with exactly these words (case-blind, spaces squeezed): a remembered one, or with
@@ -382,6 +566,7 @@ impl MemoryStore {
                 .await?;
         }
         tx.commit().await?;
+        self.bits_changed(|index| index.remove(id));
         Ok(done.rows_affected() > 0)
     }
 
@@ -404,6 +589,7 @@ impl MemoryStore {
             }
         }
         tx.commit().await?;
+        self.bits_changed(|index| ids.iter().for_each(|id| index.remove(*id)));
         Ok(ids)
     }
 
@@ -489,11 +675,19 @@ impl MemoryStore {
     /// fused by reciprocal rank, then ranked by the contract's score. Without a query vector it
     /// searches words only and similarity stays null.
     pub async fn hybrid(&self, q: &HybridQuery<'_>) -> Result<Vec<Memory>, sqlx::Error> {
+        // Both searches at once: the words on a task of their own (so the in-memory bit scan
+        // here never holds them up), each on its own connection.
+        let keyword = {
+            let (facts, text, now) = (self.clone(), q.text.to_owned(), q.now);
+            tokio::spawn(async move { facts.keyword_ids(&text, PER_SEARCH, Some(now)).await })
+        };
         let near = match q.vector {
             Some(v) => self.nearest(v, PER_SEARCH, q.now).await?,
             None => Vec::new(),
         };
-        let words = self.keyword_ids(q.text, PER_SEARCH, Some(q.now)).await?;
+        let words = keyword
+            .await
+            .map_err(|e| sqlx::Error::Protocol(format!("the word search failed: {e}")))??;
         let mut candidates = fuse(&near, &words, q.limit.saturating_mul(3));
         // Word-only hits get their similarity from their stored vector.
         if let Some(v) = q.vector {
@@ -592,7 +786,11 @@ impl MemoryStore {
         .bind(stamp(at))
         .execute(&mut *tx)
         .await?;
-        tx.commit().await
+        tx.commit().await?;
+        let mut cache = self.bits.write().unwrap_or_else(|e| e.into_inner());
+        cache.version += 1;
+        cache.index = Some(BitIndex::new(info.dimension));
+        Ok(())
     }
 
     /// Stores (replacing) a fact's vector.
@@ -604,11 +802,15 @@ impl MemoryStore {
             .execute(&mut *tx)
             .await?;
         write_vector(&mut tx, id, vector).await?;
-        tx.commit().await
+        tx.commit().await?;
+        self.bits_changed(|index| index.put(id, vector));
+        Ok(())
     }
 
     pub async fn delete_vector(&self, id: i64) -> Result<(), sqlx::Error> {
         let mut conn = self.store.pool().acquire().await?;
+        // Out of the cache first: a search between the two deletes must not find it.
+        self.bits_changed(|index| index.remove(id));
         if self.has_vector_table(&mut *conn).await? {
             sqlx::query("DELETE FROM facts_vec WHERE rowid = ?")
                 .bind(id)
@@ -636,18 +838,24 @@ impl MemoryStore {
             return Ok(Vec::new());
         };
         let candidates = FIRST_PASS.max(k);
-        let first: Vec<i64> = sqlx::query_scalar(safe(format!(
-            "SELECT rowid FROM facts_vec WHERE embedding MATCH {} AND k = ?",
-            first_pass_value(info.dimension)
-        )))
-        .bind(vector_bytes(query))
-        .bind(candidates as i64)
-        .fetch_all(self.store.pool())
-        .await?;
-        // Two lookups by id (a join let SQLite walk every fact instead).
+        let first: Vec<i64> = if info.dimension.is_multiple_of(8) && query.len() == info.dimension {
+            self.bit_candidates(query, candidates, info.dimension)
+                .await?
+        } else {
+            sqlx::query_scalar(safe(format!(
+                "SELECT rowid FROM facts_vec WHERE embedding MATCH {} AND k = ?",
+                first_pass_value(info.dimension)
+            )))
+            .bind(vector_bytes(query))
+            .bind(candidates as i64)
+            .fetch_all(self.store.pool())
+            .await?
+        };
+        // Looked up by id: `+status` keeps SQLite off the status index, which would walk every
+        // active fact (10 ms at 100,000) to find these hundred.
         let remembered: std::collections::HashSet<i64> = sqlx::query_scalar::<_, i64>(
             "SELECT id FROM facts WHERE id IN (SELECT value FROM json_each(?)) \
-             AND status = 'active' AND (expires_at IS NULL OR expires_at > ?)",
+             AND +status = 'active' AND (expires_at IS NULL OR expires_at > ?)",
         )
         .bind(id_list(&first))
         .bind(stamp(now))
@@ -855,9 +1063,14 @@ fn summary_from(r: &sqlx::sqlite::SqliteRow) -> Summary {
     }
 }
 
+/// A word in more than this share of the facts is too common to search by (see `telling_words`).
+pub const COMMON_SHARE: f64 = 0.02;
+/// Below this many facts every word is searched.
+pub const COMMON_FROM: i64 = 2_000;
+
 /// How many candidates the bit search hands to the exact float32 rank (`npm run bench:recall`
 /// measures recall@10 and time against exact float32 search).
-pub const FIRST_PASS: usize = 200;
+pub const FIRST_PASS: usize = 100;
 
 /// The first-pass column: bits when the dimension is a whole number of bytes (every embedding
 /// model's is), else float32.
@@ -947,6 +1160,113 @@ mod tests {
             expires_at: None,
             review,
         }
+    }
+
+    /// A unit-ish vector of 64 elements whose signs follow `seed`'s bits.
+    fn signed(seed: u64) -> Vec<f32> {
+        (0..64)
+            .map(|i| if seed >> i & 1 == 1 { 0.5 } else { -0.5 })
+            .collect()
+    }
+
+    #[tokio::test]
+    async fn in_a_large_memory_words_most_facts_have_are_not_searched_by() {
+        let (_dir, facts) = open().await;
+        let now = Utc::now();
+        // Every fact says "user"; each has its own number word; one says "zebra".
+        let mut batch: Vec<(NewFact, Option<Vec<f32>>)> = (0..COMMON_FROM + 100)
+            .map(|i| (fact(&format!("user item{i}"), None), None))
+            .collect();
+        batch[7].0.content = "user rides a zebra".into();
+        let ids = facts.insert_many(&batch, now).await.expect("insert");
+        let telling = facts.telling_words("User ZEBRA").await.expect("words");
+        assert_eq!((telling.words.as_str(), telling.by_rank), ("zebra", true));
+        let found = facts
+            .keyword_ids("user zebra", 5, Some(now))
+            .await
+            .expect("search");
+        assert_eq!(found, vec![ids[7]]);
+        // Only common words: the rarest, newest matches first (not every match scored).
+        let telling = facts.telling_words("user").await.expect("words");
+        assert_eq!((telling.words.as_str(), telling.by_rank), ("user", false));
+        let newest = facts
+            .keyword_ids("user", 3, Some(now))
+            .await
+            .expect("search");
+        let last = ids.len() - 1;
+        assert_eq!(newest, vec![ids[last], ids[last - 1], ids[last - 2]]);
+        // A small memory searches every word, ranked.
+        let (_small_dir, small) = open().await;
+        small
+            .insert(&fact("user rides a zebra", None), now)
+            .await
+            .expect("insert");
+        let telling = small.telling_words("user zebra").await.expect("words");
+        assert_eq!(
+            (telling.words.as_str(), telling.by_rank),
+            ("user zebra", true)
+        );
+    }
+
+    #[tokio::test]
+    async fn the_bits_in_memory_match_sqlite_vec_and_follow_every_write() {
+        let (_dir, facts) = open_indexed(64).await;
+        let v = signed(0xDEAD_BEEF_0123_4567);
+        let theirs: Vec<u8> = sqlx::query_scalar("SELECT vec_quantize_binary(?)")
+            .bind(vector_bytes(&v))
+            .fetch_one(facts.store().pool())
+            .await
+            .expect("quantize");
+        assert_eq!(crate::bits::quantize(&v), theirs);
+
+        let now = Utc::now();
+        let seeds = [0u64, 0b1, 0b11, 0b111, u64::MAX];
+        let batch: Vec<(NewFact, Option<Vec<f32>>)> = seeds
+            .iter()
+            .map(|s| (fact(&format!("fact {s}"), None), Some(signed(*s))))
+            .collect();
+        let ids = facts.insert_many(&batch, now).await.expect("insert");
+        // Loaded from facts_vec by a fresh handle: the same order as vec0's own KNN.
+        let fresh = MemoryStore::new(facts.store().clone());
+        let from_cache = fresh.bit_candidates(&signed(0), 3, 64).await.expect("bits");
+        let from_vec0: Vec<i64> = sqlx::query_scalar(
+            "SELECT rowid FROM facts_vec WHERE embedding MATCH vec_quantize_binary(?) AND k = 3",
+        )
+        .bind(vector_bytes(&signed(0)))
+        .fetch_all(facts.store().pool())
+        .await
+        .expect("vec0");
+        assert_eq!(from_cache, from_vec0);
+        assert_eq!(from_cache, ids[..3].to_vec());
+
+        // Writes through one handle reach the cache it shares with its clones.
+        let clone = fresh.clone();
+        clone.put_vector(ids[4], &signed(0)).await.expect("put");
+        assert_eq!(
+            fresh.bit_candidates(&signed(0), 1, 64).await.ok(),
+            Some(vec![ids[0]])
+        );
+        fresh.delete(ids[0]).await.expect("delete");
+        let near = fresh.nearest(&signed(0), 2, now).await.expect("nearest");
+        assert_eq!(
+            near.iter().map(|(id, _)| *id).collect::<Vec<_>>(),
+            vec![ids[4], ids[1]]
+        );
+        fresh.delete_vector(ids[4]).await.expect("delete vector");
+        assert_eq!(
+            fresh.bit_candidates(&signed(0), 1, 64).await.ok(),
+            Some(vec![ids[1]])
+        );
+        // A new index starts empty.
+        let info = IndexInfo {
+            model: "other/embed".into(),
+            dimension: 64,
+        };
+        fresh.create_index(&info, now).await.expect("reindex");
+        assert_eq!(
+            fresh.bit_candidates(&signed(0), 3, 64).await.ok(),
+            Some(vec![])
+        );
     }
 
     #[tokio::test]
