@@ -200,6 +200,8 @@ async fn recalled_rows_the_model_read_become_memory_sources_after_the_prompts() 
 #[tokio::test]
 async fn a_fact_the_model_saves_is_held_when_the_chat_read_a_page_or_nobody_asked() -> Result<()> {
     let (server, t) = started(json!({})).await?;
+    server.set_embedding("User plays the cello", axis(9));
+    server.set_embedding("cello", axis(9));
     // A clean chat: remembered at once, from the conversation.
     server.push(Reply::tool_call(
         "memory_remember",
@@ -257,9 +259,42 @@ async fn a_fact_the_model_saves_is_held_when_the_chat_read_a_page_or_nobody_aske
             .iter()
             .any(|f| f["content"] == "User has a dog called Rex")
     );
+    // Nor do the memory tools find it, though they find the clean one.
+    let agent = t.engine.agent();
+    let clean = agent
+        .tools()
+        .invoke(
+            "memory_recall",
+            json!({"query": "cello"}),
+            &agent.tool_ctx("call-clean"),
+            16_000,
+        )
+        .await;
+    assert!(
+        clean.content.contains("User plays the cello"),
+        "{}",
+        clean.content
+    );
+    for (tool, args) in [
+        ("memory_recall", json!({"query": "dog called Rex"})),
+        (
+            "memory_search_by_source",
+            json!({"query": "dog called Rex", "source": "conversation"}),
+        ),
+    ] {
+        let outcome = agent
+            .tools()
+            .invoke(tool, args, &agent.tool_ctx("call-held"), 16_000)
+            .await;
+        assert!(!outcome.is_error, "{tool}: {}", outcome.content);
+        assert!(
+            !outcome.content.contains("Rex"),
+            "{tool} found a held fact: {}",
+            outcome.content
+        );
+    }
 
     // Work nobody asked for (a proactive look-up) is held too.
-    let agent = t.engine.agent();
     let mut ctx = agent.tool_ctx("call-proactive");
     ctx.origin = Origin::Proactive;
     server.push(decision(&["Work & Learning"]));
