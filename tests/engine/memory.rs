@@ -560,7 +560,7 @@ async fn the_map_links_close_facts_and_the_notes_files_round_trip() -> Result<()
 }
 
 #[tokio::test]
-async fn a_new_embedding_model_reindexes_every_fact() -> Result<()> {
+async fn a_new_embedding_model_reindexes_every_fact_and_summary() -> Result<()> {
     let (server, t) = started().await?;
     for fact in ["User speaks Portuguese", "User bakes bread on Sundays"] {
         server.push(decision("ADD", None, &["Interests & Lifestyle"]));
@@ -571,6 +571,24 @@ async fn a_new_embedding_model_reindexes_every_fact() -> Result<()> {
         memory.facts().index_info().await.map(|i| i.dimension),
         Some(768)
     );
+    // A past chat's summary, with its vector for the old model.
+    let now = Utc::now();
+    let old_vector = memory
+        .embed("Talked about baking bread")
+        .await
+        .context("vector")?;
+    let summary = sentient_e2e::sentient_engine::memory::model::Summary {
+        id: 0,
+        content: "Talked about baking bread".into(),
+        start_at: now,
+        end_at: now,
+        session_id: None,
+        untrusted: None,
+    };
+    memory
+        .facts()
+        .insert_summary(&summary, 0, Some(&old_vector), now)
+        .await?;
     server.set_embedding_dim(32);
     let (status, _) = t
         .client
@@ -583,14 +601,20 @@ async fn a_new_embedding_model_reindexes_every_fact() -> Result<()> {
     eventually("the index remade for the new model", || async {
         let info = memory.facts().index_info().await;
         let missing = memory.facts().ids_without_vector(10).await?;
+        let summaries = memory.facts().summaries_without_vector(10).await?;
         Ok((info.as_ref().map(|i| (i.model.as_str(), i.dimension))
             == Some(("ollama/other-embed", 32))
-            && missing.is_empty())
+            && missing.is_empty()
+            && summaries.is_empty())
         .then_some(()))
     })
     .await?;
     let found = memories(&t, "?q=bread").await?;
     assert!(found[0]["similarity"].is_number(), "{}", found[0]);
+    // The summary is found by meaning again, not by words only.
+    let by_meaning = memory.search_summaries("baking bread", 5).await?;
+    assert_eq!(by_meaning.len(), 1);
+    assert!(by_meaning[0].1.is_some(), "{by_meaning:?}");
     t.stop().await;
     Ok(())
 }

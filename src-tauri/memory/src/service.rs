@@ -919,6 +919,52 @@ impl MemoryService {
                 done += 1;
             }
         }
+        let summaries = self.reindex_summaries(&cancel).await;
+        if summaries > 0 {
+            tracing::info!(summaries, "past chats' summaries given vectors again");
+        }
+        done
+    }
+
+    /// Gives summaries without a vector one (after the facts, which search needs more); answers
+    /// how many were done.
+    async fn reindex_summaries(&self, cancel: &CancellationToken) -> usize {
+        let mut done = 0;
+        let mut failed: HashSet<i64> = HashSet::new();
+        while !cancel.is_cancelled() {
+            let Ok(found) = self.inner.facts.summaries_without_vector(32).await else {
+                break;
+            };
+            let found: Vec<(i64, String)> = found
+                .into_iter()
+                .filter(|(id, _)| !failed.contains(id))
+                .collect();
+            if found.is_empty() {
+                break;
+            }
+            let texts: Vec<String> = found.iter().map(|(_, text)| text.clone()).collect();
+            let opts = CallOptions::new(ModelRole::Embedding, "memory", JobKind::Memory)
+                .with_cancel(cancel.clone());
+            let vectors = match self.inner.llm.embed(texts, &opts).await {
+                Ok((_, vectors)) if vectors.len() == found.len() => vectors,
+                _ => break,
+            };
+            let dimension = self.inner.facts.index_info().await.map(|i| i.dimension);
+            for ((id, _), vector) in found.iter().zip(vectors) {
+                if Some(vector.len()) != dimension
+                    || self
+                        .inner
+                        .facts
+                        .put_summary_vector(*id, &vector)
+                        .await
+                        .is_err()
+                {
+                    failed.insert(*id);
+                    continue;
+                }
+                done += 1;
+            }
+        }
         done
     }
 

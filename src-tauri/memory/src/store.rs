@@ -671,6 +671,39 @@ impl MemoryStore {
         .await
     }
 
+    /// Summaries without a vector (a new embedding model remade the tables), oldest first.
+    pub async fn summaries_without_vector(
+        &self,
+        limit: i64,
+    ) -> Result<Vec<(i64, String)>, sqlx::Error> {
+        let mut conn = self.store.pool().acquire().await?;
+        if !self.has_vector_table(&mut *conn).await? {
+            return Ok(Vec::new());
+        }
+        sqlx::query_as(
+            "SELECT id, content FROM summaries \
+             WHERE id NOT IN (SELECT rowid FROM summaries_vec) ORDER BY id LIMIT ?",
+        )
+        .bind(limit)
+        .fetch_all(&mut *conn)
+        .await
+    }
+
+    /// Stores (replacing) a summary's vector.
+    pub async fn put_summary_vector(&self, id: i64, vector: &[f32]) -> Result<(), sqlx::Error> {
+        let mut tx = self.store.begin_write().await?;
+        sqlx::query("DELETE FROM summaries_vec WHERE rowid = ?")
+            .bind(id)
+            .execute(&mut *tx)
+            .await?;
+        sqlx::query("INSERT INTO summaries_vec (rowid, embedding) VALUES (?, ?)")
+            .bind(id)
+            .bind(vector_bytes(vector))
+            .execute(&mut *tx)
+            .await?;
+        tx.commit().await
+    }
+
     /// Hybrid search: vector neighbours (at least `min_similarity` close) and word matches,
     /// fused by reciprocal rank, then ranked by the contract's score. Without a query vector it
     /// searches words only and similarity stays null.
