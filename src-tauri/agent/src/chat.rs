@@ -613,8 +613,13 @@ impl Agent {
         } else if let Some(message) = result.error() {
             error(&sid, message);
         }
-        if let Some(app) = &result.untrusted {
-            let _ = self.sessions().mark_untrusted(&sid, app).await;
+        match &result.untrusted {
+            Some(app) => {
+                let _ = self.sessions().mark_untrusted(&sid, app).await;
+            }
+            None => {
+                let _ = self.sessions().mark_clean(&sid).await;
+            }
         }
         for host in &result.visited_hosts {
             let _ = self.sessions().add_visited_host(&sid, host).await;

@@ -514,6 +514,16 @@ impl Sessions {
         Ok(rows.into_iter().map(history_hit).collect())
     }
 
+    /// Records that the chat had a turn that read no outside content: its mark becomes `""`
+    /// (clean) where it was `null` (no turn yet), as the chat list shows it. A mark stays.
+    pub async fn mark_clean(&self, id: &str) -> Result<(), SessionError> {
+        sqlx::query("UPDATE chat_sessions SET untrusted = '' WHERE id = ? AND untrusted IS NULL")
+            .bind(id)
+            .execute(self.store.pool())
+            .await?;
+        Ok(())
+    }
+
     /// Marks the chat as having read content from `app` (section 10). The mark never clears.
     pub async fn mark_untrusted(&self, id: &str, app: &str) -> Result<(), SessionError> {
         sqlx::query(
