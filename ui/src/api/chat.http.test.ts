@@ -1,16 +1,12 @@
 // The HTTP transport's chat calls: routes for chats, files and rule proposals, and chat turns
 // over the shared /ws socket (flat events matched to the turn by its client id, then its chat).
 import { beforeEach, describe, expect, it, vi } from 'vitest';
-import { FakeWebSocket } from '../test/fakes';
+import { FakeWebSocket, jsonResponse } from '../test/fakes';
 import { ApiError, UNREACHABLE } from './errors';
 import { createHttpApi } from './http';
 import type { ChatEvent } from './types';
 
 type Call = { url: string; init: RequestInit };
-
-function jsonResponse(status: number, body: unknown): Response {
-  return new Response(JSON.stringify(body), { status, headers: { 'Content-Type': 'application/json' } });
-}
 
 function setup(routes: Record<string, () => Response> = {}) {
   window.history.replaceState(null, '', '/#token=chat-tok');

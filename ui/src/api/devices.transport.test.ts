@@ -3,16 +3,12 @@
 import { clearMocks, mockIPC } from '@tauri-apps/api/mocks';
 import { QueryClient } from '@tanstack/react-query';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { FakeWebSocket, LAN_ON, makeNode, makePairing, wireEvent } from '../test/fakes';
+import { FakeWebSocket, LAN_ON, jsonResponse, makeNode, makePairing, wireEvent } from '../test/fakes';
 import { ApiError } from './errors';
 import { createHttpApi } from './http';
 import { applyEvent, queryKeys } from './queries';
 import { createTauriApi } from './tauri';
 import type { Node } from './types';
-
-function jsonResponse(status: number, body: unknown): Response {
-  return new Response(JSON.stringify(body), { status, headers: { 'Content-Type': 'application/json' } });
-}
 
 beforeEach(() => {
   FakeWebSocket.instances = [];

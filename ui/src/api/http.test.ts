@@ -1,14 +1,10 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { FakeWebSocket, ONBOARDING_BODY } from '../test/fakes';
+import { FakeWebSocket, ONBOARDING_BODY, jsonResponse } from '../test/fakes';
 import { ApiError, UNREACHABLE } from './errors';
 import { createHttpApi, TOKEN_KEY } from './http';
 import type { EngineEvent } from './types';
 
 type Call = { url: string; init: RequestInit };
-
-function jsonResponse(status: number, body: unknown): Response {
-  return new Response(JSON.stringify(body), { status, headers: { 'Content-Type': 'application/json' } });
-}
 
 /** A fetch stub that records calls and answers from a route table. */
 function stubFetch(routes: Record<string, () => Response>) {

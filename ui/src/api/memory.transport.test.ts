@@ -3,7 +3,7 @@
 // refusal is the engine's sentence either way.
 import { clearMocks, mockIPC } from '@tauri-apps/api/mocks';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { FakeWebSocket } from '../test/fakes';
+import { FakeWebSocket, jsonResponse } from '../test/fakes';
 import { ApiError } from './errors';
 import { createHttpApi } from './http';
 import { createTauriApi } from './tauri';
@@ -11,10 +11,6 @@ import type { ImportResult } from './types';
 
 const RESULT: ImportResult = { added: 2, updated: 0, skipped: 1, pending: 2, source: 'file:resume.pdf' };
 const NOT_THESE = 'Sentient can import PDF, Word (.docx), text and Markdown files; budget.xls is none of these.';
-
-function jsonResponse(status: number, body: unknown): Response {
-  return new Response(JSON.stringify(body), { status, headers: { 'Content-Type': 'application/json' } });
-}
 
 function httpApi(answer: () => Response) {
   window.history.replaceState(null, '', '/#token=mem-tok');

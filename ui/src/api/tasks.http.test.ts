@@ -1,15 +1,11 @@
 // The HTTP transport's task calls: each goes to its route with its body, and the engine's
 // plain-sentence errors (a 502 or 503 from the preview) come back as ApiError.
 import { beforeEach, describe, expect, it, vi } from 'vitest';
-import { FakeWebSocket } from '../test/fakes';
+import { FakeWebSocket, jsonResponse } from '../test/fakes';
 import { ApiError } from './errors';
 import { createHttpApi } from './http';
 
 type Call = { method: string; path: string; body: unknown };
-
-function jsonResponse(status: number, body: unknown): Response {
-  return new Response(JSON.stringify(body), { status, headers: { 'Content-Type': 'application/json' } });
-}
 
 function setup(answer: (method: string, path: string) => Response) {
   window.history.replaceState(null, '', '/#token=task-tok');

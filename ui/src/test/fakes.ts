@@ -1117,3 +1117,8 @@ export const ONBOARDING_BODY: OnboardingRequest = {
   persona: null,
   daily_brief: null,
 };
+
+/** A JSON answer as fetch gives it, for the transports' tests. */
+export function jsonResponse(status: number, body: unknown): Response {
+  return new Response(JSON.stringify(body), { status, headers: { 'Content-Type': 'application/json' } });
+}
