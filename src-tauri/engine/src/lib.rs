@@ -281,7 +281,7 @@ impl Engine {
             }),
         };
         engine.follow_queue_settings();
-        engine.tasks().start_scheduler();
+        engine.tasks().start_scheduler().await;
         engine.tasks().start_triggers();
         engine.start_memory_upkeep();
         engine.inner.devices.follow_stop(engine.shutdown_token());

@@ -178,6 +178,16 @@ pub struct SchedulerState {
     waiting: AtomicBool,
     /// Sentient started while stopped: what the restart interrupted waits for Resume.
     recovery_waits_for_resume: AtomicBool,
+    /// The tasks left planning and the runs left processing when this engine started, read
+    /// before the gateway served anything: only these were interrupted by a restart (a task
+    /// created a moment after start is planning too, and is not theirs to take).
+    left_at_start: std::sync::Mutex<LeftAtStart>,
+}
+
+#[derive(Debug, Default)]
+struct LeftAtStart {
+    planning: std::collections::HashSet<String>,
+    runs: std::collections::HashSet<String>,
 }
 
 impl SchedulerState {
@@ -191,8 +201,10 @@ impl SchedulerState {
 type Report = BTreeMap<CatchUpReason, (Vec<CaughtUpTask>, Vec<CaughtUpTask>)>;
 
 impl TaskService {
-    /// Starts the scheduler until shutdown, after dealing with runs a restart interrupted.
-    pub fn start_scheduler(&self) {
+    /// Starts the scheduler until shutdown, after dealing with runs a restart interrupted. Reads
+    /// what was left unfinished before it returns, so call it before the gateway serves.
+    pub async fn start_scheduler(&self) {
+        self.note_left_at_start().await;
         let engine = self.clone();
         tokio::spawn(async move { engine.recover_interrupted_work().await });
         let engine = self.clone();
@@ -448,6 +460,45 @@ impl TaskService {
         self.recover_interrupted_runs().await;
     }
 
+    /// Notes the tasks left planning and the runs left processing by the last engine.
+    async fn note_left_at_start(&self) {
+        let store = self.tasks().store();
+        let planning = match store.tasks_with_status(TaskStatus::Planning).await {
+            Ok(tasks) => tasks.into_iter().map(|t| t.task_id).collect(),
+            Err(error) => {
+                tracing::warn!(%error, "could not look for tasks left planning");
+                Default::default()
+            }
+        };
+        let runs = match store.runs_with_status(&[RunStatus::Processing]).await {
+            Ok(runs) => runs.into_iter().map(|r| r.run.run_id).collect(),
+            Err(error) => {
+                tracing::warn!(%error, "could not look for interrupted runs");
+                Default::default()
+            }
+        };
+        *self
+            .tasks()
+            .scheduler
+            .left_at_start
+            .lock()
+            .unwrap_or_else(|e| e.into_inner()) = LeftAtStart { planning, runs };
+    }
+
+    fn left_at_start(&self, planning: bool, id: &str) -> bool {
+        let left = self
+            .tasks()
+            .scheduler
+            .left_at_start
+            .lock()
+            .unwrap_or_else(|e| e.into_inner());
+        if planning {
+            left.planning.contains(id)
+        } else {
+            left.runs.contains(id)
+        }
+    }
+
     /// Tasks left `planning` (by a restart or a crash) are planned again; one whose planning
     /// had not begun to change it is refined first, as a new task is.
     async fn replan_interrupted_planning(&self) {
@@ -464,7 +515,7 @@ impl TaskService {
             }
         };
         for task in tasks {
-            if self.tasks().is_running(&task.task_id) {
+            if self.tasks().is_running(&task.task_id) || !self.left_at_start(true, &task.task_id) {
                 continue;
             }
             let refine = task.plan.is_empty() && task.chat_history.is_empty();
@@ -489,7 +540,7 @@ impl TaskService {
         };
         for record in runs {
             let (task_id, run_id) = (record.task_id.clone(), record.run.run_id.clone());
-            if self.tasks().is_running(&run_id) {
+            if self.tasks().is_running(&run_id) || !self.left_at_start(false, &run_id) {
                 continue;
             }
             if resume {
