@@ -554,7 +554,7 @@ async fn creating_and_deleting_hooks_updates_the_webhook_integrations_triggers()
     assert_eq!(updated["data"]["connected"], true);
     assert_eq!(
         updated["data"]["triggers"],
-        json!([{"event": id, "label": "Deploy alerts"}])
+        json!([{"event": id, "label": "When \"Deploy alerts\" is called"}])
     );
     let (status, _) = send(
         t.client

@@ -11,6 +11,7 @@ mod files;
 mod gateway;
 mod hardening;
 mod hooks;
+mod integrations;
 mod layers;
 mod lifecycle;
 mod live;

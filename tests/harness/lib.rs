@@ -62,6 +62,26 @@ impl TestEngine {
         home: &Path,
         clock: Option<sentient_engine::clock::SharedClock>,
     ) -> Result<Self> {
+        Self::start_configured(home, clock, None).await
+    }
+
+    /// A new engine in a fresh temporary home whose outside services are at `endpoints`.
+    pub async fn start_with_endpoints(
+        endpoints: sentient_engine::integrations::Endpoints,
+    ) -> Result<Self> {
+        let dir = tempfile::tempdir()?;
+        let home = dir.path().join("home");
+        let mut started = Self::start_configured(&home, None, Some(endpoints)).await?;
+        started._dir = Some(dir);
+        Ok(started)
+    }
+
+    /// An engine on `home` with its own clock and endpoints (`None`: the defaults).
+    pub async fn start_configured(
+        home: &Path,
+        clock: Option<sentient_engine::clock::SharedClock>,
+        endpoints: Option<sentient_engine::integrations::Endpoints>,
+    ) -> Result<Self> {
         let token = format!("test-token-{}", std::process::id());
         let engine = Engine::start(EngineOptions {
             home: Some(home.to_owned()),
@@ -84,6 +104,7 @@ impl TestEngine {
             env_lookup: Some(std::sync::Arc::new(|name: &str| {
                 (name == TEST_ENV_KEY).then(|| TEST_ENV_VALUE.to_owned())
             })),
+            endpoints,
         })
         .await
         .context("engine start")?;

@@ -19,6 +19,7 @@ SYSTEM_PACKAGES=(
   libssl-dev libasound2-dev libdbus-1-dev
   xvfb xauth chromium gnome-keyring dbus dbus-x11 xdotool libsecret-tools imagemagick
   python3 python3-venv
+  dovecot-imapd
 )
 
 ensure_system_packages() {
@@ -53,7 +54,7 @@ ensure_node_packages() {
 }
 
 # PyPI tools the tests use, pinned, in the project's own virtual environment (.venv-tests/).
-PYTHON_TOOLS=(schemathesis==4.32.5)
+PYTHON_TOOLS=(schemathesis==4.32.5 aiosmtpd==1.4.6)
 
 ensure_python_tools() {
   local venv=".venv-tests" stamp=".venv-tests/.sentient-tools"

@@ -15,6 +15,7 @@ pub mod compression;
 pub mod prompt;
 pub mod run_loop;
 pub mod sessions;
+pub mod slug_risk;
 pub mod tools;
 
 use std::sync::{Arc, OnceLock};

@@ -564,11 +564,10 @@ impl Agent {
             .into_iter()
             .filter(|spec| {
                 let plugin = self.tools().plugin_of(&spec.name).unwrap_or_default();
-                let risk = self
-                    .tools()
-                    .get(&spec.name)
-                    .map_or(Risk::Read, |t| t.def().risk);
-                settings.is_offered(&spec.name, &plugin, approval_risk(risk), false, origin)
+                let tool = self.tools().get(&spec.name);
+                let risk = tool.as_ref().map_or(Risk::Read, |t| t.def().risk);
+                let varies = tool.as_ref().is_some_and(|t| t.risk_varies());
+                settings.is_offered(&spec.name, &plugin, approval_risk(risk), varies, origin)
             })
             .collect()
     }

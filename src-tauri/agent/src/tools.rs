@@ -346,6 +346,13 @@ pub trait Tool: Send + Sync {
         self.def().risk
     }
 
+    /// Whether [`Tool::risk_for`] can answer differently per call (a browser-like tool, an MCP
+    /// tool that runs other tools by slug): a Read only app still offers such a tool and
+    /// refuses only its calls above read.
+    fn risk_varies(&self) -> bool {
+        false
+    }
+
     /// Words for an approval question about this call (`describe_fn`).
     fn describe(&self, _args: &Value) -> Option<CallDescription> {
         None

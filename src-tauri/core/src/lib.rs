@@ -11,6 +11,7 @@ pub mod files;
 pub mod home;
 pub mod logging;
 pub mod secrets;
+pub mod seen;
 pub mod stop;
 pub mod store;
 

@@ -388,6 +388,63 @@ impl SecretsService {
         Ok(())
     }
 
+    /// The value of one of the engine's own entries (an app's tokens, an MCP server's values),
+    /// which are never listed or typed in Settings. A value saved in parts (see
+    /// [`SecretsService::write_entry`]) is read back whole.
+    pub async fn read_entry(&self, name: &str) -> Result<Option<String>, SecretsError> {
+        let (service, user) = (self.inner.service.clone(), name.to_owned());
+        keychain(move || {
+            let Some(mut value) = read(&service, &user)? else {
+                return Ok(None);
+            };
+            for part in 1.. {
+                match read(&service, &format!("{user}:{part}"))? {
+                    Some(more) => value.push_str(&more),
+                    None => break,
+                }
+            }
+            Ok(Some(value))
+        })
+        .await
+    }
+
+    /// Saves one of the engine's own entries. Some keychains take only short values, so a long
+    /// one continues in `<name>:1`, `<name>:2`, ... (parts left from a longer value are removed).
+    pub async fn write_entry(&self, name: &str, value: &str) -> Result<(), SecretsError> {
+        let (service, user, value) = (
+            self.inner.service.clone(),
+            name.to_owned(),
+            value.to_owned(),
+        );
+        keychain(move || {
+            let chars: Vec<char> = value.chars().collect();
+            let parts: Vec<String> = chars
+                .chunks(ENTRY_PART_CHARS)
+                .map(|c| c.iter().collect())
+                .collect();
+            for (i, part) in parts.iter().enumerate() {
+                let entry = if i == 0 {
+                    user.clone()
+                } else {
+                    format!("{user}:{i}")
+                };
+                keyring::Entry::new(&service, &entry)?.set_password(part)?;
+            }
+            remove_parts(&service, &user, parts.len().max(1))
+        })
+        .await
+    }
+
+    /// Removes one of the engine's own entries with all its parts; a missing one is fine.
+    pub async fn delete_entry(&self, name: &str) -> Result<(), SecretsError> {
+        let (service, user) = (self.inner.service.clone(), name.to_owned());
+        keychain(move || {
+            remove(&service, &user)?;
+            remove_parts(&service, &user, 1)
+        })
+        .await
+    }
+
     /// Windows refresh their secrets on this.
     fn announce(&self) {
         self.inner.bus.publish(DomainEvent::ConfigUpdated {
@@ -434,6 +491,28 @@ where
         ))),
         Err(_) => Err(SecretsError::KeychainTimeout),
     }
+}
+
+/// Longest part of one entry, in characters (Windows' Credential Manager takes about 2,500 bytes).
+const ENTRY_PART_CHARS: usize = 1000;
+
+/// Removes an entry; `Ok(false)` when there was none.
+fn remove(service: &str, user: &str) -> Result<bool, SecretsError> {
+    match keyring::Entry::new(service, user)?.delete_credential() {
+        Ok(()) => Ok(true),
+        Err(keyring::Error::NoEntry) => Ok(false),
+        Err(err) => Err(err.into()),
+    }
+}
+
+/// Removes the continuation parts `<user>:<from>`, `<user>:<from+1>`, ... until one is missing.
+fn remove_parts(service: &str, user: &str, from: usize) -> Result<(), SecretsError> {
+    for part in from.. {
+        if !remove(service, &format!("{user}:{part}"))? {
+            break;
+        }
+    }
+    Ok(())
 }
 
 /// Whether the entry exists, without reading its value.

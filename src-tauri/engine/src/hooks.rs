@@ -12,7 +12,7 @@ use std::collections::HashMap;
 use std::sync::{Mutex, RwLock};
 
 use axum::body::{Body, Bytes};
-use chrono::{DateTime, Duration, SubsecRound, Utc};
+use chrono::{DateTime, SubsecRound, Utc};
 use futures::StreamExt;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
@@ -26,7 +26,7 @@ use crate::store::{Store, StoreError};
 pub use sentient_core::domain::integration::Hook;
 
 /// How long a key stays in the "already seen" record.
-pub const SEEN_DAYS: i64 = 30;
+pub use sentient_core::seen::SEEN_DAYS;
 /// How long a caller waits after a call refused while Stop everything is on.
 pub const STOPPED_RETRY_SECONDS: u64 = 60;
 /// The longest hook name, in characters.
@@ -159,7 +159,7 @@ pub struct Hooks {
     known: RwLock<HashMap<String, Known>>,
     buckets: Mutex<HashMap<String, bucket::Bucket>>,
     writer: writer::Writer,
-    last_seen_prune: Mutex<Option<DateTime<Utc>>>,
+    seen: std::sync::Arc<sentient_core::seen::SeenItems>,
 }
 
 use sentient_core::store::change_one;
@@ -175,7 +175,11 @@ use sentient_core::store::new_id;
 
 impl Hooks {
     /// Loads every hook's digest and starts the call writer.
-    pub async fn load(store: Store, clock: SharedClock) -> Result<Self, StoreError> {
+    pub async fn load(
+        store: Store,
+        clock: SharedClock,
+        seen: std::sync::Arc<sentient_core::seen::SeenItems>,
+    ) -> Result<Self, StoreError> {
         let rows = sqlx::query("SELECT id, name, secret_sha256 FROM hooks")
             .fetch_all(store.pool())
             .await?;
@@ -195,7 +199,7 @@ impl Hooks {
             clock,
             known: RwLock::new(known),
             buckets: Mutex::default(),
-            last_seen_prune: Mutex::default(),
+            seen,
         })
     }
 
@@ -316,41 +320,8 @@ impl Hooks {
     }
 
     /// Records `key` for `source` and says whether it was already recorded within 30 days.
-    /// Keys older than that count as new again and are pruned now and then on write.
     pub async fn seen_before(&self, source: &str, key: &str) -> Result<bool, HookError> {
-        let now = self.clock.now();
-        let cutoff = stamp(now - Duration::days(SEEN_DAYS));
-        let prune = {
-            let mut last = self
-                .last_seen_prune
-                .lock()
-                .unwrap_or_else(|e| e.into_inner());
-            let due = last.is_none_or(|at| now - at > Duration::hours(1) || now < at);
-            if due {
-                *last = Some(now);
-            }
-            due
-        };
-        if prune {
-            sqlx::query("DELETE FROM seen_items WHERE seen_at < ?")
-                .bind(&cutoff)
-                .execute(self.store.pool())
-                .await?;
-        }
-        // Inserted, or an expired key renewed: new. Untouched: seen within 30 days.
-        let changed = sqlx::query(
-            "INSERT INTO seen_items (source, key, seen_at) VALUES (?, ?, ?) \
-             ON CONFLICT (source, key) DO UPDATE SET seen_at = excluded.seen_at \
-             WHERE seen_items.seen_at < ?",
-        )
-        .bind(source)
-        .bind(key)
-        .bind(stamp(now))
-        .bind(&cutoff)
-        .execute(self.store.pool())
-        .await?
-        .rows_affected();
-        Ok(changed == 0)
+        Ok(self.seen.seen_before(source, key).await?)
     }
 }
 
@@ -443,7 +414,7 @@ impl HookService {
     async fn announce_webhook_integration(&self, base: &str) {
         match self.hooks().list(base).await {
             Ok(hooks) => self.bus().publish(DomainEvent::IntegrationUpdated(Box::new(
-                crate::integrations::webhook_integration(&hooks),
+                sentient_core::domain::integration::webhook_integration(&hooks),
             ))),
             Err(error) => tracing::warn!(%error, "could not list hooks to announce them"),
         }

@@ -7,7 +7,6 @@ pub mod devices;
 pub mod doctor;
 pub mod gateway;
 pub mod hooks;
-pub mod integrations;
 pub mod models;
 pub mod notifications;
 pub mod onboarding;
@@ -21,6 +20,7 @@ pub use sentient_core::{
 pub use sentient_llm as llm;
 pub use sentient_llm::system;
 pub use sentient_memory as memory;
+pub use sentient_integrations as integrations;
 pub use sentient_node as node;
 pub use sentient_tasks as tasks;
 
@@ -73,6 +73,9 @@ pub struct EngineOptions {
     /// Where environment-variable key fallbacks are read; `None` is the process environment.
     /// Tests pass their own so a developer's `ANTHROPIC_API_KEY` never leaks into them.
     pub env_lookup: Option<secrets::EnvLookup>,
+    /// Where outside services are (Google, GitHub, ...); `None` is the real services. Tests
+    /// point it at stand-ins on loopback.
+    pub endpoints: Option<sentient_integrations::Endpoints>,
 }
 
 impl std::fmt::Debug for EngineOptions {
@@ -98,6 +101,33 @@ pub enum StartError {
         "Port {port} on 127.0.0.1 is busy ({source}). Another Sentient may be running; pass --port 0 to pick a free port."
     )]
     Bind { port: u16, source: std::io::Error },
+    #[error("Sentient's apps could not be loaded: {0}")]
+    Integrations(String),
+}
+
+/// What the apps ask of tasks: turning off the ones that use a disconnected app.
+struct AppTasks {
+    tasks: TaskService,
+    tools: agent::tools::ToolRegistry,
+}
+
+impl sentient_integrations::DependentTasks for AppTasks {
+    fn disable_tasks_using<'a>(&'a self, app: &'a str) -> futures::future::BoxFuture<'a, Vec<String>> {
+        Box::pin(async move {
+            let name = sentient_integrations::catalog::entry(app)
+                .map_or_else(|| app.to_owned(), |e| e.display_name.to_owned());
+            let tools = self.tools.clone();
+            self.tasks
+                .disable_tasks_using(app, &name, move |tool| tools.plugin_of(tool))
+                .await
+        })
+    }
+}
+
+impl sentient_integrations::HookTriggers for hooks::HookService {
+    fn hooks(&self) -> futures::future::BoxFuture<'_, Vec<sentient_core::domain::integration::Hook>> {
+        Box::pin(async move { self.list("").await.unwrap_or_default() })
+    }
 }
 
 /// `GET /api/health`.
@@ -120,6 +150,7 @@ struct Inner {
     notifications: NotificationService,
     models: models::ModelService,
     hooks: hooks::HookService,
+    integrations: sentient_integrations::IntegrationService,
     devices: Arc<Devices>,
     /// The LAN door: the TLS listener for devices and its mDNS announcement.
     lan: gateway::lan_runtime::LanRuntime,
@@ -223,13 +254,37 @@ impl Engine {
             stop.clone(),
             shutdown.clone(),
         );
+        let seen = Arc::new(sentient_core::seen::SeenItems::new(
+            store.clone(),
+            clock.clone(),
+        ));
         let hooks = hooks::HookService::new(
-            hooks::Hooks::load(store.clone(), clock.clone()).await?,
+            hooks::Hooks::load(store.clone(), clock.clone(), seen.clone()).await?,
             bus.clone(),
             stop.clone(),
             config.clone(),
             clock.clone(),
         );
+        let integrations =
+            sentient_integrations::IntegrationService::new(sentient_integrations::IntegrationParts {
+                store: store.clone(),
+                bus: bus.clone(),
+                config: config.clone(),
+                secrets: secrets.clone(),
+                stop: stop.clone(),
+                clock: clock.clone(),
+                tools: agent.tools().clone(),
+                seen,
+                endpoints: options.endpoints.unwrap_or_default(),
+                hooks: Arc::new(hooks.clone()),
+                tasks: Arc::new(AppTasks {
+                    tasks: tasks.clone(),
+                    tools: agent.tools().clone(),
+                }),
+                shutdown: shutdown.clone(),
+            })
+            .await
+            .map_err(|e| StartError::Integrations(e.to_string()))?;
         let devices = Arc::new(Devices::new(
             store.clone(),
             clock.clone(),
@@ -271,6 +326,7 @@ impl Engine {
                 notifications,
                 models,
                 hooks,
+                integrations,
                 devices,
                 lan: gateway::lan_runtime::LanRuntime::new(home_tls),
                 token,
@@ -284,6 +340,7 @@ impl Engine {
         engine.tasks().start_scheduler().await;
         engine.tasks().start_triggers();
         engine.start_memory_upkeep();
+        engine.integrations().start().await;
         engine.inner.devices.follow_stop(engine.shutdown_token());
         gateway::lan_runtime::follow_settings(&engine);
         let app = gateway::router(engine.clone());
@@ -315,6 +372,8 @@ impl Engine {
     /// running jobs, then the database.
     pub async fn shutdown(&self) {
         self.inner.shutdown.cancel();
+        // Tool servers' process trees end with the engine.
+        self.integrations().shutdown().await;
         let server = self
             .inner
             .gateway
@@ -434,6 +493,10 @@ impl Engine {
             },
         );
         self.memory().follow_embedding_model(self.shutdown_token());
+    }
+    /// Apps: the catalog, connections, MCP servers and change feeds.
+    pub fn integrations(&self) -> &sentient_integrations::IntegrationService {
+        &self.inner.integrations
     }
     /// Webhooks: the hooks and their calls.
     pub fn hooks(&self) -> &hooks::HookService {

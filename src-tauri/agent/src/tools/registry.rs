@@ -128,6 +128,37 @@ impl ToolRegistry {
         Ok(())
     }
 
+    /// Puts `plugin` in place of the app with the same id (an MCP server whose tools changed),
+    /// or adds it. Refused, changing nothing, when one of its tool names belongs to another app.
+    pub fn replace(&self, plugin: Plugin) -> Result<(), RegistryError> {
+        let mut inner = self.inner.write().unwrap_or_else(|e| e.into_inner());
+        let mut seen = std::collections::HashSet::new();
+        for tool in &plugin.tools {
+            let name = &tool.def().name;
+            let owner = inner
+                .plugins
+                .iter()
+                .find(|p| p.tools.iter().any(|t| t.def().name == *name));
+            if owner.is_some_and(|p| p.id != plugin.id) || !seen.insert(name.clone()) {
+                return Err(RegistryError::DuplicateTool(name.clone()));
+            }
+        }
+        remove_from(&mut inner, &plugin.id);
+        for tool in &plugin.tools {
+            inner
+                .by_name
+                .insert(tool.def().name.clone(), Arc::clone(tool));
+        }
+        inner.plugins.push(Arc::new(plugin));
+        Ok(())
+    }
+
+    /// Takes an app and its tools out; `false` when there was none.
+    pub fn remove(&self, id: &str) -> bool {
+        let mut inner = self.inner.write().unwrap_or_else(|e| e.into_inner());
+        remove_from(&mut inner, id)
+    }
+
     pub fn get(&self, name: &str) -> Option<Arc<dyn Tool>> {
         self.read().by_name.get(name).cloned()
     }
@@ -246,6 +277,17 @@ impl ToolRegistry {
             Err(error) => error_result(ctx, name, json!({"error": error.to_string()})),
         }
     }
+}
+
+fn remove_from(inner: &mut Inner, id: &str) -> bool {
+    let Some(at) = inner.plugins.iter().position(|p| p.id == id) else {
+        return false;
+    };
+    let plugin = inner.plugins.remove(at);
+    for tool in &plugin.tools {
+        inner.by_name.remove(&tool.def().name);
+    }
+    true
 }
 
 fn error_result(ctx: &ToolCtx, name: &str, value: Value) -> ToolResult {
@@ -460,6 +502,28 @@ mod tests {
         );
         assert!(registry.get("echo").is_some());
         assert!(registry.get("nothing").is_none());
+    }
+
+    #[test]
+    fn an_app_can_be_replaced_and_removed() {
+        let registry = registry();
+        registry
+            .replace(plugin("echo", false, vec![Arc::new(Echo(echo("echo2")))]))
+            .expect("replace");
+        assert!(registry.get("echo").is_none());
+        assert!(registry.get("echo2").is_some());
+        assert_eq!(registry.plugin_of("echo2").as_deref(), Some("echo"));
+        assert_eq!(
+            registry.replace(plugin("other", false, vec![Arc::new(Echo(echo("deep_echo")))])),
+            Err(RegistryError::DuplicateTool("deep_echo".to_owned()))
+        );
+        assert!(registry.get("deep_echo").is_some(), "a refused replace changes nothing");
+        assert!(registry.remove("echo"));
+        assert!(!registry.remove("echo"));
+        assert!(registry.get("echo2").is_none());
+        registry
+            .register(plugin("echo", false, vec![Arc::new(Echo(echo("echo")))]))
+            .expect("the id is free again");
     }
 
     #[tokio::test]

@@ -87,7 +87,7 @@ pub fn webhook_integration(hooks: &[Hook]) -> Integration {
             .iter()
             .map(|h| Trigger {
                 event: h.id.clone(),
-                label: h.name.clone(),
+                label: format!("When \"{}\" is called", h.name),
             })
             .collect(),
         alternative_for: None,

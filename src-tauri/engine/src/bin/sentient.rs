@@ -82,10 +82,19 @@ async fn serve(home: Option<PathBuf>, port: Option<u16>, token: Option<String>) 
         }
     };
     let _logs = logging::init(&home.logs());
+    // Tests point outside services at stand-ins with SENTIENT_ENDPOINTS=<json file>.
+    let endpoints = match sentient_engine::integrations::Endpoints::from_env() {
+        Ok(endpoints) => endpoints,
+        Err(error) => {
+            eprintln!("{error}");
+            return ExitCode::FAILURE;
+        }
+    };
     let options = EngineOptions {
         home: Some(home.root().to_owned()),
         port,
         token,
+        endpoints: Some(endpoints),
         ..Default::default()
     };
     let engine = match Engine::start(options).await {

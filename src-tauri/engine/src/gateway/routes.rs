@@ -7,6 +7,7 @@ pub mod config;
 pub mod core;
 pub mod files;
 pub mod hooks;
+pub mod integrations;
 pub mod memory;
 pub mod models;
 pub mod nodes;
@@ -48,4 +49,5 @@ pub fn protected() -> OpenApiRouter<Engine> {
         .merge(hooks::routes())
         .merge(nodes::routes())
         .merge(memory::routes())
+        .merge(integrations::routes())
 }

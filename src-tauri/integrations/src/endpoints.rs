@@ -1,0 +1,77 @@
+//! Where each outside service is: one table that defaults to the real services. Tests point it
+//! at stand-ins on loopback (`EngineOptions`, or `SENTIENT_ENDPOINTS=<json file>` for
+//! `sentient serve`). It is not a Setting: nobody using Sentient changes where Gmail is.
+
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Endpoints {
+    /// Google's sign-in page.
+    pub google_auth: String,
+    /// Google's token endpoint (code exchange and refresh).
+    pub google_token: String,
+    /// Gmail API v1 base, up to `/gmail/v1`.
+    pub gmail: String,
+    /// Calendar API v3 base, up to `/calendar/v3`.
+    pub calendar: String,
+    /// GitHub's REST API.
+    pub github_api: String,
+    /// GitHub's web address (device flow and sign-in).
+    pub github_web: String,
+    /// PEM certificates trusted besides the system's, for stand-in mail servers in tests.
+    pub trusted_certificates: Vec<String>,
+}
+
+impl Default for Endpoints {
+    fn default() -> Self {
+        Self {
+            google_auth: "https://accounts.google.com/o/oauth2/v2/auth".to_owned(),
+            google_token: "https://oauth2.googleapis.com/token".to_owned(),
+            gmail: "https://gmail.googleapis.com/gmail/v1".to_owned(),
+            calendar: "https://www.googleapis.com/calendar/v3".to_owned(),
+            github_api: "https://api.github.com".to_owned(),
+            github_web: "https://github.com".to_owned(),
+            trusted_certificates: Vec::new(),
+        }
+    }
+}
+
+/// The environment variable naming a JSON file of endpoint overrides.
+pub const ENDPOINTS_ENV: &str = "SENTIENT_ENDPOINTS";
+
+impl Endpoints {
+    /// The defaults with the file's keys on top.
+    pub fn from_file(path: &Path) -> Result<Self, String> {
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| format!("{} could not be read: {e}", path.display()))?;
+        serde_json::from_str(&text).map_err(|e| format!("{} is not valid: {e}", path.display()))
+    }
+
+    /// From `SENTIENT_ENDPOINTS` when set, else the real services.
+    pub fn from_env() -> Result<Self, String> {
+        match std::env::var_os(ENDPOINTS_ENV) {
+            Some(path) if !path.is_empty() => Self::from_file(Path::new(&path)),
+            _ => Ok(Self::default()),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_file_overrides_only_its_keys_and_unknown_keys_are_refused() {
+        let dir = tempfile::tempdir().expect("dir");
+        let path = dir.path().join("endpoints.json");
+        std::fs::write(&path, r#"{"github_api": "http://127.0.0.1:9/api"}"#).expect("write");
+        let endpoints = Endpoints::from_file(&path).expect("read");
+        assert_eq!(endpoints.github_api, "http://127.0.0.1:9/api");
+        assert_eq!(endpoints.gmail, Endpoints::default().gmail);
+        std::fs::write(&path, r#"{"gmial": "x"}"#).expect("write");
+        assert!(Endpoints::from_file(&path).is_err());
+    }
+}

@@ -1,0 +1,626 @@
+//! Outside tool servers (MCP, contract section 5): each server is the app `mcp_<server>` with
+//! tools `mcp_<server>_<tool>`, reached over stdio (a program started here, its whole process
+//! tree stopped on remove, off or quit) or streamable HTTP. Settings keep each server's shape
+//! (`integrations.mcp_servers`); env and header values live in the keychain (`mcp:<name>`,
+//! `mcp:<name>:headers`). Connections run in the background, so a slow server never holds up
+//! a listing or `/api/health`; changes to servers run one at a time.
+
+mod server;
+pub mod tools;
+mod values;
+
+use std::collections::{BTreeMap, HashMap};
+use std::sync::{Arc, Mutex, Weak};
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use sentient_core::config::{McpAuth, McpServerConfig, McpTransport};
+use sentient_core::domain::integration::{Integration, PrivacyFilters, Setup};
+use sentient_core::domain::tool_info::{Risk, ToolInfo};
+
+use crate::{Inner, IntegrationError, IntegrationService, parse_access};
+pub use server::{McpToolInfo, ServerStatus};
+use server::Server;
+
+/// How long adding a server (or filling in its values) waits for its first connection.
+pub const FIRST_CONNECTION: Duration = Duration::from_secs(15);
+/// How often a server that asked for a sign-in is tried again.
+pub const SIGN_IN_RETRY: Duration = Duration::from_secs(5 * 60);
+
+/// The prefix of every MCP server's app id.
+pub const APP_PREFIX: &str = "mcp_";
+
+/// The server a `mcp_<server>` app id names.
+pub fn server_of(app_id: &str) -> Option<&str> {
+    app_id.strip_prefix(APP_PREFIX).filter(|n| !n.is_empty())
+}
+
+/// One server as `GET /api/integrations/mcp` lists it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, specta::Type, utoipa::ToSchema)]
+pub struct McpServerInfo {
+    pub name: String,
+    pub transport: String,
+    pub command: String,
+    pub args: Vec<String>,
+    pub url: String,
+    pub env_keys: Vec<String>,
+    pub auth: String,
+    pub header_keys: Vec<String>,
+    pub missing_values: Vec<String>,
+    pub signed_in: bool,
+    pub signing_in: bool,
+    pub enabled: bool,
+    pub access: String,
+    /// connecting, connected, needs_sign_in, error, disconnected or disabled
+    pub status: String,
+    pub tools: Vec<McpToolInfo>,
+    pub error: Option<String>,
+}
+
+/// `POST /api/integrations/mcp`.
+#[derive(Debug, Clone, Default, Deserialize, specta::Type, utoipa::ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct NewServer {
+    pub name: String,
+    pub transport: String,
+    #[serde(default)]
+    pub command: Option<String>,
+    #[serde(default)]
+    pub args: Option<Vec<String>>,
+    #[serde(default)]
+    pub url: Option<String>,
+    #[serde(default)]
+    pub env: Option<BTreeMap<String, String>>,
+    #[serde(default)]
+    pub headers: Option<BTreeMap<String, String>>,
+    #[serde(default)]
+    pub auth: Option<String>,
+    #[serde(default)]
+    pub enabled: Option<bool>,
+    #[serde(default)]
+    pub access: Option<String>,
+}
+
+/// `POST /api/integrations/mcp/{name}/values`.
+#[derive(Debug, Clone, Deserialize, specta::Type, utoipa::ToSchema)]
+pub struct NewValues {
+    #[serde(default)]
+    pub values: BTreeMap<String, String>,
+    #[serde(default)]
+    #[specta(type = Option<bool>)]
+    #[schema(value_type = Option<bool>)]
+    pub enable: Option<Value>,
+}
+
+/// `POST /api/integrations/mcp/{name}/test`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, specta::Type, utoipa::ToSchema)]
+pub struct McpTestResult {
+    pub ok: bool,
+    pub tools: Vec<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+}
+
+/// The servers and their connections.
+pub struct McpManager {
+    service: Weak<Inner>,
+    servers: Mutex<HashMap<String, Arc<Server>>>,
+    /// One change (add, values, on/off, remove) at a time.
+    changes: tokio::sync::Mutex<()>,
+}
+
+/// A server's name: letters, digits, `-` and `_`, so its tools' names stay valid for models.
+fn check_name(name: &str) -> Result<String, IntegrationError> {
+    let name = name.trim();
+    let ok = !name.is_empty()
+        && name.len() <= 40
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_');
+    if ok {
+        Ok(name.to_owned())
+    } else {
+        Err(IntegrationError::Invalid(
+            "Give the server a short name made of letters, digits, - or _ (at most 40).".to_owned(),
+        ))
+    }
+}
+
+impl McpManager {
+    pub(crate) fn new(service: Weak<Inner>) -> Self {
+        Self {
+            service,
+            servers: Mutex::default(),
+            changes: tokio::sync::Mutex::new(()),
+        }
+    }
+
+    fn service(&self) -> Option<IntegrationService> {
+        self.service.upgrade().map(IntegrationService::from_inner)
+    }
+
+    fn configs(&self) -> BTreeMap<String, McpServerConfig> {
+        self.service()
+            .map(|s| s.parts().config.current().integrations.mcp_servers.clone())
+            .unwrap_or_default()
+    }
+
+    fn server(&self, name: &str) -> Option<Arc<Server>> {
+        self.servers
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .get(name)
+            .cloned()
+    }
+
+    /// The server's connection, made when first asked for.
+    fn server_or_new(&self, name: &str) -> Arc<Server> {
+        self.servers
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .entry(name.to_owned())
+            .or_insert_with(|| Arc::new(Server::new(name)))
+            .clone()
+    }
+
+    /// Starts every server that is on (in the background), and the sign-in retries.
+    pub async fn start_all(&self) {
+        let Some(service) = self.service() else { return };
+        for name in self.configs().keys() {
+            let server = self.server_or_new(name);
+            let service = service.clone();
+            tokio::spawn(async move { service.mcp().connect(&server).await });
+        }
+        let shutdown = service.parts().shutdown.clone();
+        let weak = self.service.clone();
+        tokio::spawn(async move {
+            loop {
+                tokio::select! {
+                    () = shutdown.cancelled() => return,
+                    () = tokio::time::sleep(SIGN_IN_RETRY) => {}
+                }
+                let Some(service) = weak.upgrade().map(IntegrationService::from_inner) else { return };
+                let waiting: Vec<Arc<Server>> = service
+                    .mcp()
+                    .servers
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .values()
+                    .filter(|s| s.status().0 == ServerStatus::NeedsSignIn)
+                    .cloned()
+                    .collect();
+                for server in waiting {
+                    service.mcp().connect(&server).await;
+                }
+            }
+        });
+    }
+
+    /// Stops every server (quit).
+    pub async fn stop_all(&self) {
+        let servers: Vec<Arc<Server>> = self
+            .servers
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .values()
+            .cloned()
+            .collect();
+        for server in servers {
+            server.disconnect(ServerStatus::Disconnected, None).await;
+        }
+    }
+
+    /// (Re)connects a server as its settings say: off, missing values, or a live connection.
+    async fn connect(&self, server: &Arc<Server>) {
+        let Some(service) = self.service() else { return };
+        let Some(config) = self.configs().get(&server.name).cloned() else {
+            return;
+        };
+        if !config.enabled {
+            server.disconnect(ServerStatus::Disabled, None).await;
+            self.publish(&server.name).await;
+            return;
+        }
+        let secrets = values::load(&service, &server.name).await;
+        let missing = values::missing(&config, &secrets);
+        server.set_missing(missing.clone());
+        if !missing.is_empty() {
+            let error = format!(
+                "This server needs {} before it can start. Fill them in with the key button on the server.",
+                missing.join(", ")
+            );
+            server.disconnect(ServerStatus::Error, Some(error)).await;
+            self.publish(&server.name).await;
+            return;
+        }
+        if config.transport == McpTransport::Http && config.auth == McpAuth::Oauth {
+            server
+                .disconnect(
+                    ServerStatus::NeedsSignIn,
+                    Some("Sign in to use this server.".to_owned()),
+                )
+                .await;
+            self.publish(&server.name).await;
+            return;
+        }
+        server.mark_connecting();
+        self.publish(&server.name).await;
+        let timeout = Duration::from_secs(u64::from(
+            service.parts().config.current().integrations.mcp_timeout_s,
+        ));
+        server.connect(&config, &secrets, timeout).await;
+        self.register_tools(&service, server);
+        self.publish(&server.name).await;
+    }
+
+    /// Puts the server's tools in the registry as the app `mcp_<server>`.
+    fn register_tools(&self, service: &IntegrationService, server: &Arc<Server>) {
+        let plugin = tools::plugin(server.clone(), service.clone());
+        if let Err(error) = service.parts().tools.replace(plugin) {
+            tracing::warn!(%error, server = %server.name, "a tool server's tools could not be registered");
+        }
+    }
+
+    async fn publish(&self, name: &str) {
+        if let Some(service) = self.service() {
+            service.announce(&format!("{APP_PREFIX}{name}")).await;
+        }
+    }
+
+    /// Every server, as the routes list them.
+    pub fn list(&self) -> Vec<McpServerInfo> {
+        self.configs()
+            .iter()
+            .map(|(name, config)| self.info(name, config))
+            .collect()
+    }
+
+    /// One server; 404 when unknown.
+    pub fn get(&self, name: &str) -> Result<McpServerInfo, IntegrationError> {
+        self.configs()
+            .get(name)
+            .map(|config| self.info(name, config))
+            .ok_or_else(|| IntegrationError::UnknownServer(name.to_owned()))
+    }
+
+    fn info(&self, name: &str, config: &McpServerConfig) -> McpServerInfo {
+        let server = self.server(name);
+        let (status, error) = server.as_ref().map_or_else(
+            || {
+                if config.enabled {
+                    (ServerStatus::Connecting, None)
+                } else {
+                    (ServerStatus::Disabled, None)
+                }
+            },
+            |s| s.status(),
+        );
+        let missing = server.as_ref().map(|s| s.missing()).unwrap_or_default();
+        let access = self
+            .service()
+            .map_or("read_write", |s| s.access_of(&format!("{APP_PREFIX}{name}")));
+        McpServerInfo {
+            name: name.to_owned(),
+            transport: match config.transport {
+                McpTransport::Stdio => "stdio",
+                McpTransport::Http => "http",
+            }
+            .to_owned(),
+            command: config.command.clone(),
+            args: config.args.clone(),
+            url: config.url.clone(),
+            env_keys: config.env_keys.clone(),
+            auth: auth_name(config.auth).to_owned(),
+            header_keys: config.header_keys.clone(),
+            missing_values: missing,
+            signed_in: false,
+            signing_in: false,
+            enabled: config.enabled,
+            access: access.to_owned(),
+            status: status.as_str().to_owned(),
+            tools: server.map(|s| s.tools()).unwrap_or_default(),
+            error,
+        }
+    }
+
+    /// Each server as an Integration object (`auth_type: "mcp"`).
+    pub fn integrations(&self) -> Vec<Integration> {
+        self.list().into_iter().map(as_integration).collect()
+    }
+
+    pub fn integration(&self, app_id: &str) -> Option<Integration> {
+        let name = server_of(app_id)?;
+        self.get(name).ok().map(as_integration)
+    }
+
+    /// Adds (or replaces) a server and waits up to 15 s for its first connection.
+    pub async fn add(&self, request: NewServer) -> Result<McpServerInfo, IntegrationError> {
+        let service = self
+            .service()
+            .ok_or_else(|| IntegrationError::Internal("the engine is stopping".to_owned()))?;
+        let name = check_name(&request.name)?;
+        let checked = values::check_new(&request)?;
+        let _one_change = self.changes.lock().await;
+        if let Some(access) = &request.access {
+            let read_only = parse_access(&Value::String(access.clone()))?;
+            service
+                .save_access(&format!("{APP_PREFIX}{name}"), read_only)
+                .await?;
+        }
+        values::save(&service, &name, &checked).await?;
+        let config = checked.config.clone();
+        let saved_name = name.clone();
+        service
+            .parts()
+            .config
+            .update(move |c| {
+                c.integrations.mcp_servers.insert(saved_name, config);
+            })
+            .await
+            .map_err(|e| IntegrationError::Invalid(e.to_string()))?;
+        let server = self.server_or_new(&name);
+        server.disconnect(ServerStatus::Connecting, None).await;
+        self.connect_waiting(&server).await;
+        self.get(&name)
+    }
+
+    /// Connects in the background and waits up to [`FIRST_CONNECTION`] for it.
+    async fn connect_waiting(&self, server: &Arc<Server>) {
+        let Some(service) = self.service() else { return };
+        let server = server.clone();
+        let connecting = tokio::spawn(async move { service.mcp().connect(&server).await });
+        let _ = tokio::time::timeout(FIRST_CONNECTION, connecting).await;
+    }
+
+    /// Removes a server: its connection, tools, keychain values and Read only setting.
+    pub async fn remove(&self, name: &str) -> Result<(), IntegrationError> {
+        let service = self
+            .service()
+            .ok_or_else(|| IntegrationError::Internal("the engine is stopping".to_owned()))?;
+        self.get(name)?;
+        let _one_change = self.changes.lock().await;
+        let server = self
+            .servers
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .remove(name);
+        if let Some(server) = server {
+            server.disconnect(ServerStatus::Disconnected, None).await;
+        }
+        let app = format!("{APP_PREFIX}{name}");
+        service.parts().tools.remove(&app);
+        values::delete_all(&service, name).await?;
+        let owned = name.to_owned();
+        service
+            .parts()
+            .config
+            .update(move |c| {
+                c.integrations.mcp_servers.remove(&owned);
+                c.integrations.read_only.retain(|r| *r != app);
+            })
+            .await
+            .map_err(|e| IntegrationError::Internal(e.to_string()))?;
+        Ok(())
+    }
+
+    /// Read only on or off; the server keeps running.
+    pub async fn set_access(&self, name: &str, access: &Value) -> Result<McpServerInfo, IntegrationError> {
+        let read_only = parse_access(access)?;
+        let service = self
+            .service()
+            .ok_or_else(|| IntegrationError::Internal("the engine is stopping".to_owned()))?;
+        self.get(name)?;
+        service
+            .save_access(&format!("{APP_PREFIX}{name}"), read_only)
+            .await?;
+        self.publish(name).await;
+        self.get(name)
+    }
+
+    /// Turns a server on or off and nothing else.
+    pub async fn set_enabled(&self, name: &str, enabled: &Value) -> Result<McpServerInfo, IntegrationError> {
+        let enabled = enabled.as_bool().ok_or(IntegrationError::BadEnabled)?;
+        self.get(name)?;
+        let _one_change = self.changes.lock().await;
+        self.save_enabled(name, enabled).await?;
+        let server = self.server_or_new(name);
+        if enabled {
+            self.connect_waiting(&server).await;
+        } else {
+            self.connect(&server).await;
+        }
+        self.get(name)
+    }
+
+    async fn save_enabled(&self, name: &str, enabled: bool) -> Result<(), IntegrationError> {
+        let service = self
+            .service()
+            .ok_or_else(|| IntegrationError::Internal("the engine is stopping".to_owned()))?;
+        let owned = name.to_owned();
+        service
+            .parts()
+            .config
+            .update(move |c| {
+                if let Some(server) = c.integrations.mcp_servers.get_mut(&owned) {
+                    server.enabled = enabled;
+                }
+            })
+            .await
+            .map_err(|e| IntegrationError::Internal(e.to_string()))?;
+        Ok(())
+    }
+
+    /// Fills in values of the server's own env or header keys, then reconnects.
+    pub async fn set_values(&self, name: &str, request: NewValues) -> Result<McpServerInfo, IntegrationError> {
+        let service = self
+            .service()
+            .ok_or_else(|| IntegrationError::Internal("the engine is stopping".to_owned()))?;
+        let config = self
+            .configs()
+            .get(name)
+            .cloned()
+            .ok_or_else(|| IntegrationError::UnknownServer(name.to_owned()))?;
+        let enable = match &request.enable {
+            None | Some(Value::Null) => None,
+            Some(Value::Bool(b)) => Some(*b),
+            Some(_) => return Err(IntegrationError::BadEnable),
+        };
+        let _one_change = self.changes.lock().await;
+        let becomes_headers = values::fill(&service, name, &config, &request.values).await?;
+        if becomes_headers {
+            let owned = name.to_owned();
+            service
+                .parts()
+                .config
+                .update(move |c| {
+                    if let Some(server) = c.integrations.mcp_servers.get_mut(&owned) {
+                        server.auth = McpAuth::Headers;
+                    }
+                })
+                .await
+                .map_err(|e| IntegrationError::Internal(e.to_string()))?;
+        }
+        if enable == Some(true) {
+            let secrets = values::load(&service, name).await;
+            if values::missing(&config, &secrets).is_empty() {
+                self.save_enabled(name, true).await?;
+            }
+        }
+        let server = self.server_or_new(name);
+        self.connect_waiting(&server).await;
+        self.get(name)
+    }
+
+    /// Connects again now and says what the server offers.
+    pub async fn test(&self, name: &str) -> Result<McpTestResult, IntegrationError> {
+        self.get(name)?;
+        let server = self.server_or_new(name);
+        self.connect_waiting(&server).await;
+        let info = self.get(name)?;
+        Ok(McpTestResult {
+            ok: info.status == "connected",
+            tools: info.tools.iter().map(|t| t.name.clone()).collect(),
+            error: if info.status == "connected" {
+                None
+            } else {
+                Some(info.error.unwrap_or_else(|| {
+                    "The server didn't answer in time. Try again.".to_owned()
+                }))
+            },
+        })
+    }
+
+    /// Deletes the stored sign-in (the client registration is kept); an `oauth` server then
+    /// needs a new sign-in.
+    pub async fn sign_out(&self, name: &str) -> Result<McpServerInfo, IntegrationError> {
+        let service = self
+            .service()
+            .ok_or_else(|| IntegrationError::Internal("the engine is stopping".to_owned()))?;
+        self.get(name)?;
+        service
+            .parts()
+            .secrets
+            .delete_entry(&format!("mcp:{name}:oauth"))
+            .await?;
+        let server = self.server_or_new(name);
+        self.connect(&server).await;
+        self.get(name)
+    }
+
+    /// Starts a browser sign-in with the server's authorization server.
+    pub async fn sign_in(&self, name: &str) -> Result<(), IntegrationError> {
+        let info = self.get(name)?;
+        if info.transport == "stdio" {
+            return Err(IntegrationError::Invalid(
+                "Only servers reached at a web address can be signed in to; a program on this computer uses its own settings.".to_owned(),
+            ));
+        }
+        Err(IntegrationError::Invalid(
+            "Signing in to tool servers isn't available in this version of Sentient yet. Use an access key with headers instead.".to_owned(),
+        ))
+    }
+}
+
+fn auth_name(auth: McpAuth) -> &'static str {
+    match auth {
+        McpAuth::None => "none",
+        McpAuth::Headers => "headers",
+        McpAuth::Oauth => "oauth",
+    }
+}
+
+fn as_integration(info: McpServerInfo) -> Integration {
+    let connected = info.status == "connected";
+    let status = match info.status.as_str() {
+        "connected" => "connected",
+        "connecting" => "connecting",
+        "needs_sign_in" | "error" => "error",
+        _ => "disconnected",
+    };
+    Integration {
+        id: format!("{APP_PREFIX}{}", info.name),
+        display_name: info.name.clone(),
+        description: if info.transport == "stdio" {
+            format!("Tool server started as {}.", info.command)
+        } else {
+            format!("Tool server at {}.", info.url)
+        },
+        category: "utilities".to_owned(),
+        icon: "mcp".to_owned(),
+        auth_type: "mcp".to_owned(),
+        connected,
+        account_label: None,
+        status: status.to_owned(),
+        error: info.error.clone(),
+        setup: Setup {
+            fields: Vec::new(),
+            instructions_md: "Manage this server in Integrations > Tool servers.".to_owned(),
+            docs_url: Some("https://modelcontextprotocol.io".to_owned()),
+        },
+        privacy_filters: PrivacyFilters {
+            supported: false,
+            fields: Vec::new(),
+        },
+        triggers: Vec::new(),
+        alternative_for: None,
+        access: info.access.clone(),
+        tools: info
+            .tools
+            .iter()
+            .map(|t| ToolInfo {
+                name: t.name.clone(),
+                description: t.description.clone(),
+                risk: t.risk,
+            })
+            .collect(),
+    }
+}
+
+/// A tool's risk from the server's hint: read-only tools read, the rest write.
+pub fn risk_of(read_only_hint: Option<bool>) -> Risk {
+    if read_only_hint == Some(true) {
+        Risk::Read
+    } else {
+        Risk::Write
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_and_app_ids() {
+        assert_eq!(check_name(" files_1 ").expect("ok"), "files_1");
+        assert!(check_name("").is_err());
+        assert!(check_name("my server").is_err());
+        assert!(check_name(&"x".repeat(41)).is_err());
+        assert_eq!(server_of("mcp_files"), Some("files"));
+        assert_eq!(server_of("mcp_"), None);
+        assert_eq!(server_of("gmail"), None);
+        assert_eq!(risk_of(Some(true)), Risk::Read);
+        assert_eq!(risk_of(None), Risk::Write);
+    }
+}
