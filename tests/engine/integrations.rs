@@ -38,7 +38,8 @@ fn by_id<'a>(list: &'a Value, id: &str) -> Result<&'a Value> {
 /// chat's events up to `done`.
 async fn chat(t: &TestEngine, text: &str) -> Result<Vec<Value>> {
     let mut ws = t.ws().await?;
-    ws.send_json(json!({"type": "chat.send", "text": text})).await?;
+    ws.send_json(json!({"type": "chat.send", "text": text}))
+        .await?;
     let mut events = Vec::new();
     loop {
         let event = tokio::time::timeout(WAIT * 3, ws.next_json()).await??;
@@ -62,7 +63,17 @@ async fn the_catalog_lists_every_app_with_honest_states() -> Result<()> {
     let t = TestEngine::start().await?;
     let (status, list) = t.client.get("/api/integrations").await?;
     assert_eq!(status, 200);
-    for id in ["gmail", "gcalendar", "email_imap", "github", "slack", "notion", "internet_search", "web", "webhook"] {
+    for id in [
+        "gmail",
+        "gcalendar",
+        "email_imap",
+        "github",
+        "slack",
+        "notion",
+        "internet_search",
+        "web",
+        "webhook",
+    ] {
         by_id(&list, id)?;
     }
     for id in ["slack", "notion"] {
@@ -72,7 +83,10 @@ async fn the_catalog_lists_every_app_with_honest_states() -> Result<()> {
         assert_eq!(app["tools"], json!([]));
         let (status, body) = t
             .client
-            .post(&format!("/api/integrations/{id}/connect"), json!({"fields": {"token": "x"}}))
+            .post(
+                &format!("/api/integrations/{id}/connect"),
+                json!({"fields": {"token": "x"}}),
+            )
             .await?;
         assert_eq!(status, 400);
         let name = app["display_name"].as_str().unwrap_or_default();
@@ -85,15 +99,29 @@ async fn the_catalog_lists_every_app_with_honest_states() -> Result<()> {
         let app = by_id(&list, id)?;
         assert_eq!(app["connected"], true, "{app}");
         assert_eq!(app["auth_type"], "builtin");
-        assert!(app["tools"].as_array().is_some_and(|t| t.iter().any(|x| x["name"] == tool)), "{app}");
+        assert!(
+            app["tools"]
+                .as_array()
+                .is_some_and(|t| t.iter().any(|x| x["name"] == tool)),
+            "{app}"
+        );
     }
     let github = by_id(&list, "github")?;
     assert_eq!(github["auth_type"], "api_key");
     assert_eq!(github["access"], "read_write");
-    assert!(github["tools"].as_array().is_some_and(|t| t.len() == 5), "{github}");
+    assert!(
+        github["tools"].as_array().is_some_and(|t| t.len() == 5),
+        "{github}"
+    );
     let imap = by_id(&list, "email_imap")?;
-    assert_eq!(imap["privacy_filters"], json!({"supported": true, "fields": ["keywords", "emails", "labels"]}));
-    assert_eq!(imap["triggers"], json!([{"event": "new_email", "label": "New email"}]));
+    assert_eq!(
+        imap["privacy_filters"],
+        json!({"supported": true, "fields": ["keywords", "emails", "labels"]})
+    );
+    assert_eq!(
+        imap["triggers"],
+        json!([{"event": "new_email", "label": "New email"}])
+    );
     let gcal = by_id(&list, "gcalendar")?;
     assert_eq!(
         gcal["triggers"],
@@ -103,11 +131,20 @@ async fn the_catalog_lists_every_app_with_honest_states() -> Result<()> {
     let (status, body) = t.client.get("/api/integrations/nope").await?;
     assert_eq!(status, 404, "{body}");
     assert!(body["detail"].is_string());
-    let (status, _) = t.client.post("/api/integrations/nope/connect", json!({"fields": {}})).await?;
+    let (status, _) = t
+        .client
+        .post("/api/integrations/nope/connect", json!({"fields": {}}))
+        .await?;
     assert_eq!(status, 404);
-    let (status, body) = t.client.post("/api/integrations/web/test", json!({})).await?;
+    let (status, body) = t
+        .client
+        .post("/api/integrations/web/test", json!({}))
+        .await?;
     assert_eq!((status, &body["ok"]), (200, &json!(true)));
-    let (status, body) = t.client.post("/api/integrations/github/test", json!({})).await?;
+    let (status, body) = t
+        .client
+        .post("/api/integrations/github/test", json!({}))
+        .await?;
     assert_eq!((status, &body["ok"]), (200, &json!(false)), "{body}");
     t.stop().await;
     Ok(())
@@ -117,11 +154,23 @@ async fn the_catalog_lists_every_app_with_honest_states() -> Result<()> {
 async fn read_only_and_privacy_filters_are_kept_and_bad_input_changes_nothing() -> Result<()> {
     let t = TestEngine::start().await?;
     let mut ws = t.ws().await?;
-    let (status, body) = t.client.put("/api/integrations/github/access", json!({"access": "write"})).await?;
+    let (status, body) = t
+        .client
+        .put(
+            "/api/integrations/github/access",
+            json!({"access": "write"}),
+        )
+        .await?;
     assert_eq!(status, 422, "{body}");
-    let (status, _) = t.client.put("/api/integrations/nope/access", json!({"access": "read"})).await?;
+    let (status, _) = t
+        .client
+        .put("/api/integrations/nope/access", json!({"access": "read"}))
+        .await?;
     assert_eq!(status, 404);
-    let (status, body) = t.client.put("/api/integrations/github/access", json!({"access": "read"})).await?;
+    let (status, body) = t
+        .client
+        .put("/api/integrations/github/access", json!({"access": "read"}))
+        .await?;
     assert_eq!(status, 200, "{body}");
     assert_eq!(body["access"], "read");
     let updated = ws.wait_for("integration.updated").await?;
@@ -133,17 +182,29 @@ async fn read_only_and_privacy_filters_are_kept_and_bad_input_changes_nothing() 
     // access is saved before anything connects, even when the connect then fails.
     let (status, body) = t
         .client
-        .post("/api/integrations/email_imap/connect", json!({"fields": {"host": ""}, "access": "read"}))
+        .post(
+            "/api/integrations/email_imap/connect",
+            json!({"fields": {"host": ""}, "access": "read"}),
+        )
         .await?;
     assert_eq!(status, 400, "{body}");
-    assert_eq!(body["detail"], "Enter your IMAP server, for example imap.fastmail.com.");
+    assert_eq!(
+        body["detail"],
+        "Enter your IMAP server, for example imap.fastmail.com."
+    );
     let (_, imap) = t.client.get("/api/integrations/email_imap").await?;
     assert_eq!(imap["access"], "read");
     assert_eq!(imap["status"], "error");
     assert_eq!(imap["error"], body["detail"]);
 
-    let (status, filters) = t.client.get("/api/integrations/email_imap/privacy-filters").await?;
-    assert_eq!((status, filters), (200, json!({"keywords": [], "emails": [], "labels": []})));
+    let (status, filters) = t
+        .client
+        .get("/api/integrations/email_imap/privacy-filters")
+        .await?;
+    assert_eq!(
+        (status, filters),
+        (200, json!({"keywords": [], "emails": [], "labels": []}))
+    );
     let (status, body) = t
         .client
         .put(
@@ -152,22 +213,44 @@ async fn read_only_and_privacy_filters_are_kept_and_bad_input_changes_nothing() 
         )
         .await?;
     assert_eq!((status, body), (200, json!({"ok": true})));
-    let (_, filters) = t.client.get("/api/integrations/email_imap/privacy-filters").await?;
-    assert_eq!(filters, json!({"keywords": ["lab results"], "emails": ["@clinic.example"], "labels": []}));
+    let (_, filters) = t
+        .client
+        .get("/api/integrations/email_imap/privacy-filters")
+        .await?;
+    assert_eq!(
+        filters,
+        json!({"keywords": ["lab results"], "emails": ["@clinic.example"], "labels": []})
+    );
     let (status, _) = t
         .client
-        .put("/api/integrations/email_imap/privacy-filters", json!({"keywords": "x"}))
+        .put(
+            "/api/integrations/email_imap/privacy-filters",
+            json!({"keywords": "x"}),
+        )
         .await?;
     assert_eq!(status, 422);
     let (status, body) = t
         .client
-        .put("/api/integrations/github/privacy-filters", json!({"keywords": []}))
+        .put(
+            "/api/integrations/github/privacy-filters",
+            json!({"keywords": []}),
+        )
         .await?;
     assert_eq!(status, 400, "{body}");
-    let (status, _) = t.client.get("/api/integrations/github/privacy-filters").await?;
+    let (status, _) = t
+        .client
+        .get("/api/integrations/github/privacy-filters")
+        .await?;
     assert_eq!(status, 400);
-    let (_, filters) = t.client.get("/api/integrations/email_imap/privacy-filters").await?;
-    assert_eq!(filters["keywords"], json!(["lab results"]), "a refused change changed nothing");
+    let (_, filters) = t
+        .client
+        .get("/api/integrations/email_imap/privacy-filters")
+        .await?;
+    assert_eq!(
+        filters["keywords"],
+        json!(["lab results"]),
+        "a refused change changed nothing"
+    );
     t.stop().await;
     Ok(())
 }
@@ -294,16 +377,28 @@ async fn github_connects_with_a_checked_token_its_tools_run_and_read_only_refuse
 
     let (status, body) = t
         .client
-        .post("/api/integrations/github/connect", json!({"fields": {"token": "ghp_bad"}}))
+        .post(
+            "/api/integrations/github/connect",
+            json!({"fields": {"token": "ghp_bad"}}),
+        )
         .await?;
     assert_eq!(status, 400, "{body}");
-    assert_eq!(body["detail"], "GitHub didn't accept the token. Create a new one and connect again.");
+    assert_eq!(
+        body["detail"],
+        "GitHub didn't accept the token. Create a new one and connect again."
+    );
     let (_, github) = t.client.get("/api/integrations/github").await?;
-    assert_eq!((github["status"].clone(), github["connected"].clone()), (json!("error"), json!(false)));
+    assert_eq!(
+        (github["status"].clone(), github["connected"].clone()),
+        (json!("error"), json!(false))
+    );
 
     let (status, body) = t
         .client
-        .post("/api/integrations/github/connect", json!({"fields": {"token": "ghp_good"}}))
+        .post(
+            "/api/integrations/github/connect",
+            json!({"fields": {"token": "ghp_good"}}),
+        )
         .await?;
     assert_eq!(status, 200, "{body}");
     assert_eq!(body["connected"], true);
@@ -314,10 +409,19 @@ async fn github_connects_with_a_checked_token_its_tools_run_and_read_only_refuse
         .and_then(|l| l.iter().find(|s| s["name"] == "github"))
         .context("github secret")?;
     assert_eq!(saved["set"], true, "{saved}");
-    let (_, tested) = t.client.post("/api/integrations/github/test", json!({})).await?;
-    assert_eq!(tested, json!({"ok": true, "detail": "Connected to GitHub as octo."}));
+    let (_, tested) = t
+        .client
+        .post("/api/integrations/github/test", json!({}))
+        .await?;
+    assert_eq!(
+        tested,
+        json!({"ok": true, "detail": "Connected to GitHub as octo."})
+    );
 
-    model.push(Reply::tool_call("github_search_issues", json!({"query": "crash", "repo": "o/r"})));
+    model.push(Reply::tool_call(
+        "github_search_issues",
+        json!({"query": "crash", "repo": "o/r"}),
+    ));
     model.push(Reply::text("Found one."));
     let events = chat(&t, "Any crash issues in o/r?").await?;
     let result = tool_result(&events, "github_search_issues")?;
@@ -335,9 +439,15 @@ async fn github_connects_with_a_checked_token_its_tools_run_and_read_only_refuse
     assert_eq!(q.1[0], json!(["q", "crash repo:o/r"]));
 
     // Read only: the change is refused with the contract's sentence, even with approvals off.
-    let (status, _) = t.client.put("/api/integrations/github/access", json!({"access": "read"})).await?;
+    let (status, _) = t
+        .client
+        .put("/api/integrations/github/access", json!({"access": "read"}))
+        .await?;
     assert_eq!(status, 200);
-    model.push(Reply::tool_call("github_update_issue", json!({"repo": "o/r", "number": 7, "state": "closed"})));
+    model.push(Reply::tool_call(
+        "github_update_issue",
+        json!({"repo": "o/r", "number": 7, "state": "closed"}),
+    ));
     model.push(Reply::text("I can't."));
     let events = chat(&t, "Close issue 7.").await?;
     let result = tool_result(&events, "github_update_issue")?;
@@ -346,7 +456,11 @@ async fn github_connects_with_a_checked_token_its_tools_run_and_read_only_refuse
         "GitHub is set to Read only, so Sentient can look things up there but can't change, send or delete anything. \"Update issue\" was not done. Change this in Integrations."
     );
     assert!(
-        !log.lock().unwrap_or_else(|e| e.into_inner()).requests.iter().any(|r| r.0 == "PATCH"),
+        !log.lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .requests
+            .iter()
+            .any(|r| r.0 == "PATCH"),
         "nothing reached GitHub"
     );
     t.stop().await;
@@ -365,7 +479,10 @@ async fn disconnecting_deletes_the_token_and_turns_off_tasks_that_use_the_app() 
     let model = scripted(&t).await?;
     let (status, _) = t
         .client
-        .post("/api/integrations/github/connect", json!({"fields": {"token": "ghp_good"}}))
+        .post(
+            "/api/integrations/github/connect",
+            json!({"fields": {"token": "ghp_good"}}),
+        )
         .await?;
     assert_eq!(status, 200);
     let name = "Bug digest";
@@ -375,15 +492,28 @@ async fn disconnecting_deletes_the_token_and_turns_off_tasks_that_use_the_app() 
         .to_string(),
     ));
     model.push(Reply::text(
-        json!({"plan": [{"tool": "github_search_issues", "description": "Find new bugs"}]}).to_string(),
+        json!({"plan": [{"tool": "github_search_issues", "description": "Find new bugs"}]})
+            .to_string(),
     ));
-    let (status, created) = t.client.post("/api/tasks", json!({"prompt": "Every morning list new bugs"})).await?;
+    let (status, created) = t
+        .client
+        .post(
+            "/api/tasks",
+            json!({"prompt": "Every morning list new bugs"}),
+        )
+        .await?;
     assert_eq!(status, 200, "{created}");
     let task_id = created["task_id"].as_str().context("task id")?.to_owned();
-    sentient_e2e::wait_task(&t, &task_id, |t| t["plan"].as_array().is_some_and(|p| !p.is_empty())).await?;
+    sentient_e2e::wait_task(&t, &task_id, |t| {
+        t["plan"].as_array().is_some_and(|p| !p.is_empty())
+    })
+    .await?;
     let (_, before) = t.client.get(&format!("/api/tasks/{task_id}")).await?;
     assert_eq!(before["enabled"], true, "{before}");
-    let (status, github) = t.client.post("/api/integrations/github/disconnect", json!({})).await?;
+    let (status, github) = t
+        .client
+        .post("/api/integrations/github/disconnect", json!({}))
+        .await?;
     assert_eq!(status, 200, "{github}");
     assert_eq!(github["connected"], false);
     assert_eq!(github["status"], "disconnected");
@@ -391,7 +521,9 @@ async fn disconnecting_deletes_the_token_and_turns_off_tasks_that_use_the_app() 
     assert_eq!(task["enabled"], false, "{task}");
     let (_, notes) = t.client.get("/api/notifications").await?;
     assert!(
-        notes["notifications"].as_array().is_some_and(|n| n.iter().any(|x| x["payload"]["event"] == "disabled" && x["task_id"] == task_id.as_str())),
+        notes["notifications"].as_array().is_some_and(|n| n
+            .iter()
+            .any(|x| x["payload"]["event"] == "disabled" && x["task_id"] == task_id.as_str())),
         "{notes}"
     );
     let (_, secrets) = t.client.get("/api/secrets").await?;
@@ -406,7 +538,9 @@ async fn disconnecting_deletes_the_token_and_turns_off_tasks_that_use_the_app() 
 
 /// Whether a process whose environment holds `marker` is running.
 fn process_with(marker: &str) -> bool {
-    let Ok(entries) = std::fs::read_dir("/proc") else { return false };
+    let Ok(entries) = std::fs::read_dir("/proc") else {
+        return false;
+    };
     entries.flatten().any(|entry| {
         std::fs::read(entry.path().join("environ"))
             .is_ok_and(|env| env.windows(marker.len()).any(|w| w == marker.as_bytes()))
@@ -433,7 +567,10 @@ async fn a_stdio_server_from_npm_runs_from_chat_read_only_refuses_its_write_tool
     assert_eq!(server["missing_values"], json!([]));
     assert!(server.get("env").is_none(), "values are never shown");
     let tools = server["tools"].as_array().context("tools")?;
-    let echo = tools.iter().find(|x| x["mcp_name"] == "echo").context("echo")?;
+    let echo = tools
+        .iter()
+        .find(|x| x["mcp_name"] == "echo")
+        .context("echo")?;
     assert_eq!(echo["name"], "mcp_everything_echo");
     assert_eq!(echo["risk"], "read");
     let write = tools
@@ -444,9 +581,15 @@ async fn a_stdio_server_from_npm_runs_from_chat_read_only_refuses_its_write_tool
 
     let (_, apps) = t.client.get("/api/integrations").await?;
     let app = by_id(&apps, "mcp_everything")?;
-    assert_eq!((app["auth_type"].clone(), app["connected"].clone()), (json!("mcp"), json!(true)));
+    assert_eq!(
+        (app["auth_type"].clone(), app["connected"].clone()),
+        (json!("mcp"), json!(true))
+    );
 
-    model.push(Reply::tool_call("mcp_everything_echo", json!({"message": "hello there"})));
+    model.push(Reply::tool_call(
+        "mcp_everything_echo",
+        json!({"message": "hello there"}),
+    ));
     model.push(Reply::text("It said hello."));
     let events = chat(&t, "Echo hello there.").await?;
     let result = tool_result(&events, "mcp_everything_echo")?;
@@ -454,7 +597,10 @@ async fn a_stdio_server_from_npm_runs_from_chat_read_only_refuses_its_write_tool
 
     let (status, body) = t
         .client
-        .post("/api/integrations/mcp/everything/access", json!({"access": "read"}))
+        .post(
+            "/api/integrations/mcp/everything/access",
+            json!({"access": "read"}),
+        )
         .await?;
     assert_eq!((status, &body["access"]), (200, &json!("read")), "{body}");
     let write_name = write["name"].as_str().context("name")?;
@@ -469,22 +615,36 @@ async fn a_stdio_server_from_npm_runs_from_chat_read_only_refuses_its_write_tool
         "{result}"
     );
 
-    let (status, tested) = t.client.post("/api/integrations/mcp/everything/test", json!({})).await?;
+    let (status, tested) = t
+        .client
+        .post("/api/integrations/mcp/everything/test", json!({}))
+        .await?;
     assert_eq!(status, 200);
     assert_eq!(tested["ok"], true, "{tested}");
-    assert!(tested["tools"].as_array().is_some_and(|l| l.iter().any(|n| n == "mcp_everything_echo")));
+    assert!(
+        tested["tools"]
+            .as_array()
+            .is_some_and(|l| l.iter().any(|n| n == "mcp_everything_echo"))
+    );
 
     let (status, body) = t.client.delete("/api/integrations/mcp/everything").await?;
     assert_eq!((status, body), (200, json!({"ok": true})));
     let deadline = tokio::time::Instant::now() + WAIT;
     while process_with(&marker) {
-        anyhow::ensure!(tokio::time::Instant::now() < deadline, "the server process is still running");
+        anyhow::ensure!(
+            tokio::time::Instant::now() < deadline,
+            "the server process is still running"
+        );
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
     let (_, list) = t.client.get("/api/integrations/mcp").await?;
     assert_eq!(list, json!([]));
     let (_, config) = t.client.get("/api/config").await?;
-    assert_eq!(config["integrations"]["read_only"], json!([]), "its Read only setting is gone");
+    assert_eq!(
+        config["integrations"]["read_only"],
+        json!([]),
+        "its Read only setting is gone"
+    );
     let (status, _) = t.client.delete("/api/integrations/mcp/everything").await?;
     assert_eq!(status, 404);
     t.stop().await;
@@ -500,77 +660,145 @@ async fn an_http_server_from_npm_connects_and_bad_servers_are_refused_plainly() 
         probe.local_addr()?.port()
     };
     let mut child = tokio::process::Command::new("node")
-        .args([everything_server().to_string_lossy().as_ref(), "streamableHttp"])
+        .args([
+            everything_server().to_string_lossy().as_ref(),
+            "streamableHttp",
+        ])
         .env("PORT", port.to_string())
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::null())
         .kill_on_drop(true)
         .spawn()?;
     let deadline = tokio::time::Instant::now() + WAIT;
-    while tokio::net::TcpStream::connect(("127.0.0.1", port)).await.is_err() {
-        anyhow::ensure!(tokio::time::Instant::now() < deadline, "the HTTP server never started");
+    while tokio::net::TcpStream::connect(("127.0.0.1", port))
+        .await
+        .is_err()
+    {
+        anyhow::ensure!(
+            tokio::time::Instant::now() < deadline,
+            "the HTTP server never started"
+        );
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
     let url = format!("http://127.0.0.1:{port}/mcp");
     let (status, server) = t
         .client
-        .post("/api/integrations/mcp", json!({"name": "remote", "transport": "http", "url": url}))
+        .post(
+            "/api/integrations/mcp",
+            json!({"name": "remote", "transport": "http", "url": url}),
+        )
         .await?;
     assert_eq!(status, 200, "{server}");
     assert_eq!(server["status"], "connected", "{server}");
     assert_eq!(server["auth"], "none");
-    assert!(server["tools"].as_array().is_some_and(|l| l.iter().any(|x| x["name"] == "mcp_remote_get-sum")));
+    assert!(
+        server["tools"]
+            .as_array()
+            .is_some_and(|l| l.iter().any(|x| x["name"] == "mcp_remote_get-sum"))
+    );
 
     let (status, off) = t
         .client
-        .post("/api/integrations/mcp/remote/enabled", json!({"enabled": false}))
+        .post(
+            "/api/integrations/mcp/remote/enabled",
+            json!({"enabled": false}),
+        )
         .await?;
     assert_eq!(status, 200);
-    assert_eq!((off["enabled"].clone(), off["status"].clone()), (json!(false), json!("disabled")));
+    assert_eq!(
+        (off["enabled"].clone(), off["status"].clone()),
+        (json!(false), json!("disabled"))
+    );
     let (status, _) = t
         .client
-        .post("/api/integrations/mcp/remote/enabled", json!({"enabled": "no"}))
+        .post(
+            "/api/integrations/mcp/remote/enabled",
+            json!({"enabled": "no"}),
+        )
         .await?;
     assert_eq!(status, 422);
     let (status, _) = t
         .client
-        .post("/api/integrations/mcp/ghost/enabled", json!({"enabled": true}))
+        .post(
+            "/api/integrations/mcp/ghost/enabled",
+            json!({"enabled": true}),
+        )
         .await?;
     assert_eq!(status, 404);
     let (status, body) = t
         .client
-        .post("/api/integrations/mcp/remote/values", json!({"values": {"X-Key": "k"}}))
+        .post(
+            "/api/integrations/mcp/remote/values",
+            json!({"values": {"X-Key": "k"}}),
+        )
         .await?;
     assert_eq!(status, 400, "a name the server doesn't list: {body}");
     let (status, _) = t
         .client
-        .post("/api/integrations/mcp/remote/values", json!({"values": {}, "enable": "yes"}))
+        .post(
+            "/api/integrations/mcp/remote/values",
+            json!({"values": {}, "enable": "yes"}),
+        )
         .await?;
     assert_eq!(status, 422);
 
     for (bad, why) in [
-        (json!({"name": "bad name", "transport": "stdio", "command": "node"}), "name"),
+        (
+            json!({"name": "bad name", "transport": "stdio", "command": "node"}),
+            "name",
+        ),
         (json!({"name": "s", "transport": "stdio"}), "no command"),
-        (json!({"name": "s", "transport": "stdio", "command": "node", "headers": {"A": "b"}}), "stdio headers"),
-        (json!({"name": "s", "transport": "stdio", "command": "node", "auth": "oauth"}), "stdio oauth"),
+        (
+            json!({"name": "s", "transport": "stdio", "command": "node", "headers": {"A": "b"}}),
+            "stdio headers",
+        ),
+        (
+            json!({"name": "s", "transport": "stdio", "command": "node", "auth": "oauth"}),
+            "stdio oauth",
+        ),
         (json!({"name": "s", "transport": "http"}), "no url"),
-        (json!({"name": "s", "transport": "http", "url": "https://x.example/mcp", "auth": "headers"}), "headers without headers"),
-        (json!({"name": "s", "transport": "http", "url": "https://x.example/mcp", "headers": {"Bad Name": "v"}}), "header name"),
-        (json!({"name": "s", "transport": "http", "url": "https://x.example/mcp", "headers": {"A": "v\nw"}}), "line break"),
-        (json!({"name": "s", "transport": "http", "url": "http://x.example/mcp", "headers": {"A": "v"}}), "plain http elsewhere"),
+        (
+            json!({"name": "s", "transport": "http", "url": "https://x.example/mcp", "auth": "headers"}),
+            "headers without headers",
+        ),
+        (
+            json!({"name": "s", "transport": "http", "url": "https://x.example/mcp", "headers": {"Bad Name": "v"}}),
+            "header name",
+        ),
+        (
+            json!({"name": "s", "transport": "http", "url": "https://x.example/mcp", "headers": {"A": "v\nw"}}),
+            "line break",
+        ),
+        (
+            json!({"name": "s", "transport": "http", "url": "http://x.example/mcp", "headers": {"A": "v"}}),
+            "plain http elsewhere",
+        ),
         (json!({"name": "s", "transport": "ftp"}), "transport"),
-        (json!({"name": "s", "transport": "stdio", "command": "node", "colour": "red"}), "unknown field"),
+        (
+            json!({"name": "s", "transport": "stdio", "command": "node", "colour": "red"}),
+            "unknown field",
+        ),
     ] {
         let (status, body) = t.client.post("/api/integrations/mcp", bad).await?;
         assert_eq!(status, 400, "{why}: {body}");
         assert!(body["detail"].is_string(), "{why}: {body}");
     }
     let (_, list) = t.client.get("/api/integrations/mcp").await?;
-    assert_eq!(list.as_array().map(Vec::len), Some(1), "refused servers changed nothing: {list}");
+    assert_eq!(
+        list.as_array().map(Vec::len),
+        Some(1),
+        "refused servers changed nothing: {list}"
+    );
 
-    let (status, body) = t.client.post("/api/integrations/mcp/remote/sign-in", json!({})).await?;
+    let (status, body) = t
+        .client
+        .post("/api/integrations/mcp/remote/sign-in", json!({}))
+        .await?;
     assert_eq!(status, 400, "{body}");
-    let (status, _) = t.client.post("/api/integrations/mcp/ghost/sign-in", json!({})).await?;
+    let (status, _) = t
+        .client
+        .post("/api/integrations/mcp/ghost/sign-in", json!({}))
+        .await?;
     assert_eq!(status, 404);
     t.stop().await;
     let _ = child.kill().await;
@@ -578,7 +806,8 @@ async fn an_http_server_from_npm_connects_and_bad_servers_are_refused_plainly() 
 }
 
 #[tokio::test]
-async fn a_server_that_does_not_start_says_why_and_a_slow_one_never_holds_up_health() -> Result<()> {
+async fn a_server_that_does_not_start_says_why_and_a_slow_one_never_holds_up_health() -> Result<()>
+{
     let t = TestEngine::start().await?;
     let (status, server) = t
         .client
@@ -589,7 +818,12 @@ async fn a_server_that_does_not_start_says_why_and_a_slow_one_never_holds_up_hea
         .await?;
     assert_eq!(status, 200, "{server}");
     assert_eq!(server["status"], "error");
-    assert!(server["error"].as_str().is_some_and(|e| e.contains("could not be started")), "{server}");
+    assert!(
+        server["error"]
+            .as_str()
+            .is_some_and(|e| e.contains("could not be started")),
+        "{server}"
+    );
 
     // A program that never answers: adding it waits (up to 15 s), but health answers at once.
     let adding = {
@@ -607,9 +841,16 @@ async fn a_server_that_does_not_start_says_why_and_a_slow_one_never_holds_up_hea
     let started = std::time::Instant::now();
     let (status, _) = t.client.get("/api/health").await?;
     assert_eq!(status, 200);
-    assert!(started.elapsed() < Duration::from_secs(2), "health took {:?}", started.elapsed());
+    assert!(
+        started.elapsed() < Duration::from_secs(2),
+        "health took {:?}",
+        started.elapsed()
+    );
     let (_, list) = t.client.get("/api/integrations/mcp").await?;
-    assert!(started.elapsed() < Duration::from_secs(3), "the list waited on the server");
+    assert!(
+        started.elapsed() < Duration::from_secs(3),
+        "the list waited on the server"
+    );
     assert!(list.as_array().is_some_and(|l| l.len() == 2), "{list}");
     adding.abort();
     t.stop().await;

@@ -7,6 +7,7 @@ mod chat_rules;
 mod checkup;
 mod config;
 mod devices;
+mod email_imap;
 mod files;
 mod gateway;
 mod hardening;

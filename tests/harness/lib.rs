@@ -2,6 +2,8 @@
 //! and gives back an HTTP client and a WebSocket client that collects events. Tests share
 //! nothing, so they run in parallel.
 
+pub mod mail_servers;
+
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 

@@ -170,6 +170,8 @@ ssl_cert = <{cert}
 ssl_key = <{key}
 ssl_min_protocol = TLSv1.2
 auth_mechanisms = plain login
+# "alice@example.com" signs in as alice, as with most providers.
+auth_username_format = %Ln
 mail_location = maildir:~/Maildir
 mail_fsync = never
 mailbox_idle_check_interval = 1 secs

@@ -17,10 +17,10 @@ pub use sentient_agent::tools;
 pub use sentient_core::{
     OkReply, VERSION, bus, clock, config, domain, error, files, home, logging, secrets, stop, store,
 };
+pub use sentient_integrations as integrations;
 pub use sentient_llm as llm;
 pub use sentient_llm::system;
 pub use sentient_memory as memory;
-pub use sentient_integrations as integrations;
 pub use sentient_node as node;
 pub use sentient_tasks as tasks;
 
@@ -112,7 +112,10 @@ struct AppTasks {
 }
 
 impl sentient_integrations::DependentTasks for AppTasks {
-    fn disable_tasks_using<'a>(&'a self, app: &'a str) -> futures::future::BoxFuture<'a, Vec<String>> {
+    fn disable_tasks_using<'a>(
+        &'a self,
+        app: &'a str,
+    ) -> futures::future::BoxFuture<'a, Vec<String>> {
         Box::pin(async move {
             let name = sentient_integrations::catalog::entry(app)
                 .map_or_else(|| app.to_owned(), |e| e.display_name.to_owned());
@@ -125,7 +128,9 @@ impl sentient_integrations::DependentTasks for AppTasks {
 }
 
 impl sentient_integrations::HookTriggers for hooks::HookService {
-    fn hooks(&self) -> futures::future::BoxFuture<'_, Vec<sentient_core::domain::integration::Hook>> {
+    fn hooks(
+        &self,
+    ) -> futures::future::BoxFuture<'_, Vec<sentient_core::domain::integration::Hook>> {
         Box::pin(async move { self.list("").await.unwrap_or_default() })
     }
 }
@@ -265,8 +270,8 @@ impl Engine {
             config.clone(),
             clock.clone(),
         );
-        let integrations =
-            sentient_integrations::IntegrationService::new(sentient_integrations::IntegrationParts {
+        let integrations = sentient_integrations::IntegrationService::new(
+            sentient_integrations::IntegrationParts {
                 store: store.clone(),
                 bus: bus.clone(),
                 config: config.clone(),
@@ -282,9 +287,10 @@ impl Engine {
                     tools: agent.tools().clone(),
                 }),
                 shutdown: shutdown.clone(),
-            })
-            .await
-            .map_err(|e| StartError::Integrations(e.to_string()))?;
+            },
+        )
+        .await
+        .map_err(|e| StartError::Integrations(e.to_string()))?;
         let devices = Arc::new(Devices::new(
             store.clone(),
             clock.clone(),

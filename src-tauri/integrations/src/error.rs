@@ -42,9 +42,9 @@ impl From<StoreError> for IntegrationError {
 impl From<SecretsError> for IntegrationError {
     fn from(error: SecretsError) -> Self {
         match error {
-            SecretsError::NoKeychain | SecretsError::KeychainLocked | SecretsError::KeychainTimeout => {
-                Self::Keychain(error.to_string())
-            }
+            SecretsError::NoKeychain
+            | SecretsError::KeychainLocked
+            | SecretsError::KeychainTimeout => Self::Keychain(error.to_string()),
             other => Self::Internal(other.to_string()),
         }
     }

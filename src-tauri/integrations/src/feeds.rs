@@ -162,7 +162,11 @@ impl IntegrationService {
         let Some(row) = row else {
             return Ok(FeedRow::default());
         };
-        let time = |k: &str| row.get::<Option<String>, _>(k).as_deref().and_then(parse_stamp);
+        let time = |k: &str| {
+            row.get::<Option<String>, _>(k)
+                .as_deref()
+                .and_then(parse_stamp)
+        };
         Ok(FeedRow {
             cursor: row
                 .get::<Option<String>, _>("cursor")
@@ -219,7 +223,10 @@ impl IntegrationService {
 
     /// `feed_active`: a change feed keeps `source` current, so timer polling can skip it.
     pub async fn feed_active(&self, source: &str) -> bool {
-        if !self.is_connected(source) || self.feed_interval().is_none() || !self.feeds().is_running(source) {
+        if !self.is_connected(source)
+            || self.feed_interval().is_none()
+            || !self.feeds().is_running(source)
+        {
             return false;
         }
         self.feed_row(source)
@@ -294,9 +301,7 @@ impl IntegrationService {
             Ok(outcome) => {
                 // Published before the cursor moves: a crash in between repeats items, and the
                 // seen record drops the repeats.
-                let published = self
-                    .emit_items(source, "feed", outcome.items, None)
-                    .await?;
+                let published = self.emit_items(source, "feed", outcome.items, None).await?;
                 let emitted = published.len() as u64;
                 row.cursor = Some(outcome.cursor);
                 row.last_success_at = Some(now);

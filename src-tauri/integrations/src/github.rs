@@ -10,8 +10,8 @@ use std::time::Duration;
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
-use crate::{Connected, IntegrationError, IntegrationService};
 use crate::state::AppState;
+use crate::{Connected, IntegrationError, IntegrationService};
 
 /// The keychain entry of the token.
 pub const SECRET: &str = "github";
@@ -20,12 +20,9 @@ const TIMEOUT: Duration = Duration::from_secs(20);
 
 /// The token, from the keychain.
 pub async fn token(service: &IntegrationService) -> Result<String, IntegrationError> {
-    service
-        .parts()
-        .secrets
-        .get(SECRET)
-        .await?
-        .ok_or_else(|| IntegrationError::Invalid("GitHub isn't connected. Connect it in Integrations.".to_owned()))
+    service.parts().secrets.get(SECRET).await?.ok_or_else(|| {
+        IntegrationError::Invalid("GitHub isn't connected. Connect it in Integrations.".to_owned())
+    })
 }
 
 fn client() -> reqwest::Client {
@@ -66,10 +63,9 @@ async fn call(
     if let Some(body) = body {
         builder = builder.json(&body);
     }
-    let response = builder
-        .send()
-        .await
-        .map_err(|e| IntegrationError::Service(format!("GitHub couldn't be reached: {}", short(&e))))?;
+    let response = builder.send().await.map_err(|e| {
+        IntegrationError::Service(format!("GitHub couldn't be reached: {}", short(&e)))
+    })?;
     let status = response.status();
     let value: Value = response.json().await.unwrap_or(Value::Null);
     if status.is_success() {
@@ -140,7 +136,12 @@ pub async fn connect(
 
 /// Whether a connect should start the device flow instead (a client id is set, no token given).
 pub fn wants_device_flow(service: &IntegrationService, fields: &Map<String, Value>) -> bool {
-    let client_id = &service.parts().config.current().integrations.github_oauth_client_id;
+    let client_id = &service
+        .parts()
+        .config
+        .current()
+        .integrations
+        .github_oauth_client_id;
     let token_given = fields
         .get("token")
         .and_then(Value::as_str)
@@ -161,7 +162,9 @@ struct DeviceCode {
 
 /// Starts GitHub's device flow: the answer names the code to type; the token arrives in the
 /// background and the app turns connected (`integration.updated`).
-pub async fn start_device_flow(service: &IntegrationService) -> Result<Connected, IntegrationError> {
+pub async fn start_device_flow(
+    service: &IntegrationService,
+) -> Result<Connected, IntegrationError> {
     let client_id = service
         .parts()
         .config
@@ -170,17 +173,25 @@ pub async fn start_device_flow(service: &IntegrationService) -> Result<Connected
         .github_oauth_client_id
         .trim()
         .to_owned();
-    let web = service.parts().endpoints.github_web.trim_end_matches('/').to_owned();
+    let web = service
+        .parts()
+        .endpoints
+        .github_web
+        .trim_end_matches('/')
+        .to_owned();
     let response = client()
         .post(format!("{web}/login/device/code"))
         .header("Accept", "application/json")
         .form(&[("client_id", client_id.as_str()), ("scope", "repo")])
         .send()
         .await
-        .map_err(|e| IntegrationError::Invalid(format!("GitHub couldn't be reached: {}", short(&e))))?;
+        .map_err(|e| {
+            IntegrationError::Invalid(format!("GitHub couldn't be reached: {}", short(&e)))
+        })?;
     if !response.status().is_success() {
         return Err(IntegrationError::Invalid(
-            "GitHub refused to start the sign-in. Check integrations.github_oauth_client_id.".to_owned(),
+            "GitHub refused to start the sign-in. Check integrations.github_oauth_client_id."
+                .to_owned(),
         ));
     }
     let code: DeviceCode = response.json().await.map_err(|_| {
@@ -204,7 +215,9 @@ pub async fn start_device_flow(service: &IntegrationService) -> Result<Connected
                             .await;
                         return;
                     }
-                    service.set_state("github", AppState::connected(Some(login))).await;
+                    service
+                        .set_state("github", AppState::connected(Some(login)))
+                        .await;
                 }
                 Err(error) => {
                     service
@@ -230,7 +243,8 @@ async fn poll_device_flow(
     code: &DeviceCode,
 ) -> Result<String, IntegrationError> {
     let mut interval = Duration::from_secs(code.interval.unwrap_or(5).max(1));
-    let deadline = tokio::time::Instant::now() + Duration::from_secs(code.expires_in.unwrap_or(900).min(900));
+    let deadline =
+        tokio::time::Instant::now() + Duration::from_secs(code.expires_in.unwrap_or(900).min(900));
     let shutdown = service.parts().shutdown.clone();
     loop {
         tokio::select! {

@@ -233,7 +233,11 @@ impl IntegrationService {
 
     /// Whether a disconnected app's tools are hidden from the model.
     pub fn hides_disconnected(&self) -> bool {
-        self.parts().config.current().integrations.hide_disconnected_tools
+        self.parts()
+            .config
+            .current()
+            .integrations
+            .hide_disconnected_tools
     }
 
     pub(crate) fn state(&self, id: &str) -> AppState {
@@ -317,7 +321,10 @@ impl IntegrationService {
     }
 
     /// The registry's non-internal tools of an app.
-    pub(crate) fn tools_of(&self, entry: &Entry) -> Vec<sentient_core::domain::tool_info::ToolInfo> {
+    pub(crate) fn tools_of(
+        &self,
+        entry: &Entry,
+    ) -> Vec<sentient_core::domain::tool_info::ToolInfo> {
         let catalog = self.parts().tools.catalog();
         match entry.tool_names {
             Some(names) => catalog
@@ -341,8 +348,7 @@ impl IntegrationService {
         } else {
             AppState::default()
         };
-        let saved_client = matches!(entry.id, "gmail" | "gcalendar")
-            && state.status == "connected";
+        let saved_client = matches!(entry.id, "gmail" | "gcalendar") && state.status == "connected";
         Integration {
             id: entry.id.to_owned(),
             display_name: entry.display_name.to_owned(),
@@ -368,7 +374,11 @@ impl IntegrationService {
     }
 
     /// Saves Read only on or off for an app (the routes' `access`), then tells every window.
-    pub async fn set_access(&self, id: &str, access: &Value) -> Result<Integration, IntegrationError> {
+    pub async fn set_access(
+        &self,
+        id: &str,
+        access: &Value,
+    ) -> Result<Integration, IntegrationError> {
         let read_only = parse_access(access)?;
         self.get(id).await?;
         self.save_access(id, read_only).await?;
@@ -376,7 +386,11 @@ impl IntegrationService {
         self.get(id).await
     }
 
-    pub(crate) async fn save_access(&self, id: &str, read_only: bool) -> Result<(), IntegrationError> {
+    pub(crate) async fn save_access(
+        &self,
+        id: &str,
+        read_only: bool,
+    ) -> Result<(), IntegrationError> {
         let listed = self.access_of(id) == "read";
         if listed == read_only {
             return Ok(());
@@ -397,8 +411,13 @@ impl IntegrationService {
     }
 
     /// Connects an app (`POST /api/integrations/{id}/connect`); `access` is saved first.
-    pub async fn connect(&self, id: &str, request: ConnectRequest) -> Result<Connected, IntegrationError> {
-        let entry = catalog::entry(id).ok_or_else(|| IntegrationError::UnknownApp(id.to_owned()))?;
+    pub async fn connect(
+        &self,
+        id: &str,
+        request: ConnectRequest,
+    ) -> Result<Connected, IntegrationError> {
+        let entry =
+            catalog::entry(id).ok_or_else(|| IntegrationError::UnknownApp(id.to_owned()))?;
         if let Some(access) = &request.access {
             let read_only = parse_access(&Value::String(access.clone()))?;
             self.save_access(id, read_only).await?;
@@ -411,13 +430,17 @@ impl IntegrationService {
         }
         let _one_at_a_time = self.inner.changing.lock().await;
         let before = self.state(id);
-        self.set_state(id, AppState::connecting(before.account_label.clone())).await;
+        self.set_state(id, AppState::connecting(before.account_label.clone()))
+            .await;
         if id == "github" && github::wants_device_flow(self, &request.fields) {
             return match github::start_device_flow(self).await {
                 Ok(sign_in) => Ok(sign_in),
                 Err(error) => {
-                    self.set_state(id, AppState::failed(error.to_string(), before.account_label))
-                        .await;
+                    self.set_state(
+                        id,
+                        AppState::failed(error.to_string(), before.account_label),
+                    )
+                    .await;
                     Err(error)
                 }
             };
@@ -439,8 +462,11 @@ impl IntegrationService {
             Err(error) => {
                 // A failed attempt leaves an earlier working connection's secrets alone, but
                 // the app shows what went wrong.
-                self.set_state(id, AppState::failed(error.to_string(), before.account_label))
-                    .await;
+                self.set_state(
+                    id,
+                    AppState::failed(error.to_string(), before.account_label),
+                )
+                .await;
                 Err(error)
             }
         }
@@ -469,7 +495,11 @@ impl IntegrationService {
         self.set_state(id, AppState::default()).await;
         let paused = self.parts().tasks.disable_tasks_using(id).await;
         if !paused.is_empty() {
-            tracing::info!(app = id, tasks = paused.len(), "tasks using a disconnected app were turned off");
+            tracing::info!(
+                app = id,
+                tasks = paused.len(),
+                "tasks using a disconnected app were turned off"
+            );
         }
         self.get(id).await
     }
@@ -501,7 +531,9 @@ impl IntegrationService {
         let checked = match id {
             "email_imap" => self.email_imap().test().await,
             "github" => github::test(self).await,
-            _ => Err(IntegrationError::Invalid(not_available(&integration.display_name))),
+            _ => Err(IntegrationError::Invalid(not_available(
+                &integration.display_name,
+            ))),
         };
         Ok(match checked {
             Ok(detail) => TestResult { ok: true, detail },
@@ -521,7 +553,11 @@ impl IntegrationService {
         Ok(self.inner.states.filters(id).await?)
     }
 
-    pub async fn set_privacy_filters(&self, id: &str, filters: Filters) -> Result<(), IntegrationError> {
+    pub async fn set_privacy_filters(
+        &self,
+        id: &str,
+        filters: Filters,
+    ) -> Result<(), IntegrationError> {
         let integration = self.get(id).await?;
         if !integration.privacy_filters.supported {
             return Err(IntegrationError::NoPrivacyFilters(integration.display_name));
@@ -535,7 +571,12 @@ impl IntegrationService {
     /// Items the filters let through, masked: what a tool result of `source` may show.
     pub async fn screen(&self, source: &str, items: Vec<Value>) -> Vec<Value> {
         let filters = self.inner.states.filters(source).await.unwrap_or_default();
-        let mask = self.parts().config.current().integrations.hide_one_time_codes;
+        let mask = self
+            .parts()
+            .config
+            .current()
+            .integrations
+            .hide_one_time_codes;
         items
             .into_iter()
             .filter(|item| !filters.hides(item))
@@ -563,7 +604,12 @@ impl IntegrationService {
             return Ok(Vec::new());
         }
         let filters = self.inner.states.filters(source).await?;
-        let mask = self.parts().config.current().integrations.hide_one_time_codes;
+        let mask = self
+            .parts()
+            .config
+            .current()
+            .integrations
+            .hide_one_time_codes;
         let mut by_event: Vec<(String, Vec<Value>)> = Vec::new();
         for mut item in items {
             let key = feeds::seen_key(source, &item);

@@ -21,8 +21,8 @@ use sentient_core::domain::integration::{Integration, PrivacyFilters, Setup};
 use sentient_core::domain::tool_info::{Risk, ToolInfo};
 
 use crate::{Inner, IntegrationError, IntegrationService, parse_access};
-pub use server::{McpToolInfo, ServerStatus};
 use server::Server;
+pub use server::{McpToolInfo, ServerStatus};
 
 /// How long adding a server (or filling in its values) waits for its first connection.
 pub const FIRST_CONNECTION: Duration = Duration::from_secs(15);
@@ -167,7 +167,9 @@ impl McpManager {
 
     /// Starts every server that is on (in the background), and the sign-in retries.
     pub async fn start_all(&self) {
-        let Some(service) = self.service() else { return };
+        let Some(service) = self.service() else {
+            return;
+        };
         for name in self.configs().keys() {
             let server = self.server_or_new(name);
             let service = service.clone();
@@ -181,7 +183,9 @@ impl McpManager {
                     () = shutdown.cancelled() => return,
                     () = tokio::time::sleep(SIGN_IN_RETRY) => {}
                 }
-                let Some(service) = weak.upgrade().map(IntegrationService::from_inner) else { return };
+                let Some(service) = weak.upgrade().map(IntegrationService::from_inner) else {
+                    return;
+                };
                 let waiting: Vec<Arc<Server>> = service
                     .mcp()
                     .servers
@@ -214,7 +218,9 @@ impl McpManager {
 
     /// (Re)connects a server as its settings say: off, missing values, or a live connection.
     async fn connect(&self, server: &Arc<Server>) {
-        let Some(service) = self.service() else { return };
+        let Some(service) = self.service() else {
+            return;
+        };
         let Some(config) = self.configs().get(&server.name).cloned() else {
             return;
         };
@@ -298,9 +304,9 @@ impl McpManager {
             |s| s.status(),
         );
         let missing = server.as_ref().map(|s| s.missing()).unwrap_or_default();
-        let access = self
-            .service()
-            .map_or("read_write", |s| s.access_of(&format!("{APP_PREFIX}{name}")));
+        let access = self.service().map_or("read_write", |s| {
+            s.access_of(&format!("{APP_PREFIX}{name}"))
+        });
         McpServerInfo {
             name: name.to_owned(),
             transport: match config.transport {
@@ -368,7 +374,9 @@ impl McpManager {
 
     /// Connects in the background and waits up to [`FIRST_CONNECTION`] for it.
     async fn connect_waiting(&self, server: &Arc<Server>) {
-        let Some(service) = self.service() else { return };
+        let Some(service) = self.service() else {
+            return;
+        };
         let server = server.clone();
         let connecting = tokio::spawn(async move { service.mcp().connect(&server).await });
         let _ = tokio::time::timeout(FIRST_CONNECTION, connecting).await;
@@ -406,7 +414,11 @@ impl McpManager {
     }
 
     /// Read only on or off; the server keeps running.
-    pub async fn set_access(&self, name: &str, access: &Value) -> Result<McpServerInfo, IntegrationError> {
+    pub async fn set_access(
+        &self,
+        name: &str,
+        access: &Value,
+    ) -> Result<McpServerInfo, IntegrationError> {
         let read_only = parse_access(access)?;
         let service = self
             .service()
@@ -420,7 +432,11 @@ impl McpManager {
     }
 
     /// Turns a server on or off and nothing else.
-    pub async fn set_enabled(&self, name: &str, enabled: &Value) -> Result<McpServerInfo, IntegrationError> {
+    pub async fn set_enabled(
+        &self,
+        name: &str,
+        enabled: &Value,
+    ) -> Result<McpServerInfo, IntegrationError> {
         let enabled = enabled.as_bool().ok_or(IntegrationError::BadEnabled)?;
         self.get(name)?;
         let _one_change = self.changes.lock().await;
@@ -453,7 +469,11 @@ impl McpManager {
     }
 
     /// Fills in values of the server's own env or header keys, then reconnects.
-    pub async fn set_values(&self, name: &str, request: NewValues) -> Result<McpServerInfo, IntegrationError> {
+    pub async fn set_values(
+        &self,
+        name: &str,
+        request: NewValues,
+    ) -> Result<McpServerInfo, IntegrationError> {
         let service = self
             .service()
             .ok_or_else(|| IntegrationError::Internal("the engine is stopping".to_owned()))?;
@@ -505,9 +525,11 @@ impl McpManager {
             error: if info.status == "connected" {
                 None
             } else {
-                Some(info.error.unwrap_or_else(|| {
-                    "The server didn't answer in time. Try again.".to_owned()
-                }))
+                Some(
+                    info.error.unwrap_or_else(|| {
+                        "The server didn't answer in time. Try again.".to_owned()
+                    }),
+                )
             },
         })
     }

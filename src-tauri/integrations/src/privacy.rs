@@ -94,7 +94,7 @@ impl Filters {
             .is_some_and(|labels| {
                 labels.iter().filter_map(Value::as_str).any(|l| {
                     let l = l.to_lowercase();
-                    self.labels.iter().any(|f| *f == l)
+                    self.labels.contains(&l)
                 })
             })
     }

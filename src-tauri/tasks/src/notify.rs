@@ -178,6 +178,61 @@ impl TaskService {
     }
 }
 
+impl TaskService {
+    /// Turns off every enabled task that uses the app `app`: triggered by it, or with a plan
+    /// step using one of its tools (`plugin_of` names a tool's app). Each gets a `disabled`
+    /// notification saying why. Returns the names of the tasks turned off.
+    pub async fn disable_tasks_using(
+        &self,
+        app: &str,
+        app_name: &str,
+        plugin_of: impl Fn(&str) -> Option<String>,
+    ) -> Vec<String> {
+        let tasks = match self.list_tasks().await {
+            Ok(tasks) => tasks,
+            Err(error) => {
+                tracing::warn!(error = %error.message(), app, "tasks using a disconnected app could not be listed");
+                return Vec::new();
+            }
+        };
+        let mut names = Vec::new();
+        for task in tasks.into_iter().filter(|t| t.enabled) {
+            let triggered = matches!(&task.schedule, Some(crate::model::Schedule::Triggered { source, .. }) if source == app);
+            let planned = task
+                .plan
+                .iter()
+                .any(|step| plugin_of(&step.tool).as_deref() == Some(app));
+            if !triggered && !planned {
+                continue;
+            }
+            let patch = crate::TaskPatch {
+                enabled: Some(false),
+                ..crate::TaskPatch::default()
+            };
+            match self.patch_task(&task.task_id, patch).await {
+                Ok(task) => {
+                    self.notify_task(
+                        &task,
+                        "disabled",
+                        format!("Turned off '{}'", task.name),
+                        format!(
+                            "{app_name} was disconnected, so '{}' can't run. Connect {app_name} again in Integrations, then turn the task back on.",
+                            task.name
+                        ),
+                        Map::new(),
+                    )
+                    .await;
+                    names.push(task.name);
+                }
+                Err(error) => {
+                    tracing::warn!(error = %error.message(), task_id = %task.task_id, "a task using a disconnected app could not be turned off");
+                }
+            }
+        }
+        names
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -262,60 +317,5 @@ mod tests {
             json!("desktop")
         );
         assert_eq!(delivery_value(None), json!("desktop"));
-    }
-}
-
-impl TaskService {
-    /// Turns off every enabled task that uses the app `app`: triggered by it, or with a plan
-    /// step using one of its tools (`plugin_of` names a tool's app). Each gets a `disabled`
-    /// notification saying why. Returns the names of the tasks turned off.
-    pub async fn disable_tasks_using(
-        &self,
-        app: &str,
-        app_name: &str,
-        plugin_of: impl Fn(&str) -> Option<String>,
-    ) -> Vec<String> {
-        let tasks = match self.list_tasks().await {
-            Ok(tasks) => tasks,
-            Err(error) => {
-                tracing::warn!(error = %error.message(), app, "tasks using a disconnected app could not be listed");
-                return Vec::new();
-            }
-        };
-        let mut names = Vec::new();
-        for task in tasks.into_iter().filter(|t| t.enabled) {
-            let triggered = matches!(&task.schedule, Some(crate::model::Schedule::Triggered { source, .. }) if source == app);
-            let planned = task
-                .plan
-                .iter()
-                .any(|step| plugin_of(&step.tool).as_deref() == Some(app));
-            if !triggered && !planned {
-                continue;
-            }
-            let patch = crate::TaskPatch {
-                enabled: Some(false),
-                ..crate::TaskPatch::default()
-            };
-            match self.patch_task(&task.task_id, patch).await {
-                Ok(task) => {
-                    self.notify_task(
-                        &task,
-                        "disabled",
-                        format!("Turned off '{}'", task.name),
-                        format!(
-                            "{app_name} was disconnected, so '{}' can't run. Connect {app_name} again in Integrations, then turn the task back on.",
-                            task.name
-                        ),
-                        Map::new(),
-                    )
-                    .await;
-                    names.push(task.name);
-                }
-                Err(error) => {
-                    tracing::warn!(error = %error.message(), task_id = %task.task_id, "a task using a disconnected app could not be turned off");
-                }
-            }
-        }
-        names
     }
 }

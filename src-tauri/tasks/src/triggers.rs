@@ -82,7 +82,14 @@ fn same(got: &Value, want: &Value) -> bool {
 }
 
 /// The item's id as text (a number counts), or none when it has no usable id.
+/// The key an item is handled once by: an email's Message-ID when it has one (IMAP UIDs repeat
+/// across folders), else its id.
 fn item_id(item: &Value) -> Option<String> {
+    if let Some(Value::String(id)) = item.get("message_id")
+        && !id.is_empty()
+    {
+        return Some(id.clone());
+    }
     match item.get("id")? {
         Value::String(id) if !id.is_empty() => Some(id.clone()),
         Value::Number(n) => Some(n.to_string()),
@@ -419,5 +426,9 @@ mod tests {
         assert_eq!(item_id(&json!({"id": 42})).as_deref(), Some("42"));
         assert_eq!(item_id(&json!({"id": ""})), None);
         assert_eq!(item_id(&json!({"name": "x"})), None);
+        assert_eq!(
+            item_id(&json!({"id": "1", "message_id": "<a@b>"})).as_deref(),
+            Some("<a@b>")
+        );
     }
 }

@@ -514,10 +514,17 @@ mod tests {
         assert!(registry.get("echo2").is_some());
         assert_eq!(registry.plugin_of("echo2").as_deref(), Some("echo"));
         assert_eq!(
-            registry.replace(plugin("other", false, vec![Arc::new(Echo(echo("deep_echo")))])),
+            registry.replace(plugin(
+                "other",
+                false,
+                vec![Arc::new(Echo(echo("deep_echo")))]
+            )),
             Err(RegistryError::DuplicateTool("deep_echo".to_owned()))
         );
-        assert!(registry.get("deep_echo").is_some(), "a refused replace changes nothing");
+        assert!(
+            registry.get("deep_echo").is_some(),
+            "a refused replace changes nothing"
+        );
         assert!(registry.remove("echo"));
         assert!(!registry.remove("echo"));
         assert!(registry.get("echo2").is_none());

@@ -47,13 +47,25 @@ impl Security {
 }
 
 /// Where and how to sign in to IMAP.
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub struct ImapSettings {
     pub host: String,
     pub port: u16,
     pub security: Security,
     pub username: String,
     pub password: String,
+}
+
+impl std::fmt::Debug for ImapSettings {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ImapSettings")
+            .field("host", &self.host)
+            .field("port", &self.port)
+            .field("security", &self.security)
+            .field("username", &self.username)
+            .field("password", &"<hidden>")
+            .finish()
+    }
 }
 
 /// Extra root certificates to trust besides the system's (tests' self-signed servers); empty in
@@ -1094,6 +1106,20 @@ mod tests {
             Some("[Gmail]/Sent Mail")
         );
         assert_eq!(pick_sent_mailbox(&[("INBOX".to_string(), false)]), None);
+    }
+
+    #[test]
+    fn debug_output_hides_the_password() {
+        let settings = ImapSettings {
+            host: "imap.example.com".into(),
+            port: 993,
+            security: Security::Ssl,
+            username: "me".into(),
+            password: "hunter2".into(),
+        };
+        let shown = format!("{settings:?}");
+        assert!(!shown.contains("hunter2"), "{shown}");
+        assert!(shown.contains("imap.example.com"), "{shown}");
     }
 
     #[test]

@@ -18,7 +18,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 use tokio_util::sync::CancellationToken;
 
-use client::{ImapSession, ImapSettings, IdleOutcome, MailError, Security, Trust};
+use client::{IdleOutcome, ImapSession, ImapSettings, MailError, Security, Trust};
 use smtp::SmtpSettings;
 
 use crate::feeds::SyncOutcome;
@@ -75,10 +75,17 @@ impl Account {
 }
 
 fn text<'a>(fields: &'a Map<String, Value>, key: &str) -> &'a str {
-    fields.get(key).and_then(Value::as_str).map_or("", str::trim)
+    fields
+        .get(key)
+        .and_then(Value::as_str)
+        .map_or("", str::trim)
 }
 
-fn port(fields: &Map<String, Value>, key: &str, what: &str) -> Result<Option<u16>, IntegrationError> {
+fn port(
+    fields: &Map<String, Value>,
+    key: &str,
+    what: &str,
+) -> Result<Option<u16>, IntegrationError> {
     let value = match fields.get(key) {
         None | Some(Value::Null) => return Ok(None),
         Some(Value::Number(n)) => n.to_string(),
@@ -184,7 +191,10 @@ impl EmailImap {
 
     /// Signs in with the fields (every watched folder selected, SMTP checked when given), then
     /// saves the account. Returns the account label.
-    pub async fn connect(&self, fields: &Map<String, Value>) -> Result<Option<String>, IntegrationError> {
+    pub async fn connect(
+        &self,
+        fields: &Map<String, Value>,
+    ) -> Result<Option<String>, IntegrationError> {
         let service = self.service()?;
         let account = account_from(fields)?;
         let trust = Self::trust(&service);
@@ -199,8 +209,13 @@ impl EmailImap {
                 IntegrationError::Invalid(format!("Signing in to the SMTP server failed: {e}"))
             })?;
         }
-        let text = serde_json::to_string(&account).map_err(|e| IntegrationError::Internal(e.to_string()))?;
-        service.parts().secrets.write_entry(ACCOUNT_ENTRY, &text).await?;
+        let text = serde_json::to_string(&account)
+            .map_err(|e| IntegrationError::Internal(e.to_string()))?;
+        service
+            .parts()
+            .secrets
+            .write_entry(ACCOUNT_ENTRY, &text)
+            .await?;
         *self.session.lock().await = Some(session);
         self.idle.lock().await.take();
         Ok(Some(account.username))
@@ -221,9 +236,10 @@ impl EmailImap {
     pub async fn test(&self) -> Result<String, IntegrationError> {
         let account = self.account().await?;
         let service = self.service()?;
-        let mut session = ImapSession::connect(&account.imap(), &Self::trust(&service), SIGN_IN_TIMEOUT)
-            .await
-            .map_err(mail_error)?;
+        let mut session =
+            ImapSession::connect(&account.imap(), &Self::trust(&service), SIGN_IN_TIMEOUT)
+                .await
+                .map_err(mail_error)?;
         for folder in &account.folders {
             session.select(folder).await.map_err(mail_error)?;
         }
@@ -249,7 +265,9 @@ impl EmailImap {
         let service = self.service()?;
         let mut guard = self.session.lock().await;
         if guard.is_none() {
-            let session = ImapSession::connect(&account.imap(), &Self::trust(&service), SIGN_IN_TIMEOUT).await;
+            let session =
+                ImapSession::connect(&account.imap(), &Self::trust(&service), SIGN_IN_TIMEOUT)
+                    .await;
             match session {
                 Ok(session) => *guard = Some(session),
                 Err(error) => return Err(self.failed(&service, error).await),
@@ -376,14 +394,19 @@ impl EmailImap {
         }
         let account = self.account().await?;
         let service = self.service()?;
-        let mut session = ImapSession::connect(&account.imap(), &Self::trust(&service), SIGN_IN_TIMEOUT)
-            .await
-            .map_err(mail_error)?;
+        let mut session =
+            ImapSession::connect(&account.imap(), &Self::trust(&service), SIGN_IN_TIMEOUT)
+                .await
+                .map_err(mail_error)?;
         if !session.has_idle().await {
             session.logout().await;
             return Ok(None);
         }
-        let first = account.folders.first().cloned().unwrap_or_else(|| "INBOX".to_owned());
+        let first = account
+            .folders
+            .first()
+            .cloned()
+            .unwrap_or_else(|| "INBOX".to_owned());
         session.select(&first).await.map_err(mail_error)?;
         Ok(Some(session))
     }
@@ -454,13 +477,20 @@ mod tests {
 
     #[test]
     fn bad_setup_fields_say_what_to_fix() {
-        let base = [("host", "imap.example.com"), ("username", "me"), ("password", "p")];
+        let base = [
+            ("host", "imap.example.com"),
+            ("username", "me"),
+            ("password", "p"),
+        ];
         let with = |extra: (&str, &str)| {
             let mut f = fields(&base);
             f.insert(extra.0.to_owned(), Value::String(extra.1.to_owned()));
             account_from(&f).err().map(|e| e.to_string())
         };
-        assert_eq!(with(("security", "tls")).as_deref(), Some("Security must be ssl or starttls."));
+        assert_eq!(
+            with(("security", "tls")).as_deref(),
+            Some("Security must be ssl or starttls.")
+        );
         assert_eq!(
             with(("port", "99999")).as_deref(),
             Some("The port must be a number from 1 to 65535.")

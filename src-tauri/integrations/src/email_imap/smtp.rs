@@ -21,12 +21,23 @@ pub const SMTP_TIMEOUT: Duration = Duration::from_secs(30);
 const SMTP_TOTAL_TIMEOUT: Duration = Duration::from_secs(120);
 
 /// Where and how to sign in to SMTP.
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub struct SmtpSettings {
     pub host: String,
     pub port: u16,
     pub username: String,
     pub password: String,
+}
+
+impl std::fmt::Debug for SmtpSettings {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SmtpSettings")
+            .field("host", &self.host)
+            .field("port", &self.port)
+            .field("username", &self.username)
+            .field("password", &"<hidden>")
+            .finish()
+    }
 }
 
 /// A plain-text message to send.

@@ -119,25 +119,37 @@ impl EmailTool {
                 let folder = self.folder(args.folder).await;
                 let items = imap
                     .with_session(move |session, _| {
-                        Box::pin(async move { session.fetch(&folder, &[uid], MAX_BODY_CHARS).await })
+                        Box::pin(
+                            async move { session.fetch(&folder, &[uid], MAX_BODY_CHARS).await },
+                        )
                     })
                     .await
                     .map_err(failed)?;
                 let shown = self.service.screen(APP, items).await;
                 shown.into_iter().next().ok_or_else(|| {
-                    ToolError::Failed("There is no such message (or it is hidden by your privacy filters).".to_owned())
+                    ToolError::Failed(
+                        "There is no such message (or it is hidden by your privacy filters)."
+                            .to_owned(),
+                    )
                 })
             }
             Action::Send => {
                 let args: SendArgs = parse_args(args)?;
                 if args.to.is_empty() {
-                    return Err(ToolError::InvalidArguments("Say who the mail goes to.".to_owned()));
+                    return Err(ToolError::InvalidArguments(
+                        "Say who the mail goes to.".to_owned(),
+                    ));
                 }
                 let cc = args.cc.unwrap_or_default();
                 for address in args.to.iter().chain(cc.iter()) {
                     check_address(address.trim())?;
                 }
                 let account = imap.account().await.map_err(failed)?;
+                if !account.username.contains('@') {
+                    return Err(ToolError::Failed(
+                        "The email username isn't an address, so Sentient can't tell which address to send from. Connect Email (IMAP) with your full email address as the username.".to_owned(),
+                    ));
+                }
                 let mail = OutgoingMail {
                     from: account.username.clone(),
                     to: args.to.iter().map(|a| a.trim().to_owned()).collect(),
@@ -158,7 +170,11 @@ impl Tool for EmailTool {
         &self.def
     }
 
-    fn call<'a>(&'a self, args: Value, _ctx: &'a ToolCtx) -> BoxFuture<'a, Result<ToolOutput, ToolError>> {
+    fn call<'a>(
+        &'a self,
+        args: Value,
+        _ctx: &'a ToolCtx,
+    ) -> BoxFuture<'a, Result<ToolOutput, ToolError>> {
         Box::pin(async move {
             let value = self.run(args).await?;
             Ok(ToolOutput {

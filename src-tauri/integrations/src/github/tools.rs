@@ -181,7 +181,9 @@ impl GithubTool {
                 let args: CreateArgs = parse_args(args)?;
                 let repo = repo_path(&args.repo)?;
                 if args.title.trim().is_empty() {
-                    return Err(ToolError::InvalidArguments("Give the issue a title.".to_owned()));
+                    return Err(ToolError::InvalidArguments(
+                        "Give the issue a title.".to_owned(),
+                    ));
                 }
                 let mut body = json!({"title": args.title.trim()});
                 if let Some(text) = args.body {
@@ -190,9 +192,15 @@ impl GithubTool {
                 if let Some(labels) = args.labels {
                     body["labels"] = json!(labels);
                 }
-                let issue = request(service, Method::POST, &format!("/repos/{repo}/issues"), &[], Some(body))
-                    .await
-                    .map_err(failed)?;
+                let issue = request(
+                    service,
+                    Method::POST,
+                    &format!("/repos/{repo}/issues"),
+                    &[],
+                    Some(body),
+                )
+                .await
+                .map_err(failed)?;
                 Ok(issue_item(&issue))
             }
             Action::Update => {
@@ -232,7 +240,9 @@ impl GithubTool {
                 let args: CommentArgs = parse_args(args)?;
                 let repo = repo_path(&args.repo)?;
                 if args.body.trim().is_empty() {
-                    return Err(ToolError::InvalidArguments("The comment is empty.".to_owned()));
+                    return Err(ToolError::InvalidArguments(
+                        "The comment is empty.".to_owned(),
+                    ));
                 }
                 let comment = request(
                     service,
@@ -254,7 +264,11 @@ impl Tool for GithubTool {
         &self.def
     }
 
-    fn call<'a>(&'a self, args: Value, _ctx: &'a ToolCtx) -> BoxFuture<'a, Result<ToolOutput, ToolError>> {
+    fn call<'a>(
+        &'a self,
+        args: Value,
+        _ctx: &'a ToolCtx,
+    ) -> BoxFuture<'a, Result<ToolOutput, ToolError>> {
         Box::pin(async move {
             let value = self.run(args).await?;
             Ok(ToolOutput {

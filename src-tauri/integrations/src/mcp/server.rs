@@ -300,7 +300,10 @@ fn answer(result: CallToolResult) -> Result<Value, String> {
 }
 
 /// Starts the transport and the MCP handshake; the error is the status to show and a sentence.
-async fn start(config: &McpServerConfig, secrets: &Secrets) -> Result<Client, (ServerStatus, String)> {
+async fn start(
+    config: &McpServerConfig,
+    secrets: &Secrets,
+) -> Result<Client, (ServerStatus, String)> {
     match config.transport {
         McpTransport::Stdio => {
             let mut command = tokio::process::Command::new(&config.command);

@@ -25,7 +25,11 @@ impl Tool for McpTool {
         &self.def
     }
 
-    fn call<'a>(&'a self, args: Value, _ctx: &'a ToolCtx) -> BoxFuture<'a, Result<ToolOutput, ToolError>> {
+    fn call<'a>(
+        &'a self,
+        args: Value,
+        _ctx: &'a ToolCtx,
+    ) -> BoxFuture<'a, Result<ToolOutput, ToolError>> {
         Box::pin(async move {
             match self.server.call(&self.info.mcp_name, args).await {
                 Ok(value) => Ok(ToolOutput {
@@ -71,7 +75,8 @@ pub fn plugin(server: Arc<Server>, _service: IntegrationService) -> Plugin {
                 allow_for_chat: true,
             };
             if def.description.is_empty() {
-                def.description = format!("{} from the tool server {}.", info.mcp_name, server.name);
+                def.description =
+                    format!("{} from the tool server {}.", info.mcp_name, server.name);
             }
             Arc::new(McpTool {
                 def,

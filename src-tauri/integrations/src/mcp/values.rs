@@ -117,7 +117,11 @@ pub fn check_new(request: &NewServer) -> Result<Checked, IntegrationError> {
     };
     match transport {
         McpTransport::Stdio => {
-            let command = request.command.as_deref().map(str::trim).unwrap_or_default();
+            let command = request
+                .command
+                .as_deref()
+                .map(str::trim)
+                .unwrap_or_default();
             if command.is_empty() {
                 return Err(invalid("Give the command that starts the server."));
             }
@@ -150,7 +154,11 @@ pub fn check_new(request: &NewServer) -> Result<Checked, IntegrationError> {
                     "Give the server's web address, starting with https://.",
                 ));
             }
-            if request.command.as_deref().is_some_and(|c| !c.trim().is_empty()) || !env.is_empty()
+            if request
+                .command
+                .as_deref()
+                .is_some_and(|c| !c.trim().is_empty())
+                || !env.is_empty()
             {
                 return Err(invalid(
                     "A server at a web address takes headers, not a command or env settings.",
@@ -198,7 +206,8 @@ async fn write_map(
     if map.is_empty() {
         secrets.delete_entry(entry).await?;
     } else {
-        let text = serde_json::to_string(map).map_err(|e| IntegrationError::Internal(e.to_string()))?;
+        let text =
+            serde_json::to_string(map).map_err(|e| IntegrationError::Internal(e.to_string()))?;
         secrets.write_entry(entry, &text).await?;
     }
     Ok(())
@@ -226,7 +235,11 @@ pub fn missing(config: &McpServerConfig, secrets: &Secrets) -> Vec<String> {
 
 /// Saves a new server's values: env for a program, headers for a remote server (headers not
 /// given are deleted). A program's server keeps an earlier sign-in of a remote namesake.
-pub async fn save(service: &IntegrationService, name: &str, checked: &Checked) -> Result<(), IntegrationError> {
+pub async fn save(
+    service: &IntegrationService,
+    name: &str,
+    checked: &Checked,
+) -> Result<(), IntegrationError> {
     match checked.config.transport {
         McpTransport::Stdio => write_map(service, &env_entry(name), &checked.env).await,
         McpTransport::Http => write_map(service, &headers_entry(name), &checked.headers).await,
@@ -331,13 +344,22 @@ mod tests {
         h.url = Some("https://mcp.example.com/mcp".into());
         h.auth = Some("headers".into());
         assert!(check_new(&h).is_err(), "headers auth needs headers");
-        h.headers = Some(BTreeMap::from([("Authorization".into(), "Bearer a\nb".into())]));
+        h.headers = Some(BTreeMap::from([(
+            "Authorization".into(),
+            "Bearer a\nb".into(),
+        )]));
         assert!(check_new(&h).is_err(), "no line breaks");
-        h.headers = Some(BTreeMap::from([("Authorization".into(), "Bearer ab".into())]));
+        h.headers = Some(BTreeMap::from([(
+            "Authorization".into(),
+            "Bearer ab".into(),
+        )]));
         let checked = check_new(&h).expect("ok");
         assert_eq!(checked.config.auth, McpAuth::Headers);
         h.url = Some("http://mcp.example.com/mcp".into());
-        assert!(check_new(&h).is_err(), "no header values over plain http to elsewhere");
+        assert!(
+            check_new(&h).is_err(),
+            "no header values over plain http to elsewhere"
+        );
         h.url = Some("http://127.0.0.1:9/mcp".into());
         assert!(check_new(&h).is_ok());
         assert!(check_new(&server("ftp")).is_err());

@@ -13,12 +13,10 @@ use crate::Engine;
 use crate::OkReply;
 use crate::error::ApiError;
 use crate::gateway::body::{JsonBody, PlainBody};
+use sentient_core::domain::integration::Integration;
 use sentient_integrations::feeds::{FeedStatus, SyncReply};
 use sentient_integrations::mcp::{McpServerInfo, McpTestResult, NewServer, NewValues};
-use sentient_integrations::{
-    AccessRequest, ConnectRequest, Connected, Filters, TestResult,
-};
-use sentient_core::domain::integration::Integration;
+use sentient_integrations::{AccessRequest, ConnectRequest, Connected, Filters, TestResult};
 
 pub fn routes() -> OpenApiRouter<Engine> {
     OpenApiRouter::new()
@@ -101,7 +99,9 @@ pub async fn access(
     Path(id): Path<String>,
     JsonBody(body): JsonBody<AccessRequest>,
 ) -> Result<Json<Integration>, ApiError> {
-    Ok(Json(engine.integrations().set_access(&id, &body.access).await?))
+    Ok(Json(
+        engine.integrations().set_access(&id, &body.access).await?,
+    ))
 }
 
 /// The app's privacy filters.
@@ -191,7 +191,13 @@ pub async fn mcp_access(
     Path(name): Path<String>,
     JsonBody(body): JsonBody<AccessRequest>,
 ) -> Result<Json<McpServerInfo>, ApiError> {
-    Ok(Json(engine.integrations().mcp().set_access(&name, &body.access).await?))
+    Ok(Json(
+        engine
+            .integrations()
+            .mcp()
+            .set_access(&name, &body.access)
+            .await?,
+    ))
 }
 
 /// Connects again now and lists the server's tools.
@@ -214,7 +220,13 @@ pub async fn mcp_enabled(
     Path(name): Path<String>,
     JsonBody(body): JsonBody<EnabledRequest>,
 ) -> Result<Json<McpServerInfo>, ApiError> {
-    Ok(Json(engine.integrations().mcp().set_enabled(&name, &body.enabled).await?))
+    Ok(Json(
+        engine
+            .integrations()
+            .mcp()
+            .set_enabled(&name, &body.enabled)
+            .await?,
+    ))
 }
 
 /// Fills in the server's env or header values (kept in the keychain), then reconnects.
@@ -227,7 +239,9 @@ pub async fn mcp_values(
     Path(name): Path<String>,
     JsonBody(body): JsonBody<NewValues>,
 ) -> Result<Json<McpServerInfo>, ApiError> {
-    Ok(Json(engine.integrations().mcp().set_values(&name, body).await?))
+    Ok(Json(
+        engine.integrations().mcp().set_values(&name, body).await?,
+    ))
 }
 
 /// Starts a browser sign-in with the server.

@@ -1,0 +1,257 @@
+//! Email over IMAP (issue 17) against real servers on loopback: Debian's Dovecot (with and
+//! without IDLE) and aiosmtpd. A message put in the mailbox starts a triggered task once,
+//! within `fast_sync_seconds`, with its sign-in code masked; privacy filters keep a message
+//! out; the tools search, read and send.
+
+use std::time::Duration;
+
+use anyhow::{Context, Result};
+use sentient_e2e::mail_servers::{Dovecot, SmtpSink};
+use sentient_e2e::sentient_engine::integrations::Endpoints;
+use sentient_e2e::{TestEngine, WAIT, point_models_at, wait_task};
+use sentient_model_server::{Reply, ScriptedModel};
+use serde_json::{Value, json};
+
+/// The servers, or `None` (with the reason printed) when this machine has none installed.
+fn servers(idle: bool) -> Result<Option<(Dovecot, SmtpSink)>> {
+    if !Dovecot::available() || !SmtpSink::available() {
+        eprintln!("skipped: Dovecot or aiosmtpd is missing (tests/setup/lib.sh installs both)");
+        return Ok(None);
+    }
+    Ok(Some((Dovecot::start(idle, &["Receipts"])?, SmtpSink::start()?)))
+}
+
+async fn engine(dovecot: &Dovecot) -> Result<(TestEngine, ScriptedModel)> {
+    let t = TestEngine::start_with_endpoints(Endpoints {
+        trusted_certificates: vec![dovecot.cert_pem.clone()],
+        ..Endpoints::default()
+    })
+    .await?;
+    let model = ScriptedModel::start().await;
+    point_models_at(&t, &model).await?;
+    let (status, body) = t
+        .client
+        .patch(
+            "/api/config",
+            json!({"chat": {"auto_title": false}, "memory": {"extract_after_turn": false},
+                   "models": {"background_quiet_s": 0, "local_queue": false},
+                   "tools": {"approvals": {"mode": "off"}},
+                   "integrations": {"fast_sync_seconds": 2}}),
+        )
+        .await?;
+    anyhow::ensure!(status == 200, "{status} {body}");
+    Ok((t, model))
+}
+
+fn fields(dovecot: &Dovecot, smtp: &SmtpSink, password: &str) -> Value {
+    json!({"host": "127.0.0.1", "security": "ssl", "port": dovecot.port.to_string(),
+           "username": format!("{}@example.com", dovecot.user), "password": password, "folders": "INBOX, Receipts",
+           "smtp_host": "127.0.0.1", "smtp_port": smtp.port.to_string()})
+}
+
+fn message(id: &str, from: &str, subject: &str, body: &str) -> String {
+    format!(
+        "Message-ID: <{id}@example.com>\r\nFrom: {from}\r\nTo: alice@example.com\r\n\
+         Subject: {subject}\r\nDate: Tue, 01 Dec 2026 09:00:00 +0000\r\n\
+         Content-Type: text/plain; charset=utf-8\r\n\r\n{body}\r\n"
+    )
+}
+
+async fn feed(t: &TestEngine) -> Result<Value> {
+    let (_, feeds) = t.client.get("/api/integrations/feeds").await?;
+    feeds
+        .as_array()
+        .and_then(|l| l.iter().find(|f| f["source"] == "email_imap"))
+        .cloned()
+        .context("email_imap feed")
+}
+
+async fn connected(t: &TestEngine, dovecot: &Dovecot, smtp: &SmtpSink) -> Result<()> {
+    let (status, body) = t
+        .client
+        .post(
+            "/api/integrations/email_imap/connect",
+            json!({"fields": fields(dovecot, smtp, &dovecot.password)}),
+        )
+        .await?;
+    anyhow::ensure!(status == 200, "connect: {status} {body}\n{}", dovecot.log());
+    // The first sync only baselines the folders.
+    let deadline = tokio::time::Instant::now() + WAIT;
+    while feed(t).await?["status"] != "ok" {
+        anyhow::ensure!(tokio::time::Instant::now() < deadline, "the feed never synced: {}", feed(t).await?);
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    Ok(())
+}
+
+async fn triggered_task(t: &TestEngine, model: &ScriptedModel, name: &str) -> Result<String> {
+    model.push(Reply::text(
+        json!({"name": name, "description": name, "priority": 1,
+               "schedule": {"type": "triggered", "source": "email_imap", "event": "new_email"}})
+        .to_string(),
+    ));
+    model.push(Reply::text(
+        json!({"plan": [{"tool": "email_imap_read", "description": "Read the mail"}]}).to_string(),
+    ));
+    let (_, task) = t.client.post("/api/tasks", json!({"prompt": name})).await?;
+    let id = task["task_id"].as_str().context("id")?.to_owned();
+    wait_task(t, &id, |t| t["status"] == "approval_pending").await?;
+    t.client.post(&format!("/api/tasks/{id}/approve"), json!({})).await?;
+    wait_task(t, &id, |t| t["status"] == "active").await?;
+    Ok(id)
+}
+
+fn runs(task: &Value) -> Vec<Value> {
+    task["runs"].as_array().cloned().unwrap_or_default()
+}
+
+#[tokio::test]
+async fn a_new_message_starts_a_triggered_task_once_with_its_code_masked() -> Result<()> {
+    let Some((dovecot, smtp)) = servers(true)? else { return Ok(()) };
+    let (t, model) = engine(&dovecot).await?;
+
+    let (status, body) = t
+        .client
+        .post(
+            "/api/integrations/email_imap/connect",
+            json!({"fields": fields(&dovecot, &smtp, "not-the-password")}),
+        )
+        .await?;
+    assert_eq!(status, 400, "{body}");
+    assert!(body["detail"].as_str().is_some_and(|d| d.contains("username or password")), "{body}");
+    let (_, imap) = t.client.get("/api/integrations/email_imap").await?;
+    assert_eq!(imap["status"], "error");
+
+    connected(&t, &dovecot, &smtp).await?;
+    let (_, imap) = t.client.get("/api/integrations/email_imap").await?;
+    assert_eq!((imap["connected"].clone(), imap["account_label"].clone()), (json!(true), json!(format!("{}@example.com", dovecot.user))));
+    let feed_now = feed(&t).await?;
+    assert_eq!((feed_now["kind"].clone(), feed_now["active"].clone()), (json!("imap_idle"), json!(true)), "{feed_now}");
+
+    let id = triggered_task(&t, &model, "Watch my mail").await?;
+    model.push(Reply::text("Read it."));
+    let sent_at = std::time::Instant::now();
+    dovecot.deliver(
+        "INBOX",
+        &message("code1", "Acme <no-reply@acme.example>", "Your Acme sign-in code", "Your verification code is 482913. It expires in 10 minutes."),
+    )?;
+    let task = wait_task(&t, &id, |t| !runs(t).is_empty()).await?;
+    let within = sent_at.elapsed();
+    assert!(within < Duration::from_secs(2) + Duration::from_secs(3), "the run started after {within:?}");
+    let item = &runs(&task)[0]["trigger_event_data"];
+    assert_eq!(item["subject"], "Your Acme sign-in code");
+    assert_eq!(item["sender_email"], "no-reply@acme.example");
+    let body = item["body"].as_str().unwrap_or_default();
+    assert!(body.contains("[one-time code hidden]") && !body.contains("482913"), "{item}");
+    assert!(item["labels"].as_array().is_some_and(|l| l.contains(&json!("INBOX"))), "{item}");
+
+    // A sync by hand and the next wake find nothing new: still one run.
+    let (status, synced) = t.client.post("/api/integrations/feeds/email_imap/sync", json!({})).await?;
+    assert_eq!(status, 200);
+    assert_eq!((synced["ok"].clone(), synced["emitted"].clone()), (json!(true), json!(0)), "{synced}");
+    tokio::time::sleep(Duration::from_millis(2500)).await;
+    let (_, task) = t.client.get(&format!("/api/tasks/{id}")).await?;
+    assert_eq!(runs(&task).len(), 1, "{task}");
+
+    // A message in the second watched folder is found after the wake too.
+    model.push(Reply::text("Read it."));
+    dovecot.deliver("Receipts", &message("r1", "Shop <orders@shop.example>", "Order 1234567 confirmed", "Total $12.99"))?;
+    let task = match wait_task(&t, &id, |t| runs(t).len() == 2).await {
+        Ok(task) => task,
+        Err(error) => {
+            let (_, synced) = t.client.post("/api/integrations/feeds/email_imap/sync", json!({})).await?;
+            anyhow::bail!("{error}\nfeed: {}\nsync: {synced}\n{}", feed(&t).await?, dovecot.log());
+        }
+    };
+    assert_eq!(runs(&task)[1]["trigger_event_data"]["subject"], "Order 1234567 confirmed");
+
+    // Filtered mail never starts anything.
+    let (status, _) = t
+        .client
+        .put("/api/integrations/email_imap/privacy-filters", json!({"emails": ["@clinic.example"]}))
+        .await?;
+    assert_eq!(status, 200);
+    dovecot.deliver("INBOX", &message("lab", "Clinic <results@clinic.example>", "Lab results", "All fine."))?;
+    let (status, synced) = t.client.post("/api/integrations/feeds/email_imap/sync", json!({})).await?;
+    assert_eq!((status, synced["emitted"].clone()), (200, json!(0)), "{synced}");
+    let (_, task) = t.client.get(&format!("/api/tasks/{id}")).await?;
+    assert_eq!(runs(&task).len(), 2, "the filtered message started nothing");
+
+    let (_, feeds) = t.client.get("/api/integrations/feeds").await?;
+    let imap_feed = feeds.as_array().and_then(|l| l.iter().find(|f| f["source"] == "email_imap")).context("feed")?;
+    assert_eq!(imap_feed["emitted"], 2, "{imap_feed}");
+    assert_eq!(imap_feed["failures"], 0);
+    let (status, _) = t.client.post("/api/integrations/feeds/nope/sync", json!({})).await?;
+    assert_eq!(status, 404);
+    let (_, gmail) = t.client.post("/api/integrations/feeds/gmail/sync", json!({})).await?;
+    assert_eq!(gmail, json!({"ok": false, "skipped": "not connected", "emitted": 0}));
+    t.stop().await;
+    Ok(())
+}
+
+#[tokio::test]
+async fn the_tools_search_read_and_send_and_hide_codes_and_filtered_mail() -> Result<()> {
+    let Some((dovecot, smtp)) = servers(false)? else { return Ok(()) };
+    let (t, model) = engine(&dovecot).await?;
+    dovecot.deliver("INBOX", &message("a", "Bob <bob@example.com>", "Dinner on Friday?", "Shall we book the Thai place? Reservation code 55123."))?;
+    dovecot.deliver("INBOX", &message("b", "Bank <alerts@bank.example>", "Security alert", "Use this code to sign in: 829104"))?;
+    dovecot.deliver("INBOX", &message("c", "Clinic <results@clinic.example>", "Dinner reminder", "Your appointment is on Friday."))?;
+    connected(&t, &dovecot, &smtp).await?;
+    assert_eq!(feed(&t).await?["kind"], "imap_idle");
+    t.client
+        .put("/api/integrations/email_imap/privacy-filters", json!({"emails": ["results@clinic.example"]}))
+        .await?;
+
+    model.push(Reply::tool_call("email_imap_search", json!({"query": "dinner"})));
+    model.push(Reply::text("Bob asked about Friday."));
+    let mut ws = t.ws().await?;
+    ws.send_json(json!({"type": "chat.send", "text": "Any mail about dinner?"})).await?;
+    let result = ws.wait_for("tool_result").await?;
+    ws.wait_for("done").await?;
+    let items = result["result"].as_array().context("items")?;
+    assert_eq!(items.len(), 1, "the clinic's mail is filtered out: {result}");
+    assert_eq!(items[0]["subject"], "Dinner on Friday?");
+    assert!(items[0]["body"].as_str().is_some_and(|b| b.contains("Reservation code 55123")), "booking codes stay");
+    assert_eq!(items[0]["url"], Value::Null);
+    let bob = items[0]["id"].as_str().context("id")?.to_owned();
+    let bob_message_id = items[0]["message_id"].as_str().context("message id")?.to_owned();
+
+    model.push(Reply::tool_call("email_imap_search", json!({"query": "sign in"})));
+    model.push(Reply::text("A bank alert."));
+    ws.send_json(json!({"type": "chat.send", "text": "Anything from the bank?"})).await?;
+    let result = ws.wait_for("tool_result").await?;
+    ws.wait_for("done").await?;
+    let text = result["result"].to_string();
+    assert!(text.contains("[one-time code hidden]") && !text.contains("829104"), "{result}");
+
+    model.push(Reply::tool_call("email_imap_read", json!({"id": bob})));
+    model.push(Reply::text("Read."));
+    ws.send_json(json!({"type": "chat.send", "text": "Open Bob's mail."})).await?;
+    let result = ws.wait_for("tool_result").await?;
+    ws.wait_for("done").await?;
+    assert_eq!(result["result"]["from"], "Bob <bob@example.com>", "{result}");
+
+    model.push(Reply::tool_call(
+        "email_imap_send",
+        json!({"to": ["bob@example.com"], "subject": "Re: Dinner on Friday?", "body": "Yes, 7pm!", "in_reply_to": bob_message_id}),
+    ));
+    model.push(Reply::text("Sent."));
+    ws.send_json(json!({"type": "chat.send", "text": "Say yes to Bob."})).await?;
+    let result = ws.wait_for("tool_result").await?;
+    ws.wait_for("done").await?;
+    assert_eq!(result["result"]["ok"], true, "{result}");
+    let deadline = tokio::time::Instant::now() + WAIT;
+    while smtp.received().is_empty() {
+        anyhow::ensure!(tokio::time::Instant::now() < deadline, "nothing reached the SMTP server");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let sent = smtp.received().join("\n");
+    assert!(sent.contains("Subject: Re: Dinner on Friday?") && sent.contains(&format!("In-Reply-To: {bob_message_id}")), "{sent}");
+
+    // Disconnect deletes the account; the tools then say so.
+    let (status, imap) = t.client.post("/api/integrations/email_imap/disconnect", json!({})).await?;
+    assert_eq!((status, imap["connected"].clone()), (200, json!(false)));
+    assert_eq!(feed(&t).await?["status"], "disconnected");
+    t.stop().await;
+    Ok(())
+}
