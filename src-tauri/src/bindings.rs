@@ -102,6 +102,22 @@ pub fn builder<R: tauri::Runtime>() -> Builder<R> {
             commands::memory::discard_memory,
             commands::memory::approve_all_memories,
             commands::memory::import_memories,
+            commands::integrations::list_integrations,
+            commands::integrations::connect_integration,
+            commands::integrations::disconnect_integration,
+            commands::integrations::test_integration,
+            commands::integrations::set_integration_access,
+            commands::integrations::privacy_filters,
+            commands::integrations::set_privacy_filters,
+            commands::integrations::list_feeds,
+            commands::integrations::sync_feed,
+            commands::integrations::list_mcp_servers,
+            commands::integrations::add_mcp_server,
+            commands::integrations::remove_mcp_server,
+            commands::integrations::set_mcp_access,
+            commands::integrations::set_mcp_enabled,
+            commands::integrations::set_mcp_values,
+            commands::integrations::test_mcp_server,
         ])
         .typ::<sentient_engine::bus::Envelope>()
         // Ids and counters fit in a JavaScript number; SQLite hands us i64.

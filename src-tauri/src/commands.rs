@@ -7,6 +7,7 @@ pub mod core;
 pub mod devices;
 pub mod files;
 pub mod hooks;
+pub mod integrations;
 pub mod memory;
 pub mod models;
 pub mod notifications;

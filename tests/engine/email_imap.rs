@@ -18,7 +18,10 @@ fn servers(idle: bool) -> Result<Option<(Dovecot, SmtpSink)>> {
         eprintln!("skipped: Dovecot or aiosmtpd is missing (tests/setup/lib.sh installs both)");
         return Ok(None);
     }
-    Ok(Some((Dovecot::start(idle, &["Receipts"])?, SmtpSink::start()?)))
+    Ok(Some((
+        Dovecot::start(idle, &["Receipts"])?,
+        SmtpSink::start()?,
+    )))
 }
 
 async fn engine(dovecot: &Dovecot) -> Result<(TestEngine, ScriptedModel)> {
@@ -78,7 +81,11 @@ async fn connected(t: &TestEngine, dovecot: &Dovecot, smtp: &SmtpSink) -> Result
     // The first sync only baselines the folders.
     let deadline = tokio::time::Instant::now() + WAIT;
     while feed(t).await?["status"] != "ok" {
-        anyhow::ensure!(tokio::time::Instant::now() < deadline, "the feed never synced: {}", feed(t).await?);
+        anyhow::ensure!(
+            tokio::time::Instant::now() < deadline,
+            "the feed never synced: {}",
+            feed(t).await?
+        );
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
     Ok(())
@@ -96,7 +103,9 @@ async fn triggered_task(t: &TestEngine, model: &ScriptedModel, name: &str) -> Re
     let (_, task) = t.client.post("/api/tasks", json!({"prompt": name})).await?;
     let id = task["task_id"].as_str().context("id")?.to_owned();
     wait_task(t, &id, |t| t["status"] == "approval_pending").await?;
-    t.client.post(&format!("/api/tasks/{id}/approve"), json!({})).await?;
+    t.client
+        .post(&format!("/api/tasks/{id}/approve"), json!({}))
+        .await?;
     wait_task(t, &id, |t| t["status"] == "active").await?;
     Ok(id)
 }
@@ -107,7 +116,9 @@ fn runs(task: &Value) -> Vec<Value> {
 
 #[tokio::test]
 async fn a_new_message_starts_a_triggered_task_once_with_its_code_masked() -> Result<()> {
-    let Some((dovecot, smtp)) = servers(true)? else { return Ok(()) };
+    let Some((dovecot, smtp)) = servers(true)? else {
+        return Ok(());
+    };
     let (t, model) = engine(&dovecot).await?;
 
     let (status, body) = t
@@ -118,138 +129,288 @@ async fn a_new_message_starts_a_triggered_task_once_with_its_code_masked() -> Re
         )
         .await?;
     assert_eq!(status, 400, "{body}");
-    assert!(body["detail"].as_str().is_some_and(|d| d.contains("username or password")), "{body}");
+    assert!(
+        body["detail"]
+            .as_str()
+            .is_some_and(|d| d.contains("username or password")),
+        "{body}"
+    );
     let (_, imap) = t.client.get("/api/integrations/email_imap").await?;
     assert_eq!(imap["status"], "error");
 
     connected(&t, &dovecot, &smtp).await?;
     let (_, imap) = t.client.get("/api/integrations/email_imap").await?;
-    assert_eq!((imap["connected"].clone(), imap["account_label"].clone()), (json!(true), json!(format!("{}@example.com", dovecot.user))));
+    assert_eq!(
+        (imap["connected"].clone(), imap["account_label"].clone()),
+        (json!(true), json!(format!("{}@example.com", dovecot.user)))
+    );
     let feed_now = feed(&t).await?;
-    assert_eq!((feed_now["kind"].clone(), feed_now["active"].clone()), (json!("imap_idle"), json!(true)), "{feed_now}");
+    assert_eq!(
+        (feed_now["kind"].clone(), feed_now["active"].clone()),
+        (json!("imap_idle"), json!(true)),
+        "{feed_now}"
+    );
 
     let id = triggered_task(&t, &model, "Watch my mail").await?;
     model.push(Reply::text("Read it."));
     let sent_at = std::time::Instant::now();
     dovecot.deliver(
         "INBOX",
-        &message("code1", "Acme <no-reply@acme.example>", "Your Acme sign-in code", "Your verification code is 482913. It expires in 10 minutes."),
+        &message(
+            "code1",
+            "Acme <no-reply@acme.example>",
+            "Your Acme sign-in code",
+            "Your verification code is 482913. It expires in 10 minutes.",
+        ),
     )?;
     let task = wait_task(&t, &id, |t| !runs(t).is_empty()).await?;
     let within = sent_at.elapsed();
-    assert!(within < Duration::from_secs(2) + Duration::from_secs(3), "the run started after {within:?}");
+    assert!(
+        within < Duration::from_secs(2) + Duration::from_secs(3),
+        "the run started after {within:?}"
+    );
     let item = &runs(&task)[0]["trigger_event_data"];
     assert_eq!(item["subject"], "Your Acme sign-in code");
     assert_eq!(item["sender_email"], "no-reply@acme.example");
     let body = item["body"].as_str().unwrap_or_default();
-    assert!(body.contains("[one-time code hidden]") && !body.contains("482913"), "{item}");
-    assert!(item["labels"].as_array().is_some_and(|l| l.contains(&json!("INBOX"))), "{item}");
+    assert!(
+        body.contains("[one-time code hidden]") && !body.contains("482913"),
+        "{item}"
+    );
+    assert!(
+        item["labels"]
+            .as_array()
+            .is_some_and(|l| l.contains(&json!("INBOX"))),
+        "{item}"
+    );
 
     // A sync by hand and the next wake find nothing new: still one run.
-    let (status, synced) = t.client.post("/api/integrations/feeds/email_imap/sync", json!({})).await?;
+    let (status, synced) = t
+        .client
+        .post("/api/integrations/feeds/email_imap/sync", json!({}))
+        .await?;
     assert_eq!(status, 200);
-    assert_eq!((synced["ok"].clone(), synced["emitted"].clone()), (json!(true), json!(0)), "{synced}");
+    assert_eq!(
+        (synced["ok"].clone(), synced["emitted"].clone()),
+        (json!(true), json!(0)),
+        "{synced}"
+    );
     tokio::time::sleep(Duration::from_millis(2500)).await;
     let (_, task) = t.client.get(&format!("/api/tasks/{id}")).await?;
     assert_eq!(runs(&task).len(), 1, "{task}");
 
     // A message in the second watched folder is found after the wake too.
     model.push(Reply::text("Read it."));
-    dovecot.deliver("Receipts", &message("r1", "Shop <orders@shop.example>", "Order 1234567 confirmed", "Total $12.99"))?;
+    dovecot.deliver(
+        "Receipts",
+        &message(
+            "r1",
+            "Shop <orders@shop.example>",
+            "Order 1234567 confirmed",
+            "Total $12.99",
+        ),
+    )?;
     let task = match wait_task(&t, &id, |t| runs(t).len() == 2).await {
         Ok(task) => task,
         Err(error) => {
-            let (_, synced) = t.client.post("/api/integrations/feeds/email_imap/sync", json!({})).await?;
-            anyhow::bail!("{error}\nfeed: {}\nsync: {synced}\n{}", feed(&t).await?, dovecot.log());
+            let (_, synced) = t
+                .client
+                .post("/api/integrations/feeds/email_imap/sync", json!({}))
+                .await?;
+            anyhow::bail!(
+                "{error}\nfeed: {}\nsync: {synced}\n{}",
+                feed(&t).await?,
+                dovecot.log()
+            );
         }
     };
-    assert_eq!(runs(&task)[1]["trigger_event_data"]["subject"], "Order 1234567 confirmed");
+    assert_eq!(
+        runs(&task)[1]["trigger_event_data"]["subject"],
+        "Order 1234567 confirmed"
+    );
 
     // Filtered mail never starts anything.
     let (status, _) = t
         .client
-        .put("/api/integrations/email_imap/privacy-filters", json!({"emails": ["@clinic.example"]}))
+        .put(
+            "/api/integrations/email_imap/privacy-filters",
+            json!({"emails": ["@clinic.example"]}),
+        )
         .await?;
     assert_eq!(status, 200);
-    dovecot.deliver("INBOX", &message("lab", "Clinic <results@clinic.example>", "Lab results", "All fine."))?;
-    let (status, synced) = t.client.post("/api/integrations/feeds/email_imap/sync", json!({})).await?;
-    assert_eq!((status, synced["emitted"].clone()), (200, json!(0)), "{synced}");
+    dovecot.deliver(
+        "INBOX",
+        &message(
+            "lab",
+            "Clinic <results@clinic.example>",
+            "Lab results",
+            "All fine.",
+        ),
+    )?;
+    let (status, synced) = t
+        .client
+        .post("/api/integrations/feeds/email_imap/sync", json!({}))
+        .await?;
+    assert_eq!(
+        (status, synced["emitted"].clone()),
+        (200, json!(0)),
+        "{synced}"
+    );
     let (_, task) = t.client.get(&format!("/api/tasks/{id}")).await?;
     assert_eq!(runs(&task).len(), 2, "the filtered message started nothing");
 
     let (_, feeds) = t.client.get("/api/integrations/feeds").await?;
-    let imap_feed = feeds.as_array().and_then(|l| l.iter().find(|f| f["source"] == "email_imap")).context("feed")?;
+    let imap_feed = feeds
+        .as_array()
+        .and_then(|l| l.iter().find(|f| f["source"] == "email_imap"))
+        .context("feed")?;
     assert_eq!(imap_feed["emitted"], 2, "{imap_feed}");
     assert_eq!(imap_feed["failures"], 0);
-    let (status, _) = t.client.post("/api/integrations/feeds/nope/sync", json!({})).await?;
+    let (status, _) = t
+        .client
+        .post("/api/integrations/feeds/nope/sync", json!({}))
+        .await?;
     assert_eq!(status, 404);
-    let (_, gmail) = t.client.post("/api/integrations/feeds/gmail/sync", json!({})).await?;
-    assert_eq!(gmail, json!({"ok": false, "skipped": "not connected", "emitted": 0}));
+    let (_, gmail) = t
+        .client
+        .post("/api/integrations/feeds/gmail/sync", json!({}))
+        .await?;
+    assert_eq!(
+        gmail,
+        json!({"ok": false, "skipped": "not connected", "emitted": 0})
+    );
     t.stop().await;
     Ok(())
 }
 
 #[tokio::test]
 async fn the_tools_search_read_and_send_and_hide_codes_and_filtered_mail() -> Result<()> {
-    let Some((dovecot, smtp)) = servers(false)? else { return Ok(()) };
+    let Some((dovecot, smtp)) = servers(false)? else {
+        return Ok(());
+    };
     let (t, model) = engine(&dovecot).await?;
-    dovecot.deliver("INBOX", &message("a", "Bob <bob@example.com>", "Dinner on Friday?", "Shall we book the Thai place? Reservation code 55123."))?;
-    dovecot.deliver("INBOX", &message("b", "Bank <alerts@bank.example>", "Security alert", "Use this code to sign in: 829104"))?;
-    dovecot.deliver("INBOX", &message("c", "Clinic <results@clinic.example>", "Dinner reminder", "Your appointment is on Friday."))?;
+    dovecot.deliver(
+        "INBOX",
+        &message(
+            "a",
+            "Bob <bob@example.com>",
+            "Dinner on Friday?",
+            "Shall we book the Thai place? Reservation code 55123.",
+        ),
+    )?;
+    dovecot.deliver(
+        "INBOX",
+        &message(
+            "b",
+            "Bank <alerts@bank.example>",
+            "Security alert",
+            "Use this code to sign in: 829104",
+        ),
+    )?;
+    dovecot.deliver(
+        "INBOX",
+        &message(
+            "c",
+            "Clinic <results@clinic.example>",
+            "Dinner reminder",
+            "Your appointment is on Friday.",
+        ),
+    )?;
     connected(&t, &dovecot, &smtp).await?;
     assert_eq!(feed(&t).await?["kind"], "imap_idle");
     t.client
-        .put("/api/integrations/email_imap/privacy-filters", json!({"emails": ["results@clinic.example"]}))
+        .put(
+            "/api/integrations/email_imap/privacy-filters",
+            json!({"emails": ["results@clinic.example"]}),
+        )
         .await?;
 
-    model.push(Reply::tool_call("email_imap_search", json!({"query": "dinner"})));
+    model.push(Reply::tool_call(
+        "email_imap_search",
+        json!({"query": "dinner"}),
+    ));
     model.push(Reply::text("Bob asked about Friday."));
     let mut ws = t.ws().await?;
-    ws.send_json(json!({"type": "chat.send", "text": "Any mail about dinner?"})).await?;
+    ws.send_json(json!({"type": "chat.send", "text": "Any mail about dinner?"}))
+        .await?;
     let result = ws.wait_for("tool_result").await?;
     ws.wait_for("done").await?;
     let items = result["result"].as_array().context("items")?;
-    assert_eq!(items.len(), 1, "the clinic's mail is filtered out: {result}");
+    assert_eq!(
+        items.len(),
+        1,
+        "the clinic's mail is filtered out: {result}"
+    );
     assert_eq!(items[0]["subject"], "Dinner on Friday?");
-    assert!(items[0]["body"].as_str().is_some_and(|b| b.contains("Reservation code 55123")), "booking codes stay");
+    assert!(
+        items[0]["body"]
+            .as_str()
+            .is_some_and(|b| b.contains("Reservation code 55123")),
+        "booking codes stay"
+    );
     assert_eq!(items[0]["url"], Value::Null);
     let bob = items[0]["id"].as_str().context("id")?.to_owned();
-    let bob_message_id = items[0]["message_id"].as_str().context("message id")?.to_owned();
+    let bob_message_id = items[0]["message_id"]
+        .as_str()
+        .context("message id")?
+        .to_owned();
 
-    model.push(Reply::tool_call("email_imap_search", json!({"query": "sign in"})));
+    model.push(Reply::tool_call(
+        "email_imap_search",
+        json!({"query": "sign in"}),
+    ));
     model.push(Reply::text("A bank alert."));
-    ws.send_json(json!({"type": "chat.send", "text": "Anything from the bank?"})).await?;
+    ws.send_json(json!({"type": "chat.send", "text": "Anything from the bank?"}))
+        .await?;
     let result = ws.wait_for("tool_result").await?;
     ws.wait_for("done").await?;
     let text = result["result"].to_string();
-    assert!(text.contains("[one-time code hidden]") && !text.contains("829104"), "{result}");
+    assert!(
+        text.contains("[one-time code hidden]") && !text.contains("829104"),
+        "{result}"
+    );
 
     model.push(Reply::tool_call("email_imap_read", json!({"id": bob})));
     model.push(Reply::text("Read."));
-    ws.send_json(json!({"type": "chat.send", "text": "Open Bob's mail."})).await?;
+    ws.send_json(json!({"type": "chat.send", "text": "Open Bob's mail."}))
+        .await?;
     let result = ws.wait_for("tool_result").await?;
     ws.wait_for("done").await?;
-    assert_eq!(result["result"]["from"], "Bob <bob@example.com>", "{result}");
+    assert_eq!(
+        result["result"]["from"], "Bob <bob@example.com>",
+        "{result}"
+    );
 
     model.push(Reply::tool_call(
         "email_imap_send",
         json!({"to": ["bob@example.com"], "subject": "Re: Dinner on Friday?", "body": "Yes, 7pm!", "in_reply_to": bob_message_id}),
     ));
     model.push(Reply::text("Sent."));
-    ws.send_json(json!({"type": "chat.send", "text": "Say yes to Bob."})).await?;
+    ws.send_json(json!({"type": "chat.send", "text": "Say yes to Bob."}))
+        .await?;
     let result = ws.wait_for("tool_result").await?;
     ws.wait_for("done").await?;
     assert_eq!(result["result"]["ok"], true, "{result}");
     let deadline = tokio::time::Instant::now() + WAIT;
     while smtp.received().is_empty() {
-        anyhow::ensure!(tokio::time::Instant::now() < deadline, "nothing reached the SMTP server");
+        anyhow::ensure!(
+            tokio::time::Instant::now() < deadline,
+            "nothing reached the SMTP server"
+        );
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
     let sent = smtp.received().join("\n");
-    assert!(sent.contains("Subject: Re: Dinner on Friday?") && sent.contains(&format!("In-Reply-To: {bob_message_id}")), "{sent}");
+    assert!(
+        sent.contains("Subject: Re: Dinner on Friday?")
+            && sent.contains(&format!("In-Reply-To: {bob_message_id}")),
+        "{sent}"
+    );
 
     // Disconnect deletes the account; the tools then say so.
-    let (status, imap) = t.client.post("/api/integrations/email_imap/disconnect", json!({})).await?;
+    let (status, imap) = t
+        .client
+        .post("/api/integrations/email_imap/disconnect", json!({}))
+        .await?;
     assert_eq!((status, imap["connected"].clone()), (200, json!(false)));
     assert_eq!(feed(&t).await?["status"], "disconnected");
     t.stop().await;

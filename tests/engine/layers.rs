@@ -17,6 +17,7 @@ const LAYERS: &[(&str, u8)] = &[
     ("sentient-agent", 2),
     ("sentient-tasks", 3),
     ("sentient-memory", 3),
+    ("sentient-integrations", 3),
     ("sentient-engine", 4),
     ("sentient-desktop", 5),
     ("sentient-e2e", 5),

@@ -142,6 +142,22 @@ export const commands = {
 	 *  every fact waits in Review. The same call as `POST /api/memories/import`.
 	 */
 	importMemories: (body: ImportMemoriesBody) => typedError<ImportResult, ApiError>(__TAURI_INVOKE("import_memories", { body })),
+	listIntegrations: () => typedError<Integration_Serialize[], ApiError>(__TAURI_INVOKE("list_integrations")),
+	connectIntegration: (id: string, fields: { [key in string]: string }, access: string | null) => typedError<ConnectAnswer_Serialize, ApiError>(__TAURI_INVOKE("connect_integration", { id, fields, access })),
+	disconnectIntegration: (id: string) => typedError<Integration_Serialize, ApiError>(__TAURI_INVOKE("disconnect_integration", { id })),
+	testIntegration: (id: string) => typedError<IntegrationTest, ApiError>(__TAURI_INVOKE("test_integration", { id })),
+	setIntegrationAccess: (id: string, access: string) => typedError<Integration_Serialize, ApiError>(__TAURI_INVOKE("set_integration_access", { id, access })),
+	privacyFilters: (id: string) => typedError<FilterLists_Serialize, ApiError>(__TAURI_INVOKE("privacy_filters", { id })),
+	setPrivacyFilters: (id: string, filters: FilterLists_Deserialize) => typedError<OkReply, ApiError>(__TAURI_INVOKE("set_privacy_filters", { id, filters })),
+	listFeeds: () => typedError<FeedStatus_Serialize[], ApiError>(__TAURI_INVOKE("list_feeds")),
+	syncFeed: (source: string) => typedError<FeedSyncReply_Serialize, ApiError>(__TAURI_INVOKE("sync_feed", { source })),
+	listMcpServers: () => typedError<McpServerInfo_Serialize[], ApiError>(__TAURI_INVOKE("list_mcp_servers")),
+	addMcpServer: (server: NewMcpServer_Deserialize) => typedError<McpServerInfo_Serialize, ApiError>(__TAURI_INVOKE("add_mcp_server", { server })),
+	removeMcpServer: (name: string) => typedError<OkReply, ApiError>(__TAURI_INVOKE("remove_mcp_server", { name })),
+	setMcpAccess: (name: string, access: string) => typedError<McpServerInfo_Serialize, ApiError>(__TAURI_INVOKE("set_mcp_access", { name, access })),
+	setMcpEnabled: (name: string, enabled: boolean) => typedError<McpServerInfo_Serialize, ApiError>(__TAURI_INVOKE("set_mcp_enabled", { name, enabled })),
+	setMcpValues: (name: string, values: { [key in string]: string }, enable: boolean | null) => typedError<McpServerInfo_Serialize, ApiError>(__TAURI_INVOKE("set_mcp_values", { name, values, enable })),
+	testMcpServer: (name: string) => typedError<McpTestResult_Serialize, ApiError>(__TAURI_INVOKE("test_mcp_server", { name })),
 };
 
 /* Types */
@@ -959,6 +975,15 @@ export type Config_Serialize = {
 	gateway: GatewayConfig_Serialize,
 };
 
+/**  What a connect answers: the Integration (keys and manual setups), or where to sign in. */
+export type ConnectAnswer = ConnectAnswer_Serialize | ConnectAnswer_Deserialize;
+
+/**  What a connect answers: the Integration (keys and manual setups), or where to sign in. */
+export type ConnectAnswer_Deserialize = Integration_Deserialize | { auth_url: string; state: string; user_code?: string | null };
+
+/**  What a connect answers: the Integration (keys and manual setups), or where to sign in. */
+export type ConnectAnswer_Serialize = Integration_Serialize | { auth_url: string; state: string; user_code?: string };
+
 /**  `PUT /api/memories/{id}` and `PUT /api/memories/workspace/{name}`. */
 export type ContentRequest = {
 	content: string,
@@ -1424,6 +1449,70 @@ export type EvolutionConfig_Serialize = {
 /**  Whether a fact is remembered, or waits in the review inbox. */
 export type FactStatus = "active" | "pending";
 
+/**  One feed as `GET /api/integrations/feeds` lists it. */
+export type FeedStatus = FeedStatus_Serialize | FeedStatus_Deserialize;
+
+/**  One feed as `GET /api/integrations/feeds` lists it. */
+export type FeedStatus_Deserialize = {
+	source: string,
+	display_name: string,
+	kind: string,
+	connected: boolean,
+	active: boolean,
+	/**  disconnected, off, starting, ok or error */
+	status: string,
+	last_sync_at?: string | null,
+	last_success_at?: string | null,
+	last_error?: string | null,
+	note?: string | null,
+	failures: number,
+	next_attempt_at?: string | null,
+	emitted: number,
+};
+
+/**  One feed as `GET /api/integrations/feeds` lists it. */
+export type FeedStatus_Serialize = {
+	source: string,
+	display_name: string,
+	kind: string,
+	connected: boolean,
+	active: boolean,
+	/**  disconnected, off, starting, ok or error */
+	status: string,
+	last_sync_at: string | null,
+	last_success_at: string | null,
+	last_error: string | null,
+	note: string | null,
+	failures: number,
+	next_attempt_at: string | null,
+	emitted: number,
+};
+
+/**  `POST /api/integrations/feeds/{source}/sync`. */
+export type FeedSyncReply = FeedSyncReply_Serialize | FeedSyncReply_Deserialize;
+
+/**  `POST /api/integrations/feeds/{source}/sync`. */
+export type FeedSyncReply_Deserialize = {
+	ok: boolean,
+	emitted: number,
+	rebaselined?: boolean | null,
+	error?: string | null,
+	failures?: number | null,
+	retry_in_s?: number | null,
+	skipped?: string | null,
+};
+
+/**  `POST /api/integrations/feeds/{source}/sync`. */
+export type FeedSyncReply_Serialize = {
+	ok: boolean,
+	emitted: number,
+	rebaselined?: boolean,
+	error?: string,
+	failures?: number,
+	retry_in_s?: number,
+	skipped?: string,
+};
+
 /**  One problem with one field of a request body (the contract's 422 item). */
 export type FieldError = {
 	/**  Where the problem is, e.g. `["body", "tools", "approvals", "rules", "gmail"]`. */
@@ -1441,6 +1530,23 @@ export type FileInfo = {
 	size: number | null,
 	mime: string,
 	modified_at: string,
+};
+
+/**  `GET`/`PUT /api/integrations/{id}/privacy-filters`. */
+export type FilterLists = FilterLists_Serialize | FilterLists_Deserialize;
+
+/**  `GET`/`PUT /api/integrations/{id}/privacy-filters`. */
+export type FilterLists_Deserialize = {
+	keywords?: string[],
+	emails?: string[],
+	labels?: string[],
+};
+
+/**  `GET`/`PUT /api/integrations/{id}/privacy-filters`. */
+export type FilterLists_Serialize = {
+	keywords: string[],
+	emails: string[],
+	labels: string[],
 };
 
 /**  Once a day, look for email conversations still waiting on a reply. */
@@ -1642,6 +1748,12 @@ export type ImportResult = {
 
 /**  An app Sentient connects to (contract section 5). */
 export type Integration = Integration_Serialize | Integration_Deserialize;
+
+/**  `POST /api/integrations/{id}/test`. */
+export type IntegrationTest = {
+	ok: boolean,
+	detail: string,
+};
 
 /**  An app Sentient connects to (contract section 5). */
 export type Integration_Deserialize = {
@@ -1955,6 +2067,80 @@ export type McpServerConfig_Serialize = {
 	auth: McpAuth,
 	/**  Whether the server is turned on. */
 	enabled: boolean,
+};
+
+/**  One server as `GET /api/integrations/mcp` lists it. */
+export type McpServerInfo = McpServerInfo_Serialize | McpServerInfo_Deserialize;
+
+/**  One server as `GET /api/integrations/mcp` lists it. */
+export type McpServerInfo_Deserialize = {
+	name: string,
+	transport: string,
+	command: string,
+	args: string[],
+	url: string,
+	env_keys: string[],
+	auth: string,
+	header_keys: string[],
+	missing_values: string[],
+	signed_in: boolean,
+	signing_in: boolean,
+	enabled: boolean,
+	access: string,
+	/**  connecting, connected, needs_sign_in, error, disconnected or disabled */
+	status: string,
+	tools: McpToolInfo[],
+	error?: string | null,
+};
+
+/**  One server as `GET /api/integrations/mcp` lists it. */
+export type McpServerInfo_Serialize = {
+	name: string,
+	transport: string,
+	command: string,
+	args: string[],
+	url: string,
+	env_keys: string[],
+	auth: string,
+	header_keys: string[],
+	missing_values: string[],
+	signed_in: boolean,
+	signing_in: boolean,
+	enabled: boolean,
+	access: string,
+	/**  connecting, connected, needs_sign_in, error, disconnected or disabled */
+	status: string,
+	tools: McpToolInfo[],
+	error: string | null,
+};
+
+/**  `POST /api/integrations/mcp/{name}/test`. */
+export type McpTestResult = McpTestResult_Serialize | McpTestResult_Deserialize;
+
+/**  `POST /api/integrations/mcp/{name}/test`. */
+export type McpTestResult_Deserialize = {
+	ok: boolean,
+	tools: string[],
+	error?: string | null,
+};
+
+/**  `POST /api/integrations/mcp/{name}/test`. */
+export type McpTestResult_Serialize = {
+	ok: boolean,
+	tools: string[],
+	error?: string,
+};
+
+/**  One of a server's tools as the server list shows it. */
+export type McpToolInfo = {
+	/**  The Sentient tool name, `mcp_<server>_<tool>`. */
+	name: string,
+	/**  The server's own name for it. */
+	mcp_name: string,
+	description: string,
+	risk: Risk,
+	/**  The tool runs other tools named by a slug, so each call's risk comes from its slugs. */
+	per_call: boolean,
 };
 
 /**  How Sentient talks to an outside tool server. */
@@ -2422,6 +2608,37 @@ export type NewHook_Deserialize = {
 export type NewHook_Serialize = {
 	/**  1-80 characters. */
 	name: string,
+};
+
+/**  `POST /api/integrations/mcp`. */
+export type NewMcpServer = NewMcpServer_Serialize | NewMcpServer_Deserialize;
+
+/**  `POST /api/integrations/mcp`. */
+export type NewMcpServer_Deserialize = {
+	name: string,
+	transport: string,
+	command?: string | null,
+	args?: string[] | null,
+	url?: string | null,
+	env?: { [key in string]: string } | null,
+	headers?: { [key in string]: string } | null,
+	auth?: string | null,
+	enabled?: boolean | null,
+	access?: string | null,
+};
+
+/**  `POST /api/integrations/mcp`. */
+export type NewMcpServer_Serialize = {
+	name: string,
+	transport: string,
+	command: string | null,
+	args: string[] | null,
+	url: string | null,
+	env: { [key in string]: string } | null,
+	headers: { [key in string]: string } | null,
+	auth: string | null,
+	enabled: boolean | null,
+	access: string | null,
 };
 
 /**  `POST /api/memories`. */

@@ -51,7 +51,7 @@ pub struct FeedStatus {
 
 /// `POST /api/integrations/feeds/{source}/sync`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, specta::Type, utoipa::ToSchema)]
-pub struct SyncReply {
+pub struct FeedSyncReply {
     pub ok: bool,
     pub emitted: u64,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -272,12 +272,12 @@ impl IntegrationService {
     }
 
     /// Runs one sync of `source` now and records how it went (`POST .../feeds/{source}/sync`).
-    pub async fn sync_feed(&self, source: &str) -> Result<SyncReply, IntegrationError> {
+    pub async fn sync_feed(&self, source: &str) -> Result<FeedSyncReply, IntegrationError> {
         if !FEED_SOURCES.iter().any(|(s, _, _)| *s == source) {
             return Err(IntegrationError::NoFeed(source.to_owned()));
         }
         if !self.is_connected(source) {
-            return Ok(SyncReply {
+            return Ok(FeedSyncReply {
                 ok: false,
                 emitted: 0,
                 rebaselined: None,
@@ -313,7 +313,7 @@ impl IntegrationService {
                 }
                 row.emitted += emitted;
                 self.put_feed_row(source, &row).await?;
-                Ok(SyncReply {
+                Ok(FeedSyncReply {
                     ok: true,
                     emitted,
                     rebaselined: Some(outcome.rebaselined),
@@ -332,7 +332,7 @@ impl IntegrationService {
                 );
                 row.next_attempt_at = chrono::Duration::from_std(wait).ok().map(|w| now + w);
                 self.put_feed_row(source, &row).await?;
-                Ok(SyncReply {
+                Ok(FeedSyncReply {
                     ok: false,
                     emitted: 0,
                     rebaselined: None,

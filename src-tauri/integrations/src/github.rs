@@ -11,7 +11,7 @@ use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
 use crate::state::AppState;
-use crate::{Connected, IntegrationError, IntegrationService};
+use crate::{ConnectAnswer, IntegrationError, IntegrationService};
 
 /// The keychain entry of the token.
 pub const SECRET: &str = "github";
@@ -164,7 +164,7 @@ struct DeviceCode {
 /// background and the app turns connected (`integration.updated`).
 pub async fn start_device_flow(
     service: &IntegrationService,
-) -> Result<Connected, IntegrationError> {
+) -> Result<ConnectAnswer, IntegrationError> {
     let client_id = service
         .parts()
         .config
@@ -198,7 +198,7 @@ pub async fn start_device_flow(
         IntegrationError::Invalid("GitHub's answer to the sign-in wasn't understood.".to_owned())
     })?;
     let state = sentient_core::store::new_id();
-    let answer = Connected::SignIn {
+    let answer = ConnectAnswer::SignIn {
         auth_url: code.verification_uri.clone(),
         state,
         user_code: Some(code.user_code.clone()),
@@ -300,7 +300,7 @@ async fn poll_device_flow(
 pub async fn test(service: &IntegrationService) -> Result<String, IntegrationError> {
     let token = token(service).await?;
     let login = login_of(service, &token).await?;
-    Ok(format!("Connected to GitHub as {login}."))
+    Ok(format!("ConnectAnswer to GitHub as {login}."))
 }
 
 /// Deletes the token (disconnect).

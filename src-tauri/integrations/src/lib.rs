@@ -41,7 +41,8 @@ use sentient_core::store::Store;
 
 pub use endpoints::Endpoints;
 pub use error::IntegrationError;
-pub use privacy::Filters;
+pub use privacy::FilterLists;
+pub use sentient_core::domain::integration::Integration as IntegrationInfo;
 
 use catalog::{AuthType, Entry};
 use state::{AppState, StateStore};
@@ -113,7 +114,7 @@ pub struct ConnectRequest {
 /// What a connect answers: the Integration (keys and manual setups), or where to sign in.
 #[derive(Debug, Clone, Serialize, specta::Type, utoipa::ToSchema)]
 #[serde(untagged)]
-pub enum Connected {
+pub enum ConnectAnswer {
     Done(Box<Integration>),
     SignIn {
         auth_url: String,
@@ -125,7 +126,7 @@ pub enum Connected {
 
 /// `POST /api/integrations/{id}/test`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, specta::Type, utoipa::ToSchema)]
-pub struct TestResult {
+pub struct IntegrationTest {
     pub ok: bool,
     pub detail: String,
 }
@@ -415,7 +416,7 @@ impl IntegrationService {
         &self,
         id: &str,
         request: ConnectRequest,
-    ) -> Result<Connected, IntegrationError> {
+    ) -> Result<ConnectAnswer, IntegrationError> {
         let entry =
             catalog::entry(id).ok_or_else(|| IntegrationError::UnknownApp(id.to_owned()))?;
         if let Some(access) = &request.access {
@@ -426,7 +427,7 @@ impl IntegrationService {
             return Err(IntegrationError::Invalid(not_available(entry.display_name)));
         }
         if entry.auth_type == AuthType::Builtin {
-            return Ok(Connected::Done(Box::new(self.get(id).await?)));
+            return Ok(ConnectAnswer::Done(Box::new(self.get(id).await?)));
         }
         let _one_at_a_time = self.inner.changing.lock().await;
         let before = self.state(id);
@@ -457,7 +458,7 @@ impl IntegrationService {
             Ok(account) => {
                 self.set_state(id, AppState::connected(account)).await;
                 self.start_feed(id);
-                Ok(Connected::Done(Box::new(self.get(id).await?)))
+                Ok(ConnectAnswer::Done(Box::new(self.get(id).await?)))
             }
             Err(error) => {
                 // A failed attempt leaves an earlier working connection's secrets alone, but
@@ -505,25 +506,28 @@ impl IntegrationService {
     }
 
     /// Checks a connection with one cheap request (`POST /api/integrations/{id}/test`).
-    pub async fn test(&self, id: &str) -> Result<TestResult, IntegrationError> {
+    pub async fn test(&self, id: &str) -> Result<IntegrationTest, IntegrationError> {
         let integration = self.get(id).await?;
         if integration.auth_type == "builtin" {
-            return Ok(TestResult {
+            return Ok(IntegrationTest {
                 ok: true,
                 detail: format!("{} is built in and always on.", integration.display_name),
             });
         }
         if let Some(name) = mcp::server_of(id) {
             let tested = self.mcp().test(name).await?;
-            return Ok(TestResult {
+            return Ok(IntegrationTest {
                 ok: tested.ok,
                 detail: tested.error.unwrap_or_else(|| {
-                    format!("Connected; the server offers {} tools.", tested.tools.len())
+                    format!(
+                        "ConnectAnswer; the server offers {} tools.",
+                        tested.tools.len()
+                    )
                 }),
             });
         }
         if !integration.connected {
-            return Ok(TestResult {
+            return Ok(IntegrationTest {
                 ok: false,
                 detail: format!("{} isn't connected.", integration.display_name),
             });
@@ -536,8 +540,8 @@ impl IntegrationService {
             ))),
         };
         Ok(match checked {
-            Ok(detail) => TestResult { ok: true, detail },
-            Err(error) => TestResult {
+            Ok(detail) => IntegrationTest { ok: true, detail },
+            Err(error) => IntegrationTest {
                 ok: false,
                 detail: error.to_string(),
             },
@@ -545,7 +549,7 @@ impl IntegrationService {
     }
 
     /// An app's privacy filters; 400 for an app that takes none.
-    pub async fn privacy_filters(&self, id: &str) -> Result<Filters, IntegrationError> {
+    pub async fn privacy_filters(&self, id: &str) -> Result<FilterLists, IntegrationError> {
         let integration = self.get(id).await?;
         if !integration.privacy_filters.supported {
             return Err(IntegrationError::NoPrivacyFilters(integration.display_name));
@@ -556,7 +560,7 @@ impl IntegrationService {
     pub async fn set_privacy_filters(
         &self,
         id: &str,
-        filters: Filters,
+        filters: FilterLists,
     ) -> Result<(), IntegrationError> {
         let integration = self.get(id).await?;
         if !integration.privacy_filters.supported {

@@ -62,7 +62,7 @@ pub struct McpServerInfo {
 /// `POST /api/integrations/mcp`.
 #[derive(Debug, Clone, Default, Deserialize, specta::Type, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
-pub struct NewServer {
+pub struct NewMcpServer {
     pub name: String,
     pub transport: String,
     #[serde(default)]
@@ -85,7 +85,7 @@ pub struct NewServer {
 
 /// `POST /api/integrations/mcp/{name}/values`.
 #[derive(Debug, Clone, Deserialize, specta::Type, utoipa::ToSchema)]
-pub struct NewValues {
+pub struct McpValues {
     #[serde(default)]
     pub values: BTreeMap<String, String>,
     #[serde(default)]
@@ -342,7 +342,7 @@ impl McpManager {
     }
 
     /// Adds (or replaces) a server and waits up to 15 s for its first connection.
-    pub async fn add(&self, request: NewServer) -> Result<McpServerInfo, IntegrationError> {
+    pub async fn add(&self, request: NewMcpServer) -> Result<McpServerInfo, IntegrationError> {
         let service = self
             .service()
             .ok_or_else(|| IntegrationError::Internal("the engine is stopping".to_owned()))?;
@@ -472,7 +472,7 @@ impl McpManager {
     pub async fn set_values(
         &self,
         name: &str,
-        request: NewValues,
+        request: McpValues,
     ) -> Result<McpServerInfo, IntegrationError> {
         let service = self
             .service()

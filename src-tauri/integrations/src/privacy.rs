@@ -10,7 +10,7 @@ use serde_json::Value;
     Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, specta::Type, utoipa::ToSchema,
 )]
 #[serde(deny_unknown_fields)]
-pub struct Filters {
+pub struct FilterLists {
     #[serde(default)]
     pub keywords: Vec<String>,
     #[serde(default)]
@@ -23,7 +23,7 @@ pub struct Filters {
 const MAX_ENTRIES: usize = 200;
 const MAX_CHARS: usize = 200;
 
-impl Filters {
+impl FilterLists {
     /// Trimmed, lower-cased, blanks and repeats dropped; a plain sentence when too long.
     pub fn cleaned(self) -> Result<Self, String> {
         fn clean(list: Vec<String>, what: &str) -> Result<Vec<String>, String> {
@@ -105,9 +105,9 @@ mod tests {
     use super::*;
     use serde_json::json;
 
-    fn filters(keywords: &[&str], emails: &[&str], labels: &[&str]) -> Filters {
+    fn filters(keywords: &[&str], emails: &[&str], labels: &[&str]) -> FilterLists {
         let own = |l: &[&str]| l.iter().map(|s| (*s).to_owned()).collect();
-        Filters {
+        FilterLists {
             keywords: own(keywords),
             emails: own(emails),
             labels: own(labels),
@@ -135,9 +135,9 @@ mod tests {
     fn lists_are_cleaned_and_bounded() {
         let f = filters(&[" A ", "a", ""], &[], &[]);
         assert_eq!(f.keywords, ["a"]);
-        let long = Filters {
+        let long = FilterLists {
             keywords: vec!["x".repeat(201)],
-            ..Filters::default()
+            ..FilterLists::default()
         };
         assert!(long.cleaned().is_err());
     }

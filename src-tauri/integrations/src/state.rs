@@ -9,7 +9,7 @@ use sqlx::Row;
 use sentient_core::clock::SharedClock;
 use sentient_core::store::{Store, StoreError, stamp};
 
-use crate::privacy::Filters;
+use crate::privacy::FilterLists;
 
 /// One app's connection as the Integration object shows it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -128,25 +128,25 @@ impl StateStore {
         Ok(())
     }
 
-    pub async fn filters(&self, id: &str) -> Result<Filters, StoreError> {
+    pub async fn filters(&self, id: &str) -> Result<FilterLists, StoreError> {
         let row = sqlx::query("SELECT keywords, emails, labels FROM privacy_filters WHERE id = ?")
             .bind(id)
             .fetch_optional(self.store.pool())
             .await?;
         let Some(row) = row else {
-            return Ok(Filters::default());
+            return Ok(FilterLists::default());
         };
         let list = |key: &str| -> Vec<String> {
             serde_json::from_str(&row.get::<String, _>(key)).unwrap_or_default()
         };
-        Ok(Filters {
+        Ok(FilterLists {
             keywords: list("keywords"),
             emails: list("emails"),
             labels: list("labels"),
         })
     }
 
-    pub async fn put_filters(&self, id: &str, filters: &Filters) -> Result<(), StoreError> {
+    pub async fn put_filters(&self, id: &str, filters: &FilterLists) -> Result<(), StoreError> {
         let text = |list: &Vec<String>| serde_json::to_string(list).unwrap_or_else(|_| "[]".into());
         sqlx::query(
             "INSERT INTO privacy_filters (id, keywords, emails, labels) VALUES (?, ?, ?, ?) \

@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 
 use sentient_core::config::{McpAuth, McpServerConfig, McpTransport};
 
-use super::NewServer;
+use super::NewMcpServer;
 use crate::{IntegrationError, IntegrationService};
 
 /// A server's values as read from the keychain.
@@ -87,7 +87,7 @@ fn check_env_name(name: &str) -> Result<(), IntegrationError> {
 }
 
 /// Checks a new server; every failure is the route's 400 with a plain sentence.
-pub fn check_new(request: &NewServer) -> Result<Checked, IntegrationError> {
+pub fn check_new(request: &NewMcpServer) -> Result<Checked, IntegrationError> {
     let invalid = |s: &str| IntegrationError::Invalid(s.to_owned());
     let transport = match request.transport.as_str() {
         "stdio" => McpTransport::Stdio,
@@ -307,11 +307,11 @@ pub async fn delete_all(service: &IntegrationService, name: &str) -> Result<(), 
 mod tests {
     use super::*;
 
-    fn server(transport: &str) -> NewServer {
-        NewServer {
+    fn server(transport: &str) -> NewMcpServer {
+        NewMcpServer {
             name: "s".into(),
             transport: transport.into(),
-            ..NewServer::default()
+            ..NewMcpServer::default()
         }
     }
 

@@ -14,9 +14,11 @@ use crate::OkReply;
 use crate::error::ApiError;
 use crate::gateway::body::{JsonBody, PlainBody};
 use sentient_core::domain::integration::Integration;
-use sentient_integrations::feeds::{FeedStatus, SyncReply};
-use sentient_integrations::mcp::{McpServerInfo, McpTestResult, NewServer, NewValues};
-use sentient_integrations::{AccessRequest, ConnectRequest, Connected, Filters, TestResult};
+use sentient_integrations::feeds::{FeedStatus, FeedSyncReply};
+use sentient_integrations::mcp::{McpServerInfo, McpTestResult, McpValues, NewMcpServer};
+use sentient_integrations::{
+    AccessRequest, ConnectAnswer, ConnectRequest, FilterLists, IntegrationTest,
+};
 
 pub fn routes() -> OpenApiRouter<Engine> {
     OpenApiRouter::new()
@@ -59,13 +61,13 @@ pub async fn get(
 /// Connects an app: keys and manual setups answer the Integration; sign-ins answer where to go.
 #[utoipa::path(post, path = "/api/integrations/{id}/connect", tag = "integrations",
     request_body = ConnectRequest,
-    responses((status = 200, body = Connected), (status = 400, body = crate::error::ErrorBody),
+    responses((status = 200, body = ConnectAnswer), (status = 400, body = crate::error::ErrorBody),
         (status = 404, body = crate::error::ErrorBody), (status = 422, body = crate::error::ErrorBody)))]
 pub async fn connect(
     State(engine): State<Engine>,
     Path(id): Path<String>,
     PlainBody(body): PlainBody<ConnectRequest>,
-) -> Result<Json<Connected>, ApiError> {
+) -> Result<Json<ConnectAnswer>, ApiError> {
     Ok(Json(engine.integrations().connect(&id, body).await?))
 }
 
@@ -81,11 +83,11 @@ pub async fn disconnect(
 
 /// Checks a connection with one cheap request.
 #[utoipa::path(post, path = "/api/integrations/{id}/test", tag = "integrations",
-    responses((status = 200, body = TestResult), (status = 404, body = crate::error::ErrorBody)))]
+    responses((status = 200, body = IntegrationTest), (status = 404, body = crate::error::ErrorBody)))]
 pub async fn test(
     State(engine): State<Engine>,
     Path(id): Path<String>,
-) -> Result<Json<TestResult>, ApiError> {
+) -> Result<Json<IntegrationTest>, ApiError> {
     Ok(Json(engine.integrations().test(&id).await?))
 }
 
@@ -106,24 +108,24 @@ pub async fn access(
 
 /// The app's privacy filters.
 #[utoipa::path(get, path = "/api/integrations/{id}/privacy-filters", tag = "integrations",
-    responses((status = 200, body = Filters), (status = 400, body = crate::error::ErrorBody),
+    responses((status = 200, body = FilterLists), (status = 400, body = crate::error::ErrorBody),
         (status = 404, body = crate::error::ErrorBody)))]
 pub async fn filters(
     State(engine): State<Engine>,
     Path(id): Path<String>,
-) -> Result<Json<Filters>, ApiError> {
+) -> Result<Json<FilterLists>, ApiError> {
     Ok(Json(engine.integrations().privacy_filters(&id).await?))
 }
 
 /// Replaces the app's privacy filters.
 #[utoipa::path(put, path = "/api/integrations/{id}/privacy-filters", tag = "integrations",
-    request_body = Filters,
+    request_body = FilterLists,
     responses((status = 200, body = OkReply), (status = 400, body = crate::error::ErrorBody),
         (status = 404, body = crate::error::ErrorBody), (status = 422, body = crate::error::ErrorBody)))]
 pub async fn set_filters(
     State(engine): State<Engine>,
     Path(id): Path<String>,
-    JsonBody(body): JsonBody<Filters>,
+    JsonBody(body): JsonBody<FilterLists>,
 ) -> Result<Json<OkReply>, ApiError> {
     engine.integrations().set_privacy_filters(&id, body).await?;
     Ok(Json(OkReply::yes()))
@@ -138,11 +140,11 @@ pub async fn feeds(State(engine): State<Engine>) -> Json<Vec<FeedStatus>> {
 
 /// Syncs one feed now.
 #[utoipa::path(post, path = "/api/integrations/feeds/{source}/sync", tag = "integrations",
-    responses((status = 200, body = SyncReply), (status = 404, body = crate::error::ErrorBody)))]
+    responses((status = 200, body = FeedSyncReply), (status = 404, body = crate::error::ErrorBody)))]
 pub async fn sync_feed(
     State(engine): State<Engine>,
     Path(source): Path<String>,
-) -> Result<Json<SyncReply>, ApiError> {
+) -> Result<Json<FeedSyncReply>, ApiError> {
     Ok(Json(engine.integrations().sync_feed(&source).await?))
 }
 
@@ -155,11 +157,11 @@ pub async fn mcp_list(State(engine): State<Engine>) -> Json<Vec<McpServerInfo>> 
 
 /// Adds (or replaces) a tool server; waits up to 15 s for its first connection.
 #[utoipa::path(post, path = "/api/integrations/mcp", tag = "integrations",
-    request_body = NewServer,
+    request_body = NewMcpServer,
     responses((status = 200, body = McpServerInfo), (status = 400, body = crate::error::ErrorBody)))]
 pub async fn mcp_add(
     State(engine): State<Engine>,
-    PlainBody(body): PlainBody<NewServer>,
+    PlainBody(body): PlainBody<NewMcpServer>,
 ) -> Result<Json<McpServerInfo>, ApiError> {
     Ok(Json(engine.integrations().mcp().add(body).await?))
 }
@@ -231,13 +233,13 @@ pub async fn mcp_enabled(
 
 /// Fills in the server's env or header values (kept in the keychain), then reconnects.
 #[utoipa::path(post, path = "/api/integrations/mcp/{name}/values", tag = "integrations",
-    request_body = NewValues,
+    request_body = McpValues,
     responses((status = 200, body = McpServerInfo), (status = 400, body = crate::error::ErrorBody),
         (status = 404, body = crate::error::ErrorBody), (status = 422, body = crate::error::ErrorBody)))]
 pub async fn mcp_values(
     State(engine): State<Engine>,
     Path(name): Path<String>,
-    JsonBody(body): JsonBody<NewValues>,
+    JsonBody(body): JsonBody<McpValues>,
 ) -> Result<Json<McpServerInfo>, ApiError> {
     Ok(Json(
         engine.integrations().mcp().set_values(&name, body).await?,
