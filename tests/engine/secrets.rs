@@ -464,3 +464,34 @@ async fn no_keychain_child() -> Result<()> {
     drop(dir);
     Ok(())
 }
+
+#[tokio::test]
+async fn the_engines_own_entries_are_kept_in_parts_and_removed_whole() -> Result<()> {
+    let t = TestEngine::start().await?;
+    let secrets = t.engine.secrets();
+    let service = secrets.service().to_owned();
+    let long: String = (0..2500).map(|i| char::from(b'a' + (i % 26) as u8)).collect();
+    secrets.write_entry("mcp:files:oauth", &long).await?;
+    assert_eq!(secrets.read_entry("mcp:files:oauth").await?.as_deref(), Some(long.as_str()));
+    if secret_tool_lookup(&service, "mcp:files:oauth").is_some() {
+        let part = |n: &str| secret_tool_lookup(&service, n).unwrap_or_default();
+        assert_eq!(part("mcp:files:oauth").len(), 1000);
+        assert_eq!(part("mcp:files:oauth:1").len(), 1000);
+        assert_eq!(part("mcp:files:oauth:2").len(), 500);
+    }
+    // A shorter value leaves no stale parts behind.
+    secrets.write_entry("mcp:files:oauth", "short").await?;
+    assert_eq!(secrets.read_entry("mcp:files:oauth").await?.as_deref(), Some("short"));
+    if secret_tool_lookup(&service, "mcp:files:oauth").is_some() {
+        assert_eq!(secret_tool_lookup(&service, "mcp:files:oauth:1").unwrap_or_default(), "");
+    }
+    secrets.write_entry("mcp:files:oauth", &long).await?;
+    secrets.delete_entry("mcp:files:oauth").await?;
+    assert_eq!(secrets.read_entry("mcp:files:oauth").await?, None);
+    secrets.delete_entry("mcp:files:oauth").await?;
+    // Not listed in Settings, unlike the keys a person types.
+    let list = list(&t).await?;
+    assert!(!list.iter().any(|s| s["name"].as_str().is_some_and(|n| n.starts_with("mcp:"))));
+    t.stop().await;
+    Ok(())
+}

@@ -300,7 +300,7 @@ async fn poll_device_flow(
 pub async fn test(service: &IntegrationService) -> Result<String, IntegrationError> {
     let token = token(service).await?;
     let login = login_of(service, &token).await?;
-    Ok(format!("ConnectAnswer to GitHub as {login}."))
+    Ok(format!("Connected to GitHub as {login}."))
 }
 
 /// Deletes the token (disconnect).

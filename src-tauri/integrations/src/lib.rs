@@ -520,7 +520,7 @@ impl IntegrationService {
                 ok: tested.ok,
                 detail: tested.error.unwrap_or_else(|| {
                     format!(
-                        "ConnectAnswer; the server offers {} tools.",
+                        "Connected; the server offers {} tools.",
                         tested.tools.len()
                     )
                 }),
