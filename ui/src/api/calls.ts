@@ -8,6 +8,15 @@ import {
   type InvokeRequest_Deserialize as WireInvokeRequest,
   type Value as JsonValue,
   type TaskPatch_Deserialize as WireTaskPatch,
+  type ConnectAnswer_Serialize,
+  type FeedStatus_Serialize,
+  type FeedSyncReply_Serialize,
+  type FilterLists_Serialize,
+  type Integration_Serialize,
+  type IntegrationTest as WireIntegrationTest,
+  type McpServerInfo_Serialize,
+  type McpTestResult_Serialize,
+  type NewMcpServer_Deserialize,
 } from '../bindings';
 import type {
   ApprovalDecision,
@@ -99,6 +108,23 @@ const runPath = (taskId: string, runId: string) => `/api/tasks/${enc(taskId)}/ru
 function loose<T>(wire: Wire<unknown>): Wire<T> {
   return wire as Wire<T>;
 }
+
+// Apps and tool servers (contract section 5), as the engine sends them. The generated names are
+// aliased here so the Integrations page reads them from the api folder.
+/** An app Sentient connects to; tool servers are listed too, as `mcp_<name>`. */
+export type Integration = Integration_Serialize;
+/** What a connect answers: the app, or where to sign in (with GitHub's device code). */
+export type ConnectAnswer = ConnectAnswer_Serialize;
+export type IntegrationTest = WireIntegrationTest;
+/** Read only (`read`) or not (`read_write`). */
+export type IntegrationAccess = 'read' | 'read_write';
+export type FilterLists = FilterLists_Serialize;
+export type FeedStatus = FeedStatus_Serialize;
+export type FeedSyncReply = FeedSyncReply_Serialize;
+export type McpServerInfo = McpServerInfo_Serialize;
+export type McpTestResult = McpTestResult_Serialize;
+/** `POST /api/integrations/mcp`: fields left out take the engine's defaults. */
+export type NewMcpServer = NewMcpServer_Deserialize;
 
 // Each entry's return type names the answer, so the Tauri command is checked against it.
 export const CALLS = {
@@ -453,6 +479,85 @@ export const CALLS = {
   approveAllMemories: (from: string): Doors<{ approved: number }> => ({
     http: POST('/api/memories/review/approve-all', { from }),
     tauri: () => commands.approveAllMemories({ from }),
+  }),
+  // Apps and tool servers (contract section 5).
+  /** Every app (the catalog, then each tool server as `mcp_<name>`), with its state and tools. */
+  listIntegrations: (): Doors<Integration[]> => ({
+    http: GET('/api/integrations'),
+    tauri: () => commands.listIntegrations(),
+  }),
+  /**
+   * Connects an app with its setup fields (`access` is saved first): the app when it is done,
+   * or where to sign in (`auth_url`, and for GitHub's device flow the `user_code` to type).
+   */
+  connectIntegration: (id: string, fields: Record<string, string>, access?: IntegrationAccess): Doors<ConnectAnswer> => ({
+    http: POST(`/api/integrations/${enc(id)}/connect`, access ? { fields, access } : { fields }),
+    tauri: () => commands.connectIntegration(id, fields, access ?? null),
+  }),
+  /** Forgets the app's sign-in; the engine turns off the tasks that use it. */
+  disconnectIntegration: (id: string): Doors<Integration> => ({
+    http: POST(`/api/integrations/${enc(id)}/disconnect`),
+    tauri: () => commands.disconnectIntegration(id),
+  }),
+  /** One cheap request to the app; `detail` says what happened. */
+  testIntegration: (id: string): Doors<IntegrationTest> => ({
+    http: POST(`/api/integrations/${enc(id)}/test`),
+    tauri: () => commands.testIntegration(id),
+  }),
+  /** Read only (`read`) or not (`read_write`). */
+  setIntegrationAccess: (id: string, access: IntegrationAccess): Doors<Integration> => ({
+    http: PUT(`/api/integrations/${enc(id)}/access`, { access }),
+    tauri: () => commands.setIntegrationAccess(id, access),
+  }),
+  /** What Sentient skips in the app: words, senders and labels. */
+  privacyFilters: (id: string): Doors<FilterLists> => ({
+    http: GET(`/api/integrations/${enc(id)}/privacy-filters`),
+    tauri: () => commands.privacyFilters(id),
+  }),
+  setPrivacyFilters: (id: string, filters: FilterLists): Doors<OkReply> => ({
+    http: PUT(`/api/integrations/${enc(id)}/privacy-filters`, filters),
+    tauri: () => commands.setPrivacyFilters(id, filters),
+  }),
+  /** The change feeds of Gmail, Google Calendar and IMAP email: when each was last checked. */
+  listFeeds: (): Doors<FeedStatus[]> => ({ http: GET('/api/integrations/feeds'), tauri: () => commands.listFeeds() }),
+  /** Checks one app for changes now. */
+  syncFeed: (source: string): Doors<FeedSyncReply> => ({
+    http: POST(`/api/integrations/feeds/${enc(source)}/sync`),
+    tauri: () => commands.syncFeed(source),
+  }),
+  /** Every tool server (MCP) with its state, missing values and tools. */
+  listMcpServers: (): Doors<McpServerInfo[]> => ({
+    http: GET('/api/integrations/mcp'),
+    tauri: () => commands.listMcpServers(),
+  }),
+  /** Saves a server and waits up to 15 s for it to connect; answers it as it is then. */
+  addMcpServer: (server: NewMcpServer): Doors<McpServerInfo> => ({
+    http: POST('/api/integrations/mcp', server),
+    tauri: () => commands.addMcpServer(server),
+  }),
+  /** Stops a server and forgets it, its saved values and its Read only setting. */
+  removeMcpServer: (name: string): Doors<OkReply> => ({
+    http: DELETE(`/api/integrations/mcp/${enc(name)}`),
+    tauri: () => commands.removeMcpServer(name),
+  }),
+  setMcpAccess: (name: string, access: IntegrationAccess): Doors<McpServerInfo> => ({
+    http: POST(`/api/integrations/mcp/${enc(name)}/access`, { access }),
+    tauri: () => commands.setMcpAccess(name, access),
+  }),
+  /** Turns a server on (it connects) or off (it stops; its tools go away). */
+  setMcpEnabled: (name: string, enabled: boolean): Doors<McpServerInfo> => ({
+    http: POST(`/api/integrations/mcp/${enc(name)}/enabled`, { enabled }),
+    tauri: () => commands.setMcpEnabled(name, enabled),
+  }),
+  /** Saves a server's settings or header values in the keychain (a blank one keeps the saved value). */
+  setMcpValues: (name: string, values: Record<string, string>, enable?: boolean): Doors<McpServerInfo> => ({
+    http: POST(`/api/integrations/mcp/${enc(name)}/values`, enable === undefined ? { values } : { values, enable }),
+    tauri: () => commands.setMcpValues(name, values, enable ?? null),
+  }),
+  /** Connects to the server and lists its tools. */
+  testMcpServer: (name: string): Doors<McpTestResult> => ({
+    http: POST(`/api/integrations/mcp/${enc(name)}/test`),
+    tauri: () => commands.testMcpServer(name),
   }),
 };
 

@@ -8,6 +8,18 @@ import {
   useQueryClient,
 } from '@tanstack/react-query';
 import { useCallback, useEffect, useRef, useState } from 'react';
+import type {
+  ConnectAnswer,
+  FeedStatus,
+  FeedSyncReply,
+  FilterLists,
+  Integration,
+  IntegrationAccess,
+  IntegrationTest,
+  McpServerInfo,
+  McpTestResult,
+  NewMcpServer,
+} from './calls';
 import { useApi } from './context';
 import { ApiError, toApiError, UNREACHABLE } from './errors';
 import { assertNever, isDomainEvent } from './events';
@@ -86,6 +98,11 @@ export const queryKeys = {
   lan: ['nodes', 'lan'] as const,
   /** Every memory query sits under this key, so one `memory.updated` refreshes them all. */
   memory: ['memory'] as const,
+  /** Every app, tool servers included as `mcp_<name>`. */
+  integrations: ['integrations', 'list'] as const,
+  feeds: ['integrations', 'feeds'] as const,
+  mcpServers: ['integrations', 'mcp'] as const,
+  privacyFilters: (id: string) => ['integrations', 'privacy-filters', id] as const,
 };
 
 /** How many notifications the feed shows (the engine keeps more; the unread count covers all). */
@@ -315,6 +332,7 @@ function applyDomainEvent(qc: QueryClient, ev: DomainEvent): boolean {
     case 'integration.updated':
       // The webhook integration's triggers are the hooks.
       void qc.invalidateQueries({ queryKey: queryKeys.hooks });
+      applyIntegrationUpdated(qc, ev.data);
       return true;
     case 'notification.new':
     case 'notification.updated':
@@ -345,6 +363,52 @@ function applyDomainEvent(qc: QueryClient, ev: DomainEvent): boolean {
       // A variant added in Rust is a compile error here until it has a case above.
       return assertNever(ev);
   }
+}
+
+// ------------------------------------------------------------------------------ apps (cache)
+
+function isIntegration(value: unknown): value is Integration {
+  const i = value as Partial<Integration> | null;
+  return !!i && typeof i.id === 'string' && typeof i.status === 'string' && typeof i.display_name === 'string';
+}
+
+/** An app as it is now: replaced in the list (a new one, such as a new tool server, refetches it). */
+export function putIntegration(qc: QueryClient, app: unknown): void {
+  if (!isIntegration(app)) return;
+  const list = qc.getQueryData<Integration[]>(queryKeys.integrations);
+  if (list && list.some((i) => i.id === app.id)) {
+    qc.setQueryData<Integration[]>(queryKeys.integrations, list.map((i) => (i.id === app.id ? app : i)));
+  } else {
+    void qc.invalidateQueries({ queryKey: queryKeys.integrations });
+  }
+}
+
+/** `integration.updated`: the app in the list, and what follows from it (its feed, its server). */
+function applyIntegrationUpdated(qc: QueryClient, data: unknown): void {
+  putIntegration(qc, data);
+  if (!isIntegration(data)) return;
+  void qc.invalidateQueries({ queryKey: queryKeys.feeds });
+  if (data.id.startsWith('mcp_')) void qc.invalidateQueries({ queryKey: queryKeys.mcpServers });
+}
+
+function isMcpServer(value: unknown): value is McpServerInfo {
+  const s = value as Partial<McpServerInfo> | null;
+  return !!s && typeof s.name === 'string' && typeof s.status === 'string' && Array.isArray(s.tools);
+}
+
+/** A tool server as it is now: replaced in the list, or added at its end. */
+export function putMcpServer(qc: QueryClient, server: unknown): void {
+  if (!isMcpServer(server)) return;
+  qc.setQueryData<McpServerInfo[]>(queryKeys.mcpServers, (list) => {
+    if (!list) return list;
+    return list.some((s) => s.name === server.name)
+      ? list.map((s) => (s.name === server.name ? server : s))
+      : [...list, server];
+  });
+}
+
+export function dropMcpServer(qc: QueryClient, name: string): void {
+  qc.setQueryData<McpServerInfo[]>(queryKeys.mcpServers, (list) => list?.filter((s) => s.name !== name));
 }
 
 // ------------------------------------------------------------------------------ notifications (cache)
@@ -1235,5 +1299,176 @@ export function useInvokeNode(nodeId: string) {
   const api = useApi();
   return useMutation<InvokeReply, ApiError, InvokeRequest>({
     mutationFn: (body) => api.invokeNode(nodeId, body).catch(rejectAsApiError),
+  });
+}
+
+// ------------------------------------------------------------------------------ apps and tool servers
+
+/** Every app with its state and tools; live from `integration.updated`. */
+export function useIntegrations() {
+  const api = useApi();
+  return useQuery<Integration[], ApiError>({
+    queryKey: queryKeys.integrations,
+    queryFn: () => api.listIntegrations().catch(rejectAsApiError),
+  });
+}
+
+/** When each app's change feed was last checked (refreshed each minute while shown). */
+export function useFeeds() {
+  const api = useApi();
+  return useQuery<FeedStatus[], ApiError>({
+    queryKey: queryKeys.feeds,
+    queryFn: () => api.listFeeds().catch(rejectAsApiError),
+    refetchInterval: 60_000,
+  });
+}
+
+export function useMcpServers() {
+  const api = useApi();
+  return useQuery<McpServerInfo[], ApiError>({
+    queryKey: queryKeys.mcpServers,
+    queryFn: () => api.listMcpServers().catch(rejectAsApiError),
+  });
+}
+
+export function usePrivacyFilters(id: string, enabled: boolean) {
+  const api = useApi();
+  return useQuery<FilterLists, ApiError>({
+    queryKey: queryKeys.privacyFilters(id),
+    queryFn: () => api.privacyFilters(id).catch(rejectAsApiError),
+    enabled,
+  });
+}
+
+/** Whether a connect answer asks to sign in in the browser (else it is the connected app). */
+export function isSignIn(answer: ConnectAnswer): answer is Extract<ConnectAnswer, { auth_url: string }> {
+  return typeof (answer as { auth_url?: unknown }).auth_url === 'string';
+}
+
+export function useConnectIntegration() {
+  const api = useApi();
+  const qc = useQueryClient();
+  return useMutation<ConnectAnswer, ApiError, { id: string; fields: Record<string, string>; access?: IntegrationAccess }>({
+    mutationFn: ({ id, fields, access }) => api.connectIntegration(id, fields, access).catch(rejectAsApiError),
+    onSuccess: (answer) => {
+      if (!isSignIn(answer)) putIntegration(qc, answer);
+      void qc.invalidateQueries({ queryKey: queryKeys.feeds });
+    },
+    // A failed attempt shows on the app too (its status and error sentence).
+    onError: () => void qc.invalidateQueries({ queryKey: queryKeys.integrations }),
+  });
+}
+
+export function useDisconnectIntegration() {
+  const api = useApi();
+  const qc = useQueryClient();
+  return useMutation<Integration, ApiError, string>({
+    mutationFn: (id) => api.disconnectIntegration(id).catch(rejectAsApiError),
+    onSuccess: (app) => {
+      putIntegration(qc, app);
+      void qc.invalidateQueries({ queryKey: queryKeys.feeds });
+      // Tasks that used the app were turned off.
+      void qc.invalidateQueries({ queryKey: queryKeys.tasks });
+    },
+  });
+}
+
+export function useTestIntegration() {
+  const api = useApi();
+  return useMutation<IntegrationTest, ApiError, string>({
+    mutationFn: (id) => api.testIntegration(id).catch(rejectAsApiError),
+  });
+}
+
+export function useSetIntegrationAccess() {
+  const api = useApi();
+  const qc = useQueryClient();
+  return useMutation<Integration, ApiError, { id: string; access: IntegrationAccess }>({
+    mutationFn: ({ id, access }) => api.setIntegrationAccess(id, access).catch(rejectAsApiError),
+    onSuccess: (app) => putIntegration(qc, app),
+  });
+}
+
+export function useSetPrivacyFilters() {
+  const api = useApi();
+  const qc = useQueryClient();
+  return useMutation<FilterLists, ApiError, { id: string; filters: FilterLists }>({
+    mutationFn: async ({ id, filters }) => {
+      await api.setPrivacyFilters(id, filters).catch(rejectAsApiError);
+      return filters;
+    },
+    onSuccess: (filters, { id }) => qc.setQueryData(queryKeys.privacyFilters(id), filters),
+  });
+}
+
+export function useSyncFeed() {
+  const api = useApi();
+  const qc = useQueryClient();
+  return useMutation<FeedSyncReply, ApiError, string>({
+    mutationFn: (source) => api.syncFeed(source).catch(rejectAsApiError),
+    onSettled: () => qc.invalidateQueries({ queryKey: queryKeys.feeds }),
+  });
+}
+
+/** Adds a tool server; the engine answers once it connected or 15 s passed. */
+export function useAddMcpServer() {
+  const api = useApi();
+  const qc = useQueryClient();
+  return useMutation<McpServerInfo, ApiError, NewMcpServer>({
+    mutationFn: (server) => api.addMcpServer(server).catch(rejectAsApiError),
+    onSuccess: (server) => {
+      putMcpServer(qc, server);
+      void qc.invalidateQueries({ queryKey: queryKeys.mcpServers });
+      void qc.invalidateQueries({ queryKey: queryKeys.integrations });
+    },
+  });
+}
+
+export function useRemoveMcpServer() {
+  const api = useApi();
+  const qc = useQueryClient();
+  return useMutation<OkReply, ApiError, string>({
+    mutationFn: (name) => api.removeMcpServer(name).catch(rejectAsApiError),
+    onSuccess: (_ok, name) => {
+      dropMcpServer(qc, name);
+      void qc.invalidateQueries({ queryKey: queryKeys.integrations });
+    },
+  });
+}
+
+export function useSetMcpAccess() {
+  const api = useApi();
+  const qc = useQueryClient();
+  return useMutation<McpServerInfo, ApiError, { name: string; access: IntegrationAccess }>({
+    mutationFn: ({ name, access }) => api.setMcpAccess(name, access).catch(rejectAsApiError),
+    onSuccess: (server) => putMcpServer(qc, server),
+  });
+}
+
+export function useSetMcpEnabled() {
+  const api = useApi();
+  const qc = useQueryClient();
+  return useMutation<McpServerInfo, ApiError, { name: string; enabled: boolean }>({
+    mutationFn: ({ name, enabled }) => api.setMcpEnabled(name, enabled).catch(rejectAsApiError),
+    onSuccess: (server) => putMcpServer(qc, server),
+  });
+}
+
+export function useSetMcpValues() {
+  const api = useApi();
+  const qc = useQueryClient();
+  return useMutation<McpServerInfo, ApiError, { name: string; values: Record<string, string>; enable?: boolean }>({
+    mutationFn: ({ name, values, enable }) => api.setMcpValues(name, values, enable).catch(rejectAsApiError),
+    onSuccess: (server) => putMcpServer(qc, server),
+  });
+}
+
+export function useTestMcpServer() {
+  const api = useApi();
+  const qc = useQueryClient();
+  return useMutation<McpTestResult, ApiError, string>({
+    mutationFn: (name) => api.testMcpServer(name).catch(rejectAsApiError),
+    // A test connects, so the server's state may have changed.
+    onSettled: () => qc.invalidateQueries({ queryKey: queryKeys.mcpServers }),
   });
 }

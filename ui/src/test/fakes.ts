@@ -60,6 +60,18 @@ import type {
   TopicCount,
   WriteResult,
 } from '../api';
+import type {
+  ConnectAnswer,
+  FeedStatus,
+  FeedSyncReply,
+  FilterLists,
+  Integration,
+  IntegrationAccess,
+  IntegrationTest,
+  McpServerInfo,
+  McpTestResult,
+  NewMcpServer,
+} from '../api/calls';
 import { ApiError } from '../api/errors';
 
 export class FakeWebSocket {
@@ -1020,6 +1032,40 @@ export function fakeApi(initial: Bootstrap) {
       }
       return { added: pending, updated: 0, skipped: facts.length - pending, pending, source };
     }),
+    // Apps and tool servers: none here; the Integrations page's tests fake them
+    // (features/integrations/fakeIntegrations.ts).
+    listIntegrations: vi.fn(async (): Promise<Integration[]> => []),
+    connectIntegration: vi.fn(
+      async (_id: string, _fields: Record<string, string>, _access?: IntegrationAccess): Promise<ConnectAnswer> => {
+        throw new ApiError(404, "Sentient couldn't find that.");
+      },
+    ),
+    disconnectIntegration: vi.fn(async (_id: string): Promise<Integration> => {
+      throw new ApiError(404, "Sentient couldn't find that.");
+    }),
+    testIntegration: vi.fn(async (_id: string): Promise<IntegrationTest> => ({ ok: false, detail: "It isn't connected." })),
+    setIntegrationAccess: vi.fn(async (_id: string, _access: IntegrationAccess): Promise<Integration> => {
+      throw new ApiError(404, "Sentient couldn't find that.");
+    }),
+    privacyFilters: vi.fn(async (_id: string): Promise<FilterLists> => ({ keywords: [], emails: [], labels: [] })),
+    setPrivacyFilters: vi.fn(async (_id: string, _filters: FilterLists) => ({ ok: true })),
+    listFeeds: vi.fn(async (): Promise<FeedStatus[]> => []),
+    syncFeed: vi.fn(async (_source: string): Promise<FeedSyncReply> => ({ ok: false, skipped: 'not connected', emitted: 0 })),
+    listMcpServers: vi.fn(async (): Promise<McpServerInfo[]> => []),
+    addMcpServer: vi.fn(async (_server: NewMcpServer): Promise<McpServerInfo> => {
+      throw new ApiError(400, 'Give the command that starts the server.');
+    }),
+    removeMcpServer: vi.fn(async (_name: string) => ({ ok: true })),
+    setMcpAccess: vi.fn(async (_name: string, _access: IntegrationAccess): Promise<McpServerInfo> => {
+      throw new ApiError(404, "Sentient couldn't find that.");
+    }),
+    setMcpEnabled: vi.fn(async (_name: string, _enabled: boolean): Promise<McpServerInfo> => {
+      throw new ApiError(404, "Sentient couldn't find that.");
+    }),
+    setMcpValues: vi.fn(async (_name: string, _values: Record<string, string>, _enable?: boolean): Promise<McpServerInfo> => {
+      throw new ApiError(404, "Sentient couldn't find that.");
+    }),
+    testMcpServer: vi.fn(async (_name: string): Promise<McpTestResult> => ({ ok: false, tools: [] })),
     subscribe: vi.fn((listener: (ev: EngineEvent) => void) => {
       listeners.add(listener);
       return () => listeners.delete(listener);
