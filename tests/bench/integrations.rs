@@ -42,7 +42,10 @@ async fn empty_feed_sync() -> Result<()> {
     .await?;
     // Feeds off, so only the measured syncs run.
     t.client
-        .patch("/api/config", json!({"integrations": {"fast_sync_seconds": 0}}))
+        .patch(
+            "/api/config",
+            json!({"integrations": {"fast_sync_seconds": 0}}),
+        )
         .await?;
     let (status, body) = t
         .client
@@ -53,17 +56,25 @@ async fn empty_feed_sync() -> Result<()> {
         )
         .await?;
     ensure!(status == 200, "connect: {status} {body}");
-    let (_, first) = t.client.post("/api/integrations/feeds/email_imap/sync", json!({})).await?;
+    let (_, first) = t
+        .client
+        .post("/api/integrations/feeds/email_imap/sync", json!({}))
+        .await?;
     ensure!(first["ok"] == true, "{first}");
     let mut times = Vec::with_capacity(SYNCS);
     for _ in 0..SYNCS {
         let started = Instant::now();
-        let (_, reply) = t.client.post("/api/integrations/feeds/email_imap/sync", json!({})).await?;
+        let (_, reply) = t
+            .client
+            .post("/api/integrations/feeds/email_imap/sync", json!({}))
+            .await?;
         times.push(started.elapsed());
         ensure!(reply["ok"] == true && reply["emitted"] == 0, "{reply}");
     }
     let (p50, p99) = quantiles(times);
-    println!("empty feed sync (IMAP, {SYNCS} syncs): p50 {p50:.2} ms, p99 {p99:.2} ms (target < 50 ms)");
+    println!(
+        "empty feed sync (IMAP, {SYNCS} syncs): p50 {p50:.2} ms, p99 {p99:.2} ms (target < 50 ms)"
+    );
     t.stop().await;
     Ok(())
 }
@@ -91,13 +102,20 @@ async fn stdio_overhead() -> Result<()> {
     for i in 0..CALLS {
         let started = Instant::now();
         let result = tools
-            .invoke("mcp_everything_echo", json!({"message": format!("hi {i}")}), &ctx, 10_000)
+            .invoke(
+                "mcp_everything_echo",
+                json!({"message": format!("hi {i}")}),
+                &ctx,
+                10_000,
+            )
             .await;
         times.push(started.elapsed());
         ensure!(!result.is_error, "{}", result.content);
     }
     let (p50, p99) = quantiles(times);
-    println!("stdio MCP tool call ({CALLS} calls of echo): p50 {p50:.2} ms, p99 {p99:.2} ms (target p50 < 20 ms)");
+    println!(
+        "stdio MCP tool call ({CALLS} calls of echo): p50 {p50:.2} ms, p99 {p99:.2} ms (target p50 < 20 ms)"
+    );
     t.stop().await;
     Ok(())
 }
@@ -122,8 +140,13 @@ async fn health_while_a_server_hangs() -> Result<()> {
         ensure!(status == 200);
     }
     let (p50, p99) = quantiles(times);
-    ensure!(!adding.is_finished(), "the silent server was expected to still be connecting");
-    println!("/api/health while a tool server hangs ({HEALTH_CHECKS} calls): p50 {p50:.2} ms, p99 {p99:.2} ms");
+    ensure!(
+        !adding.is_finished(),
+        "the silent server was expected to still be connecting"
+    );
+    println!(
+        "/api/health while a tool server hangs ({HEALTH_CHECKS} calls): p50 {p50:.2} ms, p99 {p99:.2} ms"
+    );
     adding.abort();
     t.stop().await;
     Ok(())

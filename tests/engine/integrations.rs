@@ -580,7 +580,10 @@ async fn a_stdio_server_from_npm_runs_from_chat_read_only_refuses_its_write_tool
     assert!(process_with(&marker), "the server runs");
     // The env value is in the keychain, never in the settings file.
     let settings = std::fs::read_to_string(t.home().join("config.yaml"))?;
-    assert!(settings.contains("everything") && !settings.contains(&marker), "{settings}");
+    assert!(
+        settings.contains("everything") && !settings.contains(&marker),
+        "{settings}"
+    );
     let stored = t.engine.secrets().read_entry("mcp:everything").await?;
     assert!(stored.is_some_and(|v| v.contains(&marker)));
 

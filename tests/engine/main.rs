@@ -10,6 +10,7 @@ mod devices;
 mod email_imap;
 mod files;
 mod gateway;
+mod google;
 mod hardening;
 mod hooks;
 mod integrations;

@@ -470,9 +470,14 @@ async fn the_engines_own_entries_are_kept_in_parts_and_removed_whole() -> Result
     let t = TestEngine::start().await?;
     let secrets = t.engine.secrets();
     let service = secrets.service().to_owned();
-    let long: String = (0..2500).map(|i| char::from(b'a' + (i % 26) as u8)).collect();
+    let long: String = (0..2500)
+        .map(|i| char::from(b'a' + (i % 26) as u8))
+        .collect();
     secrets.write_entry("mcp:files:oauth", &long).await?;
-    assert_eq!(secrets.read_entry("mcp:files:oauth").await?.as_deref(), Some(long.as_str()));
+    assert_eq!(
+        secrets.read_entry("mcp:files:oauth").await?.as_deref(),
+        Some(long.as_str())
+    );
     if secret_tool_lookup(&service, "mcp:files:oauth").is_some() {
         let part = |n: &str| secret_tool_lookup(&service, n).unwrap_or_default();
         assert_eq!(part("mcp:files:oauth").len(), 1000);
@@ -481,9 +486,15 @@ async fn the_engines_own_entries_are_kept_in_parts_and_removed_whole() -> Result
     }
     // A shorter value leaves no stale parts behind.
     secrets.write_entry("mcp:files:oauth", "short").await?;
-    assert_eq!(secrets.read_entry("mcp:files:oauth").await?.as_deref(), Some("short"));
+    assert_eq!(
+        secrets.read_entry("mcp:files:oauth").await?.as_deref(),
+        Some("short")
+    );
     if secret_tool_lookup(&service, "mcp:files:oauth").is_some() {
-        assert_eq!(secret_tool_lookup(&service, "mcp:files:oauth:1").unwrap_or_default(), "");
+        assert_eq!(
+            secret_tool_lookup(&service, "mcp:files:oauth:1").unwrap_or_default(),
+            ""
+        );
     }
     secrets.write_entry("mcp:files:oauth", &long).await?;
     secrets.delete_entry("mcp:files:oauth").await?;
@@ -491,7 +502,11 @@ async fn the_engines_own_entries_are_kept_in_parts_and_removed_whole() -> Result
     secrets.delete_entry("mcp:files:oauth").await?;
     // Not listed in Settings, unlike the keys a person types.
     let list = list(&t).await?;
-    assert!(!list.iter().any(|s| s["name"].as_str().is_some_and(|n| n.starts_with("mcp:"))));
+    assert!(
+        !list
+            .iter()
+            .any(|s| s["name"].as_str().is_some_and(|n| n.starts_with("mcp:")))
+    );
     t.stop().await;
     Ok(())
 }

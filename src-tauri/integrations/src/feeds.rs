@@ -293,9 +293,8 @@ impl IntegrationService {
         row.last_sync_at = Some(now);
         let outcome = match source {
             "email_imap" => self.email_imap().sync(row.cursor.clone()).await,
-            _ => Err(IntegrationError::Invalid(format!(
-                "{source}'s change feed isn't available in this version of Sentient yet."
-            ))),
+            "gmail" => crate::gmail::sync(self, row.cursor.clone()).await,
+            _ => crate::gcalendar::sync(self, row.cursor.clone()).await,
         };
         match outcome {
             Ok(outcome) => {

@@ -15,8 +15,12 @@ pub mod email_imap;
 pub mod endpoints;
 pub mod error;
 pub mod feeds;
+pub mod gcalendar;
 pub mod github;
+pub mod gmail;
+pub mod google;
 pub mod mcp;
+pub mod oauth;
 pub mod privacy;
 pub mod redact;
 mod state;
@@ -83,6 +87,7 @@ struct Inner {
     mcp: mcp::McpManager,
     imap: email_imap::EmailImap,
     feeds: feeds::Feeds,
+    oauth: oauth::OAuthListener,
     /// Connection flags tools read for `available()` (hide_disconnected_tools).
     connected: RwLock<HashMap<String, bool>>,
 }
@@ -168,6 +173,7 @@ impl IntegrationService {
                 mcp: mcp::McpManager::new(weak.clone()),
                 imap: email_imap::EmailImap::new(weak.clone()),
                 feeds: feeds::Feeds::default(),
+                oauth: oauth::OAuthListener::new(weak.clone()),
                 parts,
                 states,
                 changing: tokio::sync::Mutex::new(()),
@@ -212,6 +218,8 @@ impl IntegrationService {
 
     fn register_app_tools(&self) {
         for plugin in [
+            gmail::plugin(self.clone()),
+            gcalendar::plugin(self.clone()),
             email_imap::tools::plugin(self.clone()),
             github::tools::plugin(self.clone()),
         ] {
@@ -349,7 +357,8 @@ impl IntegrationService {
         } else {
             AppState::default()
         };
-        let saved_client = matches!(entry.id, "gmail" | "gcalendar") && state.status == "connected";
+        let saved_client =
+            matches!(entry.id, "gmail" | "gcalendar") && google::has_client(self).await;
         Integration {
             id: entry.id.to_owned(),
             display_name: entry.display_name.to_owned(),
@@ -446,6 +455,19 @@ impl IntegrationService {
                 }
             };
         }
+        if matches!(id, "gmail" | "gcalendar") {
+            return match google::start_sign_in(self, id, &request.fields).await {
+                Ok(sign_in) => Ok(sign_in),
+                Err(error) => {
+                    self.set_state(
+                        id,
+                        AppState::failed(error.to_string(), before.account_label),
+                    )
+                    .await;
+                    Err(error)
+                }
+            };
+        }
         let outcome = match id {
             "email_imap" => self.email_imap().connect(&request.fields).await,
             "github" => github::connect(self, &request.fields).await,
@@ -490,6 +512,7 @@ impl IntegrationService {
         match id {
             "email_imap" => self.email_imap().forget().await?,
             "github" => github::forget(self).await?,
+            "gmail" | "gcalendar" => google::forget(self, id).await?,
             _ => {}
         }
         self.forget_feed(id).await?;
@@ -519,10 +542,7 @@ impl IntegrationService {
             return Ok(IntegrationTest {
                 ok: tested.ok,
                 detail: tested.error.unwrap_or_else(|| {
-                    format!(
-                        "Connected; the server offers {} tools.",
-                        tested.tools.len()
-                    )
+                    format!("Connected; the server offers {} tools.", tested.tools.len())
                 }),
             });
         }
@@ -535,6 +555,7 @@ impl IntegrationService {
         let checked = match id {
             "email_imap" => self.email_imap().test().await,
             "github" => github::test(self).await,
+            "gmail" | "gcalendar" => google::test(self, id).await,
             _ => Err(IntegrationError::Invalid(not_available(
                 &integration.display_name,
             ))),

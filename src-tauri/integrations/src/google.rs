@@ -1,0 +1,390 @@
+//! Google sign-in for Gmail and Calendar: one Desktop OAuth client shared by both, stored once
+//! in the keychain (`google:client`), a sign-in per app (`<app>:oauth`: access token, refresh
+//! token, expiry), tokens refreshed 60 s before they expire and once after a 401.
+
+use std::time::Duration;
+
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+use crate::oauth::{Pending, Pkce};
+use crate::state::AppState;
+use crate::{ConnectAnswer, IntegrationError, IntegrationService};
+
+const CLIENT_ENTRY: &str = "google:client";
+const TIMEOUT: Duration = Duration::from_secs(20);
+/// Tokens are refreshed this long before they expire.
+const REFRESH_EARLY: i64 = 60;
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+struct Client {
+    client_id: String,
+    client_secret: String,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+struct Tokens {
+    access_token: String,
+    refresh_token: Option<String>,
+    expires_at: DateTime<Utc>,
+}
+
+fn tokens_entry(app: &str) -> String {
+    format!("{app}:oauth")
+}
+
+fn scope(app: &str) -> &'static str {
+    match app {
+        "gcalendar" => "https://www.googleapis.com/auth/calendar",
+        _ => "https://www.googleapis.com/auth/gmail.modify",
+    }
+}
+
+pub(crate) fn http() -> reqwest::Client {
+    reqwest::Client::builder()
+        .timeout(TIMEOUT)
+        .user_agent(concat!("Sentient/", env!("CARGO_PKG_VERSION")))
+        .build()
+        .unwrap_or_default()
+}
+
+/// Whether the shared client is saved (the setup fields turn optional).
+pub async fn has_client(service: &IntegrationService) -> bool {
+    matches!(
+        service.parts().secrets.read_entry(CLIENT_ENTRY).await,
+        Ok(Some(_))
+    )
+}
+
+async fn client(service: &IntegrationService) -> Result<Client, IntegrationError> {
+    let text = service.parts().secrets.read_entry(CLIENT_ENTRY).await?;
+    text.and_then(|t| serde_json::from_str(&t).ok())
+        .ok_or_else(|| {
+            IntegrationError::Invalid(
+                "Enter your Google OAuth client ID and secret first.".to_owned(),
+            )
+        })
+}
+
+/// Saves the client from the fields (when given) and starts the browser sign-in.
+pub async fn start_sign_in(
+    service: &IntegrationService,
+    app: &str,
+    fields: &Map<String, Value>,
+) -> Result<ConnectAnswer, IntegrationError> {
+    let text = |k: &str| {
+        fields
+            .get(k)
+            .and_then(Value::as_str)
+            .map_or("", str::trim)
+            .to_owned()
+    };
+    let (id, secret) = (text("client_id"), text("client_secret"));
+    if !id.is_empty() || !secret.is_empty() {
+        if id.is_empty() || secret.is_empty() {
+            return Err(IntegrationError::Invalid(
+                "Enter both the OAuth client ID and its secret.".to_owned(),
+            ));
+        }
+        if !id.ends_with(".apps.googleusercontent.com") && !id.contains('.') {
+            return Err(IntegrationError::Invalid(
+                "That doesn't look like a Google client ID; it ends with .apps.googleusercontent.com."
+                    .to_owned(),
+            ));
+        }
+        let saved = serde_json::to_string(&Client {
+            client_id: id,
+            client_secret: secret,
+        })
+        .map_err(|e| IntegrationError::Internal(e.to_string()))?;
+        service
+            .parts()
+            .secrets
+            .write_entry(CLIENT_ENTRY, &saved)
+            .await?;
+    }
+    let client = client(service).await?;
+    let redirect_uri = service.oauth().redirect_uri().await?;
+    let pkce = Pkce::new();
+    service.oauth().cancel(app);
+    let state = service
+        .oauth()
+        .begin(app, pkce.verifier, redirect_uri.clone());
+    let mut url = reqwest::Url::parse(&service.parts().endpoints.google_auth)
+        .map_err(|e| IntegrationError::Internal(e.to_string()))?;
+    url.query_pairs_mut()
+        .append_pair("client_id", &client.client_id)
+        .append_pair("redirect_uri", &redirect_uri)
+        .append_pair("response_type", "code")
+        .append_pair("scope", scope(app))
+        .append_pair("code_challenge", &pkce.challenge)
+        .append_pair("code_challenge_method", "S256")
+        .append_pair("state", &state)
+        .append_pair("access_type", "offline")
+        .append_pair("prompt", "consent");
+    crate::oauth::expire_later(service, app);
+    Ok(ConnectAnswer::SignIn {
+        auth_url: url.to_string(),
+        state,
+        user_code: None,
+    })
+}
+
+#[derive(Deserialize)]
+struct TokenAnswer {
+    access_token: String,
+    refresh_token: Option<String>,
+    expires_in: Option<i64>,
+}
+
+async fn token_request(
+    service: &IntegrationService,
+    form: &[(&str, &str)],
+) -> Result<TokenAnswer, IntegrationError> {
+    let response = http()
+        .post(&service.parts().endpoints.google_token)
+        .form(form)
+        .send()
+        .await
+        .map_err(|_| {
+            IntegrationError::Service(
+                "Google couldn't be reached. Check the connection and try again.".to_owned(),
+            )
+        })?;
+    let status = response.status();
+    let body: Value = response.json().await.unwrap_or(Value::Null);
+    if !status.is_success() {
+        let said = body.get("error").and_then(Value::as_str).unwrap_or("");
+        return Err(IntegrationError::Invalid(match said {
+            "invalid_grant" => {
+                "Google didn't accept the sign-in any more. Connect again.".to_owned()
+            }
+            "invalid_client" => {
+                "Google didn't accept the OAuth client. Check its ID and secret.".to_owned()
+            }
+            _ => format!("Google refused the sign-in ({said})."),
+        }));
+    }
+    serde_json::from_value(body)
+        .map_err(|_| IntegrationError::Service("Google's answer wasn't understood.".to_owned()))
+}
+
+impl IntegrationService {
+    pub(crate) fn oauth(&self) -> &crate::oauth::OAuthListener {
+        &self.inner.oauth
+    }
+
+    /// The callback's code: exchanged for tokens, saved, and the app connected.
+    pub(crate) async fn finish_sign_in(
+        &self,
+        pending: &Pending,
+        code: &str,
+    ) -> Result<(), IntegrationError> {
+        let client = client(self).await?;
+        let answer = token_request(
+            self,
+            &[
+                ("grant_type", "authorization_code"),
+                ("code", code),
+                ("client_id", &client.client_id),
+                ("client_secret", &client.client_secret),
+                ("redirect_uri", &pending.redirect_uri),
+                ("code_verifier", &pending.verifier),
+            ],
+        )
+        .await?;
+        let tokens = Tokens {
+            access_token: answer.access_token,
+            refresh_token: answer.refresh_token,
+            expires_at: self.parts().clock.now()
+                + chrono::Duration::seconds(answer.expires_in.unwrap_or(3600)),
+        };
+        save_tokens(self, &pending.app, &tokens).await?;
+        let account = account_of(self, &pending.app).await.ok();
+        self.set_state(&pending.app, AppState::connected(account))
+            .await;
+        self.start_feed(&pending.app);
+        Ok(())
+    }
+
+    pub(crate) async fn sign_in_failed(&self, app: &str, text: &str) {
+        let label = self.state(app).account_label;
+        self.set_state(app, AppState::failed(text.to_owned(), label))
+            .await;
+    }
+}
+
+async fn save_tokens(
+    service: &IntegrationService,
+    app: &str,
+    tokens: &Tokens,
+) -> Result<(), IntegrationError> {
+    let text =
+        serde_json::to_string(tokens).map_err(|e| IntegrationError::Internal(e.to_string()))?;
+    service
+        .parts()
+        .secrets
+        .write_entry(&tokens_entry(app), &text)
+        .await?;
+    Ok(())
+}
+
+/// The app's access token, refreshed when it expires within a minute (or `force`).
+async fn access_token(
+    service: &IntegrationService,
+    app: &str,
+    force: bool,
+) -> Result<String, IntegrationError> {
+    let text = service
+        .parts()
+        .secrets
+        .read_entry(&tokens_entry(app))
+        .await?;
+    let mut tokens: Tokens = text
+        .and_then(|t| serde_json::from_str(&t).ok())
+        .ok_or_else(|| {
+            IntegrationError::Invalid(format!(
+                "{} isn't connected. Connect it in Integrations.",
+                name(app)
+            ))
+        })?;
+    let now = service.parts().clock.now();
+    if force || tokens.expires_at - chrono::Duration::seconds(REFRESH_EARLY) <= now {
+        let Some(refresh) = tokens.refresh_token.clone() else {
+            return Err(IntegrationError::Invalid(format!(
+                "The {} sign-in expired. Connect it again.",
+                name(app)
+            )));
+        };
+        let client = client(service).await?;
+        let answer = token_request(
+            service,
+            &[
+                ("grant_type", "refresh_token"),
+                ("refresh_token", &refresh),
+                ("client_id", &client.client_id),
+                ("client_secret", &client.client_secret),
+            ],
+        )
+        .await?;
+        tokens.access_token = answer.access_token;
+        if answer.refresh_token.is_some() {
+            tokens.refresh_token = answer.refresh_token;
+        }
+        tokens.expires_at = now + chrono::Duration::seconds(answer.expires_in.unwrap_or(3600));
+        save_tokens(service, app, &tokens).await?;
+    }
+    Ok(tokens.access_token)
+}
+
+fn name(app: &str) -> &'static str {
+    if app == "gcalendar" {
+        "Google Calendar"
+    } else {
+        "Gmail"
+    }
+}
+
+/// A Google API call with the app's token; a 401 refreshes once and tries again. Answers the
+/// status and the JSON body (`Null` when empty).
+pub async fn call(
+    service: &IntegrationService,
+    app: &str,
+    method: reqwest::Method,
+    url: &str,
+    query: &[(&str, String)],
+    body: Option<&Value>,
+) -> Result<(u16, Value), IntegrationError> {
+    let mut forced = false;
+    loop {
+        let token = access_token(service, app, forced).await?;
+        let mut request = http()
+            .request(method.clone(), url)
+            .bearer_auth(&token)
+            .query(query);
+        if let Some(body) = body {
+            request = request.json(body);
+        }
+        let response = request.send().await.map_err(|_| {
+            IntegrationError::Service(format!(
+                "{} couldn't be reached. Try again in a moment.",
+                name(app)
+            ))
+        })?;
+        let status = response.status().as_u16();
+        if status == 401 && !forced {
+            forced = true;
+            continue;
+        }
+        let value = response.json().await.unwrap_or(Value::Null);
+        return Ok((status, value));
+    }
+}
+
+/// [`call`] that turns every non-2xx answer into a plain error.
+pub async fn call_ok(
+    service: &IntegrationService,
+    app: &str,
+    method: reqwest::Method,
+    url: &str,
+    query: &[(&str, String)],
+    body: Option<&Value>,
+) -> Result<Value, IntegrationError> {
+    let (status, value) = call(service, app, method, url, query, body).await?;
+    if (200..300).contains(&status) {
+        return Ok(value);
+    }
+    let said = value
+        .pointer("/error/message")
+        .and_then(Value::as_str)
+        .unwrap_or("")
+        .to_owned();
+    Err(IntegrationError::Service(match status {
+        401 => format!(
+            "{} didn't accept the sign-in any more. Connect it again.",
+            name(app)
+        ),
+        403 => format!("{} refused: {said}", name(app)),
+        404 => format!("{} found nothing with that id.", name(app)),
+        429 => format!("{} asks to slow down. Try again in a minute.", name(app)),
+        _ => format!("{} answered {status}: {said}", name(app)),
+    }))
+}
+
+/// The signed-in account's address.
+async fn account_of(service: &IntegrationService, app: &str) -> Result<String, IntegrationError> {
+    let endpoints = &service.parts().endpoints;
+    let value = if app == "gcalendar" {
+        let url = format!("{}/users/me/calendarList/primary", endpoints.calendar);
+        call_ok(service, app, reqwest::Method::GET, &url, &[], None).await?
+    } else {
+        let url = format!("{}/users/me/profile", endpoints.gmail);
+        call_ok(service, app, reqwest::Method::GET, &url, &[], None).await?
+    };
+    value
+        .get("emailAddress")
+        .or_else(|| value.get("id"))
+        .and_then(Value::as_str)
+        .map(str::to_owned)
+        .ok_or_else(|| {
+            IntegrationError::Service("Google didn't say which account this is.".to_owned())
+        })
+}
+
+/// Checks the sign-in with one cheap call.
+pub async fn test(service: &IntegrationService, app: &str) -> Result<String, IntegrationError> {
+    let account = account_of(service, app).await?;
+    Ok(format!("Connected to {} as {account}.", name(app)))
+}
+
+/// Deletes the app's tokens (the shared client stays for the other app).
+pub async fn forget(service: &IntegrationService, app: &str) -> Result<(), IntegrationError> {
+    service.oauth().cancel(app);
+    service
+        .parts()
+        .secrets
+        .delete_entry(&tokens_entry(app))
+        .await?;
+    Ok(())
+}

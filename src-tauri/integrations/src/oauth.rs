@@ -1,0 +1,273 @@
+//! Browser sign-ins (contract sections 3 and 5): one loopback listener,
+//! `http://127.0.0.1:<port>/oauth/callback` (`integrations.oauth_redirect_port`, 0 = a free
+//! port), started at the first sign-in and shared by every app that signs in this way. Each
+//! sign-in is a pending `state` with its PKCE (S256) verifier; a forged, expired (15 minutes) or
+//! reused `state` is refused, and the page says "You're connected" or "Connection failed".
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, Weak};
+use std::time::{Duration, Instant};
+
+use axum::extract::{Query, State};
+use axum::response::Html;
+use axum::routing::get;
+use base64::Engine as _;
+use sha2::Digest;
+
+use crate::{Inner, IntegrationError, IntegrationService};
+
+/// How long a sign-in waits for the browser.
+pub const SIGN_IN_WINDOW: Duration = Duration::from_secs(15 * 60);
+
+/// A PKCE pair: the verifier kept here, the challenge sent to the provider.
+#[derive(Debug, Clone)]
+pub struct Pkce {
+    pub verifier: String,
+    pub challenge: String,
+}
+
+impl Pkce {
+    pub fn new() -> Self {
+        let bytes: [u8; 32] = rand::random();
+        let verifier = base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(bytes);
+        Self {
+            challenge: challenge_of(&verifier),
+            verifier,
+        }
+    }
+}
+
+impl Default for Pkce {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+/// The S256 challenge of a verifier: base64url(SHA-256(verifier)), no padding.
+pub fn challenge_of(verifier: &str) -> String {
+    base64::engine::general_purpose::URL_SAFE_NO_PAD
+        .encode(sha2::Sha256::digest(verifier.as_bytes()))
+}
+
+/// A sign-in waiting for its callback.
+#[derive(Debug, Clone)]
+pub struct Pending {
+    /// The app signing in (`gmail`, `gcalendar`).
+    pub app: String,
+    pub verifier: String,
+    pub redirect_uri: String,
+    pub started: Instant,
+}
+
+/// The listener and the sign-ins waiting on it.
+pub struct OAuthListener {
+    service: Weak<Inner>,
+    pending: Mutex<HashMap<String, Pending>>,
+    /// The callback address, once listening.
+    address: tokio::sync::Mutex<Option<String>>,
+}
+
+#[derive(serde::Deserialize)]
+struct Callback {
+    code: Option<String>,
+    state: Option<String>,
+    error: Option<String>,
+}
+
+fn page(ok: bool, detail: &str) -> Html<String> {
+    let (title, text) = if ok {
+        (
+            "You're connected",
+            "You can close this tab and go back to Sentient.",
+        )
+    } else {
+        ("Connection failed", detail)
+    };
+    Html(format!(
+        "<!doctype html><html><head><meta charset=\"utf-8\"><title>{title}</title></head>\
+         <body style=\"font-family: system-ui, sans-serif; max-width: 32rem; margin: 4rem auto\">\
+         <h1>{title}</h1><p>{}</p></body></html>",
+        html_escape(text)
+    ))
+}
+
+fn html_escape(text: &str) -> String {
+    text.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+}
+
+impl OAuthListener {
+    pub(crate) fn new(service: Weak<Inner>) -> Self {
+        Self {
+            service,
+            pending: Mutex::default(),
+            address: tokio::sync::Mutex::new(None),
+        }
+    }
+
+    /// The callback address, starting the listener on first use.
+    pub async fn redirect_uri(&self) -> Result<String, IntegrationError> {
+        let mut address = self.address.lock().await;
+        if let Some(uri) = address.as_ref() {
+            return Ok(uri.clone());
+        }
+        let service = self
+            .service
+            .upgrade()
+            .map(IntegrationService::from_inner)
+            .ok_or_else(|| IntegrationError::Internal("the engine is stopping".to_owned()))?;
+        let port = service
+            .parts()
+            .config
+            .current()
+            .integrations
+            .oauth_redirect_port;
+        let listener = tokio::net::TcpListener::bind(("127.0.0.1", port))
+            .await
+            .map_err(|e| {
+                IntegrationError::Invalid(format!(
+                    "Port {port} on this computer is busy ({e}), so sign-ins can't come back. Set integrations.oauth_redirect_port to 0 or a free port."
+                ))
+            })?;
+        let bound = listener
+            .local_addr()
+            .map_err(|e| IntegrationError::Internal(e.to_string()))?
+            .port();
+        let uri = format!("http://127.0.0.1:{bound}/oauth/callback");
+        let weak = self.service.clone();
+        let app = axum::Router::new()
+            .route("/oauth/callback", get(callback))
+            .with_state(weak);
+        let shutdown = service.parts().shutdown.clone();
+        tokio::spawn(async move {
+            let serving =
+                axum::serve(listener, app).with_graceful_shutdown(shutdown.cancelled_owned());
+            if let Err(error) = serving.await {
+                tracing::warn!(%error, "the sign-in listener stopped");
+            }
+        });
+        tracing::info!(%uri, "sign-in listener started");
+        *address = Some(uri.clone());
+        Ok(uri)
+    }
+
+    /// Records a sign-in; returns its `state`.
+    pub fn begin(&self, app: &str, verifier: String, redirect_uri: String) -> String {
+        let state = sentient_core::store::new_id();
+        let mut pending = self.pending.lock().unwrap_or_else(|e| e.into_inner());
+        pending.retain(|_, p| p.started.elapsed() < SIGN_IN_WINDOW);
+        pending.insert(
+            state.clone(),
+            Pending {
+                app: app.to_owned(),
+                verifier,
+                redirect_uri,
+                started: Instant::now(),
+            },
+        );
+        state
+    }
+
+    /// Takes a pending sign-in once; `None` for a forged, expired or used `state`.
+    pub fn take(&self, state: &str) -> Option<Pending> {
+        let pending = self
+            .pending
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .remove(state)?;
+        (pending.started.elapsed() < SIGN_IN_WINDOW).then_some(pending)
+    }
+
+    /// Drops the app's waiting sign-ins (a disconnect or a new connect).
+    pub fn cancel(&self, app: &str) {
+        self.pending
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .retain(|_, p| p.app != app);
+    }
+}
+
+async fn callback(
+    State(service): State<Weak<Inner>>,
+    Query(query): Query<Callback>,
+) -> (axum::http::StatusCode, Html<String>) {
+    let bad = |text: &str| (axum::http::StatusCode::BAD_REQUEST, page(false, text));
+    let Some(service) = service.upgrade().map(IntegrationService::from_inner) else {
+        return bad("Sentient is closing. Try again after it starts.");
+    };
+    let Some(state) = query.state.as_deref() else {
+        return bad("This sign-in link is not from Sentient.");
+    };
+    let Some(pending) = service.oauth().take(state) else {
+        return bad(
+            "This sign-in is not waiting any more (it was used, it expired after 15 minutes, or it is not from Sentient). Connect again from Sentient.",
+        );
+    };
+    if let Some(error) = query.error.as_deref() {
+        let text = if error == "access_denied" {
+            "The sign-in was cancelled.".to_owned()
+        } else {
+            format!("The provider refused the sign-in ({error}).")
+        };
+        service.sign_in_failed(&pending.app, &text).await;
+        return bad(&text);
+    }
+    let Some(code) = query.code.as_deref() else {
+        service
+            .sign_in_failed(&pending.app, "The provider sent no code.")
+            .await;
+        return bad("The provider sent no code.");
+    };
+    match service.finish_sign_in(&pending, code).await {
+        Ok(()) => (axum::http::StatusCode::OK, page(true, "")),
+        Err(error) => {
+            let text = error.to_string();
+            service.sign_in_failed(&pending.app, &text).await;
+            bad(&text)
+        }
+    }
+}
+
+/// Keeps a sign-in's deadline: after [`SIGN_IN_WINDOW`] a still-connecting app turns back.
+pub(crate) fn expire_later(service: &IntegrationService, app: &str) {
+    let service = Arc::new(service.clone());
+    let app = app.to_owned();
+    tokio::spawn(async move {
+        tokio::time::sleep(SIGN_IN_WINDOW).await;
+        if service.state(&app).status == "connecting" {
+            service
+                .sign_in_failed(
+                    &app,
+                    "The sign-in wasn't finished within 15 minutes. Connect again.",
+                )
+                .await;
+        }
+    });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_challenge_is_s256_of_the_verifier() {
+        // RFC 7636, appendix B.
+        assert_eq!(
+            challenge_of("dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk"),
+            "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM"
+        );
+        let pkce = Pkce::new();
+        assert_eq!(pkce.verifier.len(), 43);
+        assert_eq!(challenge_of(&pkce.verifier), pkce.challenge);
+        assert_ne!(Pkce::new().verifier, pkce.verifier);
+    }
+
+    #[test]
+    fn pages_escape_what_they_show() {
+        let Html(text) = page(false, "<script>x</script>");
+        assert!(text.contains("Connection failed") && text.contains("&lt;script&gt;"));
+        let Html(text) = page(true, "");
+        assert!(text.contains("You're connected"));
+    }
+}

@@ -1,0 +1,207 @@
+// Connecting an app: a form made from its setup fields (secrets masked, required ones marked, the
+// help under each, the setup steps and a link to the provider's guide), with Read only. The engine
+// answers the app (done), a page to sign in on (opened in the browser while the dialog waits), or
+// GitHub's device code to type there (with Copy). The engine's sentence shows under the form.
+import { useState, type FormEvent } from 'react';
+import type { ConnectAnswer, Integration } from '../../api/calls';
+import { isSignIn, useConnectIntegration, useDisconnectIntegration } from '../../api/queries';
+import { ErrorNotice } from '../../components/Page';
+import { CopyButton } from '../settings/webhooks/CopyButton';
+import { Dialog } from './Dialog';
+import { openExternal } from './open';
+import { SimpleMarkdown } from './SimpleMarkdown';
+import { Switch } from './Switch';
+import { READ_ONLY_HELP } from './words';
+
+type SignIn = Extract<ConnectAnswer, { auth_url: string }>;
+
+export function ConnectDialog({ app, onClose }: { app: Integration; onClose: () => void }) {
+  const connect = useConnectIntegration();
+  const cancelSignIn = useDisconnectIntegration();
+  const [values, setValues] = useState<Record<string, string>>(() =>
+    Object.fromEntries(app.setup.fields.map((f) => [f.key, ''])),
+  );
+  const [readOnly, setReadOnly] = useState(app.access === 'read');
+  const [signIn, setSignIn] = useState<SignIn | null>(null);
+  const [done, setDone] = useState(false);
+  // An app already connected keeps its connection when a new sign-in is abandoned.
+  const [wasConnected] = useState(app.connected);
+  const name = app.display_name;
+
+  const submit = (e: FormEvent) => {
+    e.preventDefault();
+    connect.mutate(
+      { id: app.id, fields: values, access: readOnly ? 'read' : 'read_write' },
+      {
+        onSuccess: (answer) => {
+          if (isSignIn(answer)) {
+            setSignIn(answer);
+            // The device flow shows its code first; a browser sign-in opens at once.
+            if (!answer.user_code) openExternal(answer.auth_url);
+          } else {
+            setDone(true);
+          }
+        },
+      },
+    );
+  };
+
+  const cancel = () => {
+    if (signIn && !wasConnected && app.status === 'connecting') cancelSignIn.mutate(app.id);
+    onClose();
+  };
+
+  // The sign-in finishes in the background; the app arrives as `integration.updated`.
+  const signedIn = signIn !== null && app.status === 'connected';
+  const signInFailed = signIn !== null && app.status === 'error';
+
+  if (done || signedIn) {
+    return (
+      <Dialog title={`${name} is connected`} onClose={onClose} testId="connect-dialog">
+        <p className="int-dialog-body" role="status">
+          {app.account_label ? `Sentient is signed in as ${app.account_label}.` : `Sentient can now use ${name}.`}
+        </p>
+        <div className="int-dialog-actions">
+          <button type="button" className="btn btn-primary" onClick={onClose} data-autofocus>
+            Done
+          </button>
+        </div>
+      </Dialog>
+    );
+  }
+
+  if (signIn) {
+    return (
+      <Dialog title={`Sign in to ${name}`} onClose={cancel} testId="connect-dialog">
+        {signIn.user_code ? (
+          <div className="int-dialog-body int-device" data-testid="device-code">
+            <p>Enter this code on the {name} page to let Sentient in:</p>
+            <div className="int-device-code-row">
+              <code className="int-device-code" data-testid="user-code">
+                {signIn.user_code}
+              </code>
+              <CopyButton value={signIn.user_code} label="Copy the code" />
+            </div>
+            <p>
+              <a href={signIn.auth_url} target="_blank" rel="noreferrer noopener" data-autofocus>
+                Open {hostOf(signIn.auth_url)}
+              </a>
+            </p>
+          </div>
+        ) : (
+          <div className="int-dialog-body">
+            <p>Finish signing in in your browser.</p>
+            <p className="muted">
+              If no page opened,{' '}
+              <a href={signIn.auth_url} target="_blank" rel="noreferrer noopener" data-autofocus>
+                open the sign-in page
+              </a>
+              .
+            </p>
+          </div>
+        )}
+        {signInFailed ? (
+          <div className="notice notice-error" role="alert">
+            <p>{app.error ?? `Signing in to ${name} didn't work.`}</p>
+            <button type="button" className="btn btn-quiet" onClick={() => setSignIn(null)}>
+              Try again
+            </button>
+          </div>
+        ) : (
+          <p className="int-waiting muted" role="status">
+            <span className="spinner" aria-hidden="true" /> Waiting for {name}…
+          </p>
+        )}
+        <div className="int-dialog-actions">
+          <button type="button" className="btn btn-quiet" onClick={cancel}>
+            Cancel
+          </button>
+        </div>
+      </Dialog>
+    );
+  }
+
+  const fields = app.setup.fields;
+  return (
+    <Dialog title={`Connect ${name}`} onClose={onClose} testId="connect-dialog">
+      <form className="int-form" onSubmit={submit} noValidate aria-label={`Connect ${name}`}>
+        {app.setup.instructions_md.trim() ? (
+          <div className="int-steps">
+            <SimpleMarkdown text={app.setup.instructions_md} className="int-markdown" />
+            {app.setup.docs_url ? (
+              <a href={app.setup.docs_url} target="_blank" rel="noreferrer noopener" className="int-docs">
+                Open {name}'s setup guide
+              </a>
+            ) : null}
+          </div>
+        ) : null}
+        {fields.map((f) => {
+          const id = `connect-${app.id}-${f.key}`;
+          return (
+            <div className="field" key={f.key}>
+              <label className="field-label" htmlFor={id}>
+                {f.label}
+                {f.required ? (
+                  <span className="int-required" aria-hidden="true">
+                    {' '}
+                    *
+                  </span>
+                ) : (
+                  <span className="int-optional"> (optional)</span>
+                )}
+              </label>
+              <input
+                id={id}
+                type={f.secret ? 'password' : 'text'}
+                autoComplete={f.secret ? 'new-password' : 'off'}
+                spellCheck={false}
+                aria-required={f.required || undefined}
+                aria-describedby={f.help ? `${id}-help` : undefined}
+                value={values[f.key] ?? ''}
+                onChange={(e) => setValues((v) => ({ ...v, [f.key]: e.target.value }))}
+              />
+              {f.help ? (
+                <span className="field-help" id={`${id}-help`}>
+                  {f.help}
+                </span>
+              ) : null}
+            </div>
+          );
+        })}
+        {fields.some((f) => f.required) ? (
+          <p className="field-help">
+            <span className="int-required" aria-hidden="true">
+              *
+            </span>{' '}
+            Needed to connect.
+          </p>
+        ) : null}
+        <Switch
+          id={`connect-${app.id}-read-only`}
+          label="Read only"
+          help={READ_ONLY_HELP}
+          checked={readOnly}
+          onChange={setReadOnly}
+        />
+        <ErrorNotice error={connect.error} />
+        <div className="int-dialog-actions">
+          <button type="button" className="btn btn-quiet" onClick={onClose}>
+            Cancel
+          </button>
+          <button type="submit" className="btn btn-primary" disabled={connect.isPending}>
+            {connect.isPending ? 'Connecting…' : 'Connect'}
+          </button>
+        </div>
+      </form>
+    </Dialog>
+  );
+}
+
+function hostOf(url: string): string {
+  try {
+    const u = new URL(url);
+    return `${u.host}${u.pathname === '/' ? '' : u.pathname}`;
+  } catch {
+    return 'the sign-in page';
+  }
+}
