@@ -416,3 +416,82 @@ async fn the_tools_search_read_and_send_and_hide_codes_and_filtered_mail() -> Re
     t.stop().await;
     Ok(())
 }
+
+#[tokio::test]
+async fn stop_everything_holds_new_mail_until_resume_and_failures_back_off() -> Result<()> {
+    let Some((dovecot, smtp)) = servers(false)? else {
+        return Ok(());
+    };
+    let (t, _model) = engine(&dovecot).await?;
+    connected(&t, &dovecot, &smtp).await?;
+    // Syncs by hand from here on.
+    t.client
+        .patch(
+            "/api/config",
+            json!({"integrations": {"fast_sync_seconds": 0}}),
+        )
+        .await?;
+    let mut ws = t.ws().await?;
+    let (status, _) = t.client.post("/api/stop-all", json!({})).await?;
+    assert_eq!(status, 200);
+    dovecot.deliver(
+        "INBOX",
+        &message("held", "Ann <ann@example.com>", "While stopped", "Hi"),
+    )?;
+    let (_, synced) = t
+        .client
+        .post("/api/integrations/feeds/email_imap/sync", json!({}))
+        .await?;
+    assert_eq!(
+        synced,
+        json!({"ok": false, "emitted": 0, "skipped": "stopped"})
+    );
+    t.client.post("/api/resume", json!({})).await?;
+    let (_, synced) = t
+        .client
+        .post("/api/integrations/feeds/email_imap/sync", json!({}))
+        .await?;
+    assert_eq!(
+        synced["emitted"], 1,
+        "the mail that came while stopped is announced now: {synced}"
+    );
+    let published = ws.wait_for("source.items").await?;
+    assert_eq!(published["data"]["source"], "email_imap");
+    assert_eq!(published["data"]["origin"], "feed");
+    assert_eq!(published["data"]["items"][0]["subject"], "While stopped");
+
+    // The server goes away: each failed sync backs off twice as long and moves no cursor.
+    drop(dovecot);
+    let (_, first) = t
+        .client
+        .post("/api/integrations/feeds/email_imap/sync", json!({}))
+        .await?;
+    assert_eq!(
+        (
+            first["ok"].clone(),
+            first["failures"].clone(),
+            first["retry_in_s"].clone()
+        ),
+        (json!(false), json!(1), json!(60)),
+        "{first}"
+    );
+    assert!(first["error"].is_string());
+    let (_, second) = t
+        .client
+        .post("/api/integrations/feeds/email_imap/sync", json!({}))
+        .await?;
+    assert_eq!(
+        (second["failures"].clone(), second["retry_in_s"].clone()),
+        (json!(2), json!(120)),
+        "{second}"
+    );
+    let now = feed(&t).await?;
+    assert_eq!(now["failures"], 2);
+    assert!(
+        now["last_error"].is_string() && now["next_attempt_at"].is_string(),
+        "{now}"
+    );
+    assert_eq!(now["emitted"], 1);
+    t.stop().await;
+    Ok(())
+}

@@ -287,6 +287,18 @@ impl IntegrationService {
                 skipped: Some("not connected".to_owned()),
             });
         }
+        if self.parts().stop.is_stopped() {
+            // The cursor stays put, so what arrives meanwhile is announced after Resume.
+            return Ok(FeedSyncReply {
+                ok: false,
+                emitted: 0,
+                rebaselined: None,
+                error: None,
+                failures: None,
+                retry_in_s: None,
+                skipped: Some("stopped".to_owned()),
+            });
+        }
         let _one = self.feeds().syncing.lock().await;
         let mut row = self.feed_row(source).await?;
         let now = self.parts().clock.now();
