@@ -118,6 +118,8 @@ pub fn builder<R: tauri::Runtime>() -> Builder<R> {
             commands::integrations::set_mcp_enabled,
             commands::integrations::set_mcp_values,
             commands::integrations::test_mcp_server,
+            commands::integrations::sign_in_mcp_server,
+            commands::integrations::sign_out_mcp_server,
         ])
         .typ::<sentient_engine::bus::Envelope>()
         // Ids and counters fit in a JavaScript number; SQLite hands us i64.

@@ -17,6 +17,7 @@ mod integrations;
 mod layers;
 mod lifecycle;
 mod live;
+mod mcp_sign_in;
 mod memory;
 mod memory_import;
 mod memory_learning;

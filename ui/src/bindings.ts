@@ -158,6 +158,8 @@ export const commands = {
 	setMcpEnabled: (name: string, enabled: boolean) => typedError<McpServerInfo_Serialize, ApiError>(__TAURI_INVOKE("set_mcp_enabled", { name, enabled })),
 	setMcpValues: (name: string, values: { [key in string]: string }, enable: boolean | null) => typedError<McpServerInfo_Serialize, ApiError>(__TAURI_INVOKE("set_mcp_values", { name, values, enable })),
 	testMcpServer: (name: string) => typedError<McpTestResult_Serialize, ApiError>(__TAURI_INVOKE("test_mcp_server", { name })),
+	signInMcpServer: (name: string) => typedError<McpSignIn, ApiError>(__TAURI_INVOKE("sign_in_mcp_server", { name })),
+	signOutMcpServer: (name: string) => typedError<McpServerInfo_Serialize, ApiError>(__TAURI_INVOKE("sign_out_mcp_server", { name })),
 };
 
 /* Types */
@@ -2112,6 +2114,12 @@ export type McpServerInfo_Serialize = {
 	status: string,
 	tools: McpToolInfo[],
 	error: string | null,
+};
+
+/**  `POST /api/integrations/mcp/{name}/sign-in`. */
+export type McpSignIn = {
+	auth_url: string,
+	state: string,
 };
 
 /**  `POST /api/integrations/mcp/{name}/test`. */

@@ -181,6 +181,9 @@ impl IntegrationService {
         pending: &Pending,
         code: &str,
     ) -> Result<(), IntegrationError> {
+        if let Some(server) = pending.app.strip_prefix("mcp:") {
+            return self.mcp().finish_sign_in(server, pending, code).await;
+        }
         let client = client(self).await?;
         let answer = token_request(
             self,
@@ -209,6 +212,10 @@ impl IntegrationService {
     }
 
     pub(crate) async fn sign_in_failed(&self, app: &str, text: &str) {
+        if let Some(server) = app.strip_prefix("mcp:") {
+            self.mcp().sign_in_failed(server, text).await;
+            return;
+        }
         let label = self.state(app).account_label;
         self.set_state(app, AppState::failed(text.to_owned(), label))
             .await;

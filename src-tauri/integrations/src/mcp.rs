@@ -6,6 +6,7 @@
 //! a listing or `/api/health`; changes to servers run one at a time.
 
 mod server;
+pub mod sign_in;
 pub mod tools;
 mod values;
 
@@ -241,15 +242,28 @@ impl McpManager {
             self.publish(&server.name).await;
             return;
         }
-        if config.transport == McpTransport::Http && config.auth == McpAuth::Oauth {
-            server
-                .disconnect(
-                    ServerStatus::NeedsSignIn,
-                    Some("Sign in to use this server.".to_owned()),
-                )
-                .await;
-            self.publish(&server.name).await;
-            return;
+        let mut secrets = secrets;
+        let oauth = config.transport == McpTransport::Http && config.auth == McpAuth::Oauth;
+        let signed_in = sign_in::is_signed_in(&service, &server.name).await;
+        server.set_signed_in(signed_in);
+        if oauth {
+            match sign_in::bearer(&service, &server.name, &config.url, false).await {
+                Some(token) => {
+                    secrets
+                        .headers
+                        .insert("Authorization".to_owned(), format!("Bearer {token}"));
+                }
+                None => {
+                    server
+                        .disconnect(
+                            ServerStatus::NeedsSignIn,
+                            Some("Sign in to use this server.".to_owned()),
+                        )
+                        .await;
+                    self.publish(&server.name).await;
+                    return;
+                }
+            }
         }
         server.mark_connecting();
         self.publish(&server.name).await;
@@ -257,6 +271,21 @@ impl McpManager {
             service.parts().config.current().integrations.mcp_timeout_s,
         ));
         server.connect(&config, &secrets, timeout).await;
+        if oauth && server.status().0 == ServerStatus::NeedsSignIn {
+            // The token was refused: refresh once, then ask for a new sign-in.
+            match sign_in::bearer(&service, &server.name, &config.url, true).await {
+                Some(token) => {
+                    secrets
+                        .headers
+                        .insert("Authorization".to_owned(), format!("Bearer {token}"));
+                    server.connect(&config, &secrets, timeout).await;
+                }
+                None => server.mark(ServerStatus::NeedsSignIn, "Sign in to use this server."),
+            }
+            if server.status().0 == ServerStatus::NeedsSignIn {
+                server.mark(ServerStatus::NeedsSignIn, "Sign in to use this server.");
+            }
+        }
         self.register_tools(&service, server);
         self.publish(&server.name).await;
     }
@@ -321,8 +350,11 @@ impl McpManager {
             auth: auth_name(config.auth).to_owned(),
             header_keys: config.header_keys.clone(),
             missing_values: missing,
-            signed_in: false,
-            signing_in: false,
+            signed_in: config.auth == McpAuth::Oauth
+                && server.as_ref().is_some_and(|s| s.signed_in()),
+            signing_in: self
+                .service()
+                .is_some_and(|s| s.oauth().is_pending(&sign_in::pending_app(name))),
             enabled: config.enabled,
             access: access.to_owned(),
             status: status.as_str().to_owned(),
@@ -356,6 +388,11 @@ impl McpManager {
                 .await?;
         }
         values::save(&service, &name, &checked).await?;
+        if checked.config.transport == McpTransport::Http {
+            let previous = self.configs().get(&name).map(|c| c.url.clone());
+            sign_in::settle_on_add(&service, &name, &checked.config.url, previous.as_deref())
+                .await?;
+        }
         let config = checked.config.clone();
         let saved_name = name.clone();
         service
@@ -534,35 +571,92 @@ impl McpManager {
         })
     }
 
-    /// Deletes the stored sign-in (the client registration is kept); an `oauth` server then
-    /// needs a new sign-in.
+    /// Deletes the stored sign-in (the client registration is kept) and cancels a waiting one;
+    /// an `oauth` server then needs a new sign-in.
     pub async fn sign_out(&self, name: &str) -> Result<McpServerInfo, IntegrationError> {
         let service = self
             .service()
             .ok_or_else(|| IntegrationError::Internal("the engine is stopping".to_owned()))?;
         self.get(name)?;
+        service.oauth().cancel(&sign_in::pending_app(name));
         service
             .parts()
             .secrets
             .delete_entry(&format!("mcp:{name}:oauth"))
             .await?;
         let server = self.server_or_new(name);
+        server.set_signed_in(false);
         self.connect(&server).await;
         self.get(name)
     }
 
     /// Starts a browser sign-in with the server's authorization server.
-    pub async fn sign_in(&self, name: &str) -> Result<(), IntegrationError> {
+    pub async fn sign_in(&self, name: &str) -> Result<McpSignIn, IntegrationError> {
+        let service = self
+            .service()
+            .ok_or_else(|| IntegrationError::Internal("the engine is stopping".to_owned()))?;
         let info = self.get(name)?;
         if info.transport == "stdio" {
             return Err(IntegrationError::Invalid(
                 "Only servers reached at a web address can be signed in to; a program on this computer uses its own settings.".to_owned(),
             ));
         }
-        Err(IntegrationError::Invalid(
-            "Signing in to tool servers isn't available in this version of Sentient yet. Use an access key with headers instead.".to_owned(),
-        ))
+        let (auth_url, state) = sign_in::start(&service, name, &info.url).await?;
+        self.publish(name).await;
+        let weak = self.service.clone();
+        let app = sign_in::pending_app(name);
+        let owned = name.to_owned();
+        tokio::spawn(async move {
+            tokio::time::sleep(crate::oauth::SIGN_IN_WINDOW).await;
+            if let Some(service) = weak.upgrade().map(IntegrationService::from_inner)
+                && !service.oauth().is_pending(&app)
+            {
+                service.mcp().publish(&owned).await;
+            }
+        });
+        Ok(McpSignIn { auth_url, state })
     }
+
+    /// The browser came back with a code: tokens stored, auth `oauth`, the server reconnected.
+    pub(crate) async fn finish_sign_in(
+        &self,
+        name: &str,
+        pending: &crate::oauth::Pending,
+        code: &str,
+    ) -> Result<(), IntegrationError> {
+        let service = self
+            .service()
+            .ok_or_else(|| IntegrationError::Internal("the engine is stopping".to_owned()))?;
+        sign_in::finish(&service, name, pending, code).await?;
+        let owned = name.to_owned();
+        service
+            .parts()
+            .config
+            .update(move |c| {
+                if let Some(server) = c.integrations.mcp_servers.get_mut(&owned) {
+                    server.auth = McpAuth::Oauth;
+                }
+            })
+            .await
+            .map_err(|e| IntegrationError::Internal(e.to_string()))?;
+        let server = self.server_or_new(name);
+        self.connect(&server).await;
+        Ok(())
+    }
+
+    pub(crate) async fn sign_in_failed(&self, name: &str, text: &str) {
+        if let Some(server) = self.server(name) {
+            server.mark(ServerStatus::NeedsSignIn, text);
+        }
+        self.publish(name).await;
+    }
+}
+
+/// `POST /api/integrations/mcp/{name}/sign-in`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, specta::Type, utoipa::ToSchema)]
+pub struct McpSignIn {
+    pub auth_url: String,
+    pub state: String,
 }
 
 fn auth_name(auth: McpAuth) -> &'static str {

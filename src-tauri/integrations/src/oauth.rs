@@ -52,11 +52,15 @@ pub fn challenge_of(verifier: &str) -> String {
 /// A sign-in waiting for its callback.
 #[derive(Debug, Clone)]
 pub struct Pending {
-    /// The app signing in (`gmail`, `gcalendar`).
+    /// The app signing in (`gmail`, `gcalendar`, or `mcp:<server>`).
     pub app: String,
     pub verifier: String,
     pub redirect_uri: String,
     pub started: Instant,
+    /// A tool server's authorization server, client and address.
+    pub metadata: Option<crate::mcp::sign_in::Metadata>,
+    pub client_id: Option<String>,
+    pub server_url: Option<String>,
 }
 
 /// The listener and the sign-ins waiting on it.
@@ -154,6 +158,19 @@ impl OAuthListener {
 
     /// Records a sign-in; returns its `state`.
     pub fn begin(&self, app: &str, verifier: String, redirect_uri: String) -> String {
+        self.begin_with(app, verifier, redirect_uri, None, None, None)
+    }
+
+    /// [`OAuthListener::begin`] for a tool server, with what its token exchange needs.
+    pub fn begin_with(
+        &self,
+        app: &str,
+        verifier: String,
+        redirect_uri: String,
+        metadata: Option<crate::mcp::sign_in::Metadata>,
+        client_id: Option<String>,
+        server_url: Option<String>,
+    ) -> String {
         let state = sentient_core::store::new_id();
         let mut pending = self.pending.lock().unwrap_or_else(|e| e.into_inner());
         pending.retain(|_, p| p.started.elapsed() < SIGN_IN_WINDOW);
@@ -164,6 +181,9 @@ impl OAuthListener {
                 verifier,
                 redirect_uri,
                 started: Instant::now(),
+                metadata,
+                client_id,
+                server_url,
             },
         );
         state
@@ -177,6 +197,15 @@ impl OAuthListener {
             .unwrap_or_else(|e| e.into_inner())
             .remove(state)?;
         (pending.started.elapsed() < SIGN_IN_WINDOW).then_some(pending)
+    }
+
+    /// Whether a sign-in of `app` waits for the browser.
+    pub fn is_pending(&self, app: &str) -> bool {
+        self.pending
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .values()
+            .any(|p| p.app == app && p.started.elapsed() < SIGN_IN_WINDOW)
     }
 
     /// Drops the app's waiting sign-ins (a disconnect or a new connect).

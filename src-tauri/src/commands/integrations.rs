@@ -9,7 +9,9 @@ use sentient_engine::OkReply;
 use sentient_engine::error::ApiError;
 use sentient_engine::integrations::IntegrationInfo as Integration;
 use sentient_engine::integrations::feeds::{FeedStatus, FeedSyncReply};
-use sentient_engine::integrations::mcp::{McpServerInfo, McpTestResult, McpValues, NewMcpServer};
+use sentient_engine::integrations::mcp::{
+    McpServerInfo, McpSignIn, McpTestResult, McpValues, NewMcpServer,
+};
 use sentient_engine::integrations::{ConnectAnswer, ConnectRequest, FilterLists, IntegrationTest};
 use serde_json::Value;
 use tauri::State;
@@ -186,4 +188,22 @@ pub async fn test_mcp_server(
     name: String,
 ) -> Result<McpTestResult, ApiError> {
     Ok(engine.integrations().mcp().test(&name).await?)
+}
+
+#[tauri::command]
+#[specta::specta]
+pub async fn sign_in_mcp_server(
+    engine: State<'_, Engine>,
+    name: String,
+) -> Result<McpSignIn, ApiError> {
+    Ok(engine.integrations().mcp().sign_in(&name).await?)
+}
+
+#[tauri::command]
+#[specta::specta]
+pub async fn sign_out_mcp_server(
+    engine: State<'_, Engine>,
+    name: String,
+) -> Result<McpServerInfo, ApiError> {
+    Ok(engine.integrations().mcp().sign_out(&name).await?)
 }

@@ -1351,7 +1351,9 @@ export function useConnectIntegration() {
   return useMutation<ConnectAnswer, ApiError, { id: string; fields: Record<string, string>; access?: IntegrationAccess }>({
     mutationFn: ({ id, fields, access }) => api.connectIntegration(id, fields, access).catch(rejectAsApiError),
     onSuccess: (answer) => {
-      if (!isSignIn(answer)) putIntegration(qc, answer);
+      // A sign-in leaves the app connecting until it finishes (then `integration.updated`).
+      if (isSignIn(answer)) void qc.invalidateQueries({ queryKey: queryKeys.integrations });
+      else putIntegration(qc, answer);
       void qc.invalidateQueries({ queryKey: queryKeys.feeds });
     },
     // A failed attempt shows on the app too (its status and error sentence).

@@ -68,6 +68,8 @@ struct Live {
 pub struct Server {
     pub name: String,
     live: RwLock<Live>,
+    /// A sign-in is stored for this server.
+    signed_in: std::sync::atomic::AtomicBool,
     client: tokio::sync::RwLock<Option<Client>>,
     timeout: RwLock<Duration>,
 }
@@ -101,6 +103,7 @@ impl Server {
             }),
             client: tokio::sync::RwLock::new(None),
             timeout: RwLock::new(Duration::from_secs(60)),
+            signed_in: std::sync::atomic::AtomicBool::new(false),
         }
     }
 
@@ -148,6 +151,20 @@ impl Server {
 
     pub fn set_missing(&self, missing: Vec<String>) {
         self.live.write().unwrap_or_else(|e| e.into_inner()).missing = missing;
+    }
+
+    pub fn signed_in(&self) -> bool {
+        self.signed_in.load(std::sync::atomic::Ordering::Relaxed)
+    }
+
+    pub fn set_signed_in(&self, signed_in: bool) {
+        self.signed_in
+            .store(signed_in, std::sync::atomic::Ordering::Relaxed);
+    }
+
+    /// Records a status and its sentence without touching the connection.
+    pub fn mark(&self, status: ServerStatus, error: &str) {
+        self.set(status, Some(error.to_owned()));
     }
 
     pub fn mark_connecting(&self) {

@@ -23,7 +23,8 @@ export function AppCard({ app, feed, now }: { app: Integration; feed?: FeedStatu
   const name = app.display_name;
   const unavailable = notAvailable(app);
   const builtin = app.auth_type === 'builtin';
-  const readOnly = app.access === 'read';
+  // While a change is on its way, the switch shows it (the engine's answer then confirms it).
+  const readOnly = access.isPending && access.variables ? access.variables.access === 'read' : app.access === 'read';
   const badge = appBadge(app);
   const canChange = app.tools.some((t) => t.risk !== 'read');
   const showAccess = !unavailable && (canChange || (app.connected && !builtin));
@@ -62,14 +63,14 @@ export function AppCard({ app, feed, now }: { app: Integration; feed?: FeedStatu
         <p className="int-app-note field-help">Can start your tasks on: {app.triggers.map((t) => t.label).join(', ')}.</p>
       ) : null}
 
-      {!unavailable ? (
+      {!unavailable && !builtin ? (
         <div className="int-app-actions">
           {!builtin && !app.connected ? (
             <button type="button" className="btn btn-primary" onClick={() => setDialog('connect')} aria-label={`Connect ${name}`}>
               {app.status === 'error' ? 'Try again' : 'Connect'}
             </button>
           ) : null}
-          {app.connected ? (
+          {app.connected && !builtin ? (
             <button
               type="button"
               className="btn btn-quiet"

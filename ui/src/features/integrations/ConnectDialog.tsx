@@ -57,7 +57,7 @@ export function ConnectDialog({ app, onClose }: { app: Integration; onClose: () 
 
   if (done || signedIn) {
     return (
-      <Dialog title={`${name} is connected`} onClose={onClose} testId="connect-dialog">
+      <Dialog key="done" title={`${name} is connected`} onClose={onClose} testId="connect-dialog">
         <p className="int-dialog-body" role="status">
           {app.account_label ? `Sentient is signed in as ${app.account_label}.` : `Sentient can now use ${name}.`}
         </p>
@@ -72,7 +72,7 @@ export function ConnectDialog({ app, onClose }: { app: Integration; onClose: () 
 
   if (signIn) {
     return (
-      <Dialog title={`Sign in to ${name}`} onClose={cancel} testId="connect-dialog">
+      <Dialog key="sign-in" title={`Sign in to ${name}`} onClose={cancel} testId="connect-dialog">
         {signIn.user_code ? (
           <div className="int-dialog-body int-device" data-testid="device-code">
             <p>Enter this code on the {name} page to let Sentient in:</p>
@@ -123,7 +123,7 @@ export function ConnectDialog({ app, onClose }: { app: Integration; onClose: () 
 
   const fields = app.setup.fields;
   return (
-    <Dialog title={`Connect ${name}`} onClose={onClose} testId="connect-dialog">
+    <Dialog key="form" title={`Connect ${name}`} onClose={onClose} testId="connect-dialog">
       <form className="int-form" onSubmit={submit} noValidate aria-label={`Connect ${name}`}>
         {app.setup.instructions_md.trim() ? (
           <div className="int-steps">

@@ -180,8 +180,12 @@ describe('connecting an app', () => {
       'href',
       'https://accounts.google.com/o/oauth2/auth?x=1',
     );
+    // The card behind says it is connecting; Cancel stops waiting and puts it back.
+    await waitFor(() => expect(screen.getByRole('listitem', { name: 'Gmail' })).toHaveAttribute('data-status', 'connecting'));
     await userEvent.click(within(signIn).getByRole('button', { name: 'Cancel' }));
     expect(screen.queryByRole('dialog')).toBeNull();
+    expect(engine.api.disconnectIntegration).toHaveBeenCalledWith('gmail');
+    await waitFor(() => expect(within(screen.getByRole('listitem', { name: 'Gmail' })).getByTestId('status')).toHaveTextContent('Not connected'));
   });
 
   it("shows GitHub's device code with Copy, and turns connected live", async () => {

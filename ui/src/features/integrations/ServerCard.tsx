@@ -21,7 +21,9 @@ export function ServerCard({ server }: { server: McpServerInfo }) {
   const name = server.name;
   const keys = valueKeys(server);
   const missing = server.missing_values;
-  const readOnly = server.access === 'read';
+  // While a change is on its way, its switch shows it (the engine's answer then confirms it).
+  const readOnly = access.isPending && access.variables ? access.variables.access === 'read' : server.access === 'read';
+  const on = enabled.isPending && enabled.variables ? enabled.variables.enabled : server.enabled;
   const badge = serverBadge(server);
   const count = server.tools.length;
 
@@ -100,7 +102,7 @@ export function ServerCard({ server }: { server: McpServerInfo }) {
           id={`server-${name}-on`}
           label="On"
           help="Sentient starts it and may use its tools."
-          checked={server.enabled}
+          checked={on}
           disabled={enabled.isPending}
           onChange={(on) => enabled.mutate({ name, enabled: on })}
         />

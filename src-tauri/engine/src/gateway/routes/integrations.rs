@@ -15,7 +15,9 @@ use crate::error::ApiError;
 use crate::gateway::body::{JsonBody, PlainBody};
 use sentient_core::domain::integration::Integration;
 use sentient_integrations::feeds::{FeedStatus, FeedSyncReply};
-use sentient_integrations::mcp::{McpServerInfo, McpTestResult, McpValues, NewMcpServer};
+use sentient_integrations::mcp::{
+    McpServerInfo, McpSignIn, McpTestResult, McpValues, NewMcpServer,
+};
 use sentient_integrations::{
     AccessRequest, ConnectAnswer, ConnectRequest, FilterLists, IntegrationTest,
 };
@@ -248,13 +250,13 @@ pub async fn mcp_values(
 
 /// Starts a browser sign-in with the server.
 #[utoipa::path(post, path = "/api/integrations/mcp/{name}/sign-in", tag = "integrations",
-    responses((status = 400, body = crate::error::ErrorBody), (status = 404, body = crate::error::ErrorBody)))]
+    responses((status = 200, body = McpSignIn), (status = 400, body = crate::error::ErrorBody),
+        (status = 404, body = crate::error::ErrorBody)))]
 pub async fn mcp_sign_in(
     State(engine): State<Engine>,
     Path(name): Path<String>,
-) -> Result<Json<OkReply>, ApiError> {
-    engine.integrations().mcp().sign_in(&name).await?;
-    Ok(Json(OkReply::yes()))
+) -> Result<Json<McpSignIn>, ApiError> {
+    Ok(Json(engine.integrations().mcp().sign_in(&name).await?))
 }
 
 /// Deletes the stored sign-in.
