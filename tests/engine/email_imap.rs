@@ -19,7 +19,7 @@ fn servers(idle: bool) -> Result<Option<(Dovecot, SmtpSink)>> {
         return Ok(None);
     }
     Ok(Some((
-        Dovecot::start(idle, &["Receipts"])?,
+        Dovecot::start(idle, &["Receipts", "Sent"])?,
         SmtpSink::start()?,
     )))
 }
@@ -492,6 +492,115 @@ async fn stop_everything_holds_new_mail_until_resume_and_failures_back_off() -> 
         "{now}"
     );
     assert_eq!(now["emitted"], 1);
+    t.stop().await;
+    Ok(())
+}
+
+fn dated(
+    id: &str,
+    from: &str,
+    subject: &str,
+    days_ago: u64,
+    in_reply_to: Option<&str>,
+) -> (String, std::time::SystemTime) {
+    let at = std::time::SystemTime::now() - Duration::from_secs(days_ago * 86_400);
+    let date = chrono::DateTime::<chrono::Utc>::from(at).to_rfc2822();
+    let reply = in_reply_to
+        .map(|r| format!("In-Reply-To: <{r}@example.com>\r\nReferences: <{r}@example.com>\r\n"))
+        .unwrap_or_default();
+    let raw = format!(
+        "Message-ID: <{id}@example.com>\r\nFrom: {from}\r\nTo: someone@example.com\r\n{reply}\
+         Subject: {subject}\r\nDate: {date}\r\nList-Id: <ignored.example.com>\r\nX-Other: dropped\r\n\
+         Content-Type: text/plain\r\n\r\nText of {id}.\r\n"
+    );
+    (raw, at)
+}
+
+#[tokio::test]
+async fn recent_threads_are_quiet_conversations_with_the_newest_text_only() -> Result<()> {
+    let Some((dovecot, smtp)) = servers(false)? else {
+        return Ok(());
+    };
+    let me = format!("{}@example.com", dovecot.user);
+    for (folder, (raw, at)) in [
+        (
+            "INBOX",
+            dated("a1", "Bob <bob@example.com>", "Quote for the roof", 6, None),
+        ),
+        (
+            "Sent",
+            dated(
+                "a2",
+                &format!("Me <{me}>"),
+                "Re: Quote for the roof",
+                5,
+                Some("a1"),
+            ),
+        ),
+        (
+            "INBOX",
+            dated("b1", "Carol <carol@example.com>", "Lunch today?", 1, None),
+        ),
+        (
+            "INBOX",
+            dated("c1", "Dan <dan@example.com>", "Old news", 40, None),
+        ),
+        (
+            "INBOX",
+            dated("d1", "Clinic <results@clinic.example>", "Results", 6, None),
+        ),
+    ] {
+        dovecot.deliver_received(folder, &raw, at)?;
+    }
+    let (t, _model) = engine(&dovecot).await?;
+    let (status, body) = t
+        .client
+        .post(
+            "/api/integrations/email_imap/connect",
+            json!({"fields": fields(&dovecot, &smtp, &dovecot.password)}),
+        )
+        .await?;
+    anyhow::ensure!(status == 200, "{status} {body}");
+    t.client
+        .put(
+            "/api/integrations/email_imap/privacy-filters",
+            json!({"emails": ["@clinic.example"]}),
+        )
+        .await?;
+    let found = t
+        .engine
+        .integrations()
+        .recent_threads("email_imap", 14, 3, 40)
+        .await?;
+    assert_eq!(found.note, None);
+    assert!(
+        found.addresses.contains(&me.to_lowercase()),
+        "{:?}",
+        found.addresses
+    );
+    assert_eq!(
+        found.threads.len(),
+        1,
+        "only the quiet roof thread: {:#?}",
+        found.threads
+    );
+    let thread = &found.threads[0];
+    assert_eq!(thread["source"], "email_imap");
+    let messages = thread["messages"].as_array().context("messages")?;
+    assert_eq!(messages.len(), 2);
+    assert_eq!(messages[0]["from_me"], false);
+    assert_eq!(messages[1]["from_me"], true);
+    assert_eq!(messages[0]["body"], "", "only the newest keeps its text");
+    assert!(
+        messages[1]["body"]
+            .as_str()
+            .is_some_and(|b| b.contains("Text of a2"))
+    );
+    assert_eq!(messages[1]["mailbox"], "Sent");
+    assert!(
+        messages[1]["headers"].get("list-id").is_some()
+            && messages[1]["headers"].get("x-other").is_none()
+    );
     t.stop().await;
     Ok(())
 }

@@ -40,10 +40,12 @@ fn lock(g: &Shared) -> std::sync::MutexGuard<'_, Google> {
     g.lock().unwrap_or_else(|e| e.into_inner())
 }
 
+/// A message sent a day ago.
 fn raw_mail(subject: &str, body: &str) -> String {
+    let date = (chrono::Utc::now() - chrono::Duration::days(1)).to_rfc2822();
     let text = format!(
         "Message-ID: <{subject}@bank.example>\r\nFrom: Bank <alerts@bank.example>\r\nTo: me@example.com\r\n\
-         Subject: {subject}\r\nDate: Tue, 01 Dec 2026 09:00:00 +0000\r\nContent-Type: text/plain\r\n\r\n{body}\r\n"
+         Subject: {subject}\r\nDate: {date}\r\nContent-Type: text/plain\r\n\r\n{body}\r\n"
     );
     base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(text)
 }
@@ -132,6 +134,8 @@ async fn gmail_get(
             "Your verification code is 739201.",
         ))
         .into_response(),
+        "threads" => Json(json!({"threads": [{"id": "t-m1"}]})).into_response(),
+        "threads/t-m1" => Json(json!({"id": "t-m1", "messages": [{"id": "m1"}]})).into_response(),
         "history" => {
             if g.history_expired {
                 return (
@@ -472,6 +476,44 @@ async fn gmail_and_calendar_sign_in_once_sync_their_changes_and_run_their_tools(
         "{result}"
     );
     assert!(lock(&google).sent.is_empty(), "nothing was sent");
+
+    // What follow-ups and proactivity read.
+    let quiet = t
+        .engine
+        .integrations()
+        .recent_threads("gmail", 14, 0, 40)
+        .await?;
+    assert_eq!(quiet.addresses, ["me@example.com"]);
+    assert_eq!(quiet.threads.len(), 1, "{:?}", quiet.threads);
+    assert_eq!(quiet.threads[0]["thread_id"], "t-m1");
+    assert_eq!(quiet.threads[0]["messages"][0]["from_me"], false);
+    let busy = t
+        .engine
+        .integrations()
+        .recent_threads("gmail", 14, 3, 40)
+        .await?;
+    assert!(
+        busy.threads.is_empty(),
+        "a thread newer than the idle cutoff is left out"
+    );
+    let polled = t.engine.integrations().poll_source("gmail", None).await?;
+    assert_eq!(polled.len(), 1);
+    assert_eq!(polled[0]["id"], "m1");
+    assert!(
+        t.engine
+            .integrations()
+            .poll_source("gmail", None)
+            .await?
+            .is_empty(),
+        "each item once"
+    );
+    assert!(
+        t.engine
+            .integrations()
+            .poll_status("gmail")
+            .last_poll_at
+            .is_some()
+    );
 
     let (_, tested) = t
         .client

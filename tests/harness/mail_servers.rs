@@ -278,7 +278,18 @@ wait "$pid""#,
     /// Delivers a raw message into `folder` as new mail (written into the Maildir's tmp/, then
     /// renamed into new/, as a delivery agent does, so IDLE sees it).
     pub fn deliver(&self, folder: &str, raw: &str) -> Result<()> {
-        self.place(folder, raw, "new", "")
+        self.place(folder, raw, "new", "", None)
+    }
+
+    /// Stores a raw message in `folder` as seen mail received at `received` (the file's time
+    /// is the message's IMAP internal date, which `SINCE` and `BEFORE` search).
+    pub fn deliver_received(
+        &self,
+        folder: &str,
+        raw: &str,
+        received: std::time::SystemTime,
+    ) -> Result<()> {
+        self.place(folder, raw, "cur", ":2,S", Some(received))
     }
 
     /// Stores a raw message in `folder` as already-seen mail with Maildir flags (`S` seen,
@@ -287,7 +298,7 @@ wait "$pid""#,
         let mut sorted: Vec<char> = flags.chars().collect();
         sorted.sort_unstable();
         let suffix: String = sorted.into_iter().collect();
-        self.place(folder, raw, "cur", &format!(":2,{suffix}"))
+        self.place(folder, raw, "cur", &format!(":2,{suffix}"), None)
     }
 
     /// Dovecot's log so far (for failure messages).
@@ -300,7 +311,14 @@ wait "$pid""#,
         self.dir.path()
     }
 
-    fn place(&self, folder: &str, raw: &str, sub: &str, suffix: &str) -> Result<()> {
+    fn place(
+        &self,
+        folder: &str,
+        raw: &str,
+        sub: &str,
+        suffix: &str,
+        received: Option<std::time::SystemTime>,
+    ) -> Result<()> {
         let folder_dir = if folder.eq_ignore_ascii_case("INBOX") {
             self.maildir.clone()
         } else {
@@ -321,6 +339,9 @@ wait "$pid""#,
         {
             let mut file = fs::File::create(&tmp)?;
             file.write_all(raw.as_bytes())?;
+            if let Some(received) = received {
+                file.set_modified(received)?;
+            }
             file.sync_all()?;
         }
         if let Some((uid, gid)) = self.owner {

@@ -24,6 +24,7 @@ pub mod oauth;
 pub mod privacy;
 pub mod redact;
 mod state;
+pub mod threads;
 
 use std::collections::HashMap;
 use std::sync::{Arc, RwLock};
@@ -88,6 +89,7 @@ struct Inner {
     imap: email_imap::EmailImap,
     feeds: feeds::Feeds,
     oauth: oauth::OAuthListener,
+    polls: threads::Polls,
     /// Connection flags tools read for `available()` (hide_disconnected_tools).
     connected: RwLock<HashMap<String, bool>>,
 }
@@ -174,6 +176,7 @@ impl IntegrationService {
                 imap: email_imap::EmailImap::new(weak.clone()),
                 feeds: feeds::Feeds::default(),
                 oauth: oauth::OAuthListener::new(weak.clone()),
+                polls: threads::Polls::default(),
                 parts,
                 states,
                 changing: tokio::sync::Mutex::new(()),

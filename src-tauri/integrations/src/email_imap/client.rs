@@ -321,6 +321,30 @@ impl ImapSession {
         Ok(uids)
     }
 
+    /// Selects `folder` and returns the UIDs of messages received on or after `since` and, with
+    /// `before`, before that day (IMAP `SINCE`/`BEFORE` compare dates only), oldest first.
+    pub async fn uids_between(
+        &mut self,
+        folder: &str,
+        since: chrono::NaiveDate,
+        before: Option<chrono::NaiveDate>,
+    ) -> Result<Vec<u32>, MailError> {
+        let state = self.select(folder).await?;
+        if state.exists == 0 {
+            return Ok(Vec::new());
+        }
+        let day = |d: chrono::NaiveDate| d.format("%d-%b-%Y").to_string();
+        let mut query = format!("SINCE {}", day(since));
+        if let Some(before) = before {
+            query.push_str(&format!(" BEFORE {}", day(before)));
+        }
+        let t = self.timeout;
+        let found = self.run(t, |s| s.uid_search(&query)).await?;
+        let mut uids: Vec<u32> = found.into_iter().collect();
+        uids.sort_unstable();
+        Ok(uids)
+    }
+
     /// Fetches messages by UID (without marking them read) as item JSON, in the order of `uids`.
     /// UIDs that no longer exist are left out. The item's folder label is `folder`.
     pub async fn fetch(

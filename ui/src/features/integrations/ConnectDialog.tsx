@@ -2,7 +2,7 @@
 // help under each, the setup steps and a link to the provider's guide), with Read only. The engine
 // answers the app (done), a page to sign in on (opened in the browser while the dialog waits), or
 // GitHub's device code to type there (with Copy). The engine's sentence shows under the form.
-import { useState, type FormEvent } from 'react';
+import { useRef, useState, type FormEvent } from 'react';
 import type { ConnectAnswer, Integration } from '../../api/calls';
 import { isSignIn, useConnectIntegration, useDisconnectIntegration } from '../../api/queries';
 import { ErrorNotice } from '../../components/Page';
@@ -26,6 +26,8 @@ export function ConnectDialog({ app, onClose }: { app: Integration; onClose: () 
   const [done, setDone] = useState(false);
   // An app already connected keeps its connection when a new sign-in is abandoned.
   const [wasConnected] = useState(app.connected);
+  // The app as it was when the sign-in began: only a newer copy can say how it ended.
+  const before = useRef<Integration | null>(null);
   const name = app.display_name;
 
   const submit = (e: FormEvent) => {
@@ -35,6 +37,7 @@ export function ConnectDialog({ app, onClose }: { app: Integration; onClose: () 
       {
         onSuccess: (answer) => {
           if (isSignIn(answer)) {
+            before.current = app;
             setSignIn(answer);
             // The device flow shows its code first; a browser sign-in opens at once.
             if (!answer.user_code) openExternal(answer.auth_url);
@@ -52,8 +55,9 @@ export function ConnectDialog({ app, onClose }: { app: Integration; onClose: () 
   };
 
   // The sign-in finishes in the background; the app arrives as `integration.updated`.
-  const signedIn = signIn !== null && app.status === 'connected';
-  const signInFailed = signIn !== null && app.status === 'error';
+  const changed = signIn !== null && app !== before.current;
+  const signedIn = changed && app.status === 'connected';
+  const signInFailed = changed && app.status === 'error';
 
   if (done || signedIn) {
     return (
@@ -103,7 +107,7 @@ export function ConnectDialog({ app, onClose }: { app: Integration; onClose: () 
         {signInFailed ? (
           <div className="notice notice-error" role="alert">
             <p>{app.error ?? `Signing in to ${name} didn't work.`}</p>
-            <button type="button" className="btn btn-quiet" onClick={() => setSignIn(null)}>
+            <button type="button" className="btn btn-quiet" onClick={() => { connect.reset(); setSignIn(null); }}>
               Try again
             </button>
           </div>

@@ -214,6 +214,24 @@ describe('connecting an app', () => {
     act(() => engine.emit('integration.updated', connected));
     expect(await screen.findByRole('dialog', { name: 'GitHub is connected' })).toHaveTextContent('Sentient is signed in as octocat.');
   });
+  it("says why a sign-in failed, once the engine says so, and lets you try again", async () => {
+    const { engine, world } = setup({ apps: [{ ...GITHUB, status: 'error', error: 'The GitHub sign-in code expired. Connect again to get a new one.' }] });
+    engine.api.connectIntegration.mockImplementationOnce(async () => {
+      world.setApp({ ...GITHUB, status: 'connecting' });
+      return { auth_url: 'https://github.com/login/device', state: 's3', user_code: 'AAAA-BBBB' };
+    });
+    await userEvent.click(within(await card('GitHub')).getByRole('button', { name: 'Connect GitHub' }));
+    await userEvent.click(within(await screen.findByRole('dialog', { name: 'Connect GitHub' })).getByRole('button', { name: 'Connect' }));
+    const signIn = await screen.findByRole('dialog', { name: 'Sign in to GitHub' });
+    // The error from before this attempt is not this attempt's.
+    expect(within(signIn).queryByRole('alert')).toBeNull();
+    expect(within(signIn).getByText('Waiting for GitHub…')).toBeInTheDocument();
+    await waitFor(() => expect(screen.getByRole('listitem', { name: 'GitHub' })).toHaveAttribute('data-status', 'connecting'));
+    act(() => engine.emit('integration.updated', { ...GITHUB, status: 'error', error: 'The GitHub sign-in was cancelled.' }));
+    expect(await within(signIn).findByRole('alert')).toHaveTextContent('The GitHub sign-in was cancelled.');
+    await userEvent.click(within(signIn).getByRole('button', { name: 'Try again' }));
+    expect(await screen.findByRole('dialog', { name: 'Connect GitHub' })).toBeInTheDocument();
+  });
 });
 
 describe("a connected app's controls", () => {

@@ -210,8 +210,8 @@ export function needsWords(missing: string[]): string {
 }
 
 export const FILTER_FIELDS = [
-  { key: 'keywords', label: 'Words', help: 'Emails and events that contain these words.', placeholder: 'salary' },
-  { key: 'emails', label: 'People', help: 'Messages from or to these addresses.', placeholder: 'doctor@example.com' },
-  { key: 'labels', label: 'Labels and folders', help: 'Everything with these labels or in these folders.', placeholder: 'Private' },
+  { key: 'keywords', label: 'Words', help: 'Emails and events that contain these words.', placeholder: 'Add a word, such as salary' },
+  { key: 'emails', label: 'People', help: 'Messages from or to these addresses.', placeholder: 'Add an address' },
+  { key: 'labels', label: 'Labels and folders', help: 'Everything with these labels or in these folders.', placeholder: 'Add a label or folder' },
 ] as const;
 export type FilterField = (typeof FILTER_FIELDS)[number]['key'];
