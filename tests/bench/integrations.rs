@@ -4,6 +4,7 @@
 //! - the overhead of a stdio MCP tool call: `mcp_everything_echo` of the npm server through the
 //!   tool registry, CALLS calls, p50/p99 (the server's own work is an echo);
 //! - `/api/health` while a tool server that never answers is being added: HEALTH_CHECKS calls.
+//!
 //! Run with `npm run bench:integrations`.
 
 use std::time::{Duration, Instant};

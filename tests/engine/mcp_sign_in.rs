@@ -276,7 +276,7 @@ async fn a_remote_server_is_signed_in_to_through_discovery_registration_and_pkce
     let page = browser.get(&callback).send().await?;
     assert_eq!(page.status().as_u16(), 200);
     assert!(page.text().await?.contains("You're connected"));
-    assert_eq!(lock(&shared).resources, [url.clone()]);
+    assert_eq!(lock(&shared).resources, std::slice::from_ref(&url));
 
     let signed = server(&t, "secure").await?;
     assert_eq!(signed["status"], "connected", "{signed}");

@@ -2,7 +2,8 @@
 # Schema-driven fuzzing: schemathesis sends requests made from our own OpenAPI document to a real
 # `sentient serve` on loopback (with the token) and fails on any 5xx, any status the document does
 # not list, and any answer that does not match its documented schema. Every operation runs except
-# the model download and saving settings (tests/fuzz/schemathesis.toml says why). Bounded by
+# the model download, saving settings, adding tool servers and connecting apps
+# (tests/fuzz/schemathesis.toml says why). Bounded by
 # FUZZ_EXAMPLES per operation and FUZZ_SECONDS in all.
 # Run it inside the test keychain (tests/setup/with-keyring.sh), as the test command does, so the
 # secrets routes reach a real Secret Service.

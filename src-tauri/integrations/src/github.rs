@@ -226,9 +226,11 @@ pub async fn start_device_flow(
                 }
             },
             Err(error) => {
-                service
-                    .set_state("github", AppState::failed(error.to_string(), None))
-                    .await;
+                if service.state("github").status == "connecting" {
+                    service
+                        .set_state("github", AppState::failed(error.to_string(), None))
+                        .await;
+                }
             }
         }
     });
@@ -250,6 +252,12 @@ async fn poll_device_flow(
         tokio::select! {
             () = shutdown.cancelled() => return Err(IntegrationError::Invalid("Sentient was closed during the sign-in.".to_owned())),
             () = tokio::time::sleep(interval) => {}
+        }
+        // A disconnect (or the window's Cancel) ends the wait.
+        if service.state("github").status != "connecting" {
+            return Err(IntegrationError::Invalid(
+                "The GitHub sign-in was cancelled.".to_owned(),
+            ));
         }
         if tokio::time::Instant::now() > deadline {
             return Err(IntegrationError::Invalid(

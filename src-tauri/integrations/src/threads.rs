@@ -417,7 +417,7 @@ impl IntegrationService {
             }
             threads.push((newest, json!({"source": "email_imap", "thread_id": thread_id, "url": null, "messages": messages})));
         }
-        threads.sort_by(|a, b| b.0.cmp(&a.0));
+        threads.sort_by_key(|t| std::cmp::Reverse(t.0));
         Ok(RecentThreads {
             addresses,
             threads: threads.into_iter().take(limit).map(|(_, t)| t).collect(),

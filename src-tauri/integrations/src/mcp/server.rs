@@ -343,9 +343,13 @@ async fn start(
                     )
                 })?;
             ().serve(transport).await.map_err(|e| {
+                tracing::info!(error = %e, command = %config.command, "a tool server program did not answer");
                 (
                     ServerStatus::Error,
-                    format!("The program started but didn't answer as a tool server: {e}"),
+                    format!(
+                        "\"{}\" started but didn't answer as a tool server. Check its command and arguments.",
+                        config.command
+                    ),
                 )
             })
         }
@@ -365,9 +369,13 @@ async fn start(
                     };
                     (ServerStatus::NeedsSignIn, error.to_owned())
                 } else {
+                    tracing::info!(error = %e, url = %config.url, "a tool server did not answer");
                     (
                         ServerStatus::Error,
-                        format!("The server at {} didn't answer as a tool server: {e}", config.url),
+                        format!(
+                            "The server at {} didn't answer as a tool server. Check the address and that the server is running.",
+                            config.url
+                        ),
                     )
                 }
             })

@@ -204,7 +204,8 @@ async fn write_map(
 ) -> Result<(), IntegrationError> {
     let secrets = &service.parts().secrets;
     if map.is_empty() {
-        secrets.delete_entry(entry).await?;
+        // Nothing to keep: without a usable keychain nothing can be stored there either.
+        forget(service, entry).await;
     } else {
         let text =
             serde_json::to_string(map).map_err(|e| IntegrationError::Internal(e.to_string()))?;
@@ -289,16 +290,23 @@ pub async fn fill(
     Ok(added && config.transport == McpTransport::Http && config.auth == McpAuth::None)
 }
 
+/// Deletes an entry; a keychain that can't be reached holds nothing of ours, so that is logged,
+/// not refused (a server without values works on a computer without a keychain).
+async fn forget(service: &IntegrationService, entry: &str) {
+    if let Err(error) = service.parts().secrets.delete_entry(entry).await {
+        tracing::warn!(%error, entry, "a tool server's keychain entry could not be removed");
+    }
+}
+
 /// Deletes every keychain entry of a server.
 pub async fn delete_all(service: &IntegrationService, name: &str) -> Result<(), IntegrationError> {
-    let secrets = &service.parts().secrets;
     for entry in [
         env_entry(name),
         headers_entry(name),
         format!("mcp:{name}:oauth"),
         format!("mcp:{name}:client"),
     ] {
-        secrets.delete_entry(&entry).await?;
+        forget(service, &entry).await;
     }
     Ok(())
 }
