@@ -864,3 +864,130 @@ async fn a_server_that_does_not_start_says_why_and_a_slow_one_never_holds_up_hea
     t.stop().await;
     Ok(())
 }
+
+/// The tool names the model was offered in its latest request.
+fn offered(model: &ScriptedModel) -> Vec<String> {
+    model
+        .requests_to("/api/chat")
+        .last()
+        .and_then(|r| r.body["tools"].as_array().cloned())
+        .unwrap_or_default()
+        .iter()
+        .filter_map(|t| t["function"]["name"].as_str().map(str::to_owned))
+        .collect()
+}
+
+#[tokio::test]
+async fn a_disconnected_apps_tools_are_listed_but_not_offered_and_read_only_hides_its_changes()
+-> Result<()> {
+    let log: Log = Arc::default();
+    let api = github_stand_in(log).await?;
+    let t = TestEngine::start_with_endpoints(Endpoints {
+        github_api: api,
+        ..Endpoints::default()
+    })
+    .await?;
+    let model = scripted(&t).await?;
+    model.push(Reply::text("Hi."));
+    chat(&t, "Hello").await?;
+    let names = offered(&model);
+    assert!(names.iter().any(|n| n == "time_now"), "{names:?}");
+    assert!(
+        !names
+            .iter()
+            .any(|n| n.starts_with("github_") || n.starts_with("gmail_")),
+        "{names:?}"
+    );
+
+    t.client
+        .post(
+            "/api/integrations/github/connect",
+            json!({"fields": {"token": "ghp_good"}}),
+        )
+        .await?;
+    model.push(Reply::text("Hi."));
+    chat(&t, "Hello again").await?;
+    let names = offered(&model);
+    assert!(
+        names.iter().any(|n| n == "github_create_issue"),
+        "{names:?}"
+    );
+
+    t.client
+        .put("/api/integrations/github/access", json!({"access": "read"}))
+        .await?;
+    model.push(Reply::text("Hi."));
+    chat(&t, "And again").await?;
+    let names = offered(&model);
+    assert!(
+        names.iter().any(|n| n == "github_search_issues"),
+        "{names:?}"
+    );
+    assert!(
+        !names
+            .iter()
+            .any(|n| n == "github_create_issue" || n == "github_comment"),
+        "{names:?}"
+    );
+    t.stop().await;
+    Ok(())
+}
+
+#[tokio::test]
+async fn switching_to_read_only_while_a_change_waits_for_approval_refuses_it() -> Result<()> {
+    let log: Log = Arc::default();
+    let api = github_stand_in(log.clone()).await?;
+    let t = TestEngine::start_with_endpoints(Endpoints {
+        github_api: api,
+        ..Endpoints::default()
+    })
+    .await?;
+    let model = scripted(&t).await?;
+    t.client
+        .patch(
+            "/api/config",
+            json!({"tools": {"approvals": {"mode": "ask"}}}),
+        )
+        .await?;
+    t.client
+        .post(
+            "/api/integrations/github/connect",
+            json!({"fields": {"token": "ghp_good"}}),
+        )
+        .await?;
+    model.push(Reply::tool_call(
+        "github_create_issue",
+        json!({"repo": "o/r", "title": "Crash"}),
+    ));
+    model.push(Reply::text("Done."));
+    let mut ws = t.ws().await?;
+    ws.send_json(json!({"type": "chat.send", "text": "File a crash issue."}))
+        .await?;
+    let question = ws.wait_for("approval_request").await?;
+    assert_eq!(question["name"], "github_create_issue");
+    let (status, _) = t
+        .client
+        .put("/api/integrations/github/access", json!({"access": "read"}))
+        .await?;
+    assert_eq!(status, 200);
+    ws.send_json(json!({"type": "approval.respond", "approval_id": question["approval_id"], "decision": "allow"}))
+        .await?;
+    let result = ws.wait_for("tool_result").await?;
+    ws.wait_for("done").await?;
+    assert!(
+        result["result"]["error"]
+            .as_str()
+            .is_some_and(|e| e.starts_with("GitHub is set to Read only")),
+        "{result}"
+    );
+    assert!(
+        !log.lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .requests
+            .iter()
+            .any(|r| r.0 == "POST"),
+        "nothing reached GitHub"
+    );
+    t.stop().await;
+    Ok(())
+}

@@ -12,7 +12,20 @@ async fn get_tools_lists_the_built_in_apps() -> anyhow::Result<()> {
     assert_eq!(status, 200, "{body}");
     let apps = body.as_array().expect("a list");
     let ids: Vec<&str> = apps.iter().filter_map(|a| a["id"].as_str()).collect();
-    assert_eq!(ids, ["time", "files", "web", "tasks", "devices"]);
+    assert_eq!(
+        ids,
+        [
+            "time",
+            "files",
+            "web",
+            "tasks",
+            "gmail",
+            "gcalendar",
+            "email_imap",
+            "github",
+            "devices"
+        ]
+    );
     for app in apps {
         for key in [
             "display_name",
@@ -49,6 +62,25 @@ async fn get_tools_lists_the_built_in_apps() -> anyhow::Result<()> {
         // The tasks app's changes are internal (never asked about), so only its look-ups are listed.
         ("search_tasks", "read"),
         ("get_task_status", "read"),
+        // The apps' tools are listed while they are not connected (offered only once they are).
+        ("gmail_search", "read"),
+        ("gmail_read", "read"),
+        ("gmail_create_draft", "write"),
+        ("gmail_trash", "write"),
+        ("gmail_reply", "send"),
+        ("gmail_send_email", "send"),
+        ("gcal_list_events", "read"),
+        ("gcal_create_event", "write"),
+        ("gcal_update_event", "write"),
+        ("gcal_delete_event", "write"),
+        ("email_imap_search", "read"),
+        ("email_imap_read", "read"),
+        ("email_imap_send", "send"),
+        ("github_search_issues", "read"),
+        ("github_get_issue", "read"),
+        ("github_create_issue", "write"),
+        ("github_update_issue", "write"),
+        ("github_comment", "send"),
         // Listed even with no device online (Settings names every app); offered only with one.
         ("device_list", "read"),
         ("device_take_photo", "read"),

@@ -506,6 +506,15 @@ impl Agent {
                             on_event,
                         ),
                         allowed => {
+                            // Read again after the wait: an app switched to Read only (or a Never
+                            // rule saved) meanwhile refuses the call, whatever the answer was.
+                            let now = ApprovalSettings::from_config(&self.config().current());
+                            if let Decision::Refuse { result_error } =
+                                now.decide(&p.proposed, &context)
+                            {
+                                state.answer_call(p, json!({"error": result_error}), on_event);
+                                continue;
+                            }
                             if allowed == ApprovalAnswer::AllowForChat {
                                 state.chat_grant = state.chat_grant.max(Some(p.proposed.risk));
                             }
