@@ -7,6 +7,14 @@
 // 3. Its Read only switch is saved: GET /api/integrations/mcp says access "read".
 // 4. Email (IMAP)'s connect dialog, sent with an empty server, shows the engine's sentence.
 // 5. The server is removed after a confirm.
+// 6. Gmail connects through a browser sign-in: the sign-in page (a stand-in for Google on
+//    loopback, see startGoogle) opens in a second page, comes back to the engine's callback
+//    ("You're connected"), and the card turns Connected as me@example.com from the live event.
+// 7. Gmail's privacy filters: a word and an address added as chips are saved lower-cased; one is
+//    removed again.
+// 8. A tool server with a blank API_KEY (added through the API) shows Needs API_KEY; the value
+//    typed in its Keys dialog connects it.
+// 9. Gmail is disconnected after a confirm that says its tasks are turned off.
 //
 // The engine keeps a tool server's values in the keychain (and asks it even when there are none),
 // so it gets a private gnome-keyring in its own D-Bus session, as the Rust tests do
@@ -16,6 +24,10 @@
 
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:http';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
@@ -30,6 +42,8 @@ const world = new ScriptedWorld('integrations', []);
 let ready;
 let page;
 let keyring;
+let google;
+let scratch;
 const api = (method, path, body) => world.api(method, path, body);
 
 /**
@@ -64,6 +78,142 @@ async function stopKeyring(k) {
   clearTimeout(timer);
 }
 
+/** The OAuth client typed into Gmail's dialog; the stand-in accepts only this one. */
+const CLIENT_ID = 'cid.apps.googleusercontent.com';
+const CLIENT_SECRET = 'sec';
+const ACCOUNT = 'me@example.com';
+
+/**
+ * A stand-in for Google on 127.0.0.1, speaking the wire formats the engine uses
+ * (src-tauri/integrations/src/google.rs and gmail.rs): the sign-in page, the token endpoint (code
+ * exchange with the PKCE S256 check, and refresh) and the two Gmail calls a connect and its feed
+ * make. `holdSignIn()` makes the next sign-in page wait until the returned function is called, so
+ * the test can see the window's "waiting" state before the sign-in finishes. `requests` lists
+ * what was asked, for the failure log.
+ */
+async function startGoogle() {
+  const codes = new Map(); // code -> what /auth was asked with
+  const requests = [];
+  const exchanges = [];
+  let hold = null;
+  let nextCode = 0;
+  const json = (res, status, body) => {
+    res.writeHead(status, { 'Content-Type': 'application/json' });
+    res.end(JSON.stringify(body));
+  };
+  const readBody = (req) =>
+    new Promise((resolve, reject) => {
+      let text = '';
+      req.setEncoding('utf8');
+      req.on('data', (chunk) => {
+        text += chunk;
+      });
+      req.on('end', () => resolve(text));
+      req.on('error', reject);
+    });
+
+  const server = createServer(async (req, res) => {
+    const url = new URL(req.url, 'http://127.0.0.1');
+    requests.push(`${req.method} ${url.pathname}`);
+    try {
+      if (req.method === 'GET' && url.pathname === '/auth') {
+        const q = url.searchParams;
+        const wanted = {
+          client_id: CLIENT_ID,
+          response_type: 'code',
+          scope: 'https://www.googleapis.com/auth/gmail.modify',
+          code_challenge_method: 'S256',
+          access_type: 'offline',
+          prompt: 'consent',
+        };
+        for (const [key, value] of Object.entries(wanted)) {
+          if (q.get(key) !== value) return json(res, 400, { error: 'invalid_request', detail: `${key} is ${q.get(key)}` });
+        }
+        for (const key of ['redirect_uri', 'code_challenge', 'state']) {
+          if (!q.get(key)) return json(res, 400, { error: 'invalid_request', detail: `no ${key}` });
+        }
+        const redirect = new URL(q.get('redirect_uri'));
+        if (redirect.hostname !== '127.0.0.1') return json(res, 400, { error: 'invalid_request', detail: 'redirect off loopback' });
+        if (hold) {
+          const { signal, opened } = hold;
+          hold = null;
+          opened();
+          await signal;
+        }
+        const code = `code-${++nextCode}`;
+        codes.set(code, { challenge: q.get('code_challenge'), redirect_uri: q.get('redirect_uri'), client_id: q.get('client_id') });
+        redirect.searchParams.set('code', code);
+        redirect.searchParams.set('state', q.get('state'));
+        res.writeHead(302, { Location: redirect.toString() });
+        return res.end();
+      }
+      if (req.method === 'POST' && url.pathname === '/token') {
+        const form = new URLSearchParams(await readBody(req));
+        if (form.get('client_id') !== CLIENT_ID || form.get('client_secret') !== CLIENT_SECRET) {
+          return json(res, 401, { error: 'invalid_client' });
+        }
+        if (form.get('grant_type') === 'authorization_code') {
+          const asked = codes.get(form.get('code') ?? '');
+          codes.delete(form.get('code') ?? '');
+          const verifier = form.get('code_verifier') ?? '';
+          const challenge = createHash('sha256').update(verifier).digest('base64url');
+          const ok = !!asked && challenge === asked.challenge && form.get('redirect_uri') === asked.redirect_uri;
+          exchanges.push({ grant_type: 'authorization_code', ok });
+          if (!ok) return json(res, 400, { error: 'invalid_grant' });
+          return json(res, 200, { access_token: 'at', refresh_token: 'rt', expires_in: 3600 });
+        }
+        if (form.get('grant_type') === 'refresh_token') {
+          const ok = form.get('refresh_token') === 'rt';
+          exchanges.push({ grant_type: 'refresh_token', ok });
+          if (!ok) return json(res, 400, { error: 'invalid_grant' });
+          return json(res, 200, { access_token: 'at2', expires_in: 3600 });
+        }
+        return json(res, 400, { error: 'unsupported_grant_type' });
+      }
+      if (url.pathname.startsWith('/gmail/v1/')) {
+        if (!['Bearer at', 'Bearer at2'].includes(req.headers.authorization ?? '')) {
+          return json(res, 401, { error: { code: 401, message: 'Request had invalid authentication credentials.' } });
+        }
+        if (req.method === 'GET' && url.pathname === '/gmail/v1/users/me/profile') {
+          return json(res, 200, { emailAddress: ACCOUNT, historyId: '100' });
+        }
+        if (req.method === 'GET' && url.pathname === '/gmail/v1/users/me/history') {
+          return json(res, 200, { historyId: '100' });
+        }
+      }
+      return json(res, 404, { error: { code: 404, message: `No ${req.method} ${url.pathname} here.` } });
+    } catch (err) {
+      return json(res, 500, { error: { code: 500, message: String(err) } });
+    }
+  });
+  await new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', resolve);
+  });
+  const base = `http://127.0.0.1:${server.address().port}`;
+  return {
+    base,
+    requests,
+    exchanges,
+    holdSignIn() {
+      let release;
+      let opened;
+      const signal = new Promise((r) => {
+        release = r;
+      });
+      const reached = new Promise((r) => {
+        opened = r;
+      });
+      hold = { signal, opened };
+      return { reached, release };
+    },
+    async stop() {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    },
+  };
+}
+
 /** The main column scrolled so `locator` is in view, then a screenshot of the window. */
 async function shot(name, locator) {
   if (locator) await locator.scrollIntoViewIfNeeded();
@@ -71,11 +221,26 @@ async function shot(name, locator) {
 }
 
 const card = (name) => page.getByRole('listitem', { name, exact: true });
-const serverCard = () => page.getByRole('list', { name: 'Tool servers' }).getByRole('listitem', { name: 'everything', exact: true });
+const serverCard = (name = 'everything') => page.getByRole('list', { name: 'Tool servers' }).getByRole('listitem', { name, exact: true });
 
 before(async () => {
   keyring = await startKeyring();
   process.env.DBUS_SESSION_BUS_ADDRESS = keyring.address;
+  // Google is a stand-in on loopback; the engine finds it through SENTIENT_ENDPOINTS (read at
+  // start, passed on with the rest of this process's environment by support.mjs).
+  google = await startGoogle();
+  scratch = await mkdtemp(join(tmpdir(), 'sentient-e2e-integrations-google-'));
+  const endpoints = join(scratch, 'endpoints.json');
+  await writeFile(
+    endpoints,
+    JSON.stringify({
+      google_auth: `${google.base}/auth`,
+      google_token: `${google.base}/token`,
+      gmail: `${google.base}/gmail/v1`,
+      calendar: `${google.base}/calendar/v3`,
+    }),
+  );
+  process.env.SENTIENT_ENDPOINTS = endpoints;
   await world.start();
   ({ ready, page } = world);
 });
@@ -84,7 +249,10 @@ after(async () => {
   await world.stop(async () => {
     console.error(`--- integrations ---\n${JSON.stringify(await api('GET', '/api/integrations'), null, 2)}`);
     console.error(`--- tool servers ---\n${JSON.stringify(await api('GET', '/api/integrations/mcp'), null, 2)}`);
+    console.error(`--- google stand-in ---\n${JSON.stringify({ requests: google?.requests, exchanges: google?.exchanges }, null, 2)}`);
   });
+  await google?.stop();
+  if (scratch) await rm(scratch, { recursive: true, force: true });
   await stopKeyring(keyring);
 });
 
@@ -174,6 +342,164 @@ describe('the Integrations page', () => {
     await page.getByText('No tool servers yet.', { exact: false }).waitFor();
     assert.deepEqual(await api('GET', '/api/integrations/mcp'), []);
     assert.ok(!(await api('GET', '/api/integrations')).some((a) => a.id === 'mcp_everything'));
+    assert.deepEqual(world.pageErrors, []);
+  });
+
+  test('connects Gmail through a sign-in in a second page', async () => {
+    const gmail = card('Gmail');
+    assert.equal(await gmail.getByTestId('status').textContent(), 'Not connected');
+    await gmail.getByRole('button', { name: 'Connect Gmail' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Connect Gmail' });
+    await dialog.getByLabel(/^OAuth Client ID/).fill(CLIENT_ID);
+    const secret = dialog.getByLabel(/^OAuth Client secret/);
+    assert.equal(await secret.getAttribute('type'), 'password');
+    await secret.fill(CLIENT_SECRET);
+    await shot('gmail-connect');
+
+    // The sign-in page waits until the window has been seen waiting.
+    const hold = google.holdSignIn();
+    const opened = world.context.waitForEvent('page');
+    await dialog.getByRole('button', { name: 'Connect', exact: true }).click();
+    const signIn = page.getByRole('dialog', { name: 'Sign in to Gmail' });
+    await signIn.getByText('Finish signing in in your browser.').waitFor();
+    const link = signIn.getByRole('link', { name: 'open the sign-in page' });
+    const authUrl = new URL(await link.getAttribute('href'));
+    assert.equal(`${authUrl.origin}${authUrl.pathname}`, `${google.base}/auth`, 'the sign-in page is the stand-in');
+    // The window opened the sign-in page: its request is waiting at the stand-in. (Playwright
+    // hands the new page over once it has loaded something, so only after the release.)
+    await hold.reached;
+    await signIn.getByRole('status').filter({ hasText: 'Waiting for Gmail…' }).waitFor();
+    // The list was fetched again after the connect answer: Gmail is connecting.
+    await gmail.getByTestId('status').filter({ hasText: 'Connecting…' }).waitFor();
+    await shot('gmail-waiting');
+
+    // From here the window hears of the sign-in only through `integration.updated`.
+    const refetches = [];
+    const onRequest = (req) => {
+      if (new URL(req.url()).pathname === '/api/integrations') refetches.push(req.url());
+    };
+    page.on('request', onRequest);
+    hold.release();
+    const popup = await opened;
+    await popup.getByRole('heading', { name: "You're connected" }).waitFor();
+    const callback = new URL(popup.url());
+    assert.equal(callback.hostname, '127.0.0.1');
+    assert.equal(callback.pathname, '/oauth/callback');
+    await popup.getByText('You can close this tab and go back to Sentient.').waitFor();
+    await popup.screenshot({ path: join(screenshots, 'integrations-gmail-callback.png') });
+    await popup.close();
+
+    const done = page.getByRole('dialog', { name: 'Gmail is connected' });
+    await done.getByRole('status').filter({ hasText: `Sentient is signed in as ${ACCOUNT}.` }).waitFor();
+    await gmail.getByTestId('status').filter({ hasText: 'Connected' }).waitFor();
+    assert.equal(await gmail.getByTestId('status').textContent(), `Connected · ${ACCOUNT}`);
+    page.off('request', onRequest);
+    assert.deepEqual(refetches, [], 'the connected app arrived as an event, not a new fetch');
+    assert.deepEqual(
+      google.exchanges.filter((e) => e.grant_type === 'authorization_code'),
+      [{ grant_type: 'authorization_code', ok: true }],
+      'one code exchange, with a verifier that matches the challenge',
+    );
+    await shot('gmail-connected');
+    await done.getByRole('button', { name: 'Done' }).click();
+    await done.waitFor({ state: 'detached' });
+
+    const app = (await api('GET', '/api/integrations')).find((a) => a.id === 'gmail');
+    assert.equal(app.status, 'connected');
+    assert.equal(app.connected, true);
+    assert.equal(app.account_label, ACCOUNT);
+    await gmail.getByRole('button', { name: 'Disconnect Gmail' }).waitFor();
+    await shot('gmail-card', gmail.getByRole('heading', { name: 'Gmail' }));
+  });
+
+  test("Gmail's privacy filters are saved lower-cased and can be removed", async () => {
+    const gmail = card('Gmail');
+    await gmail.getByRole('button', { name: 'Privacy filters' }).click();
+    const filters = gmail.getByRole('group', { name: 'Privacy filters for Gmail' });
+    const words = filters.getByTestId('filter-keywords');
+    const people = filters.getByTestId('filter-emails');
+    const saved = () => api('GET', '/api/integrations/gmail/privacy-filters');
+    assert.deepEqual(await saved(), { keywords: [], emails: [], labels: [] });
+
+    await words.getByRole('textbox', { name: 'Words' }).fill('Salary');
+    await words.getByRole('button', { name: 'Add', exact: true }).click();
+    await words.getByRole('list', { name: 'Words' }).getByRole('listitem').filter({ hasText: 'Salary' }).waitFor();
+    await people.getByRole('textbox', { name: 'People' }).fill('Boss@Example.COM');
+    await people.getByRole('textbox', { name: 'People' }).press('Enter');
+    const boss = people.getByRole('list', { name: 'People' }).getByRole('listitem').filter({ hasText: 'Boss@Example.COM' });
+    await boss.waitFor();
+    await eventually(
+      'the word and the address are saved lower-cased',
+      saved,
+      (f) => JSON.stringify(f) === JSON.stringify({ keywords: ['salary'], emails: ['boss@example.com'], labels: [] }),
+    );
+    await shot('privacy-filters', filters);
+
+    await boss.getByRole('button', { name: 'Remove Boss@Example.COM' }).click();
+    await boss.waitFor({ state: 'detached' });
+    await eventually(
+      'the address is removed, the word stays',
+      saved,
+      (f) => JSON.stringify(f) === JSON.stringify({ keywords: ['salary'], emails: [], labels: [] }),
+    );
+    assert.equal(await people.getByRole('list', { name: 'People' }).count(), 0, 'no address chips left');
+    await shot('privacy-filters-removed', filters);
+  });
+
+  test('a tool server missing a value connects once it is filled in', async () => {
+    const added = await api('POST', '/api/integrations/mcp', {
+      name: 'keyed',
+      transport: 'stdio',
+      command: 'node',
+      args: [EVERYTHING, 'stdio'],
+      env: { API_KEY: '' },
+    });
+    assert.deepEqual(added.missing_values, ['API_KEY'], 'a blank value counts as missing');
+    assert.equal(added.status, 'error');
+
+    const server = serverCard('keyed');
+    await server.getByTestId('missing').filter({ hasText: 'Needs API_KEY.' }).waitFor();
+    await server.getByTestId('status').filter({ hasText: 'Error' }).waitFor();
+    await server.getByTestId('server-error').filter({ hasText: 'API_KEY' }).waitFor();
+    await shot('server-needs-value', server.getByRole('heading', { name: 'keyed' }));
+
+    await server.getByRole('button', { name: 'Keys for keyed' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Keys for keyed' });
+    const field = dialog.getByLabel(/API_KEY/);
+    assert.equal(await field.getAttribute('type'), 'password');
+    assert.equal(await field.getAttribute('aria-invalid'), 'true', 'the missing one is marked');
+    await field.fill('k-123');
+    await shot('server-keys');
+    await dialog.getByRole('button', { name: 'Save', exact: true }).click();
+    await dialog.waitFor({ state: 'detached', timeout: 30_000 });
+
+    await server.getByTestId('status').filter({ hasText: 'Connected' }).waitFor({ timeout: 30_000 });
+    await server.getByTestId('missing').waitFor({ state: 'detached' });
+    assert.equal(await server.getByTestId('server-error').count(), 0);
+    const keyed = (await api('GET', '/api/integrations/mcp')).find((s) => s.name === 'keyed');
+    assert.equal(keyed.status, 'connected');
+    assert.deepEqual(keyed.missing_values, []);
+    assert.deepEqual(keyed.env_keys, ['API_KEY']);
+    assert.ok(!JSON.stringify(keyed).includes('k-123'), 'the value is never shown');
+    await shot('server-value-filled', server.getByRole('heading', { name: 'keyed' }));
+  });
+
+  test('disconnects Gmail after a confirm that its tasks are turned off', async () => {
+    const gmail = card('Gmail');
+    await gmail.getByRole('button', { name: 'Disconnect Gmail' }).click();
+    const confirm = page.getByRole('alertdialog', { name: 'Disconnect Gmail?' });
+    await confirm.getByText('Tasks that use Gmail will be turned off.').waitFor();
+    await confirm.getByText('Sentient forgets how to sign in to Gmail.').waitFor();
+    await shot('gmail-disconnect-confirm');
+    await confirm.getByRole('button', { name: 'Disconnect', exact: true }).click();
+    await confirm.waitFor({ state: 'detached' });
+    await gmail.getByTestId('status').filter({ hasText: 'Not connected' }).waitFor();
+    assert.equal(await gmail.getByTestId('status').textContent(), 'Not connected');
+    await gmail.getByRole('button', { name: 'Connect Gmail' }).waitFor();
+    const app = (await api('GET', '/api/integrations')).find((a) => a.id === 'gmail');
+    assert.equal(app.connected, false);
+    assert.equal(app.status, 'disconnected');
+    await shot('gmail-disconnected', gmail.getByRole('heading', { name: 'Gmail' }));
     assert.deepEqual(world.pageErrors, []);
   });
 });

@@ -1395,9 +1395,10 @@ export function useSetPrivacyFilters() {
   const api = useApi();
   const qc = useQueryClient();
   return useMutation<FilterLists, ApiError, { id: string; filters: FilterLists }>({
+    // The engine saves the lists cleaned (trimmed, lower-cased, no repeats): read them back.
     mutationFn: async ({ id, filters }) => {
       await api.setPrivacyFilters(id, filters).catch(rejectAsApiError);
-      return filters;
+      return api.privacyFilters(id).catch(rejectAsApiError);
     },
     onSuccess: (filters, { id }) => qc.setQueryData(queryKeys.privacyFilters(id), filters),
   });
