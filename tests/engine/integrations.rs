@@ -991,3 +991,205 @@ async fn switching_to_read_only_while_a_change_waits_for_approval_refuses_it() -
     t.stop().await;
     Ok(())
 }
+
+fn filesystem_server() -> PathBuf {
+    repo_root().join("node_modules/@modelcontextprotocol/server-filesystem/dist/index.js")
+}
+
+#[tokio::test]
+async fn the_npm_filesystem_server_reads_from_chat_and_its_writes_follow_read_only() -> Result<()> {
+    let t = TestEngine::start().await?;
+    let model = scripted(&t).await?;
+    let shared = tempfile::tempdir()?;
+    let folder = shared.path().canonicalize()?;
+    std::fs::write(folder.join("notes.txt"), "Buy oat milk.")?;
+    let (status, server) = t
+        .client
+        .post(
+            "/api/integrations/mcp",
+            json!({"name": "files", "transport": "stdio", "command": "node",
+                   "args": [filesystem_server(), folder]}),
+        )
+        .await?;
+    assert_eq!(
+        (status, server["status"].clone()),
+        (200, json!("connected")),
+        "{server}"
+    );
+    let tools = server["tools"].as_array().context("tools")?;
+    let risk = |name: &str| {
+        tools
+            .iter()
+            .find(|x| x["mcp_name"] == name)
+            .map(|x| x["risk"].clone())
+    };
+    assert_eq!(
+        risk("read_text_file"),
+        Some(json!("read")),
+        "the server marks reads read-only"
+    );
+    assert_eq!(risk("write_file"), Some(json!("write")));
+
+    let path = folder.join("notes.txt");
+    model.push(Reply::tool_call(
+        "mcp_files_read_text_file",
+        json!({"path": path}),
+    ));
+    model.push(Reply::text("Oat milk."));
+    let events = chat(&t, "What do my notes say?").await?;
+    let result = tool_result(&events, "mcp_files_read_text_file")?;
+    assert!(
+        result["result"]["content"]
+            .as_str()
+            .is_some_and(|c| c.contains("Buy oat milk.")),
+        "{result}"
+    );
+
+    t.client
+        .post(
+            "/api/integrations/mcp/files/access",
+            json!({"access": "read"}),
+        )
+        .await?;
+    let target = folder.join("new.txt");
+    model.push(Reply::tool_call(
+        "mcp_files_write_file",
+        json!({"path": target, "content": "x"}),
+    ));
+    model.push(Reply::text("Refused."));
+    let events = chat(&t, "Write a file.").await?;
+    let result = tool_result(&events, "mcp_files_write_file")?;
+    assert!(
+        result["result"]["error"]
+            .as_str()
+            .is_some_and(|e| e.starts_with("files is set to Read only")),
+        "{result}"
+    );
+    assert!(!target.exists(), "nothing was written");
+    t.stop().await;
+    Ok(())
+}
+
+#[tokio::test]
+async fn a_tool_call_that_takes_too_long_ends_with_a_plain_error() -> Result<()> {
+    let t = TestEngine::start().await?;
+    t.client
+        .patch("/api/config", json!({"integrations": {"mcp_timeout_s": 5}}))
+        .await?;
+    let (_, server) = t
+        .client
+        .post(
+            "/api/integrations/mcp",
+            json!({"name": "everything", "transport": "stdio", "command": "node", "args": [everything_server(), "stdio"]}),
+        )
+        .await?;
+    assert_eq!(server["status"], "connected", "{server}");
+    let tools = t.engine.agent().tools().clone();
+    let ctx = t.engine.agent().tool_ctx("slow-1");
+    let started = std::time::Instant::now();
+    let result = tools
+        .invoke(
+            "mcp_everything_trigger-long-running-operation",
+            json!({"duration": 30, "steps": 2}),
+            &ctx,
+            10_000,
+        )
+        .await;
+    assert!(result.is_error, "{}", result.content);
+    assert!(
+        started.elapsed() < Duration::from_secs(15),
+        "took {:?}",
+        started.elapsed()
+    );
+    assert!(
+        result.value["error"]
+            .as_str()
+            .is_some_and(|e| e.contains("didn't answer within 5 seconds")),
+        "{}",
+        result.value
+    );
+    t.stop().await;
+    Ok(())
+}
+
+#[tokio::test]
+async fn githubs_device_flow_shows_a_code_slows_down_when_asked_and_connects() -> Result<()> {
+    #[derive(Default)]
+    struct Device {
+        polls: Vec<std::time::Instant>,
+    }
+    let device: Arc<Mutex<Device>> = Arc::default();
+    let log: Log = Arc::default();
+    let api = github_stand_in(log).await?;
+    let web = {
+        let device = device.clone();
+        let app = Router::new()
+            .route(
+                "/login/device/code",
+                post(|axum::extract::Form(form): axum::extract::Form<Vec<(String, String)>>| async move {
+                    assert!(form.contains(&("client_id".to_owned(), "Iv1.test".to_owned())));
+                    Json(json!({"device_code": "dc", "user_code": "WDJB-MJHT",
+                        "verification_uri": "https://github.com/login/device", "expires_in": 900, "interval": 1}))
+                }),
+            )
+            .route(
+                "/login/oauth/access_token",
+                post(move || {
+                    let device = device.clone();
+                    async move {
+                        let mut d = device.lock().unwrap_or_else(|e| e.into_inner());
+                        d.polls.push(std::time::Instant::now());
+                        Json(match d.polls.len() {
+                            1 => json!({"error": "authorization_pending"}),
+                            2 => json!({"error": "slow_down", "interval": 2}),
+                            _ => json!({"access_token": "ghp_good", "token_type": "bearer"}),
+                        })
+                    }
+                }),
+            );
+        serve_on_loopback(app, "").await?
+    };
+    let t = TestEngine::start_with_endpoints(Endpoints {
+        github_api: api,
+        github_web: web,
+        ..Endpoints::default()
+    })
+    .await?;
+    t.client
+        .patch(
+            "/api/config",
+            json!({"integrations": {"github_oauth_client_id": "Iv1.test"}}),
+        )
+        .await?;
+    let mut ws = t.ws().await?;
+    let (status, answer) = t
+        .client
+        .post("/api/integrations/github/connect", json!({"fields": {}}))
+        .await?;
+    assert_eq!(status, 200, "{answer}");
+    assert_eq!(answer["user_code"], "WDJB-MJHT");
+    assert_eq!(answer["auth_url"], "https://github.com/login/device");
+    assert!(answer["state"].is_string());
+    loop {
+        let event = tokio::time::timeout(WAIT, ws.wait_for("integration.updated")).await??;
+        if event["data"]["id"] == "github" && event["data"]["connected"] == true {
+            assert_eq!(event["data"]["account_label"], "octo");
+            break;
+        }
+    }
+    let polls = device
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .polls
+        .clone();
+    assert_eq!(polls.len(), 3);
+    assert!(
+        polls[2] - polls[1] >= Duration::from_millis(1900),
+        "slow_down was honoured: {:?}",
+        polls[2] - polls[1]
+    );
+    let saved = t.engine.secrets().get("github").await?;
+    assert_eq!(saved.as_deref(), Some("ghp_good"));
+    t.stop().await;
+    Ok(())
+}
