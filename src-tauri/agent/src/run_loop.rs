@@ -595,7 +595,7 @@ impl Agent {
                 proposed.allow_for_chat = def.allow_for_chat;
                 proposed.risk_label = description.risk_label;
                 proposed.target = description.target;
-                proposed.exfiltrates = def.exfiltrates;
+                proposed.exfiltrates = tool.exfiltrates_for(&call.arguments);
                 proposed.urls = tool.urls(&call.arguments);
                 Planned {
                     call: call.clone(),

@@ -353,6 +353,12 @@ pub trait Tool: Send + Sync {
         false
     }
 
+    /// Whether this call can move data out of the computer below risk send; the tool's flag
+    /// unless it depends on the arguments (an event that invites people).
+    fn exfiltrates_for(&self, _args: &Value) -> bool {
+        self.def().exfiltrates
+    }
+
     /// Words for an approval question about this call (`describe_fn`).
     fn describe(&self, _args: &Value) -> Option<CallDescription> {
         None

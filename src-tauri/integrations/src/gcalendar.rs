@@ -456,13 +456,34 @@ impl Tool for CalendarTool {
         })
     }
 
+    fn exfiltrates_for(&self, args: &Value) -> bool {
+        match self.action {
+            Action::Create => {
+                let owner = self.service.state(APP).account_label.unwrap_or_default();
+                invites_others(args, &owner)
+            }
+            _ => self.def.exfiltrates,
+        }
+    }
+
     fn available(&self) -> bool {
         !self.service.hides_disconnected() || self.service.is_connected(APP)
     }
 }
 
-/// The Calendar app with its four tools. Creating or changing an event can invite people, so
-/// both count as moving data out.
+/// Whether a new event's `attendees` name anyone but the calendar's owner.
+pub fn invites_others(args: &Value, owner: &str) -> bool {
+    args.get("attendees")
+        .and_then(Value::as_array)
+        .is_some_and(|list| {
+            list.iter()
+                .filter_map(Value::as_str)
+                .any(|a| !a.trim().eq_ignore_ascii_case(owner.trim()))
+        })
+}
+
+/// The Calendar app with its four tools. Changing an event can invite people, so it counts as
+/// moving data out; creating one does when it invites anyone but the owner.
 pub fn plugin(service: IntegrationService) -> Plugin {
     let tool = |def: ToolDef, action| {
         Arc::new(CalendarTool {
@@ -556,6 +577,20 @@ mod tests {
             "confirmed",
         );
         assert_eq!(event_kind(&over, now), None);
+    }
+
+    #[test]
+    fn a_new_event_moves_data_out_only_when_it_invites_someone_else() {
+        let owner = "me@example.com";
+        assert!(!invites_others(&json!({"summary": "Dentist"}), owner));
+        assert!(!invites_others(
+            &json!({"attendees": ["Me@Example.com"]}),
+            owner
+        ));
+        assert!(invites_others(
+            &json!({"attendees": ["me@example.com", "jane@example.com"]}),
+            owner
+        ));
     }
 
     #[test]
