@@ -132,7 +132,22 @@ async fn health_while_a_server_hangs() -> Result<()> {
             )
             .await
     });
-    tokio::time::sleep(Duration::from_millis(200)).await;
+    // Measure once the engine is connecting to it.
+    let deadline = tokio::time::Instant::now() + WAIT;
+    loop {
+        let (_, list) = t.client.get("/api/integrations/mcp").await?;
+        if list
+            .as_array()
+            .is_some_and(|l| l.iter().any(|s| s["status"] == "connecting"))
+        {
+            break;
+        }
+        ensure!(
+            tokio::time::Instant::now() < deadline,
+            "the silent server was never listed"
+        );
+        tokio::time::sleep(sentient_e2e::POLL).await;
+    }
     let mut times = Vec::with_capacity(HEALTH_CHECKS);
     for _ in 0..HEALTH_CHECKS {
         let started = Instant::now();

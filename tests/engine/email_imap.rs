@@ -86,7 +86,7 @@ async fn connected(t: &TestEngine, dovecot: &Dovecot, smtp: &SmtpSink) -> Result
             "the feed never synced: {}",
             feed(t).await?
         );
-        tokio::time::sleep(Duration::from_millis(50)).await;
+        tokio::time::sleep(sentient_e2e::POLL).await;
     }
     Ok(())
 }
@@ -195,7 +195,16 @@ async fn a_new_message_starts_a_triggered_task_once_with_its_code_masked() -> Re
         (json!(true), json!(0)),
         "{synced}"
     );
-    tokio::time::sleep(Duration::from_millis(2500)).await;
+    // Wait for the feed's own next sync (its last_sync_at moves), then count again.
+    let synced_at = feed(&t).await?["last_sync_at"].clone();
+    let deadline = tokio::time::Instant::now() + WAIT;
+    while feed(&t).await?["last_sync_at"] == synced_at {
+        anyhow::ensure!(
+            tokio::time::Instant::now() < deadline,
+            "the feed never synced again"
+        );
+        tokio::time::sleep(sentient_e2e::POLL).await;
+    }
     let (_, task) = t.client.get(&format!("/api/tasks/{id}")).await?;
     assert_eq!(runs(&task).len(), 1, "{task}");
 
@@ -397,7 +406,7 @@ async fn the_tools_search_read_and_send_and_hide_codes_and_filtered_mail() -> Re
             tokio::time::Instant::now() < deadline,
             "nothing reached the SMTP server"
         );
-        tokio::time::sleep(Duration::from_millis(50)).await;
+        tokio::time::sleep(sentient_e2e::POLL).await;
     }
     let sent = smtp.received().join("\n");
     assert!(

@@ -643,7 +643,7 @@ async fn a_stdio_server_from_npm_runs_from_chat_read_only_refuses_its_write_tool
             tokio::time::Instant::now() < deadline,
             "the server process is still running"
         );
-        tokio::time::sleep(Duration::from_millis(50)).await;
+        tokio::time::sleep(sentient_e2e::POLL).await;
     }
     let (_, list) = t.client.get("/api/integrations/mcp").await?;
     assert_eq!(list, json!([]));
@@ -686,7 +686,7 @@ async fn an_http_server_from_npm_connects_and_bad_servers_are_refused_plainly() 
             tokio::time::Instant::now() < deadline,
             "the HTTP server never started"
         );
-        tokio::time::sleep(Duration::from_millis(50)).await;
+        tokio::time::sleep(sentient_e2e::POLL).await;
     }
     let url = format!("http://127.0.0.1:{port}/mcp");
     let (status, server) = t
@@ -845,7 +845,23 @@ async fn a_server_that_does_not_start_says_why_and_a_slow_one_never_holds_up_hea
                 .await
         })
     };
-    tokio::time::sleep(Duration::from_millis(300)).await;
+    // Wait until the engine is connecting to it (it is saved and listed).
+    let deadline = tokio::time::Instant::now() + WAIT;
+    loop {
+        let (_, list) = t.client.get("/api/integrations/mcp").await?;
+        let connecting = list.as_array().is_some_and(|l| {
+            l.iter()
+                .any(|s| s["name"] == "silent" && s["status"] == "connecting")
+        });
+        if connecting {
+            break;
+        }
+        anyhow::ensure!(
+            tokio::time::Instant::now() < deadline,
+            "the silent server was never listed: {list}"
+        );
+        tokio::time::sleep(sentient_e2e::POLL).await;
+    }
     let started = std::time::Instant::now();
     let (status, _) = t.client.get("/api/health").await?;
     assert_eq!(status, 200);

@@ -6,7 +6,6 @@
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
 
 use anyhow::{Context, Result};
 use axum::body::Body;
@@ -199,7 +198,7 @@ async fn a_remote_server_is_signed_in_to_through_discovery_registration_and_pkce
             tokio::time::Instant::now() < deadline,
             "the HTTP server never started"
         );
-        tokio::time::sleep(Duration::from_millis(50)).await;
+        tokio::time::sleep(sentient_e2e::POLL).await;
     }
     let shared: Shared = Arc::default();
     let app = Router::new()

@@ -26,6 +26,9 @@ pub use sentient_engine;
 /// How long a test waits for anything before failing (never a sleep: an upper bound).
 pub const WAIT: Duration = Duration::from_secs(10);
 
+/// How often a wait with a deadline checks its condition again (see [`eventually`]).
+pub const POLL: Duration = Duration::from_millis(25);
+
 /// A running engine with its own home folder.
 pub struct TestEngine {
     pub engine: Engine,
@@ -323,7 +326,7 @@ where
         if tokio::time::Instant::now() >= deadline {
             bail!("{what} did not happen within {WAIT:?}");
         }
-        tokio::time::sleep(Duration::from_millis(25)).await;
+        tokio::time::sleep(POLL).await;
     }
 }
 

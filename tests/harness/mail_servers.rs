@@ -34,6 +34,9 @@ SORT=DISPLAY THREAD=REFERENCES THREAD=REFS THREAD=ORDEREDSUBJECT MULTIAPPEND URL
 UNSELECT CHILDREN NAMESPACE UIDPLUS LIST-EXTENDED I18NLEVEL=1 CONDSTORE QRESYNC ESEARCH ESORT \
 SEARCHRES WITHIN CONTEXT=SEARCH LIST-STATUS BINARY MOVE LITERAL+ SPECIAL-USE";
 
+/// How often a bounded wait (a port accepting, a process exiting) checks again.
+const POLL_INTERVAL: Duration = Duration::from_millis(20);
+
 /// A running Dovecot with one user.
 pub struct Dovecot {
     /// Implicit TLS (like 993).
@@ -555,7 +558,7 @@ fn wait_for_port(child: &mut Child, port: u16) -> Result<()> {
         if Instant::now() >= deadline {
             bail!("nothing accepted connections on port {port} within {READY_WAIT:?}");
         }
-        std::thread::sleep(Duration::from_millis(50));
+        std::thread::sleep(POLL_INTERVAL);
     }
 }
 
@@ -574,7 +577,7 @@ fn stop_group(child: &mut Child) {
             signal_group(child.id(), "-KILL");
             return;
         }
-        std::thread::sleep(Duration::from_millis(20));
+        std::thread::sleep(POLL_INTERVAL);
     }
     signal_group(child.id(), "-KILL");
     let _ = child.kill();
