@@ -663,32 +663,7 @@ async fn a_stdio_server_from_npm_runs_from_chat_read_only_refuses_its_write_tool
 async fn an_http_server_from_npm_connects_and_bad_servers_are_refused_plainly() -> Result<()> {
     let t = TestEngine::start().await?;
     // server-everything over streamable HTTP on a free loopback port.
-    let port = {
-        let probe = std::net::TcpListener::bind("127.0.0.1:0")?;
-        probe.local_addr()?.port()
-    };
-    let mut child = tokio::process::Command::new("node")
-        .args([
-            everything_server().to_string_lossy().as_ref(),
-            "streamableHttp",
-        ])
-        .env("PORT", port.to_string())
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .kill_on_drop(true)
-        .spawn()?;
-    let deadline = tokio::time::Instant::now() + WAIT;
-    while tokio::net::TcpStream::connect(("127.0.0.1", port))
-        .await
-        .is_err()
-    {
-        anyhow::ensure!(
-            tokio::time::Instant::now() < deadline,
-            "the HTTP server never started"
-        );
-        tokio::time::sleep(sentient_e2e::POLL).await;
-    }
-    let url = format!("http://127.0.0.1:{port}/mcp");
+    let (mut child, url) = sentient_e2e::everything_over_http().await?;
     let (status, server) = t
         .client
         .post(

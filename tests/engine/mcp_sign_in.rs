@@ -16,7 +16,7 @@ use axum::routing::{any, get, post};
 use axum::{Json, Router};
 use futures::StreamExt;
 use sentient_e2e::sentient_engine::integrations::oauth::challenge_of;
-use sentient_e2e::{TestEngine, WAIT, serve_on_loopback};
+use sentient_e2e::{TestEngine, serve_on_loopback};
 use serde_json::{Value, json};
 
 #[derive(Default)]
@@ -179,27 +179,7 @@ async fn server(t: &TestEngine, name: &str) -> Result<Value> {
 
 #[tokio::test]
 async fn a_remote_server_is_signed_in_to_through_discovery_registration_and_pkce() -> Result<()> {
-    let port = std::net::TcpListener::bind("127.0.0.1:0")?
-        .local_addr()?
-        .port();
-    let mut child = tokio::process::Command::new("node")
-        .args([everything().as_str(), "streamableHttp"])
-        .env("PORT", port.to_string())
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .kill_on_drop(true)
-        .spawn()?;
-    let deadline = tokio::time::Instant::now() + WAIT;
-    while tokio::net::TcpStream::connect(("127.0.0.1", port))
-        .await
-        .is_err()
-    {
-        anyhow::ensure!(
-            tokio::time::Instant::now() < deadline,
-            "the HTTP server never started"
-        );
-        tokio::time::sleep(sentient_e2e::POLL).await;
-    }
+    let (mut child, upstream) = sentient_e2e::everything_over_http().await?;
     let shared: Shared = Arc::default();
     let app = Router::new()
         .route(
@@ -220,7 +200,7 @@ async fn a_remote_server_is_signed_in_to_through_discovery_registration_and_pkce
     {
         let mut g = lock(&shared);
         g.base = base.clone();
-        g.upstream = format!("http://127.0.0.1:{port}/mcp");
+        g.upstream = upstream.clone();
     }
     let url = format!("{base}/mcp");
 
@@ -352,7 +332,10 @@ async fn a_remote_server_is_signed_in_to_through_discovery_registration_and_pkce
     // A server that never asked for a sign-in, and a local program, are refused.
     let (_, _) = t
         .client
-        .post("/api/integrations/mcp", json!({"name": "open", "transport": "http", "url": format!("http://127.0.0.1:{port}/mcp")}))
+        .post(
+            "/api/integrations/mcp",
+            json!({"name": "open", "transport": "http", "url": upstream}),
+        )
         .await?;
     let (status, body) = t
         .client

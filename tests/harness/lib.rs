@@ -438,3 +438,36 @@ impl ServedEngine {
         Ok(Self { child, client })
     }
 }
+
+/// A file of an npm package the test command installs (e.g. an MCP server's entry point).
+pub fn npm_file(relative: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../node_modules")
+        .join(relative)
+}
+
+/// The npm `server-everything` MCP server over streamable HTTP on a free loopback port, once it
+/// accepts connections; the child ends when dropped. Returns it with its `/mcp` address.
+pub async fn everything_over_http() -> Result<(tokio::process::Child, String)> {
+    let port = std::net::TcpListener::bind("127.0.0.1:0")?
+        .local_addr()?
+        .port();
+    let child = tokio::process::Command::new("node")
+        .arg(npm_file(
+            "@modelcontextprotocol/server-everything/dist/index.js",
+        ))
+        .arg("streamableHttp")
+        .env("PORT", port.to_string())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .kill_on_drop(true)
+        .spawn()?;
+    eventually("the HTTP tool server accepting connections", || async {
+        Ok(tokio::net::TcpStream::connect(("127.0.0.1", port))
+            .await
+            .ok()
+            .map(|_| ()))
+    })
+    .await?;
+    Ok((child, format!("http://127.0.0.1:{port}/mcp")))
+}

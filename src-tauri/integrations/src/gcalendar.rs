@@ -436,13 +436,7 @@ impl Tool for CalendarTool {
         args: Value,
         _ctx: &'a ToolCtx,
     ) -> BoxFuture<'a, Result<ToolOutput, ToolError>> {
-        Box::pin(async move {
-            let value = self.run(args).await?;
-            Ok(ToolOutput {
-                value,
-                ..ToolOutput::default()
-            })
-        })
+        Box::pin(async move { ToolOutput::json(self.run(args).await?) })
     }
 
     fn describe(&self, args: &Value) -> Option<CallDescription> {
@@ -467,7 +461,7 @@ impl Tool for CalendarTool {
     }
 
     fn available(&self) -> bool {
-        !self.service.hides_disconnected() || self.service.is_connected(APP)
+        self.service.offers(APP)
     }
 }
 

@@ -15,22 +15,12 @@ use crate::{ConnectAnswer, IntegrationError, IntegrationService};
 
 /// The keychain entry of the token.
 pub const SECRET: &str = "github";
-/// How long one GitHub request may take.
-const TIMEOUT: Duration = Duration::from_secs(20);
 
 /// The token, from the keychain.
 pub async fn token(service: &IntegrationService) -> Result<String, IntegrationError> {
     service.parts().secrets.get(SECRET).await?.ok_or_else(|| {
         IntegrationError::Invalid("GitHub isn't connected. Connect it in Integrations.".to_owned())
     })
-}
-
-fn client() -> reqwest::Client {
-    reqwest::Client::builder()
-        .user_agent(concat!("Sentient/", env!("CARGO_PKG_VERSION")))
-        .timeout(TIMEOUT)
-        .build()
-        .unwrap_or_default()
 }
 
 /// One REST call with the token; a plain sentence for each way it can fail.
@@ -54,7 +44,7 @@ async fn call(
     body: Option<Value>,
 ) -> Result<Value, IntegrationError> {
     let base = service.parts().endpoints.github_api.trim_end_matches('/');
-    let mut builder = client()
+    let mut builder = IntegrationService::http()
         .request(method, format!("{base}{path}"))
         .bearer_auth(token)
         .header("Accept", "application/vnd.github+json")
@@ -179,7 +169,7 @@ pub async fn start_device_flow(
         .github_web
         .trim_end_matches('/')
         .to_owned();
-    let response = client()
+    let response = IntegrationService::http()
         .post(format!("{web}/login/device/code"))
         .header("Accept", "application/json")
         .form(&[("client_id", client_id.as_str()), ("scope", "repo")])
@@ -264,7 +254,7 @@ async fn poll_device_flow(
                 "The GitHub sign-in code expired. Connect again to get a new one.".to_owned(),
             ));
         }
-        let response = client()
+        let response = IntegrationService::http()
             .post(format!("{web}/login/oauth/access_token"))
             .header("Accept", "application/json")
             .form(&[

@@ -26,7 +26,7 @@ const MAX_BODY_CHARS: usize = 8000;
 /// Most new messages one sync publishes.
 const MAX_NEW_PER_SYNC: usize = 50;
 
-fn base(service: &IntegrationService) -> String {
+pub(crate) fn base(service: &IntegrationService) -> String {
     format!(
         "{}/users/me",
         service.parts().endpoints.gmail.trim_end_matches('/')
@@ -77,7 +77,7 @@ pub async fn message(service: &IntegrationService, id: &str) -> Result<Value, In
 }
 
 /// Messages matching a Gmail search, newest first.
-async fn search(
+pub(crate) async fn search(
     service: &IntegrationService,
     query: &str,
     limit: u32,
@@ -414,13 +414,7 @@ impl Tool for GmailTool {
         args: Value,
         _ctx: &'a ToolCtx,
     ) -> BoxFuture<'a, Result<ToolOutput, ToolError>> {
-        Box::pin(async move {
-            let value = self.run(args).await?;
-            Ok(ToolOutput {
-                value,
-                ..ToolOutput::default()
-            })
-        })
+        Box::pin(async move { ToolOutput::json(self.run(args).await?) })
     }
 
     fn describe(&self, args: &Value) -> Option<CallDescription> {
@@ -439,7 +433,7 @@ impl Tool for GmailTool {
     }
 
     fn available(&self) -> bool {
-        !self.service.hides_disconnected() || self.service.is_connected(APP)
+        self.service.offers(APP)
     }
 }
 

@@ -2,8 +2,6 @@
 //! in the keychain (`google:client`), a sign-in per app (`<app>:oauth`: access token, refresh
 //! token, expiry), tokens refreshed 60 s before they expire and once after a 401.
 
-use std::time::Duration;
-
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
@@ -13,7 +11,6 @@ use crate::state::AppState;
 use crate::{ConnectAnswer, IntegrationError, IntegrationService};
 
 const CLIENT_ENTRY: &str = "google:client";
-const TIMEOUT: Duration = Duration::from_secs(20);
 /// Tokens are refreshed this long before they expire.
 const REFRESH_EARLY: i64 = 60;
 
@@ -39,14 +36,6 @@ fn scope(app: &str) -> &'static str {
         "gcalendar" => "https://www.googleapis.com/auth/calendar",
         _ => "https://www.googleapis.com/auth/gmail.modify",
     }
-}
-
-pub(crate) fn http() -> reqwest::Client {
-    reqwest::Client::builder()
-        .timeout(TIMEOUT)
-        .user_agent(concat!("Sentient/", env!("CARGO_PKG_VERSION")))
-        .build()
-        .unwrap_or_default()
 }
 
 /// Whether the shared client is saved (the setup fields turn optional).
@@ -142,7 +131,7 @@ async fn token_request(
     service: &IntegrationService,
     form: &[(&str, &str)],
 ) -> Result<TokenAnswer, IntegrationError> {
-    let response = http()
+    let response = IntegrationService::http()
         .post(&service.parts().endpoints.google_token)
         .form(form)
         .send()
@@ -306,7 +295,7 @@ pub async fn call(
     let mut forced = false;
     loop {
         let token = access_token(service, app, forced).await?;
-        let mut request = http()
+        let mut request = IntegrationService::http()
             .request(method.clone(), url)
             .bearer_auth(&token)
             .query(query);

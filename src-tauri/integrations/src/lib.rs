@@ -38,7 +38,7 @@ use sentient_agent::tools::ToolRegistry;
 use sentient_core::bus::{DomainEvent, EventBus};
 use sentient_core::clock::SharedClock;
 use sentient_core::config::ConfigService;
-use sentient_core::domain::integration::{Hook, Integration, Trigger};
+use sentient_core::domain::integration::{Hook, Integration};
 use sentient_core::secrets::SecretsService;
 use sentient_core::seen::SeenItems;
 use sentient_core::stop::StopService;
@@ -243,13 +243,25 @@ impl IntegrationService {
             .unwrap_or(false)
     }
 
-    /// Whether a disconnected app's tools are hidden from the model.
-    pub fn hides_disconnected(&self) -> bool {
-        self.parts()
+    /// Whether an app's tools may be offered to the model now: it is connected, or
+    /// `integrations.hide_disconnected_tools` is off.
+    pub fn offers(&self, app: &str) -> bool {
+        !self
+            .parts()
             .config
             .current()
             .integrations
             .hide_disconnected_tools
+            || self.is_connected(app)
+    }
+
+    /// One HTTP client setup for every app's calls (a time limit, Sentient's user agent).
+    pub(crate) fn http() -> reqwest::Client {
+        reqwest::Client::builder()
+            .timeout(std::time::Duration::from_secs(20))
+            .user_agent(concat!("Sentient/", env!("CARGO_PKG_VERSION")))
+            .build()
+            .unwrap_or_default()
     }
 
     pub(crate) fn state(&self, id: &str) -> AppState {
@@ -309,11 +321,6 @@ impl IntegrationService {
         let mut webhook = sentient_core::domain::integration::webhook_integration(&hooks);
         webhook.access = self.access_of("webhook").to_owned();
         webhook
-    }
-
-    /// The webhook app's triggers, one per hook.
-    pub fn webhook_triggers(hooks: &[Hook]) -> Vec<Trigger> {
-        sentient_core::domain::integration::webhook_integration(hooks).triggers
     }
 
     pub(crate) fn access_of(&self, id: &str) -> &'static str {

@@ -292,7 +292,7 @@ impl McpManager {
 
     /// Puts the server's tools in the registry as the app `mcp_<server>`.
     fn register_tools(&self, service: &IntegrationService, server: &Arc<Server>) {
-        let plugin = tools::plugin(server.clone(), service.clone());
+        let plugin = tools::plugin(server.clone());
         if let Err(error) = service.parts().tools.replace(plugin) {
             tracing::warn!(%error, server = %server.name, "a tool server's tools could not be registered");
         }

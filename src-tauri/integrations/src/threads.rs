@@ -122,33 +122,7 @@ impl IntegrationService {
     }
 
     async fn poll_gmail(&self, since: DateTime<Utc>) -> Result<Vec<Value>, IntegrationError> {
-        let base = format!(
-            "{}/users/me",
-            self.parts().endpoints.gmail.trim_end_matches('/')
-        );
-        let list = call_ok(
-            self,
-            "gmail",
-            Method::GET,
-            &format!("{base}/messages"),
-            &[
-                ("q", format!("in:inbox after:{}", since.timestamp())),
-                ("maxResults", "50".to_owned()),
-            ],
-            None,
-        )
-        .await?;
-        let mut items = Vec::new();
-        for id in list
-            .get("messages")
-            .and_then(Value::as_array)
-            .into_iter()
-            .flatten()
-            .filter_map(|m| m.get("id").and_then(Value::as_str))
-        {
-            items.push(crate::gmail::message(self, id).await?);
-        }
-        Ok(items)
+        crate::gmail::search(self, &format!("in:inbox after:{}", since.timestamp()), 50).await
     }
 
     async fn poll_calendar(&self, since: DateTime<Utc>) -> Result<Vec<Value>, IntegrationError> {
@@ -238,10 +212,7 @@ impl IntegrationService {
         idle_cutoff: DateTime<Utc>,
         limit: usize,
     ) -> Result<RecentThreads, IntegrationError> {
-        let base = format!(
-            "{}/users/me",
-            self.parts().endpoints.gmail.trim_end_matches('/')
-        );
+        let base = crate::gmail::base(self);
         let own = self.state("gmail").account_label.unwrap_or_default();
         let mut addresses = vec![own.clone()];
         let mut threads = Vec::new();

@@ -175,13 +175,7 @@ impl Tool for EmailTool {
         args: Value,
         _ctx: &'a ToolCtx,
     ) -> BoxFuture<'a, Result<ToolOutput, ToolError>> {
-        Box::pin(async move {
-            let value = self.run(args).await?;
-            Ok(ToolOutput {
-                value,
-                ..ToolOutput::default()
-            })
-        })
+        Box::pin(async move { ToolOutput::json(self.run(args).await?) })
     }
 
     fn describe(&self, args: &Value) -> Option<CallDescription> {
@@ -194,7 +188,7 @@ impl Tool for EmailTool {
     }
 
     fn available(&self) -> bool {
-        !self.service.hides_disconnected() || self.service.is_connected(APP)
+        self.service.offers(APP)
     }
 }
 

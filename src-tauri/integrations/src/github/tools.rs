@@ -269,13 +269,7 @@ impl Tool for GithubTool {
         args: Value,
         _ctx: &'a ToolCtx,
     ) -> BoxFuture<'a, Result<ToolOutput, ToolError>> {
-        Box::pin(async move {
-            let value = self.run(args).await?;
-            Ok(ToolOutput {
-                value,
-                ..ToolOutput::default()
-            })
-        })
+        Box::pin(async move { ToolOutput::json(self.run(args).await?) })
     }
 
     fn describe(&self, args: &Value) -> Option<CallDescription> {
@@ -291,7 +285,7 @@ impl Tool for GithubTool {
     }
 
     fn available(&self) -> bool {
-        !self.service.hides_disconnected() || self.service.is_connected("github")
+        self.service.offers("github")
     }
 }
 

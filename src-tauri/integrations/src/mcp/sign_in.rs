@@ -70,16 +70,12 @@ pub struct Registration {
     pub server_url: Option<String>,
 }
 
-fn http() -> reqwest::Client {
-    crate::google::http()
-}
-
 fn invalid(text: &str) -> IntegrationError {
     IntegrationError::Invalid(text.to_owned())
 }
 
 async fn get_json(url: &str) -> Option<Value> {
-    let response = http()
+    let response = IntegrationService::http()
         .get(url)
         .header("Accept", "application/json")
         .send()
@@ -105,7 +101,7 @@ fn well_known(url: &reqwest::Url, kind: &str) -> Vec<String> {
 
 /// The `resource_metadata` URL in a 401's `WWW-Authenticate`, if the server gives one.
 async fn challenge_metadata(server_url: &str) -> (bool, Option<String>) {
-    let probe = http()
+    let probe = IntegrationService::http()
         .post(server_url)
         .header("Accept", "application/json, text/event-stream")
         .json(
@@ -244,7 +240,7 @@ async fn registration(
             "This server's sign-in service doesn't let apps register, so Sentient can't sign in to it.",
         ));
     };
-    let response = http()
+    let response = IntegrationService::http()
         .post(endpoint)
         .json(&json!({
             "client_name": "Sentient",
@@ -333,7 +329,7 @@ async fn token_request(
     endpoint: &str,
     form: &[(&str, &str)],
 ) -> Result<TokenAnswer, IntegrationError> {
-    let response = http()
+    let response = IntegrationService::http()
         .post(endpoint)
         .header("Accept", "application/json")
         .form(form)

@@ -12,7 +12,6 @@ use sentient_agent::slug_risk::slug_risk;
 use sentient_agent::tools::{Plugin, Risk, Tool, ToolCtx, ToolDef, ToolError, ToolOutput};
 
 use super::server::{McpToolInfo, Server};
-use crate::IntegrationService;
 
 pub struct McpTool {
     def: ToolDef,
@@ -59,7 +58,7 @@ impl Tool for McpTool {
 }
 
 /// The server's app with its tools as listed now.
-pub fn plugin(server: Arc<Server>, _service: IntegrationService) -> Plugin {
+pub fn plugin(server: Arc<Server>) -> Plugin {
     let tools = server
         .tools_with_schemas()
         .into_iter()
