@@ -15,9 +15,11 @@ use axum::response::{IntoResponse, Redirect, Response};
 use axum::routing::{get, post};
 use axum::{Json, Router};
 use base64::Engine as _;
+use sentient_e2e::sentient_engine::clock::ManualClock;
 use sentient_e2e::sentient_engine::integrations::Endpoints;
+use sentient_e2e::sentient_engine::integrations::feeds::CLOCK_CHECK;
 use sentient_e2e::sentient_engine::integrations::oauth::challenge_of;
-use sentient_e2e::{TestEngine, point_models_at, serve_on_loopback, wait_task};
+use sentient_e2e::{TestEngine, eventually, point_models_at, serve_on_loopback, stays, wait_task};
 use sentient_model_server::{Reply, ScriptedModel};
 use serde_json::{Value, json};
 
@@ -27,7 +29,10 @@ struct Google {
     codes: HashMap<String, (String, String)>,
     grants: Vec<String>,
     history_expired: bool,
+    history_failing: bool,
+    history_calls: usize,
     new_mail: bool,
+    mail_during_stop: bool,
     calendar_gone: bool,
     new_event: bool,
     sent: Vec<Value>,
@@ -121,7 +126,7 @@ async fn gmail_get(
     Path(rest): Path<String>,
     Query(q): Query<HashMap<String, String>>,
 ) -> Response {
-    let g = lock(&g);
+    let mut g = lock(&g);
     match rest.as_str() {
         "profile" => {
             Json(json!({"emailAddress": "me@example.com", "historyId": "100"})).into_response()
@@ -134,9 +139,20 @@ async fn gmail_get(
             "Your verification code is 739201.",
         ))
         .into_response(),
+        "messages/m3" => {
+            Json(message("m3", "Invoice", "Your invoice is attached.")).into_response()
+        }
         "threads" => Json(json!({"threads": [{"id": "t-m1"}]})).into_response(),
         "threads/t-m1" => Json(json!({"id": "t-m1", "messages": [{"id": "m1"}]})).into_response(),
         "history" => {
+            g.history_calls += 1;
+            if g.history_failing {
+                return (
+                    StatusCode::INTERNAL_SERVER_ERROR,
+                    Json(json!({"error": {"message": "Backend Error"}})),
+                )
+                    .into_response();
+            }
             if g.history_expired {
                 return (
                     StatusCode::NOT_FOUND,
@@ -147,6 +163,8 @@ async fn gmail_get(
             let start = q.get("startHistoryId").cloned().unwrap_or_default();
             if g.new_mail && start == "100" {
                 Json(json!({"history": [{"messagesAdded": [{"message": {"id": "m2"}}]}], "historyId": "101"})).into_response()
+            } else if g.mail_during_stop && start == "101" {
+                Json(json!({"history": [{"messagesAdded": [{"message": {"id": "m3"}}]}], "historyId": "102"})).into_response()
             } else {
                 Json(json!({"historyId": start})).into_response()
             }
@@ -211,6 +229,16 @@ async fn stand_in(g: Shared) -> Result<String> {
     serve_on_loopback(app, "").await
 }
 
+fn google_endpoints(base: &str) -> Endpoints {
+    Endpoints {
+        google_auth: format!("{base}/auth"),
+        google_token: format!("{base}/token"),
+        gmail: format!("{base}/gmail/v1"),
+        calendar: format!("{base}/calendar/v3"),
+        ..Endpoints::default()
+    }
+}
+
 /// Connects `app` and follows the sign-in link as the person's browser would.
 async fn sign_in(t: &TestEngine, app: &str, fields: Value) -> Result<(String, String)> {
     let (status, answer) = t
@@ -249,14 +277,7 @@ async fn sign_in(t: &TestEngine, app: &str, fields: Value) -> Result<(String, St
 async fn gmail_and_calendar_sign_in_once_sync_their_changes_and_run_their_tools() -> Result<()> {
     let google: Shared = Arc::default();
     let base = stand_in(google.clone()).await?;
-    let t = TestEngine::start_with_endpoints(Endpoints {
-        google_auth: format!("{base}/auth"),
-        google_token: format!("{base}/token"),
-        gmail: format!("{base}/gmail/v1"),
-        calendar: format!("{base}/calendar/v3"),
-        ..Endpoints::default()
-    })
-    .await?;
+    let t = TestEngine::start_with_endpoints(google_endpoints(&base)).await?;
     let model = ScriptedModel::start().await;
     point_models_at(&t, &model).await?;
     t.client
@@ -542,5 +563,132 @@ async fn gmail_and_calendar_sign_in_once_sync_their_changes_and_run_their_tools(
         "Calendar keeps its own"
     );
     t.stop().await;
+    Ok(())
+}
+
+async fn gmail_feed(t: &TestEngine) -> Result<Value> {
+    let (_, feeds) = t.client.get("/api/integrations/feeds").await?;
+    feeds
+        .as_array()
+        .and_then(|l| l.iter().find(|f| f["source"] == "gmail"))
+        .cloned()
+        .context("gmail feed")
+}
+
+/// The time a feed field names, for comparing with the clock.
+fn time_of(value: &Value) -> Option<chrono::DateTime<chrono::Utc>> {
+    value
+        .as_str()
+        .and_then(|text| chrono::DateTime::parse_from_rfc3339(text).ok())
+        .map(|at| at.with_timezone(&chrono::Utc))
+}
+
+/// Waits until the Gmail feed shows `done`; the error shows the feed as it was.
+async fn feed_until(t: &TestEngine, what: &str, done: impl Fn(&Value) -> bool) -> Result<Value> {
+    eventually(what, || async {
+        let feed = gmail_feed(t).await?;
+        Ok(done(&feed).then_some(feed))
+    })
+    .await
+    .with_context(|| what.to_owned())
+}
+
+#[tokio::test]
+async fn a_feed_syncs_on_the_engine_clock_backs_off_and_waits_out_stop_everything() -> Result<()> {
+    let google: Shared = Arc::default();
+    let base = stand_in(google.clone()).await?;
+    let start = chrono::DateTime::parse_from_rfc3339("2026-12-02T09:00:00Z")?.to_utc();
+    let clock = ManualClock::new(start);
+    let dir = tempfile::tempdir()?;
+    let t = TestEngine::start_configured(
+        &dir.path().join("home"),
+        Some(Arc::new(clock.clone())),
+        Some(google_endpoints(&base)),
+    )
+    .await?;
+    t.client
+        .patch(
+            "/api/config",
+            json!({"integrations": {"fast_sync_seconds": 60}}),
+        )
+        .await?;
+    let (page, _) = sign_in(
+        &t,
+        "gmail",
+        json!({"client_id": "cid.apps.googleusercontent.com", "client_secret": "sec"}),
+    )
+    .await?;
+    assert!(page.contains("You're connected"), "{page}");
+    let at = |seconds: i64| Some(start + chrono::Duration::seconds(seconds));
+
+    // The baseline runs at once and sets the next sync a minute later by the engine's clock.
+    let feed = feed_until(&t, "the baseline", |f| f["status"] == "ok").await?;
+    assert_eq!(time_of(&feed["last_sync_at"]), at(0), "{feed}");
+    assert_eq!(time_of(&feed["next_attempt_at"]), at(60), "{feed}");
+    lock(&google).new_mail = true;
+    let mut ws = t.ws().await?;
+    clock.advance(chrono::Duration::seconds(59));
+    stays("no sync before it is due", 2 * CLOCK_CHECK, || async {
+        Ok(lock(&google).history_calls == 0)
+    })
+    .await?;
+    clock.advance(chrono::Duration::seconds(1));
+    let published = ws.wait_for("source.items").await?;
+    assert_eq!(published["data"]["source"], "gmail", "{published}");
+    assert_eq!(published["data"]["items"][0]["id"], "m2", "{published}");
+    let feed = feed_until(&t, "the sync at one minute", |f| f["emitted"] == 1).await?;
+    assert_eq!(time_of(&feed["last_sync_at"]), at(60), "{feed}");
+
+    // Failures back off, doubling: due again after 1, 2, then 4 minutes; after 3 the feed is
+    // no longer active, so timer polling would take over.
+    lock(&google).history_failing = true;
+    clock.advance(chrono::Duration::seconds(60));
+    let feed = feed_until(&t, "the first failure", |f| f["failures"] == 1).await?;
+    assert_eq!(
+        (feed["status"].clone(), feed["active"].clone()),
+        (json!("error"), json!(true)),
+        "{feed}"
+    );
+    assert_eq!(time_of(&feed["next_attempt_at"]), at(180), "{feed}");
+    clock.advance(chrono::Duration::seconds(60));
+    let feed = feed_until(&t, "the second failure", |f| f["failures"] == 2).await?;
+    assert_eq!(time_of(&feed["next_attempt_at"]), at(300), "{feed}");
+    let calls = lock(&google).history_calls;
+    clock.advance(chrono::Duration::seconds(60));
+    stays(
+        "no retry before the back-off ends",
+        2 * CLOCK_CHECK,
+        || async { Ok(lock(&google).history_calls == calls) },
+    )
+    .await?;
+    clock.advance(chrono::Duration::seconds(60));
+    let feed = feed_until(&t, "the third failure", |f| f["failures"] == 3).await?;
+    assert_eq!(feed["active"], false, "{feed}");
+    assert_eq!(time_of(&feed["next_attempt_at"]), at(540), "{feed}");
+    lock(&google).history_failing = false;
+    clock.advance(chrono::Duration::seconds(240));
+    let feed = feed_until(&t, "the recovery", |f| f["failures"] == 0).await?;
+    assert_eq!(
+        (feed["status"].clone(), feed["active"].clone()),
+        (json!("ok"), json!(true)),
+        "{feed}"
+    );
+    assert_eq!(time_of(&feed["last_success_at"]), at(540), "{feed}");
+
+    // Stop everything: nothing syncs however late it gets; after Resume the overdue sync runs
+    // at once and announces what arrived meanwhile, once.
+    t.client.post("/api/stop-all", json!({})).await?;
+    lock(&google).mail_during_stop = true;
+    let calls = lock(&google).history_calls;
+    clock.advance(chrono::Duration::seconds(180));
+    stays("no sync while stopped", 2 * CLOCK_CHECK, || async {
+        Ok(lock(&google).history_calls == calls)
+    })
+    .await?;
+    t.client.post("/api/resume", json!({})).await?;
+    let published = ws.wait_for("source.items").await?;
+    assert_eq!(published["data"]["items"][0]["id"], "m3", "{published}");
+    let feed = feed_until(&t, "the sync after Resume", |f| f["emitted"] == 2).await?;
+    assert_eq!(time_of(&feed["last_sync_at"]), at(720), "{feed}");
     Ok(())
 }

@@ -330,6 +330,23 @@ where
     }
 }
 
+/// Polls `check` every 25 ms for `span` and fails as soon as it gives `false`: the way a
+/// test shows that something does *not* happen (a feed that is not due yet stays still).
+pub async fn stays<F, Fut>(what: &str, span: Duration, mut check: F) -> Result<()>
+where
+    F: FnMut() -> Fut,
+    Fut: std::future::Future<Output = Result<bool>>,
+{
+    let end = tokio::time::Instant::now() + span;
+    while tokio::time::Instant::now() < end {
+        if !check().await? {
+            bail!("{what} did not hold for {span:?}");
+        }
+        tokio::time::sleep(POLL).await;
+    }
+    Ok(())
+}
+
 /// `GET /api/tasks/{id}` until `done` holds for it; the error shows the task as it was.
 pub async fn wait_task(t: &TestEngine, id: &str, done: impl Fn(&Value) -> bool) -> Result<Value> {
     let path = format!("/api/tasks/{id}");

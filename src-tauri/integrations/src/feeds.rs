@@ -16,6 +16,7 @@ use tokio_util::sync::CancellationToken;
 
 use sentient_core::store::{parse_stamp, stamp};
 
+use crate::email_imap::IdleWait;
 use crate::{IntegrationError, IntegrationService};
 
 /// The sources that have a change feed, with their kind and name.
@@ -27,6 +28,8 @@ pub const FEED_SOURCES: &[(&str, &str, &str)] = &[
 
 /// The longest wait between failed syncs.
 pub const MAX_BACKOFF: Duration = Duration::from_secs(30 * 60);
+/// How often a waiting feed looks at the engine's clock again.
+pub const CLOCK_CHECK: Duration = Duration::from_secs(1);
 /// Failures in a row after which a feed no longer counts as keeping its source current.
 pub const INACTIVE_AFTER: u32 = 3;
 
@@ -318,7 +321,7 @@ impl IntegrationService {
                 row.last_success_at = Some(now);
                 row.last_error = None;
                 row.failures = 0;
-                row.next_attempt_at = None;
+                row.next_attempt_at = Some(now + self.interval_or_default());
                 if outcome.note.is_some() {
                     row.note = outcome.note;
                 }
@@ -382,38 +385,57 @@ impl IntegrationService {
         }
         let service = self.clone();
         let source = source.to_owned();
-        tokio::spawn(async move {
-            loop {
-                if token.is_cancelled() {
-                    return;
-                }
-                let interval = service.feed_interval().unwrap_or(Duration::from_secs(60));
-                let wait = if service.parts().stop.is_stopped() {
-                    interval
-                } else {
-                    match service.sync_feed(&source).await {
-                        Ok(reply) if reply.ok => interval,
-                        Ok(reply) => Duration::from_secs(reply.retry_in_s.unwrap_or(60)),
-                        Err(error) => {
-                            tracing::warn!(%error, source, "a change feed could not sync");
-                            interval
-                        }
-                    }
-                };
-                // IMAP waits in IDLE (the server says when mail arrives); the others sleep.
-                let woke = async {
-                    if source == "email_imap" {
-                        service.email_imap().wait_for_change(wait, &token).await;
-                    } else {
-                        tokio::time::sleep(wait).await;
-                    }
-                };
+        tokio::spawn(async move { service.run_feed(&source, &token).await });
+    }
+
+    /// One feed's loop. It keeps to the engine's clock: the next sync is due at the feed row's
+    /// `next_attempt_at` (set by each sync from the same clock), and the loop looks at the clock
+    /// every [`CLOCK_CHECK`], so a test's `ManualClock` moves feeds as it moves schedules. While
+    /// Stop everything is on it only waits; a sync that fell due meanwhile runs after Resume.
+    async fn run_feed(&self, source: &str, token: &CancellationToken) {
+        let mut due = self.parts().clock.now();
+        loop {
+            if token.is_cancelled() {
+                return;
+            }
+            let now = self.parts().clock.now();
+            if self.parts().stop.is_stopped() || now < due {
+                let left = (due - now).to_std().unwrap_or_default();
                 tokio::select! {
                     () = token.cancelled() => return,
-                    () = woke => {}
+                    () = tokio::time::sleep(left.clamp(Duration::from_millis(1), CLOCK_CHECK)) => {}
+                }
+                continue;
+            }
+            due = match self.sync_feed(source).await {
+                Ok(_) => self
+                    .feed_row(source)
+                    .await
+                    .ok()
+                    .and_then(|row| row.next_attempt_at),
+                Err(error) => {
+                    tracing::warn!(%error, source, "a change feed could not sync");
+                    None
                 }
             }
-        });
+            .filter(|at| *at > now)
+            .unwrap_or_else(|| now + self.interval_or_default());
+            // IMAP waits in IDLE, so the server says when mail arrives; a change makes the next
+            // sync due at once.
+            if source == "email_imap" {
+                let wait = (due - self.parts().clock.now())
+                    .to_std()
+                    .unwrap_or_default();
+                if self.email_imap().wait_for_change(wait, token).await == IdleWait::Changed {
+                    due = self.parts().clock.now();
+                }
+            }
+        }
+    }
+
+    fn interval_or_default(&self) -> chrono::Duration {
+        chrono::Duration::from_std(self.feed_interval().unwrap_or(Duration::from_secs(60)))
+            .unwrap_or(chrono::Duration::minutes(1))
     }
 }
 

@@ -147,6 +147,17 @@ pub fn account_from(fields: &Map<String, Value>) -> Result<Account, IntegrationE
     })
 }
 
+/// How a wait in IDLE ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum IdleWait {
+    /// The server reported a change.
+    Changed,
+    /// The time ran out or the feed was cancelled.
+    Waited,
+    /// The server has no IDLE, or it could not be set up.
+    Unavailable,
+}
+
 /// The email app's connection and its two IMAP sessions (one for syncs and tools, one waiting
 /// in IDLE).
 pub struct EmailImap {
@@ -358,31 +369,27 @@ impl EmailImap {
         .await
     }
 
-    /// Waits until the first watched folder changes (IDLE), `wait` passes or `cancel` fires.
-    /// Without IDLE, or when the wait can't be set up, it just waits.
-    pub async fn wait_for_change(&self, wait: Duration, cancel: &CancellationToken) {
-        let idle_session = match self.idle_session().await {
-            Ok(Some(session)) => session,
-            Ok(None) | Err(_) => {
-                tokio::select! {
-                    () = cancel.cancelled() => {}
-                    () = tokio::time::sleep(wait) => {}
-                }
-                return;
-            }
+    /// Waits in IDLE until the first watched folder changes, `wait` passes or `cancel` fires.
+    /// Without IDLE, or when IDLE can't be set up, it returns at once: the feed then waits on
+    /// the engine's clock.
+    pub async fn wait_for_change(&self, wait: Duration, cancel: &CancellationToken) -> IdleWait {
+        let Ok(Some(idle_session)) = self.idle_session().await else {
+            return IdleWait::Unavailable;
         };
         match idle_session.idle(wait, cancel).await {
             Ok((session, outcome)) => {
                 if outcome != IdleOutcome::Cancelled {
                     *self.idle.lock().await = Some(session);
                 }
+                if outcome == IdleOutcome::Changed {
+                    IdleWait::Changed
+                } else {
+                    IdleWait::Waited
+                }
             }
             Err(error) => {
                 tracing::debug!(%error, "IMAP IDLE ended; the next sync signs in again");
-                tokio::select! {
-                    () = cancel.cancelled() => {}
-                    () = tokio::time::sleep(Duration::from_secs(5).min(wait)) => {}
-                }
+                IdleWait::Unavailable
             }
         }
     }
