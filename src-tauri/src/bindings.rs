@@ -47,6 +47,7 @@ pub fn builder<R: tauri::Runtime>() -> Builder<R> {
             commands::sessions::search_sessions,
             commands::files::upload_file,
             commands::files::list_files,
+            commands::files::file_content,
             commands::chat::chat_send,
             commands::chat::chat_steer,
             commands::chat::chat_cancel,

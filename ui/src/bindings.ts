@@ -61,6 +61,8 @@ export const commands = {
 	uploadFile: (body: UploadBody_Deserialize) => typedError<FileInfo, ApiError>(__TAURI_INVOKE("upload_file", { body })),
 	/**  Every stored file, newest first. */
 	listFiles: () => typedError<FileInfo[], ApiError>(__TAURI_INVOKE("list_files")),
+	/**  A file's bytes (`GET /api/files/content/{name}`), for pictures the chat shows. */
+	fileContent: (name: string) => typedError<number[], ApiError>(__TAURI_INVOKE("file_content", { name })),
 	/**
 	 *  Runs a chat turn, sending each event through `on_event`; returns when the turn (and any turn
 	 *  made of steers that came too late for it) has ended.

@@ -124,7 +124,19 @@ impl Files {
     fn locate(&self, name: &str) -> Result<(PathBuf, String), FilesError> {
         let (dir, rest) = match name.split_once('/') {
             Some(("screens", rest)) => (self.home.screens(), rest),
-            Some(("outputs", rest)) => (self.home.outputs(), rest),
+            // The assistant's tools save in folders of their own (outputs/charts/...).
+            Some(("outputs", rest)) => {
+                let mut dir = self.home.outputs();
+                let mut parts: Vec<&str> = rest.split('/').collect();
+                let file = parts.pop().unwrap_or_default();
+                for folder in parts {
+                    if plain_name(folder).ok().as_deref() != Some(folder) {
+                        return Err(FilesError::BadName(name.to_owned()));
+                    }
+                    dir.push(folder);
+                }
+                (dir, file)
+            }
             Some(_) => return Err(FilesError::BadName(name.to_owned())),
             None => (self.home.uploads(), name),
         };
@@ -181,14 +193,15 @@ impl Files {
         })
     }
 
-    /// Every upload, screen capture and output, newest first.
+    /// Every upload, screen capture and output (with the outputs' own folders), newest first.
     pub async fn list(&self) -> Result<Vec<FileInfo>, FilesError> {
         let mut out = Vec::new();
-        for (dir, prefix) in [
-            (self.home.uploads(), ""),
-            (self.home.screens(), "screens/"),
-            (self.home.outputs(), "outputs/"),
-        ] {
+        let mut folders = vec![
+            (self.home.uploads(), String::new()),
+            (self.home.screens(), "screens/".to_owned()),
+            (self.home.outputs(), "outputs/".to_owned()),
+        ];
+        while let Some((dir, prefix)) = folders.pop() {
             let Ok(mut entries) = tokio::fs::read_dir(&dir).await else {
                 continue;
             };
@@ -197,7 +210,9 @@ impl Files {
                 if name.starts_with('.') {
                     continue;
                 }
-                if let Ok(info) = self.info(&format!("{prefix}{name}")).await {
+                if prefix.starts_with("outputs/") && entry.file_type().await?.is_dir() {
+                    folders.push((entry.path(), format!("{prefix}{name}/")));
+                } else if let Ok(info) = self.info(&format!("{prefix}{name}")).await {
                     out.push(info);
                 }
             }
@@ -318,5 +333,38 @@ mod tests {
             f.delete("missing.txt").await,
             Err(FilesError::NotFound(_))
         ));
+    }
+
+    #[tokio::test]
+    async fn outputs_keep_their_folders_and_stay_inside() {
+        let (dir, f) = files();
+        let charts = dir.path().join("files/outputs/charts");
+        std::fs::create_dir_all(&charts).expect("folder");
+        std::fs::write(charts.join("sales.png"), b"png").expect("write");
+        let (bytes, mime) = f.read("outputs/charts/sales.png").await.expect("read");
+        assert_eq!(
+            (bytes.as_slice(), mime.as_str()),
+            (&b"png"[..], "image/png")
+        );
+        let listed: Vec<String> = f
+            .list()
+            .await
+            .expect("list")
+            .into_iter()
+            .map(|i| i.name)
+            .collect();
+        assert!(
+            listed.contains(&"outputs/charts/sales.png".to_owned()),
+            "{listed:?}"
+        );
+        for bad in [
+            "outputs/../sentient.db",
+            "outputs/charts/../../config.yaml",
+            "outputs/.git/config",
+            "outputs/charts/",
+            "screens/charts/sales.png",
+        ] {
+            assert!(f.read(bad).await.is_err(), "{bad}");
+        }
     }
 }

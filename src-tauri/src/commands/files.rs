@@ -48,6 +48,13 @@ pub async fn list_files(engine: State<'_, Engine>) -> Result<Vec<FileInfo>, ApiE
     Ok(engine.files().list().await?)
 }
 
+/// A file's bytes (`GET /api/files/content/{name}`), for pictures the chat shows.
+#[tauri::command]
+#[specta::specta]
+pub async fn file_content(engine: State<'_, Engine>, name: String) -> Result<Vec<u8>, ApiError> {
+    Ok(engine.files().read(&name).await?.0)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -81,6 +88,12 @@ mod tests {
                 .collect();
             assert!(names.contains(&"list.txt".to_owned()), "{names:?}");
             assert!(names.contains(&"list (1).txt".to_owned()), "{names:?}");
+            let bytes = file_content(state.clone(), "list.txt".to_owned())
+                .await
+                .expect("content");
+            assert_eq!(bytes, b"milk");
+            let missing = file_content(state.clone(), "nope.txt".to_owned()).await;
+            assert_eq!(missing.expect_err("missing").status, 404);
 
             let bad = upload_file(
                 state.clone(),

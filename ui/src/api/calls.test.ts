@@ -13,6 +13,7 @@ const SPECIAL = [
   'pullModel',
   'modelCheckup',
   'uploadFile',
+  'fileContent',
   'importMemories',
   'chatSend',
   'chatSteer',

@@ -174,6 +174,11 @@ export function createHttpApi(options: HttpTransportOptions = {}): SentientApi {
       form.append('source', source);
       return upload('/api/files', form);
     },
+    fileContent: async (name) => {
+      const path = name.split('/').map(encodeURIComponent).join('/');
+      const res = await send('GET', `/api/files/content/${path}`, undefined, '*/*');
+      return res.blob();
+    },
     importMemories: (file, name) => {
       const form = new FormData();
       form.append('file', file, name);

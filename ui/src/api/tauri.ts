@@ -60,6 +60,10 @@ export function createTauriApi(): SentientApi {
       const bytes = Array.from(new Uint8Array(await readBytes(file)));
       return unwrap(commands.uploadFile({ name, bytes, source }));
     },
+    async fileContent(name) {
+      const bytes = await unwrap(commands.fileContent(name));
+      return new Blob([new Uint8Array(bytes)], { type: mimeOf(name) });
+    },
     async importMemories(file, name) {
       const bytes = Array.from(new Uint8Array(await readBytes(file)));
       return unwrap(commands.importMemories({ name, bytes }));
@@ -123,4 +127,13 @@ export function createTauriApi(): SentientApi {
       };
     },
   };
+}
+
+/** The picture types the chat shows, by file name (the bytes arrive untyped over IPC). */
+function mimeOf(name: string): string {
+  const ext = name.split('.').pop()?.toLowerCase();
+  if (ext === 'png') return 'image/png';
+  if (ext === 'svg') return 'image/svg+xml';
+  if (ext === 'jpg' || ext === 'jpeg') return 'image/jpeg';
+  return 'application/octet-stream';
 }

@@ -332,6 +332,8 @@ export interface SpecialCalls {
   modelCheckup(body: CheckupRequest, onLine: (line: CheckupLine) => void): Promise<void>;
   /** Saves a file for attaching to a message; answers the name it was stored under. */
   uploadFile(file: Blob, name: string, source?: 'upload' | 'screen'): Promise<FileInfo>;
+  /** A stored file's bytes (a chart the assistant drew, an upload), typed by its name. */
+  fileContent(name: string): Promise<Blob>;
   /**
    * Reads facts from a PDF, Word (.docx), text or Markdown file (at most 20 MB) with the model;
    * each waits in Review. Answers the counts and the facts' source (`file:<name>`).

@@ -762,6 +762,7 @@ export function fakeApi(initial: Bootstrap) {
     }),
     sessionMessages: vi.fn(async (id: string) => messages.get(id) ?? []),
     searchSessions: vi.fn(async (_q: string): Promise<SearchHit[]> => []),
+    fileContent: vi.fn(async (name: string): Promise<Blob> => new Blob([`bytes of ${name}`], { type: 'image/png' })),
     uploadFile: vi.fn(
       async (file: Blob, name: string): Promise<FileInfo> => ({
         name,

@@ -2,6 +2,7 @@
 // and the result (errors in red, declined calls said plainly).
 import type { ApprovalDecision } from '../../api';
 import { ApprovalCard } from './ApprovalCard';
+import { OutputPicture, pictureOf } from './OutputPicture';
 import type { ToolView } from './conversation';
 import { toolLabel } from './conversation';
 
@@ -34,6 +35,7 @@ export function ToolCard({
 }) {
   const { label, tone } = status(tool);
   const args = asText(tool.arguments);
+  const picture = tool.result !== undefined && !tool.is_error ? pictureOf(tool.result) : null;
   return (
     <div className={`tool-card tool-${tone}`} data-testid="tool-card">
       <div className="tool-head">
@@ -59,6 +61,8 @@ export function ToolCard({
           <p className="tool-error" data-testid="tool-result">
             {errorText(tool.result)}
           </p>
+        ) : picture ? (
+          <OutputPicture file={picture.file} title={picture.title} />
         ) : (
           <pre className="tool-result" data-testid="tool-result">
             {asText(tool.result)}
