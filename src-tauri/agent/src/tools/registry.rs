@@ -128,8 +128,9 @@ impl ToolRegistry {
         Ok(())
     }
 
-    /// Puts `plugin` in place of the app with the same id (an MCP server whose tools changed),
-    /// or adds it. Refused, changing nothing, when one of its tool names belongs to another app.
+    /// Puts `plugin` in place of the app with the same id, keeping its place in the list (an MCP
+    /// server whose tools changed, web search with a key), or adds it. Refused, changing nothing,
+    /// when one of its tool names belongs to another app.
     pub fn replace(&self, plugin: Plugin) -> Result<(), RegistryError> {
         let mut inner = self.inner.write().unwrap_or_else(|e| e.into_inner());
         let mut seen = std::collections::HashSet::new();
@@ -143,13 +144,17 @@ impl ToolRegistry {
                 return Err(RegistryError::DuplicateTool(name.clone()));
             }
         }
+        let place = inner.plugins.iter().position(|p| p.id == plugin.id);
         remove_from(&mut inner, &plugin.id);
         for tool in &plugin.tools {
             inner
                 .by_name
                 .insert(tool.def().name.clone(), Arc::clone(tool));
         }
-        inner.plugins.push(Arc::new(plugin));
+        match place {
+            Some(at) => inner.plugins.insert(at, Arc::new(plugin)),
+            None => inner.plugins.push(Arc::new(plugin)),
+        }
         Ok(())
     }
 

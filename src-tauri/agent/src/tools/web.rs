@@ -366,7 +366,7 @@ pub struct InternetSearch {
 }
 
 impl InternetSearch {
-    fn new() -> Self {
+    pub fn new() -> Self {
         Self {
             def: ToolDef::new::<SearchArgs>(
                 "internet_search",
@@ -375,6 +375,12 @@ impl InternetSearch {
             )
             .untrusted_output(),
         }
+    }
+}
+
+impl Default for InternetSearch {
+    fn default() -> Self {
+        Self::new()
     }
 }
 
