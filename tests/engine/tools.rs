@@ -23,6 +23,10 @@ async fn get_tools_lists_the_built_in_apps() -> anyhow::Result<()> {
             "gcalendar",
             "email_imap",
             "github",
+            "weather",
+            "maps",
+            "news",
+            "charts",
             "devices"
         ]
     );
@@ -81,6 +85,15 @@ async fn get_tools_lists_the_built_in_apps() -> anyhow::Result<()> {
         ("github_create_issue", "write"),
         ("github_update_issue", "write"),
         ("github_comment", "send"),
+        // The built-in apps only look things up (charts are drawn on this computer).
+        ("weather_current", "read"),
+        ("weather_forecast", "read"),
+        ("maps_search_places", "read"),
+        ("maps_directions", "read"),
+        ("maps_reverse", "read"),
+        ("news_search", "read"),
+        ("news_headlines", "read"),
+        ("charts_create", "read"),
         // Listed even with no device online (Settings names every app); offered only with one.
         ("device_list", "read"),
         ("device_take_photo", "read"),

@@ -31,6 +31,12 @@ pub const INTEGRATION_SECRETS: &[&str] = &[
     "notion",
     "telegram_bot_token",
     "discord_bot_token",
+    // The built-in apps' keyed alternatives.
+    "accuweather",
+    "newsapi",
+    "google_maps",
+    "brave_search",
+    "google_cse",
 ];
 
 /// The longest value accepted, in characters; real keys and tokens are far shorter.

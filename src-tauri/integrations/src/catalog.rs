@@ -260,37 +260,155 @@ pub fn entries() -> Vec<Entry> {
             available: false,
             tool_names: None,
         },
+        // The web app's two tools are listed as two built-ins, as the contract names them.
         Entry {
-            id: "internet_search",
-            display_name: "Internet search",
-            description: "Searches the web for current information.",
-            category: "core",
-            icon: "search",
-            auth_type: AuthType::Builtin,
-            fields: Vec::new(),
-            instructions_md: "Always on; no setup needed.",
-            docs_url: None,
-            privacy_filters: false,
-            triggers: Vec::new(),
-            available: true,
             tool_names: Some(&["internet_search"]),
+            ..builtin(
+                "internet_search",
+                "Internet search",
+                "Searches the web for current information.",
+                "search",
+            )
         },
         Entry {
-            id: "web",
-            display_name: "Web pages",
-            description: "Reads a web page's text.",
-            category: "core",
-            icon: "globe",
-            auth_type: AuthType::Builtin,
-            fields: Vec::new(),
-            instructions_md: "Always on; no setup needed.",
-            docs_url: None,
-            privacy_filters: false,
-            triggers: Vec::new(),
-            available: true,
             tool_names: Some(&["web_fetch"]),
+            ..builtin("web", "Web pages", "Reads a web page's text.", "globe")
         },
+        builtin(
+            "weather",
+            "Weather",
+            "The weather now and the forecast anywhere, from Open-Meteo; no key needed.",
+            "weather",
+        ),
+        builtin(
+            "maps",
+            "Maps",
+            "Places, addresses and directions, from OpenStreetMap; no key needed.",
+            "map",
+        ),
+        builtin(
+            "news",
+            "News",
+            "News searches and the day's headlines, from Google News' public feeds; no key needed.",
+            "news",
+        ),
+        builtin(
+            "charts",
+            "Charts",
+            "Draws bar, line, pie and scatter charts on this computer.",
+            "chart",
+        ),
+        keyed(
+            "accuweather",
+            "AccuWeather",
+            "Weather from AccuWeather instead of Open-Meteo.",
+            "weather",
+            "1. Sign up at developer.accuweather.com and create an app.\n2. Copy its API key and paste it here.\n\nThe free plan allows 50 requests a day; Sentient keeps answers for 10 minutes and uses Open-Meteo when AccuWeather fails.",
+            "https://developer.accuweather.com/getting-started",
+            Vec::new(),
+        ),
+        keyed(
+            "newsapi",
+            "NewsAPI",
+            "News from NewsAPI instead of the public feeds.",
+            "news",
+            "1. Get a free key at newsapi.org/register.\n2. Paste it here.\n\nSentient uses the public feeds when NewsAPI fails.",
+            "https://newsapi.org/docs/get-started",
+            Vec::new(),
+        ),
+        keyed(
+            "google_maps",
+            "Google Maps",
+            "Places and directions from Google Maps instead of OpenStreetMap.",
+            "map",
+            "1. In Google Cloud Console, turn on the Geocoding, Places and Directions APIs.\n2. Create an API key under APIs & Services > Credentials and paste it here.\n\nSentient uses OpenStreetMap when Google Maps fails.",
+            "https://developers.google.com/maps/get-started",
+            Vec::new(),
+        ),
+        keyed(
+            "brave_search",
+            "Brave Search",
+            "Web search from Brave's Search API instead of DuckDuckGo's page.",
+            "search",
+            "1. Sign up at api.search.brave.com and choose a plan (a free one exists).\n2. Copy the subscription token and paste it here.\n\nSentient uses DuckDuckGo when Brave fails.",
+            "https://api-dashboard.search.brave.com/app/documentation",
+            Vec::new(),
+        ),
+        keyed(
+            "google_cse",
+            "Google Programmable Search",
+            "Web search from Google instead of DuckDuckGo's page.",
+            "search",
+            "1. Create a search engine at programmablesearchengine.google.com and copy its ID (cx).\n2. Turn on the Custom Search API in Google Cloud Console and create an API key.\n3. Paste both here.\n\nSentient uses DuckDuckGo when Google fails.",
+            "https://developers.google.com/custom-search/v1/overview",
+            vec![field(
+                "cx",
+                "Search engine ID (cx)",
+                false,
+                true,
+                "Shown in the search engine's settings, next to Search engine ID.",
+            )],
+        ),
     ]
+}
+
+/// A built-in app: always connected, no setup; its tools are the plugin's of the same id.
+fn builtin(
+    id: &'static str,
+    display_name: &'static str,
+    description: &'static str,
+    icon: &'static str,
+) -> Entry {
+    Entry {
+        id,
+        display_name,
+        description,
+        category: "core",
+        icon,
+        auth_type: AuthType::Builtin,
+        fields: Vec::new(),
+        instructions_md: "Always on; no setup needed.",
+        docs_url: None,
+        privacy_filters: false,
+        triggers: Vec::new(),
+        available: true,
+        tool_names: None,
+    }
+}
+
+/// A keyed alternative to a built-in: an API key (and `more` fields), no tools of its own.
+fn keyed(
+    id: &'static str,
+    display_name: &'static str,
+    description: &'static str,
+    icon: &'static str,
+    instructions_md: &'static str,
+    docs_url: &'static str,
+    more: Vec<SetupField>,
+) -> Entry {
+    let mut fields = vec![field(
+        "api_key",
+        "API key",
+        true,
+        true,
+        "Kept in this computer's keychain.",
+    )];
+    fields.extend(more);
+    Entry {
+        id,
+        display_name,
+        description,
+        category: "core",
+        icon,
+        auth_type: AuthType::ApiKey,
+        fields,
+        instructions_md,
+        docs_url: Some(docs_url),
+        privacy_filters: false,
+        triggers: Vec::new(),
+        available: true,
+        tool_names: Some(&[]),
+    }
 }
 
 /// One catalog app by id.

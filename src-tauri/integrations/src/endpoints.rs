@@ -23,6 +23,30 @@ pub struct Endpoints {
     pub github_web: String,
     /// PEM certificates trusted besides the system's, for stand-in mail servers in tests.
     pub trusted_certificates: Vec<String>,
+    /// Open-Meteo's place search (the weather app's keyless geocoding).
+    pub open_meteo_geocoding: String,
+    /// Open-Meteo's forecast API (the weather app's keyless provider).
+    pub open_meteo_forecast: String,
+    /// OpenStreetMap's Nominatim (the maps app's keyless place search and reverse look-up).
+    pub nominatim: String,
+    /// The OSRM route servers, one per travel mode under `/routed-car|foot|bike`.
+    pub osrm: String,
+    /// The news app's keyless RSS feeds (Google News).
+    pub news_rss: String,
+    /// DuckDuckGo's keyless HTML search page (web search without a key).
+    pub duckduckgo_html: String,
+    /// AccuWeather's API (keyed alternative for weather).
+    pub accuweather: String,
+    /// NewsAPI (keyed alternative for news).
+    pub newsapi: String,
+    /// Google Maps Platform (keyed alternative for maps).
+    pub google_maps: String,
+    /// Brave Search API (keyed alternative for web search).
+    pub brave_search: String,
+    /// Google Programmable Search (keyed alternative for web search).
+    pub google_cse: String,
+    /// How long one request of a built-in app may take, in milliseconds (tests shorten it).
+    pub builtin_timeout_ms: u64,
 }
 
 impl Default for Endpoints {
@@ -35,6 +59,18 @@ impl Default for Endpoints {
             github_api: "https://api.github.com".to_owned(),
             github_web: "https://github.com".to_owned(),
             trusted_certificates: Vec::new(),
+            open_meteo_geocoding: "https://geocoding-api.open-meteo.com".to_owned(),
+            open_meteo_forecast: "https://api.open-meteo.com".to_owned(),
+            nominatim: "https://nominatim.openstreetmap.org".to_owned(),
+            osrm: "https://routing.openstreetmap.de".to_owned(),
+            news_rss: "https://news.google.com".to_owned(),
+            duckduckgo_html: "https://html.duckduckgo.com/html/".to_owned(),
+            accuweather: "https://dataservice.accuweather.com".to_owned(),
+            newsapi: "https://newsapi.org".to_owned(),
+            google_maps: "https://maps.googleapis.com".to_owned(),
+            brave_search: "https://api.search.brave.com".to_owned(),
+            google_cse: "https://www.googleapis.com".to_owned(),
+            builtin_timeout_ms: 10_000,
         }
     }
 }

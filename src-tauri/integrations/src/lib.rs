@@ -10,6 +10,7 @@
 //! - [`feeds`]: change feeds, and [`IntegrationService::emit_items`], the one door to
 //!   `source.items` (seen record, privacy filters, code masking, Stop everything).
 
+pub mod builtins;
 pub mod catalog;
 pub mod email_imap;
 pub mod endpoints;
@@ -90,6 +91,7 @@ struct Inner {
     feeds: feeds::Feeds,
     oauth: oauth::OAuthListener,
     polls: threads::Polls,
+    builtins: builtins::Builtins,
     /// Connection flags tools read for `available()` (hide_disconnected_tools).
     connected: RwLock<HashMap<String, bool>>,
 }
@@ -163,6 +165,7 @@ pub fn parse_access(value: &Value) -> Result<bool, IntegrationError> {
 impl IntegrationService {
     pub async fn new(parts: IntegrationParts) -> Result<Self, IntegrationError> {
         let states = StateStore::load(parts.store.clone(), parts.clock.clone()).await?;
+        let cache = builtins::cache::Cache::new(parts.store.clone(), parts.clock.clone());
         let connected = RwLock::new(
             states
                 .all()
@@ -177,6 +180,7 @@ impl IntegrationService {
                 feeds: feeds::Feeds::default(),
                 oauth: oauth::OAuthListener::new(weak.clone()),
                 polls: threads::Polls::default(),
+                builtins: builtins::Builtins::new(cache),
                 parts,
                 states,
                 changing: tokio::sync::Mutex::new(()),
@@ -203,6 +207,10 @@ impl IntegrationService {
         &self.inner.imap
     }
 
+    pub(crate) fn builtins(&self) -> &builtins::Builtins {
+        &self.inner.builtins
+    }
+
     pub(crate) fn feeds(&self) -> &feeds::Feeds {
         &self.inner.feeds
     }
@@ -225,10 +233,21 @@ impl IntegrationService {
             gcalendar::plugin(self.clone()),
             email_imap::tools::plugin(self.clone()),
             github::tools::plugin(self.clone()),
-        ] {
+        ]
+        .into_iter()
+        .chain(builtins::plugins(self))
+        {
             if let Err(error) = self.parts().tools.register(plugin) {
                 tracing::error!(%error, "an app's tools could not be registered");
             }
+        }
+        // Web search uses a keyed alternative while one is connected.
+        if let Err(error) = self
+            .parts()
+            .tools
+            .replace(builtins::search_tool::web_plugin(self.clone()))
+        {
+            tracing::error!(%error, "web search could not take its keyed alternatives");
         }
     }
 
@@ -383,7 +402,7 @@ impl IntegrationService {
             setup: entry.setup(saved_client),
             privacy_filters: entry.filters(),
             triggers: entry.triggers.clone(),
-            alternative_for: None,
+            alternative_for: builtins::keyed::alternative_for(entry.id).map(str::to_owned),
             access: self.access_of(entry.id).to_owned(),
             tools: if entry.available {
                 self.tools_of(entry)
@@ -481,6 +500,9 @@ impl IntegrationService {
         let outcome = match id {
             "email_imap" => self.email_imap().connect(&request.fields).await,
             "github" => github::connect(self, &request.fields).await,
+            id if builtins::keyed::alternative_for(id).is_some() => {
+                builtins::keyed::connect(self, id, &request.fields).await
+            }
             _ => Err(IntegrationError::Invalid(format!(
                 "Signing in to {} isn't available in this version of Sentient yet.",
                 entry.display_name
@@ -523,6 +545,9 @@ impl IntegrationService {
             "email_imap" => self.email_imap().forget().await?,
             "github" => github::forget(self).await?,
             "gmail" | "gcalendar" => google::forget(self, id).await?,
+            id if builtins::keyed::alternative_for(id).is_some() => {
+                builtins::keyed::forget(self, id).await?;
+            }
             _ => {}
         }
         self.forget_feed(id).await?;
@@ -566,6 +591,9 @@ impl IntegrationService {
             "email_imap" => self.email_imap().test().await,
             "github" => github::test(self).await,
             "gmail" | "gcalendar" => google::test(self, id).await,
+            id if builtins::keyed::alternative_for(id).is_some() => {
+                builtins::keyed::test(self, id).await
+            }
             _ => Err(IntegrationError::Invalid(not_available(
                 &integration.display_name,
             ))),
