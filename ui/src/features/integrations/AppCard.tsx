@@ -13,7 +13,7 @@ import { PrivacyFilters } from './PrivacyFilters';
 import { StatusBadge } from './StatusBadge';
 import { Switch } from './Switch';
 import { ToolList } from './ToolList';
-import { appBadge, notAvailable, READ_ONLY_HELP, sentence } from './words';
+import { appBadge, builtInName, notAvailable, READ_ONLY_HELP, sentence } from './words';
 
 export function AppCard({ app, feed, now }: { app: Integration; feed?: FeedStatus; now: Date }) {
   const [dialog, setDialog] = useState<'connect' | 'disconnect' | null>(null);
@@ -27,7 +27,9 @@ export function AppCard({ app, feed, now }: { app: Integration; feed?: FeedStatu
   const readOnly = access.isPending && access.variables ? access.variables.access === 'read' : app.access === 'read';
   const badge = appBadge(app);
   const canChange = app.tools.some((t) => t.risk !== 'read');
-  const showAccess = !unavailable && (canChange || (app.connected && !builtin));
+  // A keyed alternative has no tools of its own: the built-in's tools use it while connected.
+  const standsIn = app.alternative_for ? builtInName(app.alternative_for) : null;
+  const showAccess = !unavailable && !standsIn && (canChange || (app.connected && !builtin));
 
   return (
     <li
@@ -57,6 +59,13 @@ export function AppCard({ app, feed, now }: { app: Integration; feed?: FeedStatu
         <div className="notice notice-error" role="alert" data-testid="app-error">
           <p>{sentence(app.error)}</p>
         </div>
+      ) : null}
+      {standsIn ? (
+        <p className="int-app-note field-help" data-testid="alternative-for">
+          {app.connected
+            ? `${standsIn} uses ${name} now, and goes back to its free service if ${name} fails.`
+            : `Optional: ${standsIn} works without it; with a key, ${standsIn} uses ${name} instead.`}
+        </p>
       ) : null}
       {feed && app.connected ? <FeedLine feed={feed} now={now} /> : null}
       {!unavailable && app.triggers.length > 0 && !builtin ? (

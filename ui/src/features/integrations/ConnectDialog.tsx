@@ -180,13 +180,16 @@ export function ConnectDialog({ app, onClose }: { app: Integration; onClose: () 
             Needed to connect.
           </p>
         ) : null}
-        <Switch
-          id={`connect-${app.id}-read-only`}
-          label="Read only"
-          help={READ_ONLY_HELP}
-          checked={readOnly}
-          onChange={setReadOnly}
-        />
+        {/* A keyed alternative has no tools of its own, so nothing for Read only to hold back. */}
+        {app.alternative_for ? null : (
+          <Switch
+            id={`connect-${app.id}-read-only`}
+            label="Read only"
+            help={READ_ONLY_HELP}
+            checked={readOnly}
+            onChange={setReadOnly}
+          />
+        )}
         <ErrorNotice error={connect.error} />
         <div className="int-dialog-actions">
           <button type="button" className="btn btn-quiet" onClick={onClose}>

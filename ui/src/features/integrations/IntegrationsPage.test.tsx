@@ -10,7 +10,7 @@ import type { FeedStatus, Integration } from '../../api/calls';
 import { ApiError } from '../../api/errors';
 import { fakeApi, makeBootstrap } from '../../test/fakes';
 import { renderWithApi } from '../../test/render';
-import { GITHUB, GMAIL, IMAP, installIntegrations, makeFeed, SLACK, WEB } from './fakeIntegrations';
+import { ACCUWEATHER, GITHUB, GMAIL, IMAP, installIntegrations, makeFeed, SLACK, WEATHER, WEB } from './fakeIntegrations';
 
 function setup(initial: Parameters<typeof installIntegrations>[1] = {}) {
   window.location.hash = '#/integrations';
@@ -270,6 +270,31 @@ describe("a connected app's controls", () => {
     ]);
     expect(tools[0]).not.toHaveTextContent('Off while Read only is on.');
     expect(tools[1]).toHaveTextContent('Off while Read only is on.');
+  });
+
+  it('shows a built-in as always on with its tools, and its keyed alternative as a key to add', async () => {
+    const { engine } = setup({ apps: [WEATHER, ACCUWEATHER] });
+    const weather = await card('Weather');
+    expect(within(weather).getByTestId('status')).toHaveTextContent('Always on');
+    expect(within(weather).queryByRole('button', { name: /Connect/ })).toBeNull();
+    await userEvent.click(within(weather).getByRole('button', { name: /What Sentient can do here \(2\)/ }));
+    expect(within(weather).getAllByTestId('tool').map((t) => t.getAttribute('data-tool'))).toEqual(['weather_current', 'weather_forecast']);
+
+    const accu = await card('AccuWeather');
+    expect(within(accu).getByTestId('alternative-for')).toHaveTextContent('Weather works without it');
+    expect(within(accu).queryByRole('switch', { name: /Read only/ })).toBeNull();
+    await userEvent.click(within(accu).getByRole('button', { name: 'Connect AccuWeather' }));
+    const dialog = await screen.findByRole('dialog', { name: 'Connect AccuWeather' });
+    expect(within(dialog).queryByRole('switch', { name: /Read only/ })).toBeNull();
+    await userEvent.type(within(dialog).getByLabelText(/API key/), 'k-123');
+    await userEvent.click(within(dialog).getByRole('button', { name: 'Connect' }));
+    await screen.findByRole('dialog', { name: 'AccuWeather is connected' });
+    expect(engine.api.connectIntegration).toHaveBeenCalledWith('accuweather', { api_key: 'k-123' }, 'read_write');
+    await userEvent.click(screen.getByRole('button', { name: 'Done' }));
+    const connected = await card('AccuWeather');
+    expect(within(connected).getByTestId('alternative-for')).toHaveTextContent('Weather uses AccuWeather now');
+    await userEvent.click(within(connected).getByRole('button', { name: 'Test AccuWeather' }));
+    expect(engine.api.testIntegration).toHaveBeenCalledWith('accuweather');
   });
 
   it('tests the connection and shows the answer', async () => {

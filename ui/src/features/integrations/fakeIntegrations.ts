@@ -117,6 +117,33 @@ export const WEB = makeApp({
   tools: [{ name: 'web_fetch', description: 'Reads a page.', risk: 'read' }],
 });
 
+export const WEATHER = makeApp({
+  id: 'weather',
+  display_name: 'Weather',
+  description: 'The weather now and the forecast anywhere, from Open-Meteo; no key needed.',
+  category: 'core',
+  auth_type: 'builtin',
+  connected: true,
+  status: 'connected',
+  tools: [
+    { name: 'weather_current', description: 'The weather right now at a place.', risk: 'read' },
+    { name: 'weather_forecast', description: 'The forecast for the next days.', risk: 'read' },
+  ],
+});
+
+export const ACCUWEATHER = makeApp({
+  id: 'accuweather',
+  display_name: 'AccuWeather',
+  description: 'Weather from AccuWeather instead of Open-Meteo.',
+  category: 'core',
+  alternative_for: 'weather',
+  setup: {
+    fields: [{ key: 'api_key', label: 'API key', secret: true, required: true, help: "Kept in this computer's keychain." }],
+    instructions_md: '1. Sign up at developer.accuweather.com.\n2. Paste the key here.',
+    docs_url: 'https://developer.accuweather.com/getting-started',
+  },
+});
+
 export function makeServer(over: Partial<McpServerInfo> & { name: string }): McpServerInfo {
   return {
     transport: 'stdio',

@@ -215,3 +215,9 @@ export const FILTER_FIELDS = [
   { key: 'labels', label: 'Labels and folders', help: 'Everything with these labels or in these folders.', placeholder: 'Add a label or folder' },
 ] as const;
 export type FilterField = (typeof FILTER_FIELDS)[number]['key'];
+
+/** What a keyed alternative's `alternative_for` is called on the page. */
+export function builtInName(id: string): string {
+  const names: Record<string, string> = { weather: 'Weather', news: 'News', maps: 'Maps', internet_search: 'Web search' };
+  return names[id] ?? id;
+}
