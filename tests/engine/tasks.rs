@@ -512,6 +512,72 @@ async fn preview_refines_without_saving() -> Result<()> {
 }
 
 #[tokio::test]
+async fn preview_reads_the_schedule_from_the_words_even_when_the_model_is_wrong_or_down()
+-> Result<()> {
+    let server = ScriptedModel::start().await;
+    let t = engine(&server).await?;
+    // The model names the task but gets the schedule wrong: the words win.
+    server.push(refinement(
+        "Morning news",
+        json!({"type": "recurring", "frequency": "daily", "time": "07:00"}),
+    ));
+    let (code, preview) = t
+        .client
+        .post(
+            "/api/tasks/preview",
+            json!({"prompt": "Every weekday at 9 send me the top news"}),
+        )
+        .await?;
+    assert_eq!(code, 200, "{preview}");
+    assert_eq!(preview["name"], "Morning news");
+    assert_eq!(preview["schedule"]["frequency"], "weekly", "{preview}");
+    assert_eq!(
+        preview["schedule"]["days"],
+        json!(["Monday", "Tuesday", "Wednesday", "Thursday", "Friday"])
+    );
+    assert_eq!(preview["schedule"]["time"], "09:00");
+    // The model is down: the words alone give the schedule and a short title.
+    server.push(Reply::error(503));
+    let (code, preview) = t
+        .client
+        .post(
+            "/api/tasks/preview",
+            json!({"prompt": "Remind me to call mom tomorrow at 6pm"}),
+        )
+        .await?;
+    assert_eq!(code, 200, "{preview}");
+    assert_eq!(preview["name"], "Remind me to call mom");
+    assert_eq!(
+        preview["description"],
+        "Remind me to call mom tomorrow at 6pm"
+    );
+    assert_eq!(preview["schedule"]["type"], "once");
+    // The engine's time zone here is Europe/Berlin.
+    let tomorrow = (chrono::Utc::now().with_timezone(&chrono_tz::Europe::Berlin)
+        + chrono::Duration::days(1))
+    .format("%Y-%m-%dT18:00")
+    .to_string();
+    assert_eq!(preview["schedule"]["timezone"], "Europe/Berlin");
+    assert_eq!(
+        preview["schedule"]["run_at"],
+        tomorrow.as_str(),
+        "{preview}"
+    );
+    // Words with no schedule in them still need the model.
+    server.push(Reply::error(503));
+    let (code, body) = t
+        .client
+        .post(
+            "/api/tasks/preview",
+            json!({"prompt": "Summarise the news"}),
+        )
+        .await?;
+    assert_ne!(code, 200, "{body}");
+    t.stop().await;
+    Ok(())
+}
+
+#[tokio::test]
 async fn the_tasks_app_creates_finds_reads_and_changes_tasks_for_chat() -> Result<()> {
     let server = ScriptedModel::start().await;
     let t = engine(&server).await?;

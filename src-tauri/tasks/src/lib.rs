@@ -15,6 +15,7 @@ pub mod recall;
 pub mod requests;
 pub mod run_scope;
 pub mod schedule;
+pub mod schedule_words;
 pub mod scheduler;
 pub mod service;
 pub mod store;

@@ -166,8 +166,48 @@ Reply with JSON only: {{\"name\": \"at most six words\", \"description\": \"one 
 {{\"type\": \"once\", \"run_at\": \"YYYY-MM-DDTHH:MM\"}} for a later time, or {{\"type\": \"recurring\", \
 \"frequency\": \"daily\" or \"weekly\", \"days\": [\"Monday\", ...], \"time\": \"HH:MM\"}} when it repeats}}."
         );
-        let value = self.planner_json(system, prompt.to_owned(), cancel).await?;
-        read_refinement(&value, prompt, &timezone)
+        // The person's own words decide the schedule when they name one; the model fills in
+        // the rest, and when it can't answer, the words alone still give a task to preview.
+        let from_words = self.schedule_from_words(prompt, &timezone);
+        let refined = match self.planner_json(system, prompt.to_owned(), cancel).await {
+            Ok(value) => read_refinement(&value, prompt, &timezone),
+            Err(error) => Err(error),
+        };
+        match (refined, from_words) {
+            (Ok(mut refinement), Some(schedule)) => {
+                refinement.schedule = Some(schedule);
+                Ok(refinement)
+            }
+            (Ok(refinement), None) => Ok(refinement),
+            (Err(error), Some(schedule)) if !cancel.is_cancelled() => {
+                tracing::info!(%error, "refining without the model: the schedule came from the words");
+                Ok(Refinement {
+                    name: crate::schedule_words::title_of(prompt),
+                    description: prompt.to_owned(),
+                    priority: 1,
+                    schedule: Some(schedule),
+                })
+            }
+            (Err(error), _) => Err(error),
+        }
+    }
+
+    /// The schedule the prompt's words name, read without a model.
+    fn schedule_from_words(&self, prompt: &str, timezone: &str) -> Option<Schedule> {
+        // "When an email arrives" means the email app that is connected (its tools are offered).
+        let offered = self.tools().offered(&[]);
+        let has = |name: &str| offered.iter().any(|t| t.name == name);
+        let email_source = if !has("gmail_search") && has("email_imap_search") {
+            "email_imap"
+        } else {
+            "gmail"
+        };
+        let ctx = crate::schedule_words::Context {
+            now: self.clock().now(),
+            timezone,
+            email_source,
+        };
+        crate::schedule_words::schedule_in(prompt, &ctx)
     }
 
     /// `POST /api/tasks/preview`.

@@ -276,7 +276,7 @@ fn expand_day(raw: &str) -> Option<Vec<Weekday>> {
 }
 
 /// A single day: the full name, any prefix of three letters or more, or a plural ("Mondays").
-fn parse_day(raw: &str) -> Option<Weekday> {
+pub(crate) fn parse_day(raw: &str) -> Option<Weekday> {
     let word = raw.trim().to_ascii_lowercase();
     let find = |w: &str| {
         (w.len() >= 3)
@@ -300,7 +300,7 @@ const ALL_DAYS: [Weekday; 7] = [
     Weekday::Sun,
 ];
 
-fn day_name(day: Weekday) -> &'static str {
+pub(crate) fn day_name(day: Weekday) -> &'static str {
     match day {
         Weekday::Mon => "Monday",
         Weekday::Tue => "Tuesday",
