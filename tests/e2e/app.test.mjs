@@ -229,7 +229,7 @@ describe('Sentient in the browser', () => {
   test('Stop everything, then Resume, from the title bar', async () => {
     await titlebarStop().filter({ hasText: 'Stop everything' }).click();
     await banner().waitFor();
-    await banner().getByText('Sentient is stopped. Nothing new will start until you resume.').waitFor();
+    await banner().getByText('Sentient is stopped. Scheduled tasks, triggers and suggestions are paused until you resume.').waitFor();
     await banner().getByText('from the app', { exact: false }).waitFor();
     await titlebarStop().filter({ hasText: 'Resume' }).waitFor();
 
@@ -250,11 +250,13 @@ describe('Sentient in the browser', () => {
 
     await page.reload();
     await heading('Tasks').waitFor();
-    await banner().getByText('Sentient is stopped. Nothing new will start until you resume.').waitFor();
+    await banner().getByText('Sentient is stopped. Scheduled tasks, triggers and suggestions are paused until you resume.').waitFor();
     await banner().locator('time').waitFor();
     await page.screenshot({ path: join(screenshots, 'stopped-banner.png') });
 
-    await banner().getByRole('button', { name: 'Resume' }).click();
+    // One Resume, in the title bar.
+    assert.equal(await page.getByRole('button', { name: 'Resume' }).count(), 1);
+    await titlebarStop().filter({ hasText: 'Resume' }).click();
     await banner().waitFor({ state: 'hidden' });
     assert.equal((await api('GET', '/api/stop')).stopped, false);
   });

@@ -84,6 +84,16 @@ describe('start-up problems', () => {
 });
 
 describe('navigation', () => {
+  it('says when an address names no page, with a way back to Chat', async () => {
+    window.location.hash = '#/no-such-page';
+    const engine = fakeApi(makeBootstrap());
+    renderWithApi(<App />, engine.api);
+    expect(await screen.findByRole('heading', { level: 1, name: 'Page not found' })).toBeInTheDocument();
+    await userEvent.click(screen.getByRole('link', { name: 'Go to Chat' }));
+    expect(await screen.findByRole('heading', { level: 1, name: 'Chat' })).toBeInTheDocument();
+    expect(window.location.hash).toBe('#/chat');
+  });
+
   it('moves between pages through the URL hash, and a reload keeps the page', async () => {
     const engine = fakeApi(makeBootstrap());
     const first = renderWithApi(<App />, engine.api);

@@ -177,11 +177,25 @@ describe('Chat page', () => {
     expect(screen.getByText('Here is your week.')).toBeInTheDocument();
   });
 
-  it('shows the context meter and its warning from usage', async () => {
+  it('shows the context meter only with the warning', async () => {
     const { engine } = setup();
     await screen.findByText('No chats yet — say hello below.');
     await send('Hi');
     const turn = engine.lastTurn();
+    act(() =>
+      turn.emit({
+        type: 'usage',
+        model: 'qwen3:8b',
+        prompt_tokens: 900,
+        completion_tokens: 100,
+        context_used: 1000,
+        context_length: 8192,
+        context_percent: 12,
+        context_warning: null,
+      }),
+    );
+    expect(screen.queryByTestId('context-meter')).toBeNull();
+    expect(screen.queryByText(/reads at once/)).toBeNull();
     const warning = 'This chat is getting long for qwen3:8b (87% of what it reads at once).';
     act(() =>
       turn.emit({
@@ -195,7 +209,7 @@ describe('Chat page', () => {
         context_warning: warning,
       }),
     );
-    expect(screen.getByTestId('context-meter')).toHaveTextContent('87% of what qwen3:8b reads at once');
+    expect(screen.getByTestId('context-meter')).toHaveTextContent('87% full');
     expect(screen.getByText(warning)).toBeInTheDocument();
   });
 

@@ -12,11 +12,12 @@ import { NotificationsPage } from '../notifications/NotificationsPage';
 import { SettingsPage } from '../settings/SettingsPage';
 import { StopBanner } from '../stop/StopBanner';
 import { TasksPage } from '../tasks/TasksPage';
-import { PAGES, useHashRoute, useNavigationKeys, type PageId } from './routes';
+import { Page } from '../../components/Page';
+import { hrefFor, PAGES, useHashRoute, useNavigationKeys, type Route } from './routes';
 import { Sidebar } from './Sidebar';
 import { TitleBar } from './TitleBar';
 
-function CurrentPage({ page, bootstrap }: { page: PageId; bootstrap: Bootstrap }) {
+function CurrentPage({ page, bootstrap }: { page: Route; bootstrap: Bootstrap }) {
   switch (page) {
     case 'chat':
       return <ChatPage bootstrap={bootstrap} />;
@@ -32,6 +33,16 @@ function CurrentPage({ page, bootstrap }: { page: PageId; bootstrap: Bootstrap }
       return <DevicesPage />;
     case 'settings':
       return <SettingsPage bootstrap={bootstrap} />;
+    case 'not_found':
+      return (
+        <Page title="Page not found" intro="There is no page at this address in Sentient.">
+          <p>
+            <a className="btn btn-primary" href={hrefFor('chat')}>
+              Go to Chat
+            </a>
+          </p>
+        </Page>
+      );
   }
 }
 
@@ -43,7 +54,7 @@ export function AppShell({ bootstrap, connectionLost }: { bootstrap: Bootstrap; 
   useNavigationKeys();
 
   useEffect(() => {
-    const label = PAGES.find((p) => p.id === page)?.label;
+    const label = page === 'not_found' ? 'Page not found' : PAGES.find((p) => p.id === page)?.label;
     api.setTitle(label ? `${label} · Sentient` : 'Sentient');
   }, [api, page]);
 

@@ -1,9 +1,9 @@
 // The list of places on the left. Links are plain hash links, so the address keeps the page.
 import { PAGE_ICONS } from '../../components/icons';
-import { hrefFor, PAGES, type PageId } from './routes';
+import { hrefFor, PAGES, type Route } from './routes';
 
 /** `unread` notifications badge Notifications; memories `waiting` for review badge Memory. */
-export function Sidebar({ current, unread, waiting = 0 }: { current: PageId; unread: number; waiting?: number }) {
+export function Sidebar({ current, unread, waiting = 0 }: { current: Route; unread: number; waiting?: number }) {
   return (
     <nav className="sidebar" aria-label="Main">
       <ul>

@@ -29,10 +29,12 @@ describe('keyboard navigation', () => {
 
 describe('hash routes', () => {
   afterEach(() => window.history.replaceState(null, '', '/'));
-  it('falls back to chat for unknown pages', () => {
+  it('opens chat for no address and says so for an unknown one', () => {
     expect(pageFromHash('#/tasks')).toBe('tasks');
     expect(pageFromHash('#/devices')).toBe('devices');
-    expect(pageFromHash('#/nope')).toBe('chat');
+    expect(pageFromHash('#/tasks/abc')).toBe('tasks');
+    expect(pageFromHash('#/nope')).toBe('not_found');
     expect(pageFromHash('')).toBe('chat');
+    expect(pageFromHash('#/')).toBe('chat');
   });
 });

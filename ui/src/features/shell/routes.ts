@@ -15,17 +15,21 @@ export type PageId = (typeof PAGES)[number]['id'];
 
 export const DEFAULT_PAGE: PageId = 'chat';
 
-export function pageFromHash(hash: string): PageId {
+/** What an address shows: a page, or "Page not found" for an address that names none. */
+export type Route = PageId | 'not_found';
+
+export function pageFromHash(hash: string): Route {
   const id = hash.replace(/^#\/?/, '').split(/[/?&]/)[0];
-  return PAGES.some((p) => p.id === id) ? (id as PageId) : DEFAULT_PAGE;
+  if (id === '') return DEFAULT_PAGE;
+  return PAGES.some((p) => p.id === id) ? (id as PageId) : 'not_found';
 }
 
 export function hrefFor(id: PageId): string {
   return `#/${id}`;
 }
 
-export function useHashRoute(): PageId {
-  const [page, setPage] = useState<PageId>(() => pageFromHash(window.location.hash));
+export function useHashRoute(): Route {
+  const [page, setPage] = useState<Route>(() => pageFromHash(window.location.hash));
   useEffect(() => {
     const onChange = () => setPage(pageFromHash(window.location.hash));
     window.addEventListener('hashchange', onChange);

@@ -6,7 +6,7 @@ import { ApiError } from '../../api';
 import { fakeApi, makeBootstrap, RUNNING } from '../../test/fakes';
 import { renderWithApi } from '../../test/render';
 
-const BANNER_TEXT = 'Sentient is stopped. Nothing new will start until you resume.';
+const BANNER_TEXT = 'Sentient is stopped. Scheduled tasks, triggers and suggestions are paused until you resume.';
 const STOPPED_FROM_TRAY = { stopped: true, stopped_at: '2030-05-04T10:00:00Z', source: 'tray' };
 
 function banner() {
@@ -22,10 +22,12 @@ describe('Stop banner', () => {
     expect(el).toHaveTextContent(BANNER_TEXT);
     expect(el).toHaveTextContent('from the tray menu');
     expect(within(el).getByText(/at /, { selector: 'time' })).toHaveAttribute('datetime', '2030-05-04T10:00:00Z');
-    // The title bar offers Resume instead of Stop everything.
+    expect(el).toHaveTextContent('What you start yourself still works: chat, Run now and answering a task’s question.');
+    // The title bar offers Resume instead of Stop everything; it is the only Resume.
     expect(screen.getByTestId('titlebar-stop')).toHaveTextContent('Resume');
+    expect(screen.getAllByRole('button', { name: 'Resume' })).toHaveLength(1);
 
-    await userEvent.click(within(el).getByRole('button', { name: 'Resume' }));
+    await userEvent.click(screen.getByRole('button', { name: 'Resume' }));
 
     expect(engine.api.resume).toHaveBeenCalledTimes(1);
     expect(engine.api.resume).toHaveBeenCalledWith('desktop');
@@ -73,8 +75,8 @@ describe('Stop banner', () => {
     engine.api.resume.mockRejectedValueOnce(new ApiError(503, 'Sentient is still shutting things down. Try again in a moment.'));
     renderWithApi(<App />, engine.api);
 
-    const el = await screen.findByTestId('stop-banner');
-    await userEvent.click(within(el).getByRole('button', { name: 'Resume' }));
+    await screen.findByTestId('stop-banner');
+    await userEvent.click(screen.getByRole('button', { name: 'Resume' }));
 
     expect(await screen.findByRole('alert')).toHaveTextContent('Sentient is still shutting things down. Try again in a moment.');
     expect(banner()).not.toBeNull();

@@ -1,13 +1,16 @@
-// The banner across the top while Sentient is stopped. It comes from the stop state (bootstrap
-// on load, `stop.updated` live), so it survives a reload and follows a stop made anywhere.
-import { useResume, useStopControlError, useStopState } from '../../api/queries';
+// The banner across the top while Sentient is stopped: what is paused and what still works
+// (contract section 17). It comes from the stop state (bootstrap on load, `stop.updated` live),
+// so it survives a reload and follows a stop made anywhere. Resume is the title bar's button, the
+// one that stopped it, so there is one Resume, not two.
+import { useStopControlError, useStopState } from '../../api/queries';
 import { ErrorNotice } from '../../components/Page';
-import { PlayIcon } from '../../components/icons';
 import { describeSource, formatWhen } from './describe';
+
+export const STOPPED_HEADLINE = 'Sentient is stopped. Scheduled tasks, triggers and suggestions are paused until you resume.';
+export const STILL_WORKS = 'What you start yourself still works: chat, Run now and answering a task’s question.';
 
 export function StopBanner() {
   const stop = useStopState();
-  const resume = useResume();
   const error = useStopControlError();
   const state = stop.data;
 
@@ -16,19 +19,10 @@ export function StopBanner() {
       {state?.stopped ? (
         <div className="stop-banner" role="region" aria-label="Sentient is stopped" data-testid="stop-banner">
           <div className="stop-banner-text">
-            <strong>Sentient is stopped. Nothing new will start until you resume.</strong>
+            <strong>{STOPPED_HEADLINE}</strong>
+            <span className="stop-banner-meta">{STILL_WORKS}</span>
             <StopDetails stoppedAt={state.stopped_at} source={state.source} />
           </div>
-          <button
-            type="button"
-            className="btn btn-resume"
-            onClick={() => resume.mutate()}
-            disabled={resume.isPending}
-            aria-busy={resume.isPending}
-          >
-            <PlayIcon size={14} />
-            {resume.isPending ? 'Resuming…' : 'Resume'}
-          </button>
         </div>
       ) : null}
       {error ? (

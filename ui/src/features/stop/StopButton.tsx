@@ -21,7 +21,7 @@ export function StopButton() {
         title="Let Sentient start work again"
       >
         <PlayIcon size={14} />
-        Resume
+        {resume.isPending ? 'Resuming…' : 'Resume'}
       </button>
     );
   }
