@@ -13,7 +13,7 @@ export function detectTimezone(): string {
   }
 }
 
-function timezoneList(): string[] {
+export function timezoneList(): string[] {
   try {
     const intl = Intl as unknown as { supportedValuesOf?: (key: string) => string[] };
     return intl.supportedValuesOf?.('timeZone') ?? [];

@@ -8,6 +8,7 @@ import { ErrorNotice, Page } from '../../components/Page';
 import { DevicesSettings } from './devices/DevicesSettings';
 import { ModelsSettings } from './models/ModelsSettings';
 import { WebhooksSettings } from './webhooks/WebhooksSettings';
+import { AboutYou } from './AboutYou';
 import { SETTINGS_TABS, useSettingsTab } from './tabs';
 import './settings.css';
 
@@ -48,19 +49,7 @@ function GeneralSettings({ bootstrap }: { bootstrap: Bootstrap }) {
 
   return (
     <>
-      <div className="card settings-section">
-        <h2>About you</h2>
-        <dl className="facts">
-          <dt>Your name</dt>
-          <dd>{assistant.user_name || 'Not set'}</dd>
-          <dt>Assistant's name</dt>
-          <dd>{assistant.name}</dd>
-          <dt>Time zone</dt>
-          <dd>{assistant.timezone === 'auto' || !assistant.timezone ? 'Same as this computer' : assistant.timezone}</dd>
-          <dt>Location</dt>
-          <dd>{assistant.location || 'Not set'}</dd>
-        </dl>
-      </div>
+      <AboutYou assistant={assistant} />
 
       <div className="card settings-section">
         <h2>Appearance</h2>
