@@ -23,8 +23,10 @@ export function AppCard({ app, feed, now }: { app: Integration; feed?: FeedStatu
   const name = app.display_name;
   const unavailable = notAvailable(app);
   const builtin = app.auth_type === 'builtin';
-  // While a change is on its way, the switch shows it (the engine's answer then confirms it).
-  const readOnly = access.isPending && access.variables ? access.variables.access === 'read' : app.access === 'read';
+  // While a change is on its way, the switch shows it (the engine's answer then confirms it); the
+  // wish is state set in the click itself, so the box never springs back for a moment.
+  const [wantReadOnly, setWantReadOnly] = useState<boolean | null>(null);
+  const readOnly = wantReadOnly ?? app.access === 'read';
   const badge = appBadge(app);
   const canChange = app.tools.some((t) => t.risk !== 'read');
   // A keyed alternative has no tools of its own: the built-in's tools use it while connected.
@@ -112,7 +114,10 @@ export function AppCard({ app, feed, now }: { app: Integration; feed?: FeedStatu
           help={READ_ONLY_HELP}
           checked={readOnly}
           disabled={access.isPending}
-          onChange={(on) => access.mutate({ id: app.id, access: on ? 'read' : 'read_write' })}
+          onChange={(on) => {
+            setWantReadOnly(on);
+            access.mutate({ id: app.id, access: on ? 'read' : 'read_write' }, { onSettled: () => setWantReadOnly(null) });
+          }}
         />
       ) : null}
       <ErrorNotice error={access.error} prefix="Couldn't change Read only." />

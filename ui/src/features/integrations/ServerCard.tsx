@@ -21,9 +21,12 @@ export function ServerCard({ server }: { server: McpServerInfo }) {
   const name = server.name;
   const keys = valueKeys(server);
   const missing = server.missing_values;
-  // While a change is on its way, its switch shows it (the engine's answer then confirms it).
-  const readOnly = access.isPending && access.variables ? access.variables.access === 'read' : server.access === 'read';
-  const on = enabled.isPending && enabled.variables ? enabled.variables.enabled : server.enabled;
+  // While a change is on its way, its switch shows it (the engine's answer then confirms it). The
+  // wish is kept in state set in the click itself, so the box never springs back for a moment.
+  const [wantReadOnly, setWantReadOnly] = useState<boolean | null>(null);
+  const [wantOn, setWantOn] = useState<boolean | null>(null);
+  const readOnly = wantReadOnly ?? server.access === 'read';
+  const on = wantOn ?? server.enabled;
   const badge = serverBadge(server);
   const count = server.tools.length;
 
@@ -104,7 +107,10 @@ export function ServerCard({ server }: { server: McpServerInfo }) {
           help="Sentient starts it and may use its tools."
           checked={on}
           disabled={enabled.isPending}
-          onChange={(on) => enabled.mutate({ name, enabled: on })}
+          onChange={(next) => {
+            setWantOn(next);
+            enabled.mutate({ name, enabled: next }, { onSettled: () => setWantOn(null) });
+          }}
         />
         <Switch
           id={`server-${name}-read-only`}
@@ -112,7 +118,10 @@ export function ServerCard({ server }: { server: McpServerInfo }) {
           help={READ_ONLY_HELP}
           checked={readOnly}
           disabled={access.isPending}
-          onChange={(on) => access.mutate({ name, access: on ? 'read' : 'read_write' })}
+          onChange={(next) => {
+            setWantReadOnly(next);
+            access.mutate({ name, access: next ? 'read' : 'read_write' }, { onSettled: () => setWantReadOnly(null) });
+          }}
         />
       </div>
       {enabled.isPending ? (
