@@ -17,6 +17,25 @@ async function send(text: string) {
 }
 
 describe('Chat page', () => {
+  it('keeps the message box ready: focused, Enter sends, Shift+Enter breaks the line, Up brings back the last message', async () => {
+    const { engine } = setup();
+    await screen.findByText('No chats yet — say hello below.');
+    const box = screen.getByRole('textbox', { name: 'Message' });
+    expect(box).toHaveFocus();
+    await userEvent.keyboard('First line{Shift>}{Enter}{/Shift}second line');
+    expect(box).toHaveValue('First line\nsecond line');
+    await userEvent.keyboard('{Enter}');
+    expect(engine.api.chatSend).toHaveBeenCalledWith(
+      expect.objectContaining({ text: 'First line\nsecond line' }),
+      expect.any(Function),
+    );
+    expect(box).toHaveValue('');
+    expect(box).toHaveFocus();
+    act(() => engine.lastTurn().emit({ type: 'done', content: 'Noted.', message_id: 'm1', memory_sources: [] }));
+    await userEvent.keyboard('{ArrowUp}');
+    expect(box).toHaveValue('First line\nsecond line');
+  });
+
   it('shows the empty state, then streams a reply with folded thinking', async () => {
     const { engine } = setup();
     expect(await screen.findByText('No chats yet — say hello below.')).toBeInTheDocument();
@@ -69,8 +88,15 @@ describe('Chat page', () => {
       turn.emit({ type: 'tool_result', call_id: 'call_2', name: 'files_read', result: { error: 'There is no file called x.txt.' }, is_error: true, duration_ms: 1 });
     });
     const [first, second] = screen.getAllByTestId('tool-card');
+    // A finished call is one closed line, "Used Time now", that opens to what it found.
+    expect(first.tagName).toBe('DETAILS');
+    expect(first).not.toHaveAttribute('open');
+    expect(within(first).getByText('Used Time now')).toBeInTheDocument();
     expect(first).toHaveTextContent('Done');
-    expect(within(first).getByTestId('tool-result')).toHaveTextContent('"time": "10:00"');
+    await userEvent.click(within(first).getByText('Used Time now'));
+    expect(first).toHaveAttribute('open');
+    expect(within(first).getByTestId('tool-result')).toHaveTextContent('Time10:00');
+    expect(within(first).getByTestId('tool-result')).not.toHaveTextContent('{');
     expect(second).toHaveClass('tool-error');
     expect(within(second).getByTestId('tool-result')).toHaveTextContent('There is no file called x.txt.');
   });

@@ -1,6 +1,8 @@
 // The message box: text, attached files (uploaded first, then sent by name), Send, and Stop
-// while a reply runs. Sending during a reply adds the words to it (steering).
-import { useRef, useState, type FormEvent, type KeyboardEvent } from 'react';
+// while a reply runs. Sending during a reply adds the words to it (steering). Enter sends,
+// Shift+Enter breaks the line, Up in an empty box brings back the last message to edit; the box
+// is focused when the chat opens and again after each send.
+import { useEffect, useRef, useState, type FormEvent, type KeyboardEvent } from 'react';
 import { useUploadFile } from '../../api/queries';
 
 export function Composer({
@@ -8,13 +10,17 @@ export function Composer({
   disabled,
   onSend,
   onStop,
+  lastMessage = null,
 }: {
   running: boolean;
   disabled?: boolean;
   onSend: (text: string, attachments: string[]) => void;
   onStop: () => void;
+  lastMessage?: string | null;
 }) {
   const [text, setText] = useState('');
+  const box = useRef<HTMLTextAreaElement>(null);
+  useEffect(() => box.current?.focus(), []);
   const [files, setFiles] = useState<string[]>([]);
   const upload = useUploadFile();
   const picker = useRef<HTMLInputElement>(null);
@@ -27,10 +33,15 @@ export function Composer({
     onSend(words, running ? [] : files);
     setText('');
     if (!running) setFiles([]);
+    box.current?.focus();
   };
 
   const onKey = (e: KeyboardEvent<HTMLTextAreaElement>) => {
     if (e.key === 'Enter' && !e.shiftKey && !e.nativeEvent.isComposing) submit(e);
+    if (e.key === 'ArrowUp' && text === '' && lastMessage) {
+      e.preventDefault();
+      setText(lastMessage);
+    }
   };
 
   const pick = async (list: FileList | null) => {
@@ -65,6 +76,7 @@ export function Composer({
         </p>
       ) : null}
       <textarea
+        ref={box}
         aria-label="Message"
         placeholder={running ? 'Add something to the reply…' : 'Write a message…'}
         value={text}

@@ -8,7 +8,7 @@ import { queryKeys, useRuleProposals, useSessionMessages } from '../../api/queri
 import { ErrorNotice, Loading } from '../../components/Page';
 import { Composer } from './Composer';
 import { ContextMeter } from './ContextMeter';
-import { fromRows, isRunning, reduce } from './conversation';
+import { fromRows, isRunning, reduce, type Item } from './conversation';
 import { MessageView } from './MessageView';
 import { RuleProposalCard } from './RuleProposalCard';
 
@@ -99,7 +99,16 @@ export function Conversation({
         <div ref={bottom} />
       </div>
       <ContextMeter usage={conv.usage} />
-      <Composer running={running} disabled={loading} onSend={send} onStop={stop} />
+      <Composer running={running} disabled={loading} onSend={send} onStop={stop} lastMessage={lastUserText(conv.items)} />
     </div>
   );
+}
+
+/** The words of the newest message the person sent, for Up in an empty message box. */
+function lastUserText(items: Item[]): string | null {
+  for (let i = items.length - 1; i >= 0; i--) {
+    const item = items[i];
+    if (item.kind === 'user') return item.text;
+  }
+  return null;
 }

@@ -1,8 +1,10 @@
-// One tool call in a reply: what it was asked, its live progress, the approval question if any,
-// and the result (errors in red, declined calls said plainly).
+// One tool call in a reply. A finished call is one collapsed line ("Used Time now") that opens
+// to what it was asked and what it found, in readable form; while it works, waits for an OK, or
+// when it failed or was declined, the card stays open. A saved picture shows as the picture.
 import type { ApprovalDecision } from '../../api';
 import { ApprovalCard } from './ApprovalCard';
 import { OutputPicture, pictureOf } from './OutputPicture';
+import { ReadableValue } from './ReadableValue';
 import type { ToolView } from './conversation';
 import { toolLabel } from './conversation';
 
@@ -36,16 +38,39 @@ export function ToolCard({
   const { label, tone } = status(tool);
   const args = asText(tool.arguments);
   const picture = tool.result !== undefined && !tool.is_error ? pictureOf(tool.result) : null;
+  const hasArgs = args !== '' && args !== '{}';
+  // Done without a question asked: one line that opens to the details. A card that asked for an
+  // OK stays open, so its answer stays in view.
+  if (tool.result !== undefined && !tool.is_error && !tool.declined && !picture && !tool.approval) {
+    return (
+      <details className={`tool-card tool-line tool-${tone}`} data-testid="tool-card">
+        <summary className="tool-head">
+          <strong>Used {toolLabel(tool.name)}</strong>
+          <span className="tool-status">{label}</span>
+        </summary>
+        {hasArgs ? (
+          <div className="tool-section">
+            <h4>What it was asked</h4>
+            <ReadableValue value={tool.arguments} />
+          </div>
+        ) : null}
+        <div className="tool-section" data-testid="tool-result">
+          <h4>What it found</h4>
+          <ReadableValue value={tool.result} />
+        </div>
+      </details>
+    );
+  }
   return (
     <div className={`tool-card tool-${tone}`} data-testid="tool-card">
       <div className="tool-head">
         <strong>{toolLabel(tool.name)}</strong>
         <span className="tool-status">{label}</span>
       </div>
-      {args && args !== '{}' ? (
+      {hasArgs ? (
         <details className="tool-args">
           <summary>What it was asked</summary>
-          <pre>{args}</pre>
+          <ReadableValue value={tool.arguments} />
         </details>
       ) : null}
       {tool.progress.length > 0 ? (
@@ -64,9 +89,10 @@ export function ToolCard({
         ) : picture ? (
           <OutputPicture file={picture.file} title={picture.title} />
         ) : (
-          <pre className="tool-result" data-testid="tool-result">
-            {asText(tool.result)}
-          </pre>
+          <div className="tool-section" data-testid="tool-result">
+            <h4>What it found</h4>
+            <ReadableValue value={tool.result} />
+          </div>
         )
       ) : null}
     </div>
