@@ -1,6 +1,7 @@
 // Building blocks every page uses, so loading, empty and error states look and read the same.
 import type { ReactNode } from 'react';
 import type { ApiError } from '../api';
+import { ErrorActions } from './ErrorActions';
 
 export function Page({ title, intro, children }: { title: string; intro?: ReactNode; children?: ReactNode }) {
   return (
@@ -54,6 +55,7 @@ export function ErrorNotice({
         {prefix ? `${prefix} ` : ''}
         {error.detail}
       </p>
+      <ErrorActions sentence={error.detail} />
       {onRetry ? (
         <button type="button" className="btn btn-quiet" onClick={onRetry}>
           Try again

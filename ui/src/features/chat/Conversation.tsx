@@ -90,9 +90,12 @@ export function Conversation({
         {!loading && !stored.error && conv.items.length === 0 ? (
           <p className="muted chat-hello">Ask {assistantName} anything, or hand over a job.</p>
         ) : null}
-        {conv.items.map((item) => (
-          <MessageView key={item.key} item={item} onAnswer={answer} />
-        ))}
+        {conv.items.map((item, i) => {
+          // The newest reply that failed can be asked again with the same words.
+          const last = lastUserText(conv.items);
+          const retry = i === conv.items.length - 1 && !running && last ? () => send(last, []) : undefined;
+          return <MessageView key={item.key} item={item} onAnswer={answer} onRetry={retry} />;
+        })}
         {(proposals.data ?? []).map((p) => (
           <RuleProposalCard key={p.id} proposal={p} />
         ))}

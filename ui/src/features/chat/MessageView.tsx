@@ -5,6 +5,7 @@ import type { Item, Segment } from './conversation';
 import { MemorySources } from './MemorySources';
 import { ThinkingBlock } from './ThinkingBlock';
 import { ToolCard } from './ToolCard';
+import { ErrorActions } from '../../components/ErrorActions';
 
 const STEER_STATUS: Record<string, string> = {
   waiting: 'Waiting for the next step',
@@ -31,9 +32,11 @@ function SegmentView({ segment, onAnswer }: { segment: Segment; onAnswer: (id: s
 export function MessageView({
   item,
   onAnswer,
+  onRetry,
 }: {
   item: Item;
   onAnswer: (approvalId: string, decision: ApprovalDecision) => Promise<void>;
+  onRetry?: () => void;
 }) {
   if (item.kind === 'user') {
     return (
@@ -68,6 +71,7 @@ export function MessageView({
       {item.error ? (
         <div className="notice notice-error" role="alert">
           <p>{item.error}</p>
+          <ErrorActions sentence={item.error} onRetry={onRetry} />
         </div>
       ) : null}
       {item.cancelled ? <p className="muted chat-stopped">Stopped.</p> : null}

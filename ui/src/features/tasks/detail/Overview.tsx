@@ -10,6 +10,7 @@ import { PlanCard } from './PlanCard';
 import { ScheduleEditor } from './ScheduleEditor';
 import { TaskChat } from './TaskChat';
 import { TaskSettings } from './TaskSettings';
+import { ErrorActions } from '../../../components/ErrorActions';
 
 type Action = ReturnType<typeof useTaskAction>;
 
@@ -20,6 +21,7 @@ export function Overview({ task, action }: { task: Task; action: Action }) {
       {task.error ? (
         <div className="notice notice-error" role="alert" data-testid="task-error">
           <p>{task.error}</p>
+          <ErrorActions sentence={task.error} />
         </div>
       ) : null}
       {task.status === 'planning' ? (

@@ -5,6 +5,7 @@ import type { Run } from '../../../api';
 import type { useTaskAction } from '../../../api/queries';
 import { localTime, RUN_STATUS_WORDS } from '../words';
 import { RunLog } from './RunLog';
+import { ErrorActions } from '../../../components/ErrorActions';
 
 type Action = ReturnType<typeof useTaskAction>;
 
@@ -79,6 +80,7 @@ export function RunCard({ taskId, run, action, highlighted = false }: { taskId: 
       {run.error ? (
         <div className="notice notice-error" data-testid="run-error">
           <p>{run.error}</p>
+          <ErrorActions sentence={run.error} />
         </div>
       ) : null}
     </li>

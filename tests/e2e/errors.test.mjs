@@ -1,0 +1,51 @@
+// End to end: a model error in the chat carries the buttons that fix it. The scripted model
+// answers the first message as Ollama does for a model it doesn't have (404 "not found"): the
+// reply shows the engine's sentence with "Download qwen3:8b" (which pulls it from the stand-in
+// Ollama with a progress bar) and "Open Settings > Models"; Try again sends the message again and
+// the second answer arrives.
+//
+// The processes and the browser are set up by ./support.mjs.
+
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { ScriptedWorld, screenshots } from './support.mjs';
+
+const REPLY = 'Hello! The model is here now.';
+
+const SCRIPT = [
+  { error: { status: 404, message: "model 'qwen3:8b' not found, try pulling it first" } },
+  { text: REPLY },
+  { text: 'Greeting' },
+];
+
+const world = new ScriptedWorld('errors', SCRIPT);
+let ready;
+let page;
+
+before(async () => {
+  await world.start();
+  ({ ready, page } = world);
+});
+
+after(() => world.stop());
+
+describe('Errors with an action', () => {
+  test('a missing model offers its download and Settings, then Try again works', async () => {
+    await page.goto(ready.web_url);
+    await page.getByRole('heading', { level: 1, name: 'Chat', exact: true }).waitFor();
+    await page.getByRole('textbox', { name: 'Message', exact: true }).fill('Hello');
+    await page.getByRole('button', { name: 'Send', exact: true }).click();
+
+    const error = page.getByTestId('assistant-message').getByRole('alert');
+    await error.getByText("The model qwen3:8b isn't downloaded in Ollama yet.", { exact: false }).waitFor();
+    assert.equal(await error.getByRole('link', { name: 'Open Settings > Models' }).getAttribute('href'), '#/settings/models');
+    await error.getByRole('button', { name: 'Download qwen3:8b' }).click();
+    await error.getByText('qwen3:8b is downloaded. Try again to use it.').waitFor();
+    await page.screenshot({ path: join(screenshots, 'chat-error-actions.png') });
+
+    await error.getByRole('button', { name: 'Try again' }).click();
+    await page.getByText(REPLY).waitFor();
+    assert.deepEqual(world.pageErrors, []);
+  });
+});
