@@ -36,5 +36,6 @@ describe('hash routes', () => {
     expect(pageFromHash('#/nope')).toBe('not_found');
     expect(pageFromHash('')).toBe('chat');
     expect(pageFromHash('#/')).toBe('chat');
+    expect(pageFromHash('#token=abc')).toBe('chat');
   });
 });

@@ -20,7 +20,8 @@ export type Route = PageId | 'not_found';
 
 export function pageFromHash(hash: string): Route {
   const id = hash.replace(/^#\/?/, '').split(/[/?&]/)[0];
-  if (id === '') return DEFAULT_PAGE;
+  // An address that only carries the window's token (`#token=…`, read by the API layer) is Chat.
+  if (id === '' || id.startsWith('token=')) return DEFAULT_PAGE;
   return PAGES.some((p) => p.id === id) ? (id as PageId) : 'not_found';
 }
 
