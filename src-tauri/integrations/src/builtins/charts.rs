@@ -6,6 +6,7 @@
 use std::sync::Once;
 
 use plotters::coord::Shift;
+use plotters::coord::types::RangedCoordf64;
 use plotters::element::Pie;
 use plotters::prelude::*;
 use schemars::JsonSchema;
@@ -348,19 +349,12 @@ fn bars<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, spec: &ChartSpec) -> 
         .build_cartesian_2d(-0.5..(count as f64 - 0.5), y_range(spec, true))
         .map_err(failed)?;
     let formatter = |x: &f64| label_at(&labels, *x);
-    chart
-        .configure_mesh()
-        .disable_x_mesh()
+    let mut mesh = chart.configure_mesh();
+    mesh.disable_x_mesh()
         .x_labels(count + 1)
-        .x_label_formatter(&formatter)
-        .x_desc(spec.x_label.clone().unwrap_or_default())
-        .y_desc(spec.y_label.clone().unwrap_or_default())
-        .y_label_formatter(&number_label)
-        .light_line_style(RGBColor(243, 244, 246))
-        .label_style((FONT, 16).into_font().color(&INK))
-        .axis_desc_style((FONT, 18).into_font().color(&INK))
-        .draw()
-        .map_err(failed)?;
+        .x_label_formatter(&formatter);
+    axis_words(&mut mesh, spec);
+    mesh.draw().map_err(failed)?;
     let width = 0.8 / spec.series.len() as f64;
     for (s, series) in spec.series.iter().enumerate() {
         let fill = colour(s);
@@ -433,15 +427,9 @@ fn xy<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, spec: &ChartSpec) -> Re
     if !numeric {
         mesh.x_labels(labels.len() + 1);
     }
-    mesh.x_label_formatter(&formatter)
-        .x_desc(spec.x_label.clone().unwrap_or_default())
-        .y_desc(spec.y_label.clone().unwrap_or_default())
-        .y_label_formatter(&number_label)
-        .light_line_style(RGBColor(243, 244, 246))
-        .label_style((FONT, 16).into_font().color(&INK))
-        .axis_desc_style((FONT, 18).into_font().color(&INK))
-        .draw()
-        .map_err(failed)?;
+    mesh.x_label_formatter(&formatter);
+    axis_words(&mut mesh, spec);
+    mesh.draw().map_err(failed)?;
     for (s, series) in spec.series.iter().enumerate() {
         let stroke = colour(s);
         let points: Vec<(f64, f64)> = series
@@ -470,6 +458,19 @@ fn xy<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, spec: &ChartSpec) -> Re
             .legend(move |(x, y)| Circle::new((x + 7, y), 6, stroke.filled()));
     }
     legend(&mut chart, spec)
+}
+
+/// What every chart's axes say and how they look: the axis names, plain numbers, a light grid.
+fn axis_words<DB: DrawingBackend>(
+    mesh: &mut plotters::chart::MeshStyle<'_, '_, RangedCoordf64, RangedCoordf64, DB>,
+    spec: &ChartSpec,
+) {
+    mesh.x_desc(spec.x_label.clone().unwrap_or_default())
+        .y_desc(spec.y_label.clone().unwrap_or_default())
+        .y_label_formatter(&number_label)
+        .light_line_style(RGBColor(243, 244, 246))
+        .label_style((FONT, 16).into_font().color(&INK))
+        .axis_desc_style((FONT, 18).into_font().color(&INK));
 }
 
 fn legend<'a, DB: DrawingBackend + 'a, X: Ranged, Y: Ranged>(
