@@ -82,6 +82,7 @@ export function Conversation({
   };
 
   const loading = openedWith !== null && stored.isPending;
+  const lastSent = lastUserText(conv.items);
   return (
     <div className="chat-conversation">
       <div className="chat-messages" aria-live="polite" data-testid="conversation">
@@ -92,8 +93,7 @@ export function Conversation({
         ) : null}
         {conv.items.map((item, i) => {
           // The newest reply that failed can be asked again with the same words.
-          const last = lastUserText(conv.items);
-          const retry = i === conv.items.length - 1 && !running && last ? () => send(last, []) : undefined;
+          const retry = i === conv.items.length - 1 && !running && lastSent ? () => send(lastSent, []) : undefined;
           return <MessageView key={item.key} item={item} onAnswer={answer} onRetry={retry} />;
         })}
         {(proposals.data ?? []).map((p) => (
@@ -102,7 +102,7 @@ export function Conversation({
         <div ref={bottom} />
       </div>
       <ContextMeter usage={conv.usage} />
-      <Composer running={running} disabled={loading} onSend={send} onStop={stop} lastMessage={lastUserText(conv.items)} />
+      <Composer running={running} disabled={loading} onSend={send} onStop={stop} lastMessage={lastSent} />
     </div>
   );
 }

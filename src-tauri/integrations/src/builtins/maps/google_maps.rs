@@ -1,15 +1,13 @@
 //! Google Maps Platform's wire format (the keyed alternative for maps): Places text search,
 //! Geocoding and Directions, each `{"status": "OK", …}` with `error_message` on refusals.
 
-use std::sync::LazyLock;
-
-use regex::Regex;
 use serde::Deserialize;
 use url::Url;
 
 use super::osrm::mode_words;
 use super::shapes::{Place, Route, RouteEnd, TravelMode, distance_in, duration_text, main_steps};
 use crate::builtins::provider::{endpoint, json_of};
+use crate::builtins::search::plain;
 
 const WHO: &str = "Google Maps";
 /// How far around a "near" place a search looks, in metres.
@@ -170,19 +168,10 @@ impl Found {
     }
 }
 
-fn places(body: &str) -> Result<Vec<Place>, String> {
+/// The places of a text search, a geocoding or a reverse geocoding answer (one shape for all three).
+pub fn places_from(body: &str) -> Result<Vec<Place>, String> {
     let results: Results = json_of(body, WHO)?;
     Ok(results.results.into_iter().map(Found::place).collect())
-}
-
-/// The places of a text search.
-pub fn places_from(body: &str) -> Result<Vec<Place>, String> {
-    places(body)
-}
-
-/// The places of a geocoding (or reverse geocoding) answer.
-pub fn geocode_from(body: &str) -> Result<Vec<Place>, String> {
-    places(body)
 }
 
 #[derive(Debug, Deserialize)]
@@ -220,16 +209,14 @@ struct Step {
     distance: Amount,
 }
 
-static TAGS: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"<[^>]*>").expect("tag pattern"));
-static SPACES: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"\s+").expect("space pattern"));
-
-/// Google's instructions are short HTML ("Turn <b>left</b>"); only the words are kept.
+/// Google's instructions are short HTML ("Turn <b>left</b><div>Toll road</div>"); a block
+/// tag separates words, so tags become spaces before the text is made plain.
 fn words_of(html: &str) -> String {
-    let text = TAGS
-        .replace_all(html, " ")
-        .replace("&amp;", "&")
-        .replace("&nbsp;", " ");
-    SPACES.replace_all(text.trim(), " ").into_owned()
+    let spaced = html.replace('<', " <");
+    plain(&spaced)
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 pub fn route_from(body: &str, mode: TravelMode, unit: &str) -> Result<Route, String> {

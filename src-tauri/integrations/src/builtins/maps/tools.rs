@@ -253,7 +253,7 @@ async fn google_place(
     if let Some(error) = google_maps::status_error(&answer.body, name) {
         return Err(error);
     }
-    google_maps::geocode_from(&answer.body)?
+    google_maps::places_from(&answer.body)?
         .into_iter()
         .next()
         .ok_or_else(|| not_found(name, None))
@@ -321,7 +321,7 @@ async fn reverse(service: &IntegrationService, lat: f64, lon: f64) -> Result<Pla
             if let Some(error) = google_maps::status_error(&answer.body, &format!("{lat}, {lon}")) {
                 return Err(error);
             }
-            google_maps::geocode_from(&answer.body)?
+            google_maps::places_from(&answer.body)?
                 .into_iter()
                 .next()
                 .ok_or_else(|| format!("There's no address at {lat}, {lon} on the map."))

@@ -12,12 +12,14 @@ use regex::Regex;
 
 static TAGS: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"<[^>]*>").expect("tag pattern"));
 
-/// Snippets come with `<strong>` marks around the words searched for; only the words stay.
+/// Text without its HTML tags and common entities: search snippets' `<strong>` marks, Google
+/// Maps' `<b>` in instructions.
 pub fn plain(text: &str) -> String {
     TAGS.replace_all(text, "")
         .replace("&amp;", "&")
         .replace("&quot;", "\"")
         .replace("&#39;", "'")
+        .replace("&nbsp;", " ")
         .trim()
         .to_owned()
 }
