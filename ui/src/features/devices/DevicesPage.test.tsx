@@ -11,7 +11,8 @@ import type { Node } from '../../api';
 import { fakeApi, LAN_OFF, LAN_ON, makeBootstrap, makeNode, makePairing } from '../../test/fakes';
 import { renderWithApi } from '../../test/render';
 import { EMPTY_WORDS, LAN_OFF_WORDS } from './DevicesPage';
-import { batteryWords, connectionWords, countdown, relativeTime, replyError, svgImageSrc } from './words';
+import { ASK_WORDS, STARTING_WORDS, TURN_ON_LABEL, UNREACHABLE_WORDS } from './PairingCard';
+import { batteryWords, connectionWords, countdown, isLoopbackUrl, relativeTime, replyError, svgImageSrc } from './words';
 
 function setup(list: Node[] = []) {
   window.location.hash = '#/devices';
@@ -56,6 +57,23 @@ describe('device words', () => {
     );
     expect(replyError({ ok: false, code: 'offline' })).toBe('The device is offline.');
     expect(replyError({ ok: false })).toBe("The device couldn't do it.");
+  });
+
+  it('tells an address only this computer can open from one a phone can reach', () => {
+    for (const url of [
+      'http://127.0.0.1:7777/node/#code=1',
+      'https://127.4.5.6:7778/node/',
+      'http://localhost:7777/node/',
+      'http://app.localhost/node/',
+      'http://[::1]:7777/node/',
+      'http://0.0.0.0:7777/node/',
+      'not a url',
+    ]) {
+      expect(isLoopbackUrl(url), url).toBe(true);
+    }
+    for (const url of ['https://192.168.1.20:7778/node/#code=1', 'https://10.0.0.5:7778/node/', 'https://sentient.lan:7778/node/']) {
+      expect(isLoopbackUrl(url), url).toBe(false);
+    }
   });
 
   it('shows only SVG markup as the QR image, never as HTML', () => {
@@ -103,7 +121,7 @@ describe('Devices page', () => {
     await userEvent.click(await screen.findByRole('button', { name: 'Pair a device' }));
     expect(engine.api.createPairing).toHaveBeenCalledTimes(1);
     const pairing = await screen.findByTestId('pairing');
-    expect(within(pairing).getByTestId('pairing-code')).toHaveTextContent('482913');
+    expect(await within(pairing).findByTestId('pairing-code')).toHaveTextContent('482913');
     const qr = within(pairing).getByRole('img', { name: 'QR code to pair a device' });
     expect(qr.getAttribute('src')).toMatch(/^data:image\/svg\+xml;utf8,%3Csvg/);
     // The engine's markup never becomes the page's own.
@@ -135,18 +153,91 @@ describe('Devices page', () => {
     engine.setPairing(makePairing({ fingerprint: null, expires_at: new Date(Date.now() - 1000).toISOString() }));
     await userEvent.click(await screen.findByRole('button', { name: 'Pair a device' }));
     const pairing = await screen.findByTestId('pairing');
+    expect(await within(pairing).findByText('This code has expired. Make a new one to pair a device.')).toBeInTheDocument();
     expect(within(pairing).queryByTestId('pairing-fingerprint')).toBeNull();
-    expect(within(pairing).getByText('This code has expired. Make a new one to pair a device.')).toBeInTheDocument();
     engine.setPairing(makePairing({ code: '777777' }));
     await userEvent.click(within(pairing).getByRole('button', { name: 'Make a new code' }));
     expect(await within(screen.getByTestId('pairing')).findByTestId('pairing-code')).toHaveTextContent('777777');
   });
 
-  it('says why a pairing code could not be made', async () => {
+  it('says why a pairing code could not be made, and tries again', async () => {
     const { engine } = setup();
     engine.api.createPairing.mockRejectedValueOnce(new ApiError(409, 'Devices are turned off in Settings.'));
     await userEvent.click(await screen.findByRole('button', { name: 'Pair a device' }));
     expect(await screen.findByText("Couldn't make a pairing code. Devices are turned off in Settings.")).toBeInTheDocument();
+    await userEvent.click(within(screen.getByTestId('pairing')).getByRole('button', { name: 'Try again' }));
+    expect(await within(screen.getByTestId('pairing')).findByTestId('pairing-code')).toHaveTextContent('123456');
+    expect(engine.api.createPairing).toHaveBeenCalledTimes(2);
+  });
+
+  it('with the network listener off, asks to turn it on before any code; Starting… until it runs, then the LAN code and QR', async () => {
+    const { engine } = setup();
+    engine.setLan(LAN_OFF);
+    await userEvent.click(await screen.findByRole('button', { name: 'Pair a device' }));
+    const card = await screen.findByTestId('pairing');
+    expect(await within(card).findByText(ASK_WORDS)).toBeInTheDocument();
+    // No code, no QR code and no link yet: there is nowhere a phone could go.
+    expect(within(card).queryByRole('img')).toBeNull();
+    expect(within(card).queryByRole('link', { name: /node/ })).toBeNull();
+    expect(engine.api.createPairing).not.toHaveBeenCalled();
+    // The page's own note makes way for the card: one button, not two.
+    expect(screen.queryByTestId('lan-note')).toBeNull();
+    expect(screen.getAllByRole('button', { name: TURN_ON_LABEL })).toHaveLength(1);
+
+    // The setting is saved; the listener takes a moment to start.
+    engine.api.patchConfig.mockImplementationOnce(async () => {
+      engine.setLan({ ...LAN_OFF, enabled: true });
+      return { saved: true, config: {} as never };
+    });
+    await userEvent.click(within(card).getByRole('button', { name: TURN_ON_LABEL }));
+    expect(engine.api.patchConfig).toHaveBeenCalledWith({ nodes: { lan_enabled: true } });
+    expect(await within(card).findByText(STARTING_WORDS)).toBeInTheDocument();
+    expect(within(card).getByRole('status')).toHaveTextContent(STARTING_WORDS);
+    expect(engine.api.createPairing).not.toHaveBeenCalled();
+
+    // It runs: the card asks again by itself and shows the code for the LAN address.
+    engine.setLan(LAN_ON);
+    expect(await within(card).findByTestId('pairing-code', {}, { timeout: 4000 })).toHaveTextContent('123456');
+    expect(within(card).getByTestId('pairing-url')).toHaveAttribute('href', 'https://192.168.1.20:7778/node/#code=123456');
+    expect(within(card).getByRole('img', { name: 'QR code to pair a device' })).toBeInTheDocument();
+    expect(within(card).queryByText(STARTING_WORDS)).toBeNull();
+    expect(engine.api.createPairing).toHaveBeenCalledTimes(1);
+  });
+
+  it("says why the listener couldn't start, and Try again turns it off and on", async () => {
+    const { engine } = setup();
+    engine.setLan({ ...LAN_OFF, enabled: true, error: 'address already in use (os error 98)' });
+    await userEvent.click(await screen.findByRole('button', { name: 'Pair a device' }));
+    const failed = await screen.findByTestId('pairing-failed');
+    expect(failed).toHaveTextContent(
+      "Sentient couldn't start listening for devices on your network. Address already in use (os error 98).",
+    );
+    expect(within(failed).getByRole('link', { name: 'Open Settings > Devices' })).toHaveAttribute('href', '#/settings/devices');
+    expect(screen.queryByTestId('pairing-code')).toBeNull();
+
+    engine.api.patchConfig.mockImplementation(async (partial: Record<string, unknown>) => {
+      const on = (partial as { nodes: { lan_enabled: boolean } }).nodes.lan_enabled;
+      engine.setLan(on ? LAN_ON : LAN_OFF);
+      return { saved: true, config: {} as never };
+    });
+    await userEvent.click(within(failed).getByRole('button', { name: 'Try again' }));
+    expect(engine.api.patchConfig.mock.calls.map((c) => c[0])).toEqual([{ nodes: { lan_enabled: false } }, { nodes: { lan_enabled: true } }]);
+    expect(await within(screen.getByTestId('pairing')).findByTestId('pairing-code', {}, { timeout: 4000 })).toBeInTheDocument();
+  });
+
+  it('never shows an address only this computer can open', async () => {
+    const { engine } = setup();
+    engine.setPairing(makePairing({ web_url: 'https://127.0.0.1:7778/node/#code=123456', qr: 'sentient://pair?url=wss://127.0.0.1:7778/ws/node' }));
+    await userEvent.click(await screen.findByRole('button', { name: 'Pair a device' }));
+    const card = await screen.findByTestId('pairing');
+    expect(await within(card).findByText(UNREACHABLE_WORDS)).toBeInTheDocument();
+    expect(within(card).queryByRole('img')).toBeNull();
+    expect(within(card).queryByTestId('pairing-url')).toBeNull();
+    expect(card.textContent).not.toMatch(/127\.0\.0\.1|localhost/);
+
+    engine.setPairing(makePairing({ code: '654321' }));
+    await userEvent.click(within(card).getByRole('button', { name: 'Try again' }));
+    expect(await within(card).findByTestId('pairing-code')).toHaveTextContent('654321');
   });
 
   it('notes when phones on the network cannot reach Sentient, and turns it on', async () => {

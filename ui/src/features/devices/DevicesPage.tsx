@@ -1,13 +1,14 @@
-// The Devices page: pair a phone (code, QR code, link, countdown), every paired device with its
-// state (online first, live from `node.updated` / `node.deleted`), rename, remove and a test of
-// what each device offers; and a note when phones on the network can't reach Sentient.
+// The Devices page: pair a phone (asking to accept devices on the local network first when that
+// is off, then the code, QR code, link and countdown), every paired device with its state (online
+// first, live from `node.updated` / `node.deleted`), rename, remove and a test of what each device
+// offers; and a note when phones on the network can't reach Sentient.
 import { useState } from 'react';
-import type { LanStatus, Pairing } from '../../api';
-import { useCreatePairing, useLanStatus, useNodes, usePatchConfig } from '../../api/queries';
+import type { LanStatus } from '../../api';
+import { useLanStatus, useNodes, usePatchConfig } from '../../api/queries';
 import { EmptyState, ErrorNotice, Loading, Page } from '../../components/Page';
 import { DevicesIcon } from '../../components/icons';
 import { DeviceCard } from './DeviceCard';
-import { PairingCard, useNow } from './PairingCard';
+import { PairDevice, useNow } from './PairingCard';
 import { DESKTOP_NODE_ID } from './words';
 import './devices.css';
 
@@ -19,15 +20,13 @@ export const LAN_OFF_WORDS = `${LAN_OFF_LEAD} Settings > Devices.`;
 export function DevicesPage() {
   const nodes = useNodes();
   const lan = useLanStatus();
-  const create = useCreatePairing();
-  // The devices there were when the code was made, to tell when a new one has paired.
-  const [pairing, setPairing] = useState<{ pairing: Pairing; known: string[] | null } | null>(null);
+  // The card is open; `known` are the devices there were when it opened, to tell when a new one
+  // has paired, and `code` counts presses of Pair a device (each makes a fresh code).
+  const [pairing, setPairing] = useState<{ known: string[] | null; code: number } | null>(null);
   const now = new Date(useNow(30_000));
 
   const pair = () =>
-    create.mutate(undefined, {
-      onSuccess: (p) => setPairing((prev) => ({ pairing: p, known: prev?.known ?? nodes.data?.map((n) => n.node_id) ?? null })),
-    });
+    setPairing((prev) => ({ known: prev?.known ?? nodes.data?.map((n) => n.node_id) ?? null, code: (prev?.code ?? 0) + 1 }));
   const known = pairing?.known;
   const paired = known ? nodes.data?.find((n) => !known.includes(n.node_id)) : undefined;
 
@@ -57,12 +56,11 @@ export function DevicesPage() {
   return (
     <Page title="Devices" intro="Phones, glasses and other devices Sentient can reach: to send them notifications, show messages, take photos and ask where they are.">
       <div className="task-actions device-toolbar">
-        <button type="button" className="btn btn-primary" disabled={create.isPending} onClick={pair}>
-          {create.isPending ? 'Making a code…' : 'Pair a device'}
+        <button type="button" className="btn btn-primary" onClick={pair}>
+          Pair a device
         </button>
       </div>
-      <ErrorNotice error={create.error} prefix="Couldn't make a pairing code." />
-      {lan.data ? <LanNote lan={lan.data} /> : null}
+      {lan.data && !pairing ? <LanNote lan={lan.data} /> : null}
       {paired ? (
         <div className="notice pairing-done" role="status" data-testid="pairing-done">
           <p>Paired with {paired.name}. You can try it below.</p>
@@ -71,7 +69,7 @@ export function DevicesPage() {
           </button>
         </div>
       ) : pairing ? (
-        <PairingCard pairing={pairing.pairing} busy={create.isPending} onNewCode={pair} onClose={() => setPairing(null)} />
+        <PairDevice newCode={pairing.code} onClose={() => setPairing(null)} />
       ) : null}
       {body}
     </Page>

@@ -123,3 +123,26 @@ export function svgImageSrc(svg: string): string | null {
   if (!/^(<\?xml[^>]*>\s*)?<svg[\s>]/i.test(text)) return null;
   return `data:image/svg+xml;utf8,${encodeURIComponent(text)}`;
 }
+
+/**
+ * True when `url` points at this computer only (127.x.x.x, localhost, ::1, 0.0.0.0): a phone
+ * that opens it reaches itself, not Sentient. Anything that isn't a URL counts as unreachable.
+ */
+export function isLoopbackUrl(url: string): boolean {
+  let host: string;
+  try {
+    host = new URL(url).hostname.toLowerCase();
+  } catch {
+    return true;
+  }
+  host = host.replace(/^\[|\]$/g, '');
+  if (host === 'localhost' || host.endsWith('.localhost')) return true;
+  if (host === '::1' || host === '::' || host === '0.0.0.0' || host === '') return true;
+  if (/^::ffff:127\./.test(host)) return true;
+  return /^127\.\d+\.\d+\.\d+$/.test(host);
+}
+
+/** The listener's refusal as one sentence, however the engine worded it. */
+export function lanErrorWords(error: string): string {
+  return sentence(error);
+}
