@@ -1,20 +1,37 @@
 // Describe a task in your own words. Preview shows what Sentient makes of it (name, schedule)
 // before anything is saved; Create task saves it and planning starts.
-import { useState } from 'react';
+//
+// A Preview that failed means the model didn't answer (or answered nonsense), and planning needs
+// the same model, so a task created now is sure to fail: Create stays off, with the error, the
+// buttons that fix it and Try again, until a preview works. A preview that came back (even one
+// read from the words alone while the model is slow) never blocks Create.
+import { useId, useState } from 'react';
+import type { ApiError } from '../../api';
 import { useCreateTask, usePreviewTask } from '../../api/queries';
+import { actionsFor, ErrorActions } from '../../components/ErrorActions';
 import { ErrorNotice } from '../../components/Page';
 import { PRIORITY_WORDS, scheduleWords } from './words';
+
+export const BLOCKED_WORDS = "Create task is off until the preview works: without an answer from the model, Sentient can't plan the task.";
 
 export function NewTaskForm({ onCreated }: { onCreated: (taskId: string) => void }) {
   const [prompt, setPrompt] = useState('');
   const preview = usePreviewTask();
   const create = useCreateTask();
+  // The last preview's failure; it outlives edits to the words (the model is still down) and
+  // goes once a preview works.
+  const [failed, setFailed] = useState<ApiError | null>(null);
+  const blockedId = useId();
   const words = prompt.trim();
   const busy = preview.isPending || create.isPending;
+  const blocked = failed !== null;
 
   const onPreview = () => {
     create.reset();
-    preview.mutate(words);
+    preview.mutate(words, {
+      onSuccess: () => setFailed(null),
+      onError: (error) => setFailed(error),
+    });
   };
   const onCreate = () => {
     create.mutate(words, {
@@ -32,7 +49,7 @@ export function NewTaskForm({ onCreated }: { onCreated: (taskId: string) => void
       aria-label="New task"
       onSubmit={(e) => {
         e.preventDefault();
-        if (words && !busy) onCreate();
+        if (words && !busy && !blocked) onCreate();
       }}
     >
       <label className="field">
@@ -52,11 +69,16 @@ export function NewTaskForm({ onCreated }: { onCreated: (taskId: string) => void
         <button type="button" className="btn" disabled={!words || busy} onClick={onPreview}>
           {preview.isPending ? 'Looking…' : 'Preview'}
         </button>
-        <button type="submit" className="btn btn-primary" disabled={!words || busy}>
+        <button
+          type="submit"
+          className="btn btn-primary"
+          disabled={!words || busy || blocked}
+          aria-describedby={blocked ? blockedId : undefined}
+        >
           {create.isPending ? 'Creating…' : 'Create task'}
         </button>
       </div>
-      <ErrorNotice error={preview.error} prefix="Couldn't preview it." />
+      {failed ? <PreviewFailed error={failed} id={blockedId} busy={busy} canRetry={words !== ''} onRetry={onPreview} /> : null}
       <ErrorNotice error={create.error} prefix="Couldn't create the task." />
       {preview.data ? (
         <div className="task-preview" data-testid="task-preview" aria-label="Preview">
@@ -74,5 +96,39 @@ export function NewTaskForm({ onCreated }: { onCreated: (taskId: string) => void
         </div>
       ) : null}
     </form>
+  );
+}
+
+/** Why the preview failed, the buttons that fix it, Try again, and why Create is off. */
+function PreviewFailed({
+  error,
+  id,
+  busy,
+  canRetry,
+  onRetry,
+}: {
+  error: ApiError;
+  id: string;
+  busy: boolean;
+  canRetry: boolean;
+  onRetry: () => void;
+}) {
+  // ErrorActions offers Try again itself when the sentence says so; otherwise it is added here.
+  const ownRetry = !actionsFor(error.detail, true).some((a) => a.kind === 'retry');
+  return (
+    <div className="notice notice-error" role="alert" data-testid="preview-error">
+      <p>Couldn't preview it. {error.detail}</p>
+      <p className="muted" id={id}>
+        {BLOCKED_WORDS}
+      </p>
+      <ErrorActions sentence={error.detail} onRetry={canRetry ? onRetry : undefined} />
+      {ownRetry && canRetry ? (
+        <div className="error-actions">
+          <button type="button" className="btn btn-primary" disabled={busy} onClick={onRetry}>
+            {busy ? 'Looking…' : 'Try again'}
+          </button>
+        </div>
+      ) : null}
+    </div>
   );
 }

@@ -11,7 +11,18 @@ import { STATUS_WORDS } from './words';
 
 type Tab = 'overview' | 'runs';
 
-export function TaskDetail({ taskId, runId = null, onClosed }: { taskId: string; runId?: string | null; onClosed: () => void }) {
+export function TaskDetail({
+  taskId,
+  runId = null,
+  onClosed,
+  onReplaced,
+}: {
+  taskId: string;
+  runId?: string | null;
+  onClosed: () => void;
+  /** The task was made afresh as `copyId` (Try again after its planning failed). */
+  onReplaced?: (oldId: string, copyId: string) => void;
+}) {
   const query = useTask(taskId);
   const action = useTaskAction(taskId);
   const [tab, setTab] = useState<Tab>(runId ? 'runs' : 'overview');
@@ -44,7 +55,7 @@ export function TaskDetail({ taskId, runId = null, onClosed }: { taskId: string;
           Runs ({task.runs.length})
         </button>
       </div>
-      <div role="tabpanel">{tab === 'overview' ? <Overview task={task} action={action} /> : <Runs task={task} action={action} highlight={runId} />}</div>
+      <div role="tabpanel">{tab === 'overview' ? <Overview task={task} action={action} onReplaced={onReplaced} /> : <Runs task={task} action={action} highlight={runId} />}</div>
     </article>
   );
 }

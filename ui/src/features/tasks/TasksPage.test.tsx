@@ -6,6 +6,9 @@ import { ApiError } from '../../api/errors';
 import type { Schedule, Task } from '../../api';
 import { fakeApi, makeBootstrap, makeRun, makeTask } from '../../test/fakes';
 import { renderWithApi } from '../../test/render';
+import { BLOCKED_WORDS } from './NewTaskForm';
+import { PLAN_FAILED_LEAD } from './detail/PlanFailed';
+import { PLAN_AGAIN_MESSAGE, planningFailed } from './words';
 
 const WEEKDAYS: Schedule = {
   type: 'recurring',
@@ -94,6 +97,107 @@ describe('Tasks page', () => {
     await userEvent.type(screen.getByRole('textbox', { name: 'Describe a task' }), 'water the plants');
     await userEvent.click(screen.getByRole('button', { name: 'Preview' }));
     expect(await screen.findByRole('alert')).toHaveTextContent("Couldn't preview it. The planner model is not available. Start Ollama, then try again.");
+  });
+
+  it('a failed Preview keeps Create off, with the fix and Try again; once a preview works, Create works', async () => {
+    const { engine } = setup();
+    await screen.findByText('No tasks yet — describe one above.');
+    engine.setPreview(new ApiError(503, "Ollama isn't answering. Start Ollama (or install it from ollama.com), then try again."));
+    await userEvent.type(screen.getByRole('textbox', { name: 'Describe a task' }), 'water the plants');
+    const create = screen.getByRole('button', { name: 'Create task' });
+    expect(create).toBeEnabled();
+    await userEvent.click(screen.getByRole('button', { name: 'Preview' }));
+    const failed = await screen.findByTestId('preview-error');
+    expect(failed).toHaveTextContent("Couldn't preview it. Ollama isn't answering.");
+    expect(within(failed).getByRole('link', { name: 'Get Ollama' })).toHaveAttribute('href', 'https://ollama.com/download');
+    expect(create).toBeDisabled();
+    expect(create).toHaveAccessibleDescription(BLOCKED_WORDS);
+    // Enter in the form can't create it either, and editing the words doesn't bring the model back.
+    await userEvent.type(screen.getByRole('textbox', { name: 'Describe a task' }), ' daily');
+    expect(create).toBeDisabled();
+    await userEvent.click(create);
+    expect(engine.api.createTask).not.toHaveBeenCalled();
+
+    // The model is back: Try again previews the words as they are now, and Create works.
+    engine.setPreview({ name: 'Water the plants', description: 'Water them.', priority: 1, schedule: null });
+    await userEvent.click(within(failed).getByRole('button', { name: 'Try again' }));
+    expect(engine.api.previewTask).toHaveBeenLastCalledWith('water the plants daily');
+    await screen.findByTestId('task-preview');
+    expect(screen.queryByTestId('preview-error')).toBeNull();
+    expect(create).toBeEnabled();
+    await userEvent.click(create);
+    expect(engine.api.createTask).toHaveBeenCalledWith({ prompt: 'water the plants daily' });
+  });
+
+  it('a preview that failed for any reason offers Try again even when its sentence does not say so', async () => {
+    const { engine } = setup();
+    await screen.findByText('No tasks yet — describe one above.');
+    engine.setPreview(new ApiError(502, 'The planner model answered in the wrong shape.'));
+    await userEvent.type(screen.getByRole('textbox', { name: 'Describe a task' }), 'water the plants');
+    await userEvent.click(screen.getByRole('button', { name: 'Preview' }));
+    const failed = await screen.findByTestId('preview-error');
+    expect(within(failed).getAllByRole('button', { name: 'Try again' })).toHaveLength(1);
+    expect(screen.getByRole('button', { name: 'Create task' })).toBeDisabled();
+  });
+
+  it('a preview read from the words alone (the model slow or down) never blocks Create', async () => {
+    const { engine } = setup();
+    await screen.findByText('No tasks yet — describe one above.');
+    engine.setPreview({ name: 'Water the plants', description: 'every day at 8 water the plants', priority: 1, schedule: WEEKDAYS });
+    await userEvent.type(screen.getByRole('textbox', { name: 'Describe a task' }), 'every day at 8 water the plants');
+    await userEvent.click(screen.getByRole('button', { name: 'Preview' }));
+    await screen.findByTestId('task-preview');
+    expect(screen.getByRole('button', { name: 'Create task' })).toBeEnabled();
+    expect(screen.queryByTestId('preview-error')).toBeNull();
+  });
+
+  it('a new task whose planning failed: the failure in plain words with its buttons; Try again plans it afresh and opens it', async () => {
+    const wrongShape = 'The planner model answered in the wrong shape. Try again, or pick another planner model in Settings > Models.';
+    const { engine } = setup([makeTask({ task_id: 't1', name: 'News digest', status: 'error', error: wrongShape, plan: [] })]);
+    const detail = await openTask('News digest');
+    const failed = within(detail).getByTestId('task-error');
+    expect(failed).toHaveTextContent(`${PLAN_FAILED_LEAD} ${wrongShape}`);
+    expect(within(failed).getByRole('link', { name: 'Open Settings > Models' })).toHaveAttribute('href', '#/settings/models');
+    expect(within(failed).getAllByRole('button', { name: 'Try again' })).toHaveLength(1);
+
+    await userEvent.click(within(failed).getByRole('button', { name: 'Try again' }));
+    expect(engine.api.rerunTask).toHaveBeenCalledWith('t1');
+    // The failed one held nothing: it goes, and the new one is open, planning.
+    await waitFor(() => expect(engine.api.deleteTask).toHaveBeenCalledWith('t1'));
+    const fresh = await screen.findByTestId('task-detail');
+    expect(await within(fresh).findByText('Sentient is working out a plan for this task…')).toBeInTheDocument();
+    expect(within(fresh).queryByTestId('task-error')).toBeNull();
+    await waitFor(() => expect(screen.getAllByTestId('task-row')).toHaveLength(1));
+  });
+
+  it('a task whose re-planning after a change failed is asked to plan again in its own chat, keeping its runs', async () => {
+    const { engine } = setup([
+      makeTask({
+        task_id: 't1',
+        name: 'Digest',
+        status: 'error',
+        error: 'Planning was stopped. Ask for a change to plan it again.',
+        plan: [{ tool: 'time_now', description: 'Check the time' }],
+        runs: [makeRun({ run_id: 'r1', status: 'completed' })],
+        chat_history: [{ role: 'user', content: 'Make it shorter', timestamp: '2030-05-04T10:00:00Z' }],
+      }),
+    ]);
+    const detail = await openTask('Digest');
+    const failed = within(detail).getByTestId('task-error');
+    expect(failed).toHaveTextContent(PLAN_FAILED_LEAD);
+    // The sentence names no Try again; the card adds one.
+    await userEvent.click(within(failed).getByRole('button', { name: 'Try again' }));
+    expect(engine.api.taskChat).toHaveBeenCalledWith('t1', PLAN_AGAIN_MESSAGE);
+    expect(engine.api.rerunTask).not.toHaveBeenCalled();
+    expect(engine.api.deleteTask).not.toHaveBeenCalled();
+    expect(await within(detail).findByText('Sentient is working out a plan for this task…')).toBeInTheDocument();
+  });
+
+  it('a failed run is not a failed plan: no plan Try again on it', () => {
+    const run = makeRun({ run_id: 'r1', status: 'error', error: 'The page could not be read.' });
+    expect(planningFailed(makeTask({ status: 'error', runs: [run] }))).toBe(false);
+    expect(planningFailed(makeTask({ status: 'error', runs: [] }))).toBe(true);
+    expect(planningFailed(makeTask({ status: 'approval_pending', runs: [] }))).toBe(false);
   });
 
   it('a plan arrives live; Approve schedules it and Decline declines another', async () => {

@@ -1,7 +1,8 @@
 // The Tasks page: a box to describe a new task on top, the tasks grouped by what they need on
 // the left, and the open task on the right.
 import { useEffect, useState } from 'react';
-import { Page } from '../../components/Page';
+import { useDeleteTask } from '../../api/queries';
+import { ErrorNotice, Page } from '../../components/Page';
 import { NewTaskForm } from './NewTaskForm';
 import { NoTaskOpen } from './NoTaskOpen';
 import { TaskDetail } from './TaskDetail';
@@ -18,6 +19,13 @@ export function taskFromHash(hash: string): { taskId: string; runId: string | nu
 export function TasksPage() {
   const [linked, setLinked] = useState(() => taskFromHash(window.location.hash));
   const [openId, setOpenId] = useState<string | null>(linked?.taskId ?? null);
+  const drop = useDeleteTask();
+  // Try again on a task whose first planning failed makes it afresh: open the new one, and let
+  // the failed one go (it never ran and holds nothing).
+  const replaced = (oldId: string, copyId: string) => {
+    setOpenId(copyId);
+    drop.mutate(oldId);
+  };
   useEffect(() => {
     const onChange = () => {
       const next = taskFromHash(window.location.hash);
@@ -32,6 +40,7 @@ export function TasksPage() {
   return (
     <Page title="Tasks" intro="Work you hand to Sentient, from a one-off errand to something that repeats.">
       <NewTaskForm onCreated={setOpenId} />
+      <ErrorNotice error={drop.error} prefix="Couldn't remove the task whose planning failed." />
       <div className="tasks-layout">
         <TaskList openId={openId} onOpen={setOpenId} />
         {openId ? (
@@ -40,6 +49,7 @@ export function TasksPage() {
             taskId={openId}
             runId={linked?.taskId === openId ? linked.runId : null}
             onClosed={() => setOpenId(null)}
+            onReplaced={replaced}
           />
         ) : (
           <NoTaskOpen />

@@ -136,3 +136,22 @@ export const PRIORITY_WORDS = ['Urgent', 'Normal', 'Low'];
 export function isBusy(task: Pick<Task, 'status'>): boolean {
   return task.status === 'planning' || task.status === 'processing' || task.status === 'waiting_for_user';
 }
+
+/**
+ * True when the task's last planning failed (rather than a run): it is `error` and either never
+ * ran, or the change it was last asked for got no plan back.
+ */
+export function planningFailed(task: Pick<Task, 'status' | 'runs' | 'chat_history'>): boolean {
+  if (task.status !== 'error') return false;
+  if (task.runs.length === 0) return true;
+  const last = task.chat_history[task.chat_history.length - 1];
+  return last?.role === 'user';
+}
+
+/** A failed task that never ran and was never changed: planning it afresh loses nothing. */
+export function planFromScratch(task: Pick<Task, 'runs' | 'chat_history'>): boolean {
+  return task.runs.length === 0 && task.chat_history.length === 0;
+}
+
+/** What Try again says in the task's own chat when it plans a changed task again. */
+export const PLAN_AGAIN_MESSAGE = 'Please try planning this again.';

@@ -11,14 +11,29 @@ import { ScheduleEditor } from './ScheduleEditor';
 import { TaskChat } from './TaskChat';
 import { TaskSettings } from './TaskSettings';
 import { ErrorActions } from '../../../components/ErrorActions';
+import { planningFailed } from '../words';
+import { PlanFailed } from './PlanFailed';
 
 type Action = ReturnType<typeof useTaskAction>;
 
-export function Overview({ task, action }: { task: Task; action: Action }) {
+/** While a task is planned again, the failure before belongs to the past (the engine keeps it until it goes live). */
+const REPLANNING = ['planning', 'approval_pending', 'clarification_pending'];
+
+export function Overview({
+  task,
+  action,
+  onReplaced,
+}: {
+  task: Task;
+  action: Action;
+  onReplaced?: (oldId: string, copyId: string) => void;
+}) {
   return (
     <div className="task-overview">
       {task.description ? <p className="task-description">{task.description}</p> : null}
-      {task.error ? (
+      {task.error && planningFailed(task) ? (
+        <PlanFailed task={task} action={action} onReplaced={onReplaced} />
+      ) : task.error && !REPLANNING.includes(task.status) ? (
         <div className="notice notice-error" role="alert" data-testid="task-error">
           <p>{task.error}</p>
           <ErrorActions sentence={task.error} />
