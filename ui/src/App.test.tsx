@@ -9,6 +9,8 @@ import { renderWithApi } from './test/render';
 
 beforeEach(() => {
   window.history.replaceState(null, '', '/');
+  // Where onboarding's model step stands (features/onboarding/modelSetup.ts).
+  window.localStorage.clear();
 });
 
 describe('first launch', () => {
@@ -46,6 +48,9 @@ describe('first launch', () => {
       persona: null,
       daily_brief: null,
     });
+    // Then the model step (its own tests are in features/onboarding); Later leads to the app.
+    await userEvent.click(await screen.findByRole('radio', { name: /Later/ }));
+    await userEvent.click(screen.getByRole('button', { name: 'Finish and set it up later' }));
     expect(await screen.findByRole('heading', { name: 'Chat' })).toBeInTheDocument();
     expect(screen.getByText(/Hi Grace\. This is where you and Jarvis talk\./)).toBeInTheDocument();
   });

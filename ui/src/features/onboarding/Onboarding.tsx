@@ -4,6 +4,7 @@ import { useMemo, useState, type FormEvent } from 'react';
 import type { Bootstrap } from '../../api';
 import { useOnboarding } from '../../api/queries';
 import { ErrorNotice } from '../../components/Page';
+import { writeModelSetup } from './modelSetup';
 
 export function detectTimezone(): string {
   try {
@@ -40,6 +41,9 @@ export function Onboarding({ bootstrap }: { bootstrap: Bootstrap }) {
     if (!assistantName.trim()) return setMissing('Give your assistant a name (Sentient is fine).');
     if (!timezone.trim()) return setMissing('Pick your time zone, so reminders happen at the right time.');
     setMissing(null);
+    // Saved first, so a reload keeps what was typed; the model step comes next and a reload
+    // during it opens it again (the app shows it while this says so).
+    writeModelSetup('pending');
     onboarding.mutate({
       user_name: userName.trim(),
       assistant_name: assistantName.trim(),
@@ -50,7 +54,7 @@ export function Onboarding({ bootstrap }: { bootstrap: Bootstrap }) {
       personal_context: null,
       persona: null,
       daily_brief: null,
-    });
+    }, { onError: () => writeModelSetup(null) });
   }
 
   return (
@@ -60,6 +64,7 @@ export function Onboarding({ bootstrap }: { bootstrap: Bootstrap }) {
           <span className="brand-mark" aria-hidden="true" />
           <span className="brand-name">Sentient</span>
         </div>
+        <p className="field-help">Step 1 of 2</p>
         <h1 id="onboarding-title">Welcome</h1>
         <p className="muted">A few quick questions so your assistant knows who it's working for. You can change these later.</p>
 

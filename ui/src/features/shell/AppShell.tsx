@@ -7,6 +7,9 @@ import { ChatPage } from '../chat/ChatPage';
 import { DevicesPage } from '../devices/DevicesPage';
 import { IntegrationsPage } from '../integrations/IntegrationsPage';
 import { MemoryPage } from '../memory/MemoryPage';
+import { ModelBar } from '../onboarding/ModelBar';
+import { useModelSetup } from '../onboarding/modelSetup';
+import { ModelStep } from '../onboarding/ModelStep';
 import { useMemoryReview } from '../memory/queries';
 import { NotificationsPage } from '../notifications/NotificationsPage';
 import { SettingsPage } from '../settings/SettingsPage';
@@ -52,11 +55,15 @@ export function AppShell({ bootstrap, connectionLost }: { bootstrap: Bootstrap; 
   const unread = useUnreadCount(bootstrap.unread_notifications);
   const review = useMemoryReview();
   useNavigationKeys();
+  // Onboarding's model step, until it is done (also after a reload, or opened again).
+  const modelSetup = useModelSetup();
 
   useEffect(() => {
     const label = page === 'not_found' ? 'Page not found' : PAGES.find((p) => p.id === page)?.label;
     api.setTitle(label ? `${label} · Sentient` : 'Sentient');
   }, [api, page]);
+
+  if (modelSetup === 'pending' || modelSetup === 'reopened') return <ModelStep firstRun={modelSetup === 'pending'} />;
 
   return (
     <div className="app">
@@ -70,6 +77,7 @@ export function AppShell({ bootstrap, connectionLost }: { bootstrap: Bootstrap; 
       <div className="app-body">
         <Sidebar current={page} unread={unread} waiting={review.data?.count ?? 0} />
         <main className="content" key={page}>
+          {page === 'chat' || page === 'tasks' ? <ModelBar /> : null}
           <CurrentPage page={page} bootstrap={bootstrap} />
         </main>
       </div>

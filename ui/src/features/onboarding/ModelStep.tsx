@@ -1,0 +1,541 @@
+// The last onboarding step, "How should Sentient think?": run a model on this computer (Ollama:
+// install help, then ONE button that downloads the model recommended for this computer and
+// switches to the "Local only" setup), use a cloud key (save it, check it with one short call,
+// switch to the "Cloud" setup), or decide later. A set-up model is then checked in the background
+// and the step ends with one plain line about it.
+import { useEffect, useId, useRef, useState } from 'react';
+import type { Hardware, LocalModels, PresetSwitch, ProviderView } from '../../api';
+
+type Os = Hardware['os'];
+import {
+  useCheckup,
+  useHardware,
+  useLocalModels,
+  useModelProviders,
+  useSetSecret,
+  useSwitchPreset,
+  useTestModel,
+  type CheckupState,
+} from '../../api/queries';
+import { ErrorNotice, Loading } from '../../components/Page';
+import { FixButton } from '../settings/models/FixButton';
+import { PullProgressView } from '../settings/models/OllamaCard';
+import { PullProvider, usePull } from '../settings/models/pull';
+import { withoutLatest } from '../settings/models/roles';
+import { writeModelSetup } from './modelSetup';
+import '../settings/models/models.css';
+import './onboarding.css';
+
+export type Choice = 'local' | 'cloud' | 'later';
+
+/** The built-in setups' names (GET /api/models/presets). */
+export const LOCAL_PRESET = 'Local only';
+export const CLOUD_PRESET = 'Cloud';
+
+/** The providers the "Cloud" setup can use, in the order it picks them (contract section 3). */
+export const CLOUD_PROVIDERS = ['anthropic', 'openai', 'openrouter'];
+
+/** Download sizes of the models the hardware table recommends, as Ollama's library lists them. */
+const DOWNLOAD_GB: Record<string, number> = {
+  'qwen3:4b': 2.5,
+  'qwen3:8b': 5.2,
+  'qwen3:14b': 9.3,
+  'qwen3:30b-a3b': 19,
+};
+
+/** "Download qwen3:8b (5.2 GB)", or without the size when it isn't known. */
+export function downloadLabel(name: string): string {
+  const gb = DOWNLOAD_GB[withoutLatest(name)];
+  return gb ? `Download ${name} (${gb.toLocaleString('en')} GB)` : `Download ${name}`;
+}
+
+/** The computer's system: the engine's answer, else the browser's guess. */
+export function systemOf(hardware: Hardware | undefined): Os {
+  if (hardware?.os) return hardware.os;
+  const platform = `${typeof navigator === 'undefined' ? '' : navigator.platform} ${typeof navigator === 'undefined' ? '' : navigator.userAgent}`;
+  if (/Mac|iPhone|iPad/i.test(platform)) return 'macos';
+  if (/Win/i.test(platform)) return 'windows';
+  return 'linux';
+}
+
+const INSTALL: Record<Os, { name: string; steps: string[] }> = {
+  macos: {
+    name: 'Mac',
+    steps: ['Download Ollama for Mac from ollama.com.', 'Open the file, drag Ollama into Applications, then open it.'],
+  },
+  windows: {
+    name: 'Windows',
+    steps: ['Download the Windows installer from ollama.com.', 'Run it. Ollama starts by itself and stays in the tray.'],
+  },
+  linux: {
+    name: 'Linux',
+    steps: [
+      'Open a terminal and run: curl -fsSL https://ollama.com/install.sh | sh',
+      'If it isn\'t running afterwards, start it with: ollama serve',
+    ],
+  },
+};
+
+/** The one line the step ends with, from the check-up of the main model. */
+export function checkupSummary(state: CheckupState, model: string): { text: string; ok: boolean } | null {
+  const name = withoutLatest(model.includes('/') ? model.slice(model.indexOf('/') + 1) : model);
+  if (state.phase === 'idle') return null;
+  if (state.phase === 'failed') return { text: `Couldn't finish checking ${name}. ${state.error ?? ''}`.trim(), ok: false };
+  const result = state.results.primary;
+  if (state.phase === 'running' || !result) {
+    return { text: `Checking that ${name} answers… A model on this computer can take a minute to load the first time.`, ok: false };
+  }
+  const failed = result.checks.find((c) => c.status === 'fail');
+  if (!failed) {
+    const warned = result.checks.some((c) => c.status === 'warn');
+    return { text: warned ? 'Your model is ready. A few things are worth a look in Settings > Models.' : 'Your model is ready.', ok: true };
+  }
+  const answered = result.checks.some((c) => c.id === 'reply' && c.status !== 'fail');
+  if (!answered) return { text: `${name} didn't answer: ${failed.detail}`, ok: false };
+  if (failed.id === 'tools' || failed.id === 'chain') return { text: `${name} answered, but can't use tools: ${failed.detail}`, ok: true };
+  return { text: `${name} answered, but ${failed.label.toLowerCase()} doesn't work: ${failed.detail}`, ok: true };
+}
+
+export function ModelStep({ firstRun = true, onFinish }: { firstRun?: boolean; onFinish?: () => void } = {}) {
+  return (
+    <PullProvider>
+      <ModelStepInner firstRun={firstRun} onFinish={onFinish} />
+    </PullProvider>
+  );
+}
+
+function ModelStepInner({ firstRun, onFinish }: { firstRun: boolean; onFinish?: () => void }) {
+  const hardware = useHardware();
+  const [picked, setPicked] = useState<Choice | null>(null);
+  // The model that was set up, once a setup was switched to; the check-up then tries it.
+  const [ready, setReady] = useState<{ model: string; answered: boolean; switched: PresetSwitch } | null>(null);
+  const checkup = useCheckup();
+  const titleId = useId();
+  const cloudFirst = hardware.data?.recommendation.cloud_first ?? false;
+  const choice: Choice | null = picked ?? (hardware.data ? (cloudFirst ? 'cloud' : 'local') : null);
+
+  const summary = ready ? checkupSummary(checkup.state, ready.model) : null;
+  const answered = (ready?.answered ?? false) || (summary?.ok ?? false);
+
+  const onReady = (switched: PresetSwitch, fallback: string, answeredAlready: boolean) => {
+    const model = switched.preset?.roles.primary ?? fallback;
+    setReady({ model, answered: answeredAlready, switched });
+    // In the background: the person can go on while it runs.
+    void checkup.start({ roles: { primary: model } });
+  };
+
+  const finish = (state: 'later' | 'unanswered' | null) => {
+    writeModelSetup(state);
+    onFinish?.();
+  };
+
+  return (
+    <div className="onboarding">
+      <section className="card onboarding-card model-step" aria-labelledby={titleId}>
+        <div className="brand">
+          <span className="brand-mark" aria-hidden="true" />
+          <span className="brand-name">Sentient</span>
+        </div>
+        {firstRun ? <p className="field-help">Step 2 of 2</p> : null}
+        <h1 id={titleId}>How should Sentient think?</h1>
+        <p className="muted">
+          Sentient needs an AI model to understand you and answer. Pick one way; you can change it any time in Settings &gt; Models.
+        </p>
+
+        <fieldset className="choice-list" disabled={ready !== null}>
+          <legend className="field-label">Where the model runs</legend>
+          <ChoiceCard
+            value="local"
+            current={choice}
+            onPick={setPicked}
+            title="On this computer"
+            text={
+              cloudFirst
+                ? 'Private and free, but this computer has little memory for it, so replies would be slow.'
+                : 'Private and free: nothing you say leaves this computer. Needs the free Ollama program and a download.'
+            }
+            badge={hardware.data && !cloudFirst ? 'Recommended' : null}
+          />
+          <ChoiceCard
+            value="cloud"
+            current={choice}
+            onPick={setPicked}
+            title="With a cloud key"
+            text="Quick on any computer. Needs a key from Anthropic, OpenAI or OpenRouter; your messages go to that company."
+            badge={cloudFirst ? 'Recommended' : null}
+          />
+          <ChoiceCard
+            value="later"
+            current={choice}
+            onPick={setPicked}
+            title="Later"
+            text="Look around first. Sentient can't answer until a model is set up."
+            badge={null}
+          />
+        </fieldset>
+        {hardware.isPending && picked === null ? <Loading label="Checking what this computer can run…" /> : null}
+
+        {choice === 'local' && !ready ? (
+          <LocalSetup hardware={hardware.data} onUseCloud={() => setPicked('cloud')} onReady={(res, m) => onReady(res, m, false)} />
+        ) : null}
+        {choice === 'cloud' && !ready ? <CloudSetup onReady={(res, m) => onReady(res, m, true)} /> : null}
+        {choice === 'later' ? (
+          <div className="model-panel">
+            <p>You can set up a model whenever you like: Chat and Tasks will show a reminder with a button until one answers.</p>
+            <button type="button" className="btn btn-primary btn-wide" onClick={() => finish('later')}>
+              Finish and set it up later
+            </button>
+          </div>
+        ) : null}
+
+        {ready ? (
+          <div className="model-panel" data-testid="model-ready">
+            {summary ? (
+              <p className={summary.ok ? 'model-summary' : 'model-summary model-summary-pending'} role="status" data-testid="model-summary">
+                {checkup.busy ? <span className="spinner" aria-hidden="true" /> : null}
+                {summary.text}
+              </p>
+            ) : null}
+            <MissingList result={ready.switched} />
+            <button type="button" className="btn btn-primary btn-wide" onClick={() => finish(answered ? null : 'unanswered')} autoFocus>
+              Start using Sentient
+            </button>
+          </div>
+        ) : null}
+      </section>
+    </div>
+  );
+}
+
+function ChoiceCard({
+  value,
+  current,
+  onPick,
+  title,
+  text,
+  badge,
+}: {
+  value: Choice;
+  current: Choice | null;
+  onPick: (c: Choice) => void;
+  title: string;
+  text: string;
+  badge: string | null;
+}) {
+  const id = useId();
+  return (
+    <label className={current === value ? 'choice choice-picked' : 'choice'} htmlFor={id}>
+      <input
+        id={id}
+        type="radio"
+        name="model-choice"
+        value={value}
+        checked={current === value}
+        onChange={() => onPick(value)}
+        aria-describedby={`${id}-text`}
+      />
+      <span className="choice-body">
+        <span className="choice-title">
+          {title} {badge ? <span className="pill pill-ok">{badge}</span> : null}
+        </span>
+        <span className="choice-text muted" id={`${id}-text`}>
+          {text}
+        </span>
+      </span>
+    </label>
+  );
+}
+
+// ------------------------------------------------------------------------------ on this computer
+
+function LocalSetup({
+  hardware,
+  onUseCloud,
+  onReady,
+}: {
+  hardware: Hardware | undefined;
+  onUseCloud: () => void;
+  onReady: (switched: PresetSwitch, model: string) => void;
+}) {
+  const local = useLocalModels();
+  const pull = usePull();
+  const switcher = useSwitchPreset();
+  const rec = hardware?.recommendation;
+  const started = useRef(false);
+
+  const apply = () => {
+    if (!rec || switcher.isPending) return;
+    switcher.mutate({ name: LOCAL_PRESET }, { onSuccess: (res) => onReady(res, rec.model) });
+  };
+
+  // The download finished: switch to Local only right away (once).
+  const pulled = pull.state.phase === 'done' && rec !== undefined && withoutLatest(pull.state.name) === withoutLatest(rec.name);
+  useEffect(() => {
+    if (pulled && !started.current) {
+      started.current = true;
+      apply();
+    }
+  });
+
+  if (local.isPending) return <Loading label="Looking for Ollama on this computer…" />;
+  if (local.error) {
+    return <ErrorNotice error={local.error} prefix="Couldn't look for Ollama." onRetry={() => void local.refetch()} />;
+  }
+  const data: LocalModels | undefined = local.data;
+  if (!data) return null;
+
+  if (!data.ollama.reachable) return <InstallOllama os={systemOf(hardware)} checking={local.isFetching} onCheck={() => void local.refetch()} />;
+
+  if (!rec) return <Loading label="Checking what this computer can run…" />;
+  if (rec.cloud_first) {
+    return (
+      <div className="model-panel" data-testid="local-cloud-first">
+        <p>
+          <span className="dot dot-ok" aria-hidden="true" /> Ollama is running.
+        </p>
+        <div className="notice notice-warn">
+          <p>
+            This computer has little memory for models that run on it ({hardware?.summary ?? 'unknown'}), so they would answer very slowly and
+            couldn't use tools. A cloud key works much better here.
+          </p>
+        </div>
+        <button type="button" className="btn btn-primary" onClick={onUseCloud}>
+          Use a cloud key instead
+        </button>
+      </div>
+    );
+  }
+
+  const installed = data.ollama.models.some((m) => withoutLatest(m.name) === withoutLatest(rec.name));
+  const busy = pull.busy || switcher.isPending;
+  return (
+    <div className="model-panel" data-testid="local-setup">
+      <p>
+        <span className="dot dot-ok" aria-hidden="true" /> Ollama is running.
+      </p>
+      <p>
+        <strong>Recommended for this computer:</strong> {rec.summary}. {rec.note}
+      </p>
+      {installed ? (
+        <>
+          <p className="muted">{rec.name} is already downloaded.</p>
+          <button type="button" className="btn btn-primary" onClick={apply} disabled={busy}>
+            {switcher.isPending ? 'Setting it up…' : `Use ${rec.name}`}
+          </button>
+        </>
+      ) : (
+        <button
+          type="button"
+          className="btn btn-primary"
+          onClick={() => {
+            started.current = false;
+            void pull.start(rec.name);
+          }}
+          disabled={busy || pulled}
+        >
+          {pull.busy ? 'Downloading…' : switcher.isPending ? 'Setting it up…' : downloadLabel(rec.name)}
+        </button>
+      )}
+      {pull.state.phase === 'pulling' || pull.state.phase === 'failed' ? <PullProgressView state={pull.state} /> : null}
+      {pull.state.phase === 'done' ? (
+        <p className="muted" role="status">
+          {pull.state.name} is downloaded.
+        </p>
+      ) : null}
+      {switcher.isPending ? <Loading label={`Switching every job to ${rec.name}…`} /> : null}
+      <ErrorNotice error={switcher.error} prefix={`Couldn't switch to ${rec.name}.`} onRetry={apply} />
+    </div>
+  );
+}
+
+function InstallOllama({ os, checking, onCheck }: { os: Os; checking: boolean; onCheck: () => void }) {
+  const how = INSTALL[os];
+  return (
+    <div className="model-panel" data-testid="install-ollama">
+      <div className="notice notice-warn" role="status">
+        <p>
+          <strong>Ollama isn't running on this computer.</strong> Ollama is a free program that runs AI models on your own computer.
+        </p>
+      </div>
+      <p>To install it on {how.name}:</p>
+      <ol className="install-steps">
+        {how.steps.map((s) => (
+          <li key={s}>{s}</li>
+        ))}
+        <li>Then come back here and press Check again.</li>
+      </ol>
+      <div className="role-buttons">
+        <a className="btn btn-quiet" href="https://ollama.com/download" target="_blank" rel="noreferrer noopener">
+          Get Ollama from ollama.com
+        </a>
+        <button type="button" className="btn btn-primary" onClick={onCheck} disabled={checking} aria-busy={checking}>
+          {checking ? 'Checking…' : 'Check again'}
+        </button>
+      </div>
+    </div>
+  );
+}
+
+// ------------------------------------------------------------------------------ cloud key
+
+type KeyCheck = { ok: true; model: string } | { ok: false; error: string };
+
+function CloudSetup({ onReady }: { onReady: (switched: PresetSwitch, model: string) => void }) {
+  const providers = useModelProviders();
+  const save = useSetSecret();
+  const test = useTestModel();
+  const switcher = useSwitchPreset();
+  const [providerId, setProviderId] = useState<string>('');
+  const [key, setKey] = useState('');
+  const [checked, setChecked] = useState<KeyCheck | null>(null);
+  const [missingKey, setMissingKey] = useState(false);
+  const providerField = useId();
+  const keyField = useId();
+
+  const offered: ProviderView[] = CLOUD_PROVIDERS.map((id) => (providers.data ?? []).find((p) => p.id === id && !p.sign_in)).filter(
+    (p): p is ProviderView => p !== undefined,
+  );
+  const provider = offered.find((p) => p.id === providerId) ?? offered[0];
+  const busy = save.isPending || test.isPending || switcher.isPending;
+
+  if (providers.isPending) return <Loading label="Loading the providers…" />;
+  if (providers.error) {
+    return <ErrorNotice error={providers.error} prefix="Couldn't load the providers." onRetry={() => void providers.refetch()} />;
+  }
+  if (!provider) return <p className="muted">No cloud providers are available. Set one up later in Settings &gt; Models.</p>;
+  const model = provider.suggested[0] ?? '';
+
+  const check = async () => {
+    const value = key.trim();
+    if (!value) {
+      setMissingKey(true);
+      return;
+    }
+    if (busy) return;
+    setMissingKey(false);
+    setChecked(null);
+    try {
+      await save.mutateAsync({ name: provider.id, value });
+    } catch {
+      return; // shown below
+    }
+    setKey('');
+    let outcome: KeyCheck;
+    try {
+      const tested = await test.mutateAsync({ model, role: 'primary' });
+      const result = tested.result as { ok: boolean; error?: string | null };
+      outcome = result.ok ? { ok: true, model } : { ok: false, error: result.error ?? 'It did not answer.' };
+    } catch (e) {
+      outcome = { ok: false, error: (e as { detail?: string }).detail ?? String(e) };
+    }
+    setChecked(outcome);
+    if (outcome.ok) {
+      switcher.mutate({ name: CLOUD_PRESET }, { onSuccess: (res) => onReady(res, model) });
+    }
+  };
+
+  return (
+    <div className="model-panel" data-testid="cloud-setup">
+      <div className="field">
+        <label className="field-label" htmlFor={providerField}>
+          Provider
+        </label>
+        <select
+          id={providerField}
+          value={provider.id}
+          onChange={(e) => {
+            setProviderId(e.target.value);
+            setChecked(null);
+            save.reset();
+          }}
+          disabled={busy}
+        >
+          {offered.map((p) => (
+            <option key={p.id} value={p.id}>
+              {p.label}
+            </option>
+          ))}
+        </select>
+        <span className="field-help">Other providers can be added later in Settings &gt; Models.</span>
+      </div>
+      <div className="field">
+        <label className="field-label" htmlFor={keyField}>
+          {provider.label} key
+        </label>
+        <input
+          id={keyField}
+          type="password"
+          value={key}
+          autoComplete="off"
+          spellCheck={false}
+          placeholder={provider.key_set ? 'A key is saved; paste another to replace it' : 'Paste the key'}
+          aria-describedby={`${keyField}-help`}
+          aria-invalid={missingKey || (checked !== null && !checked.ok)}
+          onChange={(e) => {
+            setKey(e.target.value);
+            setMissingKey(false);
+          }}
+          onKeyDown={(e) => {
+            if (e.key === 'Enter') void check();
+          }}
+          disabled={busy}
+        />
+        <span className="field-help" id={`${keyField}-help`}>
+          Kept in this computer's keychain and never shown again.
+          {provider.docs_url ? (
+            <>
+              {' '}
+              Get a key at{' '}
+              <a href={provider.docs_url} target="_blank" rel="noreferrer noopener">
+                {provider.docs_url.replace(/^https?:\/\//, '').replace(/\/$/, '')}
+              </a>
+              .
+            </>
+          ) : null}
+        </span>
+      </div>
+      <div>
+        <button type="button" className="btn btn-primary" onClick={() => void check()} disabled={busy}>
+          {save.isPending ? 'Saving…' : test.isPending ? 'Checking…' : switcher.isPending ? 'Setting it up…' : 'Check'}
+        </button>
+      </div>
+      {missingKey ? (
+        <div className="notice notice-error" role="alert">
+          <p>Paste your {provider.label} key first.</p>
+        </div>
+      ) : null}
+      {test.isPending ? <Loading label={`Asking ${withoutLatest(model.split('/').slice(1).join('/'))} for a short answer…`} /> : null}
+      <ErrorNotice error={save.error} prefix="Couldn't save the key." />
+      {checked?.ok ? (
+        <p className="model-summary" role="status" data-testid="key-result">
+          Your {provider.label} key works.
+        </p>
+      ) : null}
+      {checked && !checked.ok ? (
+        <div className="notice notice-error" role="alert" data-testid="key-result">
+          <p>That key didn't work. {checked.error}</p>
+        </div>
+      ) : null}
+      <ErrorNotice error={switcher.error} prefix="The key works, but Sentient couldn't switch to it." />
+    </div>
+  );
+}
+
+function MissingList({ result }: { result: PresetSwitch | undefined }) {
+  if (!result || result.missing.length === 0) return null;
+  return (
+    <div className="missing">
+      <p>Also worth doing:</p>
+      <ul className="missing-list">
+      {result.missing.map((m) => (
+        <li key={`${m.kind}-${m.model}`}>
+          <p className="muted">
+            {m.detail} {m.fix}
+          </p>
+          <FixButton action={m.action} />
+        </li>
+      ))}
+      </ul>
+    </div>
+  );
+}
