@@ -1,6 +1,6 @@
 import { act, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
-import { describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { App } from '../../App';
 import { fakeApi, makeBootstrap, makeProposal, makeRow, makeSession } from '../../test/fakes';
 import { renderWithApi } from '../../test/render';
@@ -17,6 +17,10 @@ async function send(text: string) {
 }
 
 describe('Chat page', () => {
+  // Which chat is open lives in the address; every test starts on a new chat.
+  beforeEach(() => window.history.replaceState(null, '', '#/chat'));
+  afterEach(() => vi.useRealTimers());
+
   it('keeps the message box ready: focused, Enter sends, Shift+Enter breaks the line, Up brings back the last message', async () => {
     const { engine } = setup();
     await screen.findByText('No chats yet — say hello below.');
@@ -350,5 +354,142 @@ describe('Chat page', () => {
     engine.api.listSessions.mockRejectedValue(new ApiError(500, 'Something went wrong inside Sentient. Try again in a moment.'));
     renderWithApi(<App />, engine.api);
     expect(await screen.findByText(/Couldn't load your chats\. Something went wrong inside Sentient/)).toBeInTheDocument();
+  });
+  it('lists the chats in the sidebar under Chat, grouped by Today, Yesterday and Earlier', async () => {
+    // 09:00 in Lisbon on 5 May 2030.
+    vi.useFakeTimers({ toFake: ['Date'] });
+    vi.setSystemTime(new Date('2030-05-05T08:00:00Z'));
+    const { engine } = setup();
+    engine.setSessions([
+      makeSession({ id: 's1', title: 'Breakfast', updated_at: '2030-05-05T07:30:00Z' }),
+      // 23:30 on the 4th in Lisbon (already the 5th in UTC+2 and beyond).
+      makeSession({ id: 's2', title: 'Late night', updated_at: '2030-05-04T22:30:00Z' }),
+      makeSession({ id: 's3', title: 'Old plans', updated_at: '2030-04-20T10:00:00Z' }),
+    ]);
+    const list = await screen.findByRole('region', { name: 'Chats' });
+    expect(list.closest('.sidebar')).not.toBeNull();
+    await within(list).findByText('Breakfast');
+    const groups = within(list).getAllByTestId('chat-group');
+    expect(groups.map((g) => within(g).getByRole('heading').textContent)).toEqual(['Today', 'Yesterday', 'Earlier']);
+    expect(within(within(list).getByRole('list', { name: 'Today' })).getAllByRole('button', { name: /Breakfast/ })[0]).toBeInTheDocument();
+    expect(within(list).getByRole('list', { name: 'Yesterday' })).toHaveTextContent('Late night');
+    expect(within(list).getByRole('list', { name: 'Earlier' })).toHaveTextContent('Old plans');
+    // Each row has its actions (shown on hover and focus), and New chat sits at the top.
+    expect(within(list).getByRole('button', { name: 'Rename Late night' })).toBeInTheDocument();
+    expect(within(list).getByRole('button', { name: 'Delete Late night' })).toBeInTheDocument();
+    expect(within(list).getAllByRole('button')[0]).toHaveTextContent('New chat');
+
+    // Opening a chat puts it in the address; New chat goes back to an empty one.
+    await userEvent.click(within(list).getByRole('button', { name: 'Old plans' }));
+    expect(window.location.hash).toBe('#/chat/s3');
+    expect(within(list).getByRole('button', { name: 'Old plans' })).toHaveAttribute('aria-current', 'true');
+    await waitFor(() => expect(engine.api.sessionMessages).toHaveBeenCalledWith('s3', 500));
+    await userEvent.click(within(list).getByRole('button', { name: /New chat/ }));
+    expect(window.location.hash).toBe('#/chat');
+    expect(within(list).getByRole('button', { name: 'Old plans' })).not.toHaveAttribute('aria-current');
+  });
+
+  it('opens the chat the address names, and a new chat takes its id into the address', async () => {
+    window.history.replaceState(null, '', '#/chat/s1');
+    const { engine } = setup();
+    engine.setSessions([makeSession({ id: 's1', title: 'Groceries' })]);
+    engine.setMessages('s1', [makeRow({ id: 'm1', role: 'user', content: 'Remember milk' }), makeRow({ id: 'm2', role: 'assistant', content: 'Saved.' })]);
+    expect(await screen.findByText('Saved.')).toBeInTheDocument();
+
+    await userEvent.click(screen.getByRole('button', { name: /New chat/ }));
+    await waitFor(() => expect(screen.queryByText('Saved.')).toBeNull());
+    await send('Hello');
+    const turn = engine.lastTurn();
+    act(() => turn.emit({ type: 'session', client_id: turn.body.client_id }));
+    expect(window.location.hash).toBe('#/chat/s1');
+    act(() => turn.emit({ type: 'text_delta', text: 'Hi!' }));
+    // The conversation kept going: it was not reopened from the stored rows.
+    expect(screen.getByTestId('user-message')).toHaveTextContent('Hello');
+    expect(screen.getByText('Hi!')).toBeInTheDocument();
+  });
+
+  it('renders a reply as markdown with a Copy button on its code, and Copy and Regenerate under the last reply', async () => {
+    const user = userEvent.setup();
+    const { engine } = setup();
+    await screen.findByText('No chats yet — say hello below.');
+    await user.type(screen.getByRole('textbox', { name: 'Message' }), 'Show me a loop{Enter}');
+    const first = engine.lastTurn();
+    const reply = 'Here is **one**:\n\n```python\nfor i in range(3):\n    print(i)\n```';
+    act(() => {
+      first.emit({ type: 'session', client_id: first.body.client_id });
+      first.emit({ type: 'text_delta', text: reply });
+    });
+    // While it is written there is nothing to copy or regenerate yet.
+    expect(screen.queryByRole('button', { name: 'Regenerate' })).toBeNull();
+    act(() => first.emit({ type: 'done', content: reply, message_id: 'm2', memory_sources: [] }));
+    const answer = screen.getByTestId('assistant-message');
+    expect(within(answer).getByText('one').tagName).toBe('STRONG');
+    await user.click(within(answer).getByRole('button', { name: 'Copy code' }));
+    expect(await navigator.clipboard.readText()).toBe('for i in range(3):\n    print(i)');
+    await user.click(within(answer).getByRole('button', { name: 'Copy reply' }));
+    expect(await navigator.clipboard.readText()).toBe(reply);
+
+    await user.click(within(answer).getByRole('button', { name: 'Regenerate' }));
+    expect(engine.api.chatSend).toHaveBeenCalledTimes(2);
+    expect(engine.api.chatSend).toHaveBeenLastCalledWith(
+      expect.objectContaining({ session_id: 's1', text: 'Show me a loop', attachments: [] }),
+      expect.any(Function),
+    );
+    const second = engine.lastTurn();
+    act(() => {
+      second.emit({ type: 'text_delta', text: 'Another way: `while`.' });
+      second.emit({ type: 'done', content: 'Another way: `while`.', message_id: 'm4', memory_sources: [] });
+    });
+    const answers = screen.getAllByTestId('assistant-message');
+    expect(answers).toHaveLength(2);
+    // Regenerate only on the last reply; Copy on each.
+    expect(screen.getAllByRole('button', { name: 'Regenerate' })).toHaveLength(1);
+    expect(within(answers[1]).getByRole('button', { name: 'Regenerate' })).toBeInTheDocument();
+    // (The first one still says "Copied" for a moment.)
+    expect(within(within(answers[0]).getByRole('group', { name: 'This reply' })).getByRole('button', { name: /^(Copy reply|Copied)$/ })).toBeInTheDocument();
+    expect(within(answers[1]).getByRole('button', { name: 'Copy reply' })).toBeInTheDocument();
+    expect(within(answers[1]).getByText('while').tagName).toBe('CODE');
+  });
+
+  it('keeps an approval card open with what it wants to do until it is answered, while done calls are one line', async () => {
+    const { engine } = setup();
+    await screen.findByText('No chats yet — say hello below.');
+    await send('Save the time');
+    const turn = engine.lastTurn();
+    act(() => {
+      turn.emit({ type: 'session', client_id: turn.body.client_id });
+      turn.emit({ type: 'tool_call', call_id: 'call_1', name: 'time_now', arguments: {} });
+      turn.emit({ type: 'tool_result', call_id: 'call_1', name: 'time_now', result: { time: '10:00' }, is_error: false, duration_ms: 3 });
+      turn.emit({ type: 'tool_call', call_id: 'call_2', name: 'files_write', arguments: { path: 'outputs/time.txt', content: '10:00' } });
+      turn.emit({
+        type: 'approval_request',
+        approval_id: 'ap1',
+        call_id: 'call_2',
+        name: 'files_write',
+        arguments: { path: 'outputs/time.txt', content: '10:00' },
+        risk: 'write',
+        reason: 'mode',
+      });
+    });
+    const [line, asking] = screen.getAllByTestId('tool-card');
+    expect(line.tagName).toBe('DETAILS');
+    expect(line).not.toHaveAttribute('open');
+    expect(asking.tagName).not.toBe('DETAILS');
+    const card = within(asking).getByTestId('approval-card');
+    expect(card).toBeVisible();
+    expect(within(card).getByRole('button', { name: 'Allow' })).toBeVisible();
+    // What it would write is open to read before answering.
+    const args = within(asking).getByText('What it was asked').closest('details');
+    expect(args).toHaveAttribute('open');
+    expect(args).toHaveTextContent('outputs/time.txt');
+    // More tool lines arriving don't fold it away.
+    act(() => {
+      turn.emit({ type: 'tool_call', call_id: 'call_3', name: 'time_now', arguments: {} });
+      turn.emit({ type: 'tool_result', call_id: 'call_3', name: 'time_now', result: { time: '10:01' }, is_error: false, duration_ms: 2 });
+    });
+    expect(within(screen.getAllByTestId('tool-card')[1]).getByTestId('approval-card')).toBeVisible();
+    expect(within(screen.getAllByTestId('tool-card')[1]).getByRole('button', { name: 'Allow' })).toBeVisible();
+    await userEvent.click(within(card).getByRole('button', { name: 'Allow' }));
+    expect(await within(card).findByTestId('approval-outcome')).toHaveTextContent('You allowed this once.');
   });
 });

@@ -1,5 +1,8 @@
 // The open chat: its stored transcript, then live events of the replies started here. Sending
-// while a reply runs steers it; Stop cancels it; approval answers go back to the engine.
+// while a reply runs steers it; Stop cancels it; approval answers go back to the engine. The
+// messages scroll above the message box, which stays at the bottom. Regenerate (on the last
+// reply) and Try again (on a failed one) send the last message again: the contract has no other
+// way to ask for a new answer, and the engine keeps both answers in the chat.
 import { useQueryClient } from '@tanstack/react-query';
 import { useCallback, useEffect, useReducer, useRef, useState } from 'react';
 import { newClientId, toApiError, type ApprovalDecision, type ChatEvent } from '../../api';
@@ -8,7 +11,7 @@ import { queryKeys, useRuleProposals, useSessionMessages } from '../../api/queri
 import { ErrorNotice, Loading } from '../../components/Page';
 import { Composer } from './Composer';
 import { ContextMeter } from './ContextMeter';
-import { fromRows, isRunning, reduce, type Item } from './conversation';
+import { fromRows, isRunning, reduce, type Item, type UserItem } from './conversation';
 import { MessageView } from './MessageView';
 import { RuleProposalCard } from './RuleProposalCard';
 
@@ -31,7 +34,9 @@ export function Conversation({
   const running = isRunning(conv);
   const started = useRef(onSessionStarted);
   started.current = onSessionStarted;
-  const bottom = useRef<HTMLDivElement>(null);
+  const list = useRef<HTMLDivElement>(null);
+  // Follows new words only while the person is at the bottom, so reading back isn't interrupted.
+  const atBottom = useRef(true);
 
   // The transcript replaces what is shown whenever it is (re)fetched, e.g. after a reconnect.
   useEffect(() => {
@@ -39,8 +44,13 @@ export function Conversation({
   }, [stored.data, openedWith]);
 
   useEffect(() => {
-    bottom.current?.scrollIntoView?.({ block: 'end' });
+    const el = list.current;
+    if (el && atBottom.current) el.scrollTop = el.scrollHeight;
   }, [conv.items]);
+  const onScroll = () => {
+    const el = list.current;
+    if (el) atBottom.current = el.scrollHeight - el.scrollTop - el.clientHeight < 48;
+  };
 
   const onEvent = useCallback(
     (event: ChatEvent) => {
@@ -56,6 +66,7 @@ export function Conversation({
   );
 
   const send = (text: string, attachments: string[]) => {
+    atBottom.current = true;
     const client_id = newClientId();
     const fail = (e: unknown) => dispatch({ type: 'send_failed', client_id, message: toApiError(e).detail });
     if (running && conv.sessionId) {
@@ -82,24 +93,25 @@ export function Conversation({
   };
 
   const loading = openedWith !== null && stored.isPending;
-  const lastSent = lastUserText(conv.items);
+  const lastUser = lastUserItem(conv.items);
+  const lastSent = lastUser?.text ?? null;
+  const again = lastUser && !running ? () => send(lastUser.text, lastUser.attachments) : undefined;
   return (
     <div className="chat-conversation">
-      <div className="chat-messages" aria-live="polite" data-testid="conversation">
+      <div className="chat-messages" aria-live="polite" data-testid="conversation" ref={list} onScroll={onScroll}>
         {loading ? <Loading label="Loading this chat…" /> : null}
         <ErrorNotice error={stored.error} prefix="Couldn't load this chat." onRetry={() => void stored.refetch()} />
         {!loading && !stored.error && conv.items.length === 0 ? (
           <p className="muted chat-hello">Ask {assistantName} anything, or hand over a job.</p>
         ) : null}
         {conv.items.map((item, i) => {
-          // The newest reply that failed can be asked again with the same words.
-          const retry = i === conv.items.length - 1 && !running && lastSent ? () => send(lastSent, []) : undefined;
-          return <MessageView key={item.key} item={item} onAnswer={answer} onRetry={retry} />;
+          // The newest reply can be asked again with the same words (Try again after an error).
+          const last = i === conv.items.length - 1 ? again : undefined;
+          return <MessageView key={item.key} item={item} onAnswer={answer} onRetry={last} onRegenerate={last} />;
         })}
         {(proposals.data ?? []).map((p) => (
           <RuleProposalCard key={p.id} proposal={p} />
         ))}
-        <div ref={bottom} />
       </div>
       <ContextMeter usage={conv.usage} />
       <Composer running={running} disabled={loading} onSend={send} onStop={stop} lastMessage={lastSent} />
@@ -107,11 +119,11 @@ export function Conversation({
   );
 }
 
-/** The words of the newest message the person sent, for Up in an empty message box. */
-function lastUserText(items: Item[]): string | null {
+/** The newest message the person sent: for Up in an empty message box, Regenerate and Try again. */
+function lastUserItem(items: Item[]): UserItem | null {
   for (let i = items.length - 1; i >= 0; i--) {
     const item = items[i];
-    if (item.kind === 'user') return item.text;
+    if (item.kind === 'user') return item;
   }
   return null;
 }

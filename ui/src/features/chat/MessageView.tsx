@@ -1,7 +1,10 @@
-// One item of the conversation: the person's message, or a whole assistant turn (thinking, text,
-// tool cards, words added while it ran, and what the reply had in mind).
+// One item of the conversation: the person's message, or a whole assistant turn (thinking, text
+// as markdown, tool cards, words added while it ran, and what the reply had in mind), with Copy
+// under every finished reply and Regenerate under the last one.
 import type { ApprovalDecision } from '../../api';
-import type { Item, Segment } from './conversation';
+import type { AssistantItem, Item, Segment } from './conversation';
+import { CopyButton } from './CopyButton';
+import { Markdown } from './Markdown';
 import { MemorySources } from './MemorySources';
 import { ThinkingBlock } from './ThinkingBlock';
 import { ToolCard } from './ToolCard';
@@ -16,7 +19,7 @@ const STEER_STATUS: Record<string, string> = {
 function SegmentView({ segment, onAnswer }: { segment: Segment; onAnswer: (id: string, d: ApprovalDecision) => Promise<void> }) {
   switch (segment.kind) {
     case 'text':
-      return <div className="chat-text">{segment.text}</div>;
+      return <Markdown text={segment.text} />;
     case 'tool':
       return <ToolCard tool={segment.tool} onAnswer={onAnswer} />;
     case 'steer':
@@ -29,14 +32,26 @@ function SegmentView({ segment, onAnswer }: { segment: Segment; onAnswer: (id: s
   }
 }
 
+/** The words of a reply, as its markdown, for Copy. */
+export function replyText(item: AssistantItem): string {
+  return item.segments
+    .flatMap((s) => (s.kind === 'text' ? [s.text.trim()] : []))
+    .filter((t) => t !== '')
+    .join('\n\n');
+}
+
 export function MessageView({
   item,
   onAnswer,
   onRetry,
+  onRegenerate,
 }: {
   item: Item;
   onAnswer: (approvalId: string, decision: ApprovalDecision) => Promise<void>;
+  /** Sends the last message again after an error ("Try again"). */
   onRetry?: () => void;
+  /** Asks for a new answer to the last message (only on the last reply). */
+  onRegenerate?: () => void;
 }) {
   if (item.kind === 'user') {
     return (
@@ -76,6 +91,16 @@ export function MessageView({
       ) : null}
       {item.cancelled ? <p className="muted chat-stopped">Stopped.</p> : null}
       {!item.running ? <MemorySources sources={item.memory_sources} /> : null}
+      {!item.running && (replyText(item) !== '' || (onRegenerate && !item.error)) ? (
+        <div className="chat-reply-actions" role="group" aria-label="This reply">
+          {replyText(item) !== '' ? <CopyButton text={() => replyText(item)} label="Copy reply" /> : null}
+          {onRegenerate && !item.error ? (
+            <button type="button" className="btn btn-quiet chat-mini-btn" onClick={onRegenerate} title="Ask again for a new answer to your last message">
+              Regenerate
+            </button>
+          ) : null}
+        </div>
+      ) : null}
     </div>
   );
 }

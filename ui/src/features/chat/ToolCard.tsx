@@ -1,6 +1,7 @@
 // One tool call in a reply. A finished call is one collapsed line ("Used Time now") that opens
 // to what it was asked and what it found, in readable form; while it works, waits for an OK, or
-// when it failed or was declined, the card stays open. A saved picture shows as the picture.
+// when it failed or was declined, the card stays open; a question (approval) stays open with
+// what it wants to do until it is answered. A saved picture shows as the picture.
 import type { ApprovalDecision } from '../../api';
 import { ApprovalCard } from './ApprovalCard';
 import { OutputPicture, pictureOf } from './OutputPicture';
@@ -39,6 +40,7 @@ export function ToolCard({
   const args = asText(tool.arguments);
   const picture = tool.result !== undefined && !tool.is_error ? pictureOf(tool.result) : null;
   const hasArgs = args !== '' && args !== '{}';
+  const waiting = tool.approval !== null && !tool.approval.outcome;
   // Done without a question asked: one line that opens to the details. A card that asked for an
   // OK stays open, so its answer stays in view.
   if (tool.result !== undefined && !tool.is_error && !tool.declined && !picture && !tool.approval) {
@@ -68,7 +70,8 @@ export function ToolCard({
         <span className="tool-status">{label}</span>
       </div>
       {hasArgs ? (
-        <details className="tool-args">
+        // While it waits for an OK, what it wants to do is open to read before answering.
+        <details className="tool-args" open={waiting || undefined}>
           <summary>What it was asked</summary>
           <ReadableValue value={tool.arguments} />
         </details>
