@@ -1,10 +1,21 @@
 // One task in the list: its name, where it is, and for scheduled ones when it runs next. Hovering
 // or focusing it shows what it is doing (its brief, else its latest result), so a task you come
-// back to after a week explains itself without opening it.
+// back to after a week explains itself without opening it. It stays in the list's column (see
+// tasks.css), so it never covers the open task, and goes once the row is opened.
 import { useId, useState } from 'react';
 import type { Task } from '../../api';
 import { taskSummary } from './summary';
 import { groupOf, localTime, scheduleWords, STATUS_WORDS } from './words';
+
+/** True when the element's focus shows (keyboard), false after a mouse click. */
+function focusVisible(el: Element): boolean {
+  try {
+    return el.matches(':focus-visible');
+  } catch {
+    // A browser (or test DOM) that doesn't know :focus-visible: show it, as before.
+    return true;
+  }
+}
 
 export function TaskRow({ task, open, onOpen }: { task: Task; open: boolean; onOpen: () => void }) {
   const scheduled = groupOf(task) === 'scheduled';
@@ -27,10 +38,16 @@ export function TaskRow({ task, open, onOpen }: { task: Task; open: boolean; onO
       <button
         type="button"
         className="task-row-open"
-        onClick={onOpen}
+        onClick={() => {
+          // The open task shows it all: its card would only cover the rows below.
+          setDismissed(true);
+          onOpen();
+        }}
         aria-current={open ? 'true' : undefined}
         aria-describedby={summary ? summaryId : undefined}
-        onFocus={() => {
+        onFocus={(e) => {
+          // Keyboard focus shows the card; the focus a click leaves behind does not.
+          if (!focusVisible(e.currentTarget)) return;
           setFocused(true);
           setDismissed(false);
         }}

@@ -193,6 +193,19 @@ describe('Tasks page', () => {
     expect(await within(detail).findByText('Sentient is working out a plan for this task…')).toBeInTheDocument();
   });
 
+  it("opening a row closes its hover card, so it can't cover the task that opens", async () => {
+    setup([makeTask({ task_id: 'a', name: 'First', description: 'The first one.' }), makeTask({ task_id: 'b', name: 'Second', description: 'The second one.' })]);
+    const row = await screen.findByRole('button', { name: /First/ });
+    await userEvent.hover(row);
+    expect(await screen.findByRole('tooltip')).toHaveTextContent('The first one.');
+    await userEvent.click(row);
+    await screen.findByTestId('task-detail');
+    expect(screen.queryByRole('tooltip')).toBeNull();
+    // Another row still explains itself on hover.
+    await userEvent.hover(screen.getByRole('button', { name: /Second/ }));
+    expect(await screen.findByRole('tooltip')).toHaveTextContent('The second one.');
+  });
+
   it('a failed run is not a failed plan: no plan Try again on it', () => {
     const run = makeRun({ run_id: 'r1', status: 'error', error: 'The page could not be read.' });
     expect(planningFailed(makeTask({ status: 'error', runs: [run] }))).toBe(false);
