@@ -30,7 +30,11 @@ export function NotificationItem({ notification: n }: { notification: Notificati
       data-read={n.read ? 'true' : 'false'}
     >
       <div className="notification-head">
-        {n.read ? null : <span className="notification-dot" aria-label="Unread" />}
+        {n.read ? null : (
+          <span className="notification-dot">
+            <span className="sr-only">Unread</span>
+          </span>
+        )}
         <button type="button" className="notification-title" aria-expanded={open} onClick={toggle}>
           {n.title}
         </button>

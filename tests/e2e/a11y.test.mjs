@@ -1,0 +1,316 @@
+// End to end: the accessibility pass. Every page of the window (Chat with a conversation that used
+// a tool and one waiting for an OK, Tasks with a task open, Notifications, each Memory tab,
+// Integrations, Devices with the pairing card, each Settings tab, Page not found, and onboarding on
+// a fresh engine) is checked with axe-core (WCAG 2 A/AA and 2.1 AA rules) in the light and the dark
+// theme, at 1280x800, 800x600 and 390x844. Any serious or critical violation fails the test, and
+// every one is printed as page · size · theme · rule · element so it can be fixed. axe's
+// color-contrast rule is the contrast check for both themes (4.5:1 text, 3:1 large text).
+//
+// The theme is the real setting (`ui.theme` through PATCH /api/config, then a reload); only the chat
+// that waits for an OK, a moment that a reload would end, switches the theme the way the window does
+// (the `data-theme` attribute on <html>).
+//
+// Screenshots: test-output/screenshots/a11y-<page>-<size>-<theme>.png. The whole list of what axe
+// found (every impact) goes to test-output/a11y-report.json.
+//
+// The processes and the browser are set up by ./support.mjs (see there for the binaries it uses).
+
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { ScriptedWorld, eventually, screenshots, startProcess, stopProcess, uiDist } from './support.mjs';
+
+const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
+const AXE = join(repoRoot, 'node_modules', 'axe-core', 'axe.min.js');
+const REPORT = join(dirname(screenshots), 'a11y-report.json');
+
+const SIZES = [
+  { name: '1280x800', width: 1280, height: 800 },
+  { name: '800x600', width: 800, height: 600 },
+  { name: '390x844', width: 390, height: 844 },
+];
+const THEMES = ['light', 'dark'];
+const FAILING = new Set(['serious', 'critical']);
+
+const TITLE = 'Milk note';
+const FIRST_REPLY = "I'll save that.";
+const SECOND_REPLY = 'Saved your note about milk in outputs/note.txt.';
+const REFINEMENT = {
+  name: 'Weekday page summary',
+  description: 'Summarise https://example.org every weekday morning.',
+  priority: 1,
+  schedule: { type: 'recurring', frequency: 'weekly', days: ['Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday'], time: '09:00' },
+};
+const PLAN = { plan: [{ tool: 'time_now', description: 'Check the time, then summarise the page' }] };
+
+/** What the model says, in order: a task's refinement and plan, then a chat that writes a file (asks for an OK), its answer and its title. */
+const SCRIPT = [
+  { text: JSON.stringify(REFINEMENT) },
+  { text: JSON.stringify(PLAN) },
+  { parts: [{ text: FIRST_REPLY }, { tool_call: { name: 'files_write', arguments: { path: 'outputs/note.txt', content: 'milk' } } }] },
+  { text: SECOND_REPLY },
+  { text: TITLE },
+];
+
+const world = new ScriptedWorld('a11y', SCRIPT);
+let ready;
+let page;
+let taskId;
+const api = (method, path, body) => world.api(method, path, body);
+
+/** Every axe result (all impacts) and the failing ones. */
+const report = [];
+const failures = [];
+/** `page size theme` of every check that ran. */
+const audited = new Set();
+
+/** A page's main heading. */
+const heading = (name) => page.getByRole('heading', { level: 1, name, exact: true });
+
+/** Waits (up to a few seconds) for the page's loading indicators to go; a page that keeps one is checked as it is. */
+async function settle() {
+  await eventually(
+    'the page finished loading',
+    () => page.locator('.loading, .spinner').count(),
+    (n) => n === 0,
+    5_000,
+  ).catch(() => {});
+  // Fonts and layout settle before colours are measured.
+  await page.evaluate(() => document.fonts?.ready).catch(() => {});
+}
+
+/** Runs axe on what is showing and records the results under `label`. */
+async function audit(label, size, theme) {
+  await settle();
+  const resolved = await page.evaluate(() => document.documentElement.dataset.theme);
+  assert.equal(resolved, theme, `${label}: the window shows the ${theme} theme`);
+  if (!(await page.evaluate(() => typeof window.axe === 'object'))) await page.addScriptTag({ path: AXE });
+  const result = await page.evaluate(async () => {
+    const r = await window.axe.run(document, {
+      runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] },
+      resultTypes: ['violations'],
+    });
+    return r.violations.map((v) => ({
+      rule: v.id,
+      impact: v.impact,
+      help: v.help,
+      nodes: v.nodes.map((n) => ({ target: n.target.join(' '), html: n.html.slice(0, 200), summary: n.failureSummary, impact: n.impact })),
+    }));
+  });
+  for (const v of result) {
+    const entry = { page: label, size: size.name, theme, ...v };
+    report.push(entry);
+    if (FAILING.has(v.impact)) failures.push(entry);
+  }
+  await page.screenshot({ path: join(screenshots, `a11y-${label}-${size.name}-${theme}.png`) });
+  audited.add(`${label} ${size.name} ${theme}`);
+}
+
+/**
+ * One line per page, rule and element (with the sizes and themes it fails in), so a failure says
+ * exactly what to fix.
+ */
+function describeFailures(list) {
+  const grouped = new Map();
+  for (const f of list) {
+    for (const n of f.nodes) {
+      const key = `${f.page} · ${f.rule} (${f.impact}): ${n.target}`;
+      const entry = grouped.get(key) ?? { where: [], help: f.help, why: (n.summary || '').replace(/\s+/g, ' ').trim() };
+      entry.where.push(`${f.size} ${f.theme}`);
+      grouped.set(key, entry);
+    }
+  }
+  return [...grouped]
+    .map(([key, { where, help, why }]) => `${key}\n    in ${where.join(', ')}\n    ${help}. ${why}`)
+    .join('\n');
+}
+
+/** Opens an address of the window (`#/tasks`) and waits for its main heading. */
+async function open(hash, title) {
+  await page.goto(`${ready.url}/${hash}`);
+  if (title) await heading(title).waitFor();
+}
+
+/** Sets the theme through the settings and reloads, as a person changing it would see it. */
+async function useTheme(theme) {
+  await api('PATCH', '/api/config', { ui: { theme } });
+  if (page.url().startsWith(ready.url)) await page.reload();
+  else await page.goto(ready.web_url);
+  await eventually('the theme applies', () => page.evaluate(() => document.documentElement.dataset.theme), (t) => t === theme);
+}
+
+/** The pages to check once the chat and the task exist: [label, how to get there]. */
+const PAGES = [
+  [
+    'chat',
+    async () => {
+      await open('#/chat', 'Chat');
+      // Open the conversation (it may already be open).
+      if (!(await page.getByText(SECOND_REPLY).isVisible())) {
+        await page.getByText(TITLE, { exact: true }).first().click();
+      }
+      await page.getByText(SECOND_REPLY).waitFor();
+    },
+  ],
+  ['chat-new', async () => open('#/chat', 'Chat').then(() => page.getByRole('button', { name: /New chat/ }).first().click())],
+  ['tasks', async () => open('#/tasks', 'Tasks')],
+  [
+    'task-open',
+    async () => {
+      await open(`#/tasks/${taskId}`, 'Tasks');
+      await page.getByRole('heading', { name: REFINEMENT.name }).first().waitFor();
+    },
+  ],
+  ['notifications', async () => open('#/notifications', 'Notifications')],
+  ['memory-facts', async () => open('#/memory/facts', 'Memory')],
+  ['memory-review', async () => open('#/memory/review', 'Memory')],
+  ['memory-map', async () => open('#/memory/map', 'Memory')],
+  ['memory-past', async () => open('#/memory/past', 'Memory')],
+  ['memory-notes', async () => open('#/memory/notes', 'Memory')],
+  ['memory-import', async () => open('#/memory/import', 'Memory')],
+  ['integrations', async () => open('#/integrations', 'Integrations')],
+  [
+    'devices-pairing',
+    async () => {
+      await open('#/devices', 'Devices');
+      await page.getByRole('button', { name: /Pair a device/ }).first().click();
+      await page.getByRole('region', { name: /Pair a device/ }).first().waitFor();
+    },
+  ],
+  ['settings-general', async () => open('#/settings', 'Settings')],
+  ['settings-models', async () => open('#/settings/models', 'Settings')],
+  ['settings-webhooks', async () => open('#/settings/webhooks', 'Settings')],
+  ['settings-devices', async () => open('#/settings/devices', 'Settings')],
+  ['not-found', async () => open('#/no-such-page', 'Page not found')],
+];
+
+before(async () => {
+  await world.start();
+  ({ ready, page } = world);
+  await mkdir(dirname(REPORT), { recursive: true });
+});
+
+after(async () => {
+  await writeFile(REPORT, `${JSON.stringify(report, null, 2)}\n`).catch(() => {});
+  await world.stop(async () => {
+    console.error(`--- tasks ---\n${JSON.stringify(await api('GET', '/api/tasks'), null, 2)}`);
+  });
+});
+
+describe('Accessibility (axe-core) in both themes at three sizes', () => {
+  test('a task is planned and a chat waits for an OK: checked while the card is open', async () => {
+    const task = await api('POST', '/api/tasks', { prompt: 'every weekday at 9, summarise this page https://example.org' });
+    taskId = task.task_id;
+    await eventually(
+      'the task is planned and waits for approval',
+      () => api('GET', `/api/tasks/${taskId}`),
+      (t) => t.status === 'approval_pending',
+    );
+
+    await page.goto(ready.web_url);
+    await heading('Chat').waitFor();
+    await useTheme('dark');
+    await page.getByRole('textbox', { name: 'Message', exact: true }).fill('Remember: buy milk');
+    await page.getByRole('button', { name: 'Send', exact: true }).click();
+    const card = page.getByTestId('approval-card');
+    await card.waitFor();
+    await page.getByText(FIRST_REPLY).waitFor();
+
+    for (const theme of THEMES) {
+      await page.evaluate((t) => {
+        document.documentElement.dataset.theme = t;
+      }, theme);
+      for (const size of SIZES) {
+        await page.setViewportSize({ width: size.width, height: size.height });
+        await card.scrollIntoViewIfNeeded();
+        await audit('chat-approval', size, theme);
+      }
+    }
+
+    await page.setViewportSize({ width: SIZES[0].width, height: SIZES[0].height });
+    await card.getByRole('button', { name: 'Allow', exact: true }).click();
+    await page.getByText(SECOND_REPLY).waitFor();
+    // The title is the script's last line; once it shows, the model has nothing more to say.
+    await page.getByText(TITLE, { exact: true }).first().waitFor({ timeout: 20_000 });
+  });
+
+  for (const theme of THEMES) {
+    test(`every page in the ${theme} theme`, async () => {
+      await useTheme(theme);
+      for (const size of SIZES) {
+        await page.setViewportSize({ width: size.width, height: size.height });
+        for (const [label, go] of PAGES) {
+          await go();
+          await audit(label, size, theme);
+        }
+      }
+    });
+  }
+
+  test('onboarding on a fresh engine, in both themes', async () => {
+    const work = await mkdtemp(join(tmpdir(), 'sentient-e2e-a11y-fresh-'));
+    const home = join(work, 'home');
+    await mkdir(home);
+    const token = randomBytes(24).toString('hex');
+    let log = '';
+    const fresh = await startProcess(
+      process.env.SENTIENT_BIN || join(process.env.CARGO_TARGET_DIR || join(process.env.HOME, '.cache', 'sentient-target'), 'debug', 'sentient'),
+      ['serve', '--home', home, '--port', '0', '--token', token],
+      { SENTIENT_UI_DIR: uiDist, RUST_LOG: 'warn' },
+      (chunk) => {
+        log += chunk;
+      },
+    );
+    const second = await world.context.newPage();
+    const previous = page;
+    page = second;
+    try {
+      const patch = async (theme) => {
+        const res = await fetch(`${fresh.info.url}/api/config`, {
+          method: 'PATCH',
+          headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' },
+          body: JSON.stringify({ ui: { theme } }),
+        });
+        assert.ok(res.ok, `PATCH /api/config on the fresh engine answered ${res.status}`);
+      };
+      await page.goto(fresh.info.web_url);
+      for (const theme of THEMES) {
+        await patch(theme);
+        await page.reload();
+        await eventually('the theme applies', () => page.evaluate(() => document.documentElement.dataset.theme), (t) => t === theme);
+        await page.getByRole('heading', { level: 1 }).first().waitFor();
+        for (const size of SIZES) {
+          await page.setViewportSize({ width: size.width, height: size.height });
+          await audit('onboarding', size, theme);
+        }
+      }
+      assert.deepEqual(
+        (await fetch(`${fresh.info.url}/api/bootstrap`, { headers: { Authorization: `Bearer ${token}` } }).then((r) => r.json())).assistant
+          .onboarding_complete,
+        false,
+        'the fresh engine is still waiting for onboarding',
+      );
+    } catch (err) {
+      if (log) console.error(`--- fresh engine log ---\n${log}`);
+      throw err;
+    } finally {
+      page = previous;
+      await second.close().catch(() => {});
+      await stopProcess(fresh.child);
+      await rm(work, { recursive: true, force: true }).catch(() => {});
+    }
+  });
+
+  test('no serious or critical violations on any page', () => {
+    const labels = ['chat-approval', ...PAGES.map(([label]) => label), 'onboarding'];
+    const missing = labels.flatMap((label) => SIZES.flatMap((size) => THEMES.map((theme) => `${label} ${size.name} ${theme}`))).filter((k) => !audited.has(k));
+    console.log(`axe ran ${audited.size} times over ${labels.length} pages; ${report.length} findings in all, ${failures.length} serious or critical.`);
+    assert.deepEqual(missing, [], 'every page was checked in both themes at every size');
+    assert.equal(failures.length, 0, `serious or critical accessibility problems:\n${describeFailures(failures)}`);
+  });
+});
+
