@@ -14,10 +14,12 @@
 //    engine's message; a new code typed in pairs it again; Forget this computer drops the token.
 // 6. With devices on the network allowed, the app served by the LAN listener (https, self-signed
 //    certificate) pairs over wss and is listed on the "lan" connection.
-// 7. The real window (the built UI at `/`, signed in with `#token=`, in a desktop-sized browser):
-//    Devices > Pair a device shows a code and link; the link, read off the page, opened in a
-//    second phone page pairs; the window says so and lists the device online; its "Send a test
-//    notification" button shows the notification on the phone.
+// 7. The real window (the built UI at `/`, signed in with `#token=`, in a desktop-sized browser),
+//    with devices on the network allowed (a phone can't open the loopback gateway, so the window
+//    never shows it: tests/e2e/pairing.test.mjs covers the listener being off):
+//    Devices > Pair a device shows a code and the LAN link; the link, read off the page, opened in
+//    a second phone page pairs; the window says so and lists the device online on the network;
+//    its "Send a test notification" button shows the notification on the phone.
 // 8. Settings > Devices in the window: the switch "Accept devices on your local network" turns the
 //    LAN listener on (on a free port set first over HTTP) and the card says it is running.
 //
@@ -325,6 +327,8 @@ describe('The Devices page in the window', () => {
       userAgent: PHONE_UA,
       timezoneId: 'Europe/Lisbon',
       locale: 'en-GB',
+      // The LAN listener's certificate is self-signed (a phone's browser asks the user once).
+      ignoreHTTPSErrors: true,
     });
     await phoneContext.grantPermissions(['notifications'], { origin: ready.url });
     win.setDefaultTimeout(STEP_TIMEOUT_MS);
@@ -336,6 +340,10 @@ describe('The Devices page in the window', () => {
   });
 
   test('pairs a phone from the link on the page, lists it online and sends it a test notification', async () => {
+    const port = await freePort();
+    await api('PATCH', '/api/config', { nodes: { lan_enabled: true, lan_port: port, mdns_enabled: false } });
+    const lan = await eventually('the LAN listener runs', () => api('GET', '/api/nodes/lan'), (l) => l.running || l.error);
+    assert.equal(lan.error, null, `the LAN listener started: ${lan.error}`);
     await win.goto(ready.web_url);
     await win.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Devices' }).click();
     await win.getByRole('heading', { name: 'Devices', level: 1 }).waitFor();
@@ -349,7 +357,9 @@ describe('The Devices page in the window', () => {
     const link = pairing.getByTestId('pairing-url');
     const webUrl = await link.getAttribute('href');
     assert.equal((await link.innerText()).trim(), webUrl, 'the link shows where it goes');
-    assert.equal(webUrl, `${ready.url}/node/#code=${code}`, 'without the LAN listener the link is the gateway\'s');
+    assert.match(webUrl, new RegExp(`^https://[0-9.]+:${port}/node/#code=${code}$`), 'the link is the LAN listener\'s');
+    assert.doesNotMatch(webUrl, /127\.\d+\.\d+\.\d+|localhost/, 'never an address only this computer can open');
+    await phoneContext.grantPermissions(['notifications'], { origin: new URL(webUrl).origin });
     await pairing.getByText(/^Expires in \d+:\d\d$/).waitFor();
     await win.screenshot({ path: join(screenshots, 'devices-page-pairing.png') });
 
@@ -367,13 +377,17 @@ describe('The Devices page in the window', () => {
     await card.waitFor();
     assert.equal(await win.getByTestId('device').count(), 1, 'one device listed');
     assert.equal(await card.getByTestId('device-status').getAttribute('aria-label'), 'Online');
-    assert.match(await card.getByTestId('device-facts').innerText(), /^Phone · Android 14.* · On this computer · (Battery .* · )?Online now$/);
+    assert.match(await card.getByTestId('device-facts').innerText(), /^Phone · Android 14.* · On your network · (Battery .* · )?Online now$/);
 
     await card.getByRole('button', { name: 'Send a test notification' }).click();
     await card.getByText('Sent. Check the device.').waitFor();
     await phone.getByTestId('device-notification').filter({ hasText: 'This is a test from Sentient.' }).waitFor();
     await win.screenshot({ path: join(screenshots, 'devices-page-listed.png') });
     await phone.screenshot({ path: join(screenshots, 'device-app-window-test.png') });
+    // Off again for the Settings test below, which turns it on from the window.
+    await phone.close();
+    await api('PATCH', '/api/config', { nodes: { lan_enabled: false } });
+    await eventually('the LAN listener stopped', () => api('GET', '/api/nodes/lan'), (l) => !l.running);
   });
 
   test('Settings > Devices turns the network listener on and shows it running', async () => {
