@@ -70,7 +70,7 @@ export function SessionRow({
     <li className={`chat-session${open ? ' open' : ''}${mode !== 'idle' ? ' busy' : ''}`} data-testid="session-row" onKeyDown={onKey}>
       {mode === 'rename' ? (
         <form className="chat-session-rename" onSubmit={saveTitle}>
-          <input aria-label="Chat name" value={title} onChange={(e) => setTitle(e.target.value)} autoFocus maxLength={200} />
+          <input aria-label="Chat name" placeholder="Name this chat" value={title} onChange={(e) => setTitle(e.target.value)} autoFocus maxLength={200} />
           <div className="chat-session-confirm">
             <button type="submit" className="btn btn-primary chat-mini-btn" disabled={rename.isPending || title.trim() === ''}>
               Save
