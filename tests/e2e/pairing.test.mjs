@@ -3,7 +3,9 @@
 // network before any code; the one button turns the setting on, the card says "Starting…" until
 // `GET /api/nodes/lan` reports the listener running, then shows the code, the QR code and the link
 // for the LAN address (never 127.0.0.1 or localhost). With the listener already running, the card
-// shows the code at once. Screenshots of Devices at 1280x800, 800x600 and 390x844 in light and dark.
+// shows the code at once. A listener that can't start (its port taken) says why in one sentence,
+// and Try again starts it once the port is free. Screenshots of Devices at 1280x800, 800x600 and
+// 390x844 in light and dark.
 //
 // The listener binds a free port chosen here (set over HTTP first, with mDNS off); the test talks
 // to the engine on loopback only and never opens the LAN address.
@@ -160,6 +162,46 @@ describe('Pair a device with the network listener off', () => {
       }
     }
     await api('PATCH', '/api/config', { ui: { theme: 'light' }, nodes: { lan_enabled: false } });
+    await eventually('the listener stopped', () => api('GET', '/api/nodes/lan'), (l) => !l.running);
+    assert.deepEqual(world.pageErrors, [], 'the page threw no errors');
+  });
+
+  test("a listener that can't start says why in a sentence; Try again starts it once the port is free", async () => {
+    // Something else holds the port the listener wants.
+    const blocker = createServer();
+    await new Promise((resolve, reject) => {
+      blocker.once('error', reject);
+      blocker.listen(0, '0.0.0.0', resolve);
+    });
+    const taken = blocker.address().port;
+    world.cleanup.push(() => new Promise((resolve) => blocker.close(() => resolve())));
+    await api('PATCH', '/api/config', { nodes: { lan_port: taken, mdns_enabled: false } });
+
+    await page.setViewportSize({ width: 1280, height: 800 });
+    await openDevices();
+    await page.getByRole('button', { name: 'Pair a device' }).click();
+    const card = page.getByTestId('pairing');
+    await card.getByRole('button', { name: 'Accept devices on your local network' }).click();
+    const failed = card.getByTestId('pairing-failed');
+    await failed.waitFor();
+    const lan = await api('GET', '/api/nodes/lan');
+    assert.equal(lan.running, false);
+    assert.ok(lan.error, 'the engine says why');
+    const words = (await failed.locator('p').first().innerText()).trim();
+    assert.ok(words.startsWith("Sentient couldn't start listening for devices on your network. "), words);
+    assert.ok(words.includes(String(taken)) && /busy|in use/i.test(words), `the engine's reason is in the sentence: ${words}`);
+    assert.equal(await failed.getByRole('link', { name: 'Open Settings > Devices' }).getAttribute('href'), '#/settings/devices');
+    assert.equal(await card.getByTestId('pairing-code').count(), 0, 'no code while phones cannot reach Sentient');
+    assert.equal(await card.getByRole('img').count(), 0, 'no QR code either');
+    await page.screenshot({ path: join(screenshots, 'pairing-failed.png') });
+
+    // The port is free again: Try again starts the listener and the code follows.
+    await new Promise((resolve) => blocker.close(() => resolve()));
+    await failed.getByRole('button', { name: 'Try again' }).click();
+    await card.getByTestId('pairing-code').waitFor();
+    await assertReachableCode(card, taken);
+    assert.equal((await api('GET', '/api/nodes/lan')).running, true);
+    await api('PATCH', '/api/config', { nodes: { lan_enabled: false } });
     await eventually('the listener stopped', () => api('GET', '/api/nodes/lan'), (l) => !l.running);
     assert.deepEqual(world.pageErrors, [], 'the page threw no errors');
   });

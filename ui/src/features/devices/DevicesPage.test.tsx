@@ -12,7 +12,7 @@ import { fakeApi, LAN_OFF, LAN_ON, makeBootstrap, makeNode, makePairing } from '
 import { renderWithApi } from '../../test/render';
 import { EMPTY_WORDS, LAN_OFF_WORDS } from './DevicesPage';
 import { ASK_WORDS, STARTING_WORDS, TURN_ON_LABEL, UNREACHABLE_WORDS } from './PairingCard';
-import { batteryWords, connectionWords, countdown, isLoopbackUrl, relativeTime, replyError, svgImageSrc } from './words';
+import { batteryWords, connectionWords, countdown, isLoopbackUrl, lanErrorWords, relativeTime, replyError, svgImageSrc } from './words';
 
 function setup(list: Node[] = []) {
   window.location.hash = '#/devices';
@@ -74,6 +74,13 @@ describe('device words', () => {
     for (const url of ['https://192.168.1.20:7778/node/#code=1', 'https://10.0.0.5:7778/node/', 'https://sentient.lan:7778/node/']) {
       expect(isLoopbackUrl(url), url).toBe(false);
     }
+  });
+
+  it("reads the listener's refusal as a sentence, with the setting's name in words", () => {
+    expect(lanErrorWords('Port 7778 is busy, so devices on the network cannot connect. Choose another nodes.lan_port in Settings.')).toBe(
+      'Port 7778 is busy, so devices on the network cannot connect. Choose another port in Settings > Devices.',
+    );
+    expect(lanErrorWords('address already in use')).toBe('Address already in use.');
   });
 
   it('shows only SVG markup as the QR image, never as HTML', () => {
@@ -215,13 +222,15 @@ describe('Devices page', () => {
     expect(within(failed).getByRole('link', { name: 'Open Settings > Devices' })).toHaveAttribute('href', '#/settings/devices');
     expect(screen.queryByTestId('pairing-code')).toBeNull();
 
-    engine.api.patchConfig.mockImplementation(async (partial: Record<string, unknown>) => {
-      const on = (partial as { nodes: { lan_enabled: boolean } }).nodes.lan_enabled;
-      engine.setLan(on ? LAN_ON : LAN_OFF);
+    // Off first (the listener drops its old error), then on again.
+    let patches = 0;
+    engine.api.patchConfig.mockImplementation(async () => {
+      patches += 1;
+      engine.setLan(patches === 1 ? LAN_OFF : LAN_ON);
       return { saved: true, config: {} as never };
     });
     await userEvent.click(within(failed).getByRole('button', { name: 'Try again' }));
-    expect(engine.api.patchConfig.mock.calls.map((c) => c[0])).toEqual([{ nodes: { lan_enabled: false } }, { nodes: { lan_enabled: true } }]);
+    expect((engine.api.patchConfig.mock.calls as unknown[][]).map((c) => c[0])).toEqual([{ nodes: { lan_enabled: false } }, { nodes: { lan_enabled: true } }]);
     expect(await within(screen.getByTestId('pairing')).findByTestId('pairing-code', {}, { timeout: 4000 })).toBeInTheDocument();
   });
 

@@ -142,7 +142,13 @@ export function isLoopbackUrl(url: string): boolean {
   return /^127\.\d+\.\d+\.\d+$/.test(host);
 }
 
-/** The listener's refusal as one sentence, however the engine worded it. */
+/**
+ * The listener's refusal as one sentence, however the engine worded it; a setting's key
+ * ("nodes.lan_port") reads as the words Settings shows for it.
+ */
 export function lanErrorWords(error: string): string {
-  return sentence(error);
+  const words = error
+    .replace(/\bnodes\.lan_port in Settings\b/g, 'port in Settings > Devices')
+    .replace(/\bnodes\.lan_port\b/g, 'port for devices on your network');
+  return sentence(words);
 }
