@@ -4,7 +4,8 @@
 // a fresh engine) is checked with axe-core (WCAG 2 A/AA and 2.1 AA rules) in the light and the dark
 // theme, at 1280x800, 800x600 and 390x844. Any serious or critical violation fails the test, and
 // every one is printed as page · size · theme · rule · element so it can be fixed. axe's
-// color-contrast rule is the contrast check for both themes (4.5:1 text, 3:1 large text).
+// color-contrast rule is the contrast check for both themes (4.5:1 text, 3:1 large text). One check
+// of our own joins axe's: nothing runs off the right edge of the window (WCAG 1.4.10, reflow).
 //
 // The theme is the real setting (`ui.theme` through PATCH /api/config, then a reload); only the chat
 // that waits for an OK, a moment that a reload would end, switches the theme the way the window does
@@ -101,6 +102,35 @@ async function audit(label, size, theme) {
       nodes: v.nodes.map((n) => ({ target: n.target.join(' '), html: n.html.slice(0, 200), summary: n.failureSummary, impact: n.impact })),
     }));
   });
+  // WCAG 1.4.10 (reflow), which axe does not check: nothing on the page runs off the right edge
+  // of the window, unless it sits in a part made to scroll sideways (a tab strip, a code block).
+  const cut = await page.evaluate(() => {
+    const root = document.querySelector('main') ?? document.body;
+    const width = document.documentElement.clientWidth;
+    const scrollsSideways = (el) => {
+      for (let a = el.parentElement; a && a !== root; a = a.parentElement) {
+        if (getComputedStyle(a).overflowX !== 'visible') return true;
+      }
+      return false;
+    };
+    return [...root.querySelectorAll('button, a[href], input, select, textarea, h1, h2, h3, p, li, label')]
+      .filter((el) => {
+        const r = el.getBoundingClientRect();
+        return r.width > 0 && r.height > 0 && r.right > width + 1 && !scrollsSideways(el);
+      })
+      .map((el) => {
+        const what = el.getAttribute('data-testid') ? `[data-testid="${el.getAttribute('data-testid')}"]` : el.className ? `.${String(el.className).trim().split(/\s+/).join('.')}` : '';
+        return { target: `${el.tagName.toLowerCase()}${what} "${(el.textContent || '').trim().slice(0, 40)}"`, right: Math.round(el.getBoundingClientRect().right), width };
+      });
+  });
+  if (cut.length) {
+    result.push({
+      rule: 'reflow',
+      impact: 'serious',
+      help: 'Content must fit the window without scrolling sideways (WCAG 1.4.10)',
+      nodes: cut.map((c) => ({ target: c.target, html: '', summary: `It ends at ${c.right} px in a window ${c.width} px wide.`, impact: 'serious' })),
+    });
+  }
   for (const v of result) {
     const entry = { page: label, size: size.name, theme, ...v };
     report.push(entry);
