@@ -1,9 +1,10 @@
 // The list of places on the left. Links are plain hash links, so the address keeps the page. On
 // Chat, the chats are the sidebar's second level (below the places); in small windows, where the
 // sidebar is icons, they are a panel that the Chats button beside it opens.
+import { useEffect } from 'react';
 import { PAGE_ICONS } from '../../components/icons';
 import { ChatListIcon } from '../chat/ChatListIcon';
-import { useChatsPanel } from '../chat/openChat';
+import { setChatsPanel, useChatsPanel } from '../chat/openChat';
 import { SessionList } from '../chat/SessionList';
 import { hrefFor, PAGES, type Route } from './routes';
 
@@ -11,6 +12,10 @@ import { hrefFor, PAGES, type Route } from './routes';
 export function Sidebar({ current, unread, waiting = 0 }: { current: Route; unread: number; waiting?: number }) {
   const chat = current === 'chat';
   const [panel, setPanel] = useChatsPanel();
+  // Leaving Chat closes the chats panel, so it isn't open over the page on the way back.
+  useEffect(() => {
+    if (!chat) setChatsPanel(false);
+  }, [chat]);
   return (
     <div className={`sidebar${chat ? ' sidebar-with-chats' : ''}${chat && panel ? ' chats-open' : ''}`}>
       <nav aria-label="Main">
