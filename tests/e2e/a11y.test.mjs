@@ -1,11 +1,12 @@
 // End to end: the accessibility pass. Every page of the window (Chat with a conversation that used
 // a tool and one waiting for an OK, Tasks with a task open, Notifications, each Memory tab,
-// Integrations, Devices with the pairing card, each Settings tab, Page not found, and onboarding on
-// a fresh engine) is checked with axe-core (WCAG 2 A/AA and 2.1 AA rules) in the light and the dark
+// Integrations, Devices with the pairing card, each Settings tab, Page not found, and onboarding's
+// steps on a fresh engine) is checked with axe-core (WCAG 2 A/AA and 2.1 AA rules) in the light and the dark
 // theme, at 1280x800, 800x600 and 390x844. Any serious or critical violation fails the test, and
 // every one is printed as page · size · theme · rule · element so it can be fixed. axe's
 // color-contrast rule is the contrast check for both themes (4.5:1 text, 3:1 large text). One check
-// of our own joins axe's: nothing runs off the right edge of the window (WCAG 1.4.10, reflow).
+// of our own joins axe's: nothing runs off the right edge of the window (WCAG 1.4.10, reflow); and
+// axe's landmark rules (one main, navigation told apart by name) fail the test at any impact.
 //
 // The theme is the real setting (`ui.theme` through PATCH /api/config, then a reload); only the chat
 // that waits for an OK, a moment that a reload would end, switches the theme the way the window does
@@ -36,6 +37,8 @@ const SIZES = [
 ];
 const THEMES = ['light', 'dark'];
 const FAILING = new Set(['serious', 'critical']);
+/** Landmarks (axe's best-practice rules, outside the WCAG tags): one main, no second main, landmarks of a kind told apart by name (two navs each labelled). These fail too, whatever their impact. */
+const LANDMARK_RULES = ['landmark-one-main', 'landmark-no-duplicate-main', 'landmark-unique', 'landmark-main-is-top-level'];
 
 const TITLE = 'Milk note';
 const FIRST_REPLY = "I'll save that.";
@@ -90,9 +93,10 @@ async function audit(label, size, theme) {
   const resolved = await page.evaluate(() => document.documentElement.dataset.theme);
   assert.equal(resolved, theme, `${label}: the window shows the ${theme} theme`);
   if (!(await page.evaluate(() => typeof window.axe === 'object'))) await page.addScriptTag({ path: AXE });
-  const result = await page.evaluate(async () => {
+  const result = await page.evaluate(async (landmarks) => {
     const r = await window.axe.run(document, {
       runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] },
+      rules: Object.fromEntries(landmarks.map((id) => [id, { enabled: true }])),
       resultTypes: ['violations'],
     });
     return r.violations.map((v) => ({
@@ -101,7 +105,7 @@ async function audit(label, size, theme) {
       help: v.help,
       nodes: v.nodes.map((n) => ({ target: n.target.join(' '), html: n.html.slice(0, 200), summary: n.failureSummary, impact: n.impact })),
     }));
-  });
+  }, LANDMARK_RULES);
   // WCAG 1.4.10 (reflow), which axe does not check: nothing on the page runs off the right edge
   // of the window, unless it sits in a part made to scroll sideways (a tab strip, a code block).
   const cut = await page.evaluate(() => {
@@ -134,7 +138,7 @@ async function audit(label, size, theme) {
   for (const v of result) {
     const entry = { page: label, size: size.name, theme, ...v };
     report.push(entry);
-    if (FAILING.has(v.impact)) failures.push(entry);
+    if (FAILING.has(v.impact) || LANDMARK_RULES.includes(v.rule)) failures.push(entry);
   }
   await page.screenshot({ path: join(screenshots, `a11y-${label}-${size.name}-${theme}.png`) });
   audited.add(`${label} ${size.name} ${theme}`);
@@ -178,15 +182,14 @@ const PAGES = [
   [
     'chat',
     async () => {
-      await open('#/chat', 'Chat');
-      // Open the conversation (it may already be open).
-      if (!(await page.getByText(SECOND_REPLY).isVisible())) {
-        await page.getByText(TITLE, { exact: true }).first().click();
-      }
+      // The open chat lives in the address (`#/chat/<id>`).
+      const [session] = await api('GET', '/api/sessions');
+      await open(`#/chat/${encodeURIComponent(session.id)}`, null);
       await page.getByText(SECOND_REPLY).waitFor();
     },
   ],
-  ['chat-new', async () => open('#/chat', 'Chat').then(() => page.getByRole('button', { name: /New chat/ }).first().click())],
+  // `#/chat` is a new, empty chat.
+  ['chat-new', async () => open('#/chat', null).then(() => page.getByRole('textbox', { name: 'Message', exact: true }).waitFor())],
   ['tasks', async () => open('#/tasks', 'Tasks')],
   [
     'task-open',
@@ -307,23 +310,35 @@ describe('Accessibility (axe-core) in both themes at three sizes', () => {
         });
         assert.ok(res.ok, `PATCH /api/config on the fresh engine answered ${res.status}`);
       };
-      await page.goto(fresh.info.web_url);
-      for (const theme of THEMES) {
-        await patch(theme);
-        await page.reload();
-        await eventually('the theme applies', () => page.evaluate(() => document.documentElement.dataset.theme), (t) => t === theme);
-        await page.getByRole('heading', { level: 1 }).first().waitFor();
-        for (const size of SIZES) {
-          await page.setViewportSize({ width: size.width, height: size.height });
-          await audit('onboarding', size, theme);
+      /** Checks one onboarding step in both themes (a reload keeps the step); `arrange` sets it up after each reload. */
+      const step = async (label, title, arrange) => {
+        for (const theme of THEMES) {
+          await patch(theme);
+          await page.reload();
+          await eventually('the theme applies', () => page.evaluate(() => document.documentElement.dataset.theme), (t) => t === theme);
+          await page.getByRole('heading', { level: 1, name: title }).waitFor();
+          if (arrange) await arrange();
+          for (const size of SIZES) {
+            await page.setViewportSize({ width: size.width, height: size.height });
+            await audit(label, size, theme);
+          }
         }
-      }
+      };
+      await page.goto(fresh.info.web_url);
+      await step('onboarding', 'Welcome');
       assert.deepEqual(
         (await fetch(`${fresh.info.url}/api/bootstrap`, { headers: { Authorization: `Bearer ${token}` } }).then((r) => r.json())).assistant
           .onboarding_complete,
         false,
         'the fresh engine is still waiting for onboarding',
       );
+      // The second step: how Sentient should think (this engine's Ollama address answers nothing).
+      await page.getByLabel('Your name').fill('Ada');
+      await page.getByRole('button', { name: 'Get started' }).click();
+      const thinking = 'How should Sentient think?';
+      await page.getByRole('heading', { level: 1, name: thinking }).waitFor();
+      await step('onboarding-model', thinking, () => page.getByRole('radio', { name: /On this computer/ }).check());
+      await step('onboarding-cloud', thinking, () => page.getByRole('radio', { name: /With a cloud key/ }).check());
     } catch (err) {
       if (log) console.error(`--- fresh engine log ---\n${log}`);
       throw err;
@@ -335,12 +350,12 @@ describe('Accessibility (axe-core) in both themes at three sizes', () => {
     }
   });
 
-  test('no serious or critical violations on any page', () => {
-    const labels = ['chat-approval', ...PAGES.map(([label]) => label), 'onboarding'];
+  test('no accessibility problems on any page (serious or critical, landmarks, reflow)', () => {
+    const labels = ['chat-approval', ...PAGES.map(([label]) => label), 'onboarding', 'onboarding-model', 'onboarding-cloud'];
     const missing = labels.flatMap((label) => SIZES.flatMap((size) => THEMES.map((theme) => `${label} ${size.name} ${theme}`))).filter((k) => !audited.has(k));
-    console.log(`axe ran ${audited.size} times over ${labels.length} pages; ${report.length} findings in all, ${failures.length} serious or critical.`);
+    console.log(`axe ran ${audited.size} times over ${labels.length} pages; ${report.length} findings in all, ${failures.length} failing.`);
     assert.deepEqual(missing, [], 'every page was checked in both themes at every size');
-    assert.equal(failures.length, 0, `serious or critical accessibility problems:\n${describeFailures(failures)}`);
+    assert.equal(failures.length, 0, `accessibility problems (serious or critical, landmarks, reflow):\n${describeFailures(failures)}`);
   });
 });
 
