@@ -78,12 +78,20 @@ export async function eventually(what, read, ok, timeoutMs = STEP_TIMEOUT_MS) {
 
 /**
  * One engine, one scripted model server and one browser page for a test file. `script` is what the
- * model says, in order; `name` names the scratch folders.
+ * model says, in order; `name` names the scratch folders. Options:
+ *   onboarded    false leaves the engine as on first launch (no POST /api/onboarding), so the window
+ *                starts with onboarding (default true)
+ *   models       the Ollama models the stand-in has, e.g. [] for none until one is pulled (default:
+ *                every name answers and the listing is empty)
+ *   pullDelayMs  a wait before each progress line of a download (default none)
  */
 export class ScriptedWorld {
-  constructor(name, script) {
+  constructor(name, script, { onboarded = true, models, pullDelayMs } = {}) {
     this.name = name;
     this.script = script;
+    this.onboarded = onboarded;
+    this.models = models;
+    this.pullDelayMs = pullDelayMs;
     this.ready = null;
     this.page = null;
     this.pageErrors = [];
@@ -106,11 +114,17 @@ export class ScriptedWorld {
     const work = await mkdtemp(join(tmpdir(), `sentient-e2e-${this.name}-`));
     this.cleanup.push(() => rm(work, { recursive: true, force: true }));
     const scriptPath = join(work, 'script.json');
-    await writeFile(scriptPath, JSON.stringify(this.script));
+    const plain = this.models === undefined && this.pullDelayMs === undefined;
+    await writeFile(
+      scriptPath,
+      JSON.stringify(plain ? this.script : { replies: this.script, models: this.models ?? null, pull_delay_ms: this.pullDelayMs ?? null }),
+    );
     const m = await startProcess(modelBin, [scriptPath], {}, (chunk) => {
       this.modelLog += chunk;
     });
     this.model = m.child;
+    /** The stand-in's addresses: `base_url` (Ollama, Anthropic) and `openai_url`. */
+    this.modelServer = m.info;
     assert.equal(m.info.replies, this.script.length);
     assert.match(m.info.base_url, /^http:\/\/127\.0\.0\.1:\d+$/);
 
@@ -142,12 +156,14 @@ export class ScriptedWorld {
       memory: { enabled: false },
     });
 
-    await this.api('POST', '/api/onboarding', {
-      user_name: 'Ada',
-      assistant_name: 'Sentient',
-      timezone: 'Europe/Lisbon',
-      location: 'Lisbon',
-    });
+    if (this.onboarded) {
+      await this.api('POST', '/api/onboarding', {
+        user_name: 'Ada',
+        assistant_name: 'Sentient',
+        timezone: 'Europe/Lisbon',
+        location: 'Lisbon',
+      });
+    }
 
     const profile = await mkdtemp(join(tmpdir(), 'sentient-e2e-chromium-'));
     this.cleanup.push(() => rm(profile, { recursive: true, force: true }));

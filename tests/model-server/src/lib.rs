@@ -46,6 +46,7 @@ use std::hash::{Hash, Hasher};
 use std::net::{Ipv4Addr, SocketAddr};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::time::Duration;
 
 use axum::Router;
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
@@ -182,6 +183,8 @@ struct Config {
     /// `None` until `set_models`: then every model name is accepted.
     models: Option<Vec<ModelInfo>>,
     unpullable: Vec<String>,
+    /// Wait before each progress line of a pull (`set_pull_delay`; none by default).
+    pull_delay: Duration,
     embedding_dim: usize,
     /// Vectors a test fixed for exact texts (`set_embedding`).
     fixed_embeddings: std::collections::HashMap<String, Vec<f32>>,
@@ -288,6 +291,7 @@ impl ScriptedModel {
             config: Mutex::new(Config {
                 models: None,
                 unpullable: Vec::new(),
+                pull_delay: Duration::ZERO,
                 embedding_dim: 768,
                 fixed_embeddings: std::collections::HashMap::new(),
                 embedding_failure: None,
@@ -355,6 +359,12 @@ impl ScriptedModel {
     /// `pull model manifest: file does not exist`.
     pub fn set_unpullable(&self, names: &[&str]) {
         lock(&self.shared.config).unpullable = names.iter().map(|n| (*n).to_owned()).collect();
+    }
+
+    /// Waits this long before each progress line of a streamed `/api/pull`, so a window can
+    /// show the download going.
+    pub fn set_pull_delay(&self, delay: Duration) {
+        lock(&self.shared.config).pull_delay = delay;
     }
 
     /// Length of the vectors `/api/embed` and `/v1/embeddings` return (default 768).

@@ -392,7 +392,7 @@ pub(crate) async fn pull(
         ));
     }
     let pacing = Pacing {
-        delay: Duration::ZERO,
+        delay: lock(&shared.config).pull_delay,
         stall_after: None,
         log: shared.log.clone(),
         shutdown: shared.shutdown.clone(),

@@ -6,11 +6,17 @@
 //! `{"text"}`, `{"thinking"}` or `{"tool_call": {"name", "arguments"}}`), or the shorthand
 //! `text` / `thinking` / `tool_call` for a one-part reply, or `error: {status, message?}`.
 //! Optional: `usage: [prompt, completion]`, `chunk_delay_ms`.
+//!
+//! The file may instead be an object `{"replies": [...], "models": ["qwen3:8b", ...]}`: then
+//! Ollama has exactly those models (`[]`: none, so `/api/tags` is empty until a model is
+//! pulled, and chat for a model it doesn't have gets Ollama's 404). Without `models` every
+//! name is accepted and the listing is empty, as with a plain list. `pull_delay_ms` there
+//! spaces a pull's progress lines.
 
 use std::time::Duration;
 
 use anyhow::{Context, Result, bail};
-use sentient_model_server::{Reply, ScriptedModel};
+use sentient_model_server::{ModelInfo, Reply, ScriptedModel};
 use serde_json::{Value, json};
 
 /// One part of a reply, added to what came before (or starting it).
@@ -80,15 +86,48 @@ fn reply_from_json(value: &Value) -> Result<Reply> {
     Ok(reply)
 }
 
+/// The replies and, when the file names them, the models Ollama has.
+fn script_and_models(file: Value) -> Result<(Vec<Value>, Option<Vec<String>>)> {
+    match file {
+        Value::Array(replies) => Ok((replies, None)),
+        Value::Object(mut object) => {
+            let replies = match object.remove("replies") {
+                Some(Value::Array(replies)) => replies,
+                None => Vec::new(),
+                Some(other) => bail!("replies is a list, not {other}"),
+            };
+            let models = match object.remove("models") {
+                None | Some(Value::Null) => None,
+                Some(Value::Array(names)) => Some(
+                    names
+                        .iter()
+                        .map(|n| n.as_str().map(str::to_owned).context("a model is a name"))
+                        .collect::<Result<Vec<_>>>()?,
+                ),
+                Some(other) => bail!("models is a list of names, not {other}"),
+            };
+            Ok((replies, models))
+        }
+        other => bail!("the script is a list of replies or {{replies, models}}, not {other}"),
+    }
+}
+
 #[tokio::main]
 async fn main() -> Result<()> {
     let path = std::env::args()
         .nth(1)
         .context("usage: scripted-model-server SCRIPT.json")?;
     let text = std::fs::read_to_string(&path).with_context(|| format!("read {path}"))?;
-    let script: Vec<Value> =
-        serde_json::from_str(&text).with_context(|| format!("{path} is not a JSON list"))?;
+    let file: Value = serde_json::from_str(&text).with_context(|| format!("{path} is not JSON"))?;
+    let pull_delay = file.get("pull_delay_ms").and_then(Value::as_u64);
+    let (script, models) = script_and_models(file).with_context(|| format!("read {path}"))?;
     let server = ScriptedModel::try_start().await?;
+    if let Some(ms) = pull_delay {
+        server.set_pull_delay(Duration::from_millis(ms));
+    }
+    if let Some(models) = models {
+        server.set_models(models.into_iter().map(ModelInfo::new).collect());
+    }
     for (i, value) in script.iter().enumerate() {
         let reply = reply_from_json(value).with_context(|| format!("reply {i} in {path}"))?;
         server.push(reply);
@@ -120,5 +159,18 @@ mod tests {
         assert!(bad.to_string().contains("at least one part"), "{bad}");
         let bad = reply_from_json(&json!({"parts": [{"picture": 1}]})).expect_err("unknown part");
         assert!(bad.to_string().contains("tool_call"), "{bad}");
+    }
+
+    #[test]
+    fn a_script_is_a_list_or_replies_with_models() {
+        let (replies, models) = script_and_models(json!([{"text": "Hi"}])).expect("list");
+        assert_eq!((replies.len(), models), (1, None));
+        let (replies, models) =
+            script_and_models(json!({"replies": [{"text": "Hi"}], "models": []})).expect("object");
+        assert_eq!((replies.len(), models), (1, Some(Vec::new())));
+        let (_, models) = script_and_models(json!({"models": ["qwen3:8b"]})).expect("models only");
+        assert_eq!(models, Some(vec!["qwen3:8b".to_owned()]));
+        assert!(script_and_models(json!({"models": [1]})).is_err());
+        assert!(script_and_models(json!("hi")).is_err());
     }
 }

@@ -48,7 +48,7 @@ describe('the "No model set up yet" bar', () => {
   it('counts a tool call as an answer, but not an empty assistant row', () => {
     expect(isAnswer({ role: 'assistant', content: '', tool_calls: [{ id: 'c', type: 'function', function: { name: 'x', arguments: '{}' } }] })).toBe(true);
     expect(isAnswer({ role: 'assistant', content: '  ', tool_calls: [] })).toBe(false);
-    expect(isAnswer({ role: 'user', content: 'Hi', tool_calls: null })).toBe(false);
+    expect(isAnswer({ role: 'user', content: 'Hi', tool_calls: [] })).toBe(false);
     expect(makeSession({ id: 'x' }).id).toBe('x');
   });
 });

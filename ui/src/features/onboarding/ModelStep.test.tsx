@@ -16,7 +16,7 @@ function primaryResult(checks: RoleResult['checks']): RoleResult {
   return { role: 'primary', model: 'ollama_chat/qwen3:8b', provider: 'ollama_chat', local: true, inherits: null, status: worst, checks };
 }
 
-const PASS = (id: string, label: string) => ({ id, label, status: 'pass' as const, detail: 'Fine.', fix: null, action: null });
+const PASS = (id: string, label: string) => ({ id, label, status: 'pass' as const, detail: 'Fine.' });
 
 beforeEach(() => {
   window.localStorage.removeItem(MODEL_SETUP_KEY);
@@ -126,7 +126,7 @@ describe('Onboarding: how should Sentient think?', () => {
       results: {
         primary: primaryResult([
           PASS('reply', 'Reply'),
-          { id: 'tools', label: 'Tools', status: 'fail', detail: 'It answered in text instead of calling find_city.', fix: null, action: null },
+          { id: 'tools', label: 'Tools', status: 'fail', detail: 'It answered in text instead of calling find_city.' },
         ]),
       },
     };
@@ -134,7 +134,7 @@ describe('Onboarding: how should Sentient think?', () => {
       text: "qwen3:8b answered, but can't use tools: It answered in text instead of calling find_city.",
       ok: true,
     });
-    const silent = { ...state, results: { primary: primaryResult([{ id: 'reply', label: 'Reply', status: 'fail', detail: 'Ollama isn\'t answering.', fix: null, action: null }]) } };
+    const silent = { ...state, results: { primary: primaryResult([{ id: 'reply', label: 'Reply', status: 'fail', detail: 'Ollama isn\'t answering.' }]) } };
     expect(checkupSummary(silent, 'ollama_chat/qwen3:8b')?.text).toBe("qwen3:8b didn't answer: Ollama isn't answering.");
     expect(downloadLabel('mystery:1b')).toBe('Download mystery:1b');
   });

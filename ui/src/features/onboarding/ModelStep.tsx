@@ -108,8 +108,10 @@ function ModelStepInner({ firstRun, onFinish }: { firstRun: boolean; onFinish?: 
   const hardware = useHardware();
   const [picked, setPicked] = useState<Choice | null>(null);
   // The model that was set up, once a setup was switched to; the check-up then tries it.
-  const [ready, setReady] = useState<{ model: string; answered: boolean; switched: PresetSwitch } | null>(null);
+  const [ready, setReady] = useState<{ model: string; answered: boolean; switched: PresetSwitch; note: string } | null>(null);
   const checkup = useCheckup();
+  // A download started from "Also worth doing" shows its progress here.
+  const pull = usePull();
   const titleId = useId();
   const cloudFirst = hardware.data?.recommendation.cloud_first ?? false;
   const choice: Choice | null = picked ?? (hardware.data ? (cloudFirst ? 'cloud' : 'local') : null);
@@ -117,9 +119,9 @@ function ModelStepInner({ firstRun, onFinish }: { firstRun: boolean; onFinish?: 
   const summary = ready ? checkupSummary(checkup.state, ready.model) : null;
   const answered = (ready?.answered ?? false) || (summary?.ok ?? false);
 
-  const onReady = (switched: PresetSwitch, fallback: string, answeredAlready: boolean) => {
+  const onReady = (switched: PresetSwitch, fallback: string, answeredAlready: boolean, note: string) => {
     const model = switched.preset?.roles.primary ?? fallback;
-    setReady({ model, answered: answeredAlready, switched });
+    setReady({ model, answered: answeredAlready, switched, note });
     // In the background: the person can go on while it runs.
     void checkup.start({ roles: { primary: model } });
   };
@@ -176,9 +178,9 @@ function ModelStepInner({ firstRun, onFinish }: { firstRun: boolean; onFinish?: 
         {hardware.isPending && picked === null ? <Loading label="Checking what this computer can run…" /> : null}
 
         {choice === 'local' && !ready ? (
-          <LocalSetup hardware={hardware.data} onUseCloud={() => setPicked('cloud')} onReady={(res, m) => onReady(res, m, false)} />
+          <LocalSetup hardware={hardware.data} onUseCloud={() => setPicked('cloud')} onReady={(res, m, note) => onReady(res, m, false, note)} />
         ) : null}
-        {choice === 'cloud' && !ready ? <CloudSetup onReady={(res, m) => onReady(res, m, true)} /> : null}
+        {choice === 'cloud' && !ready ? <CloudSetup onReady={(res, m, note) => onReady(res, m, true, note)} /> : null}
         {choice === 'later' ? (
           <div className="model-panel">
             <p>You can set up a model whenever you like: Chat and Tasks will show a reminder with a button until one answers.</p>
@@ -190,6 +192,9 @@ function ModelStepInner({ firstRun, onFinish }: { firstRun: boolean; onFinish?: 
 
         {ready ? (
           <div className="model-panel" data-testid="model-ready">
+            <p>
+              <span className="dot dot-ok" aria-hidden="true" /> {ready.note}
+            </p>
             {summary ? (
               <p className={summary.ok ? 'model-summary' : 'model-summary model-summary-pending'} role="status" data-testid="model-summary">
                 {checkup.busy ? <span className="spinner" aria-hidden="true" /> : null}
@@ -197,6 +202,12 @@ function ModelStepInner({ firstRun, onFinish }: { firstRun: boolean; onFinish?: 
               </p>
             ) : null}
             <MissingList result={ready.switched} />
+            {ready.switched.missing.length > 0 && pull.state.phase !== 'idle' && pull.state.phase !== 'done' ? <PullProgressView state={pull.state} /> : null}
+            {ready.switched.missing.some((m) => m.action?.kind === 'pull_model' && pull.state.phase === 'done' && m.action.name === pull.state.name) ? (
+              <p className="muted" role="status">
+                {pull.state.phase === 'done' ? `${pull.state.name} is downloaded.` : null}
+              </p>
+            ) : null}
             <button type="button" className="btn btn-primary btn-wide" onClick={() => finish(answered ? null : 'unanswered')} autoFocus>
               Start using Sentient
             </button>
@@ -255,7 +266,7 @@ function LocalSetup({
 }: {
   hardware: Hardware | undefined;
   onUseCloud: () => void;
-  onReady: (switched: PresetSwitch, model: string) => void;
+  onReady: (switched: PresetSwitch, model: string, note: string) => void;
 }) {
   const local = useLocalModels();
   const pull = usePull();
@@ -265,7 +276,7 @@ function LocalSetup({
 
   const apply = () => {
     if (!rec || switcher.isPending) return;
-    switcher.mutate({ name: LOCAL_PRESET }, { onSuccess: (res) => onReady(res, rec.model) });
+    switcher.mutate({ name: LOCAL_PRESET }, { onSuccess: (res) => onReady(res, rec.model, `${rec.name} is downloaded and every job uses it now.`) });
   };
 
   // The download finished: switch to Local only right away (once).
@@ -380,7 +391,7 @@ function InstallOllama({ os, checking, onCheck }: { os: Os; checking: boolean; o
 
 type KeyCheck = { ok: true; model: string } | { ok: false; error: string };
 
-function CloudSetup({ onReady }: { onReady: (switched: PresetSwitch, model: string) => void }) {
+function CloudSetup({ onReady }: { onReady: (switched: PresetSwitch, model: string, note: string) => void }) {
   const providers = useModelProviders();
   const save = useSetSecret();
   const test = useTestModel();
@@ -430,7 +441,7 @@ function CloudSetup({ onReady }: { onReady: (switched: PresetSwitch, model: stri
     }
     setChecked(outcome);
     if (outcome.ok) {
-      switcher.mutate({ name: CLOUD_PRESET }, { onSuccess: (res) => onReady(res, model) });
+      switcher.mutate({ name: CLOUD_PRESET }, { onSuccess: (res) => onReady(res, model, `Your ${provider.label} key works. ${res.preset?.description ?? ''}`.trim()) });
     }
   };
 

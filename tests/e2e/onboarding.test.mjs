@@ -1,0 +1,248 @@
+// End to end: onboarding sets up a model. Two fresh engines that were never onboarded:
+//
+// 1. A new user with Ollama running and nothing downloaded goes from first launch to a first
+//    streamed reply through onboarding alone: name and time zone, "On this computer", the one
+//    download button for the model the engine recommends for this computer (pulled from the
+//    stand-in Ollama with a progress bar), the "Local only" setup, the check-up's one line, then
+//    Chat. A reload in the middle comes back to the model step.
+// 2. "Later": the bar "No model set up yet" on Chat and Tasks (not elsewhere); "Set up now" opens
+//    the model step again; a cloud key (Anthropic, whose address the settings point at the
+//    stand-in) is checked: a key the provider turns down says so, a good one switches to the
+//    "Cloud" setup and the bar is gone.
+//
+// Screenshots of each step: test-output/screenshots/onboarding-*.png. The processes and the
+// browser are set up by ./support.mjs.
+
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import { after, before, describe, test } from 'node:test';
+import { eventually, ScriptedWorld, screenshots } from './support.mjs';
+
+const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
+const REPLY = 'Hello Ada! I am running on this computer now.';
+// The check-up of the main model asks three things: a short reply, one find_city call, and a
+// get_weather call that uses its result.
+const CHECKUP = [
+  { text: 'Ready.' },
+  { tool_call: { name: 'find_city', arguments: { name: 'Pune' } } },
+  { tool_call: { name: 'get_weather', arguments: { city: 'Pune', country: 'India' } } },
+];
+// Long checks: a model download and a check-up take a few seconds.
+const LONG = 60_000;
+
+const shot = (page, name) => page.screenshot({ path: join(screenshots, `onboarding-${name}.png`) });
+
+/**
+ * A private Secret Service for the engine (a key typed into onboarding is kept in the keychain):
+ * tests/setup/with-keyring.sh's D-Bus session stays up until its stdin closes. Yours is never
+ * touched. Resolves with the session's address.
+ */
+async function startKeyring() {
+  const child = spawn('bash', [join(repoRoot, 'tests', 'setup', 'with-keyring.sh'), 'bash', '-c', 'printf "%s\\n" "$DBUS_SESSION_BUS_ADDRESS"; read -r _ || true'], {
+    stdio: ['pipe', 'pipe', 'inherit'],
+  });
+  const address = await new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error('The private keyring did not start within 20 s.')), 20_000);
+    createInterface({ input: child.stdout }).once('line', (line) => {
+      clearTimeout(timer);
+      resolve(line.trim());
+    });
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`tests/setup/with-keyring.sh exited (code ${code}); it needs dbus and gnome-keyring.`));
+    });
+  });
+  assert.ok(address, 'the keyring session has an address');
+  return { child, address };
+}
+
+async function stopKeyring(k) {
+  if (!k || k.child.exitCode !== null) return;
+  const exited = new Promise((resolve) => k.child.once('exit', resolve));
+  k.child.stdin.end();
+  const timer = setTimeout(() => k.child.kill('SIGKILL'), 10_000);
+  await exited;
+  clearTimeout(timer);
+}
+
+/** A page's link in the sidebar. */
+const nav = (page, label) => page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: new RegExp(`^${label}`) });
+
+/** Name and time zone, then Get started; the model step follows. */
+async function answerWelcome(page, name) {
+  await page.getByRole('heading', { level: 1, name: 'Welcome' }).waitFor();
+  await page.getByLabel('Your name').fill(name);
+  assert.equal(await page.getByLabel('Time zone').inputValue(), 'Europe/Lisbon');
+}
+
+describe('Onboarding sets up a model', () => {
+  const world = new ScriptedWorld(
+    'onboarding',
+    [...CHECKUP, { text: REPLY, chunk_delay_ms: 120 }, { text: 'Greeting' }],
+    // Ollama runs with nothing downloaded; a download takes a moment, so its progress shows.
+    { onboarded: false, models: [], pullDelayMs: 400 },
+  );
+
+  before(() => world.start());
+  after(() =>
+    world.stop(async () => {
+      console.error(`--- presets ---\n${JSON.stringify(await world.api('GET', '/api/models/presets'), null, 2)}`);
+    }),
+  );
+
+  test('a new user with Ollama running and nothing downloaded gets a first streamed reply through onboarding alone', async (t) => {
+    const { page, ready } = world;
+    const hardware = await world.api('GET', '/api/system/hardware');
+    const rec = hardware.recommendation;
+    assert.deepEqual((await world.api('GET', '/api/models/local')).ollama, { reachable: true, models: [] });
+
+    await page.goto(ready.web_url);
+    await answerWelcome(page, 'Ada');
+    await shot(page, '1-welcome');
+    await page.getByRole('button', { name: 'Get started' }).click();
+
+    const step = page.getByRole('heading', { level: 1, name: 'How should Sentient think?' });
+    await step.waitFor();
+    // What was typed is saved before the model step, and a reload comes back to the step.
+    const boot = await world.api('GET', '/api/bootstrap');
+    assert.equal(boot.assistant.user_name, 'Ada');
+    assert.equal(boot.assistant.onboarding_complete, true);
+    await page.reload();
+    await step.waitFor();
+
+    const local = page.getByTestId('local-setup');
+    if (rec.cloud_first) {
+      // A small computer is pointed at the cloud, never at the chat-only fallback.
+      assert.equal(await page.getByRole('radio', { name: /With a cloud key/ }).isChecked(), true);
+      await page.getByRole('radio', { name: /On this computer/ }).check();
+      await page.getByTestId('local-cloud-first').getByRole('button', { name: 'Use a cloud key instead' }).waitFor();
+      await shot(page, '2-choice');
+      t.skip(`this computer (${hardware.summary}) gets a cloud model first, so there is no local download to follow`);
+      return;
+    }
+    assert.equal(await page.getByRole('radio', { name: /On this computer/ }).isChecked(), true);
+    await local.getByText('Ollama is running.').waitFor();
+    await local.getByText(`Recommended for this computer: ${rec.summary}.`).waitFor();
+    await shot(page, '2-choice');
+
+    // ONE button downloads the recommended model, with a progress bar.
+    const download = local.getByRole('button', { name: new RegExp(`^Download ${rec.name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`) });
+    await download.click();
+    const progress = local.getByRole('progressbar', { name: `Downloading ${rec.name}` });
+    await eventually('the progress bar moves', () => progress.getAttribute('value').catch(() => null), (v) => Number(v) > 0);
+    await shot(page, '3-downloading');
+
+    // Then Local only, and the check-up's one line.
+    const summary = page.getByTestId('model-summary');
+    await summary.getByText('Your model is ready.', { exact: true }).waitFor({ timeout: LONG });
+    await shot(page, '4-ready');
+    const tags = (await world.api('GET', '/api/models/local')).ollama.models.map((m) => m.name.replace(/:latest$/, ''));
+    assert.deepEqual(tags, [rec.name]);
+    const presets = await world.api('GET', '/api/models/presets');
+    assert.equal(presets.active, 'Local only');
+    assert.equal((await world.api('GET', '/api/bootstrap')).models.primary, rec.model);
+
+    await page.getByRole('button', { name: 'Start using Sentient' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Chat', exact: true }).waitFor();
+    assert.equal(await page.getByTestId('model-bar').count(), 0);
+
+    await page.getByRole('textbox', { name: 'Message', exact: true }).fill('Hello');
+    await page.getByRole('button', { name: 'Send', exact: true }).click();
+    const reply = page.getByTestId('assistant-message').last();
+    // It streams: the first words show before the last one.
+    await reply.getByText('Hello Ada!', { exact: false }).waitFor();
+    assert.ok(!(await reply.innerText()).includes('now.'), 'the reply arrived in pieces');
+    await reply.getByText(REPLY).waitFor();
+    await shot(page, '5-first-reply');
+    assert.deepEqual(world.pageErrors, []);
+  });
+});
+
+describe('Onboarding: later, then a cloud key', () => {
+  const BAD_KEY = 'sk-ant-wrong';
+  const world = new ScriptedWorld(
+    'onboarding-cloud',
+    [
+      // The first key is turned down; the second answers the check, then the check-up.
+      { error: { status: 401, message: 'invalid x-api-key' } },
+      { tool_call: { name: 'find_city', arguments: { name: 'Pune' } } },
+      ...CHECKUP,
+    ],
+    { onboarded: false },
+  );
+  let keyring;
+
+  before(async () => {
+    keyring = await startKeyring();
+    process.env.DBUS_SESSION_BUS_ADDRESS = keyring.address;
+    // Only the key typed into the window may count.
+    for (const name of ['ANTHROPIC_API_KEY', 'OPENAI_API_KEY', 'OPENROUTER_API_KEY']) delete process.env[name];
+    await world.start();
+    // Anthropic's address is a setting (models.providers.anthropic.api_base): the stand-in here.
+    await world.api('PATCH', '/api/config', { models: { providers: { anthropic: { api_base: world.modelServer.base_url } } } });
+  });
+  after(async () => {
+    await world.stop();
+    await stopKeyring(keyring);
+  });
+
+  test('Later shows the bar on Chat and Tasks; a cloud key is checked and set up from it', async () => {
+    const { page, ready } = world;
+    await page.goto(ready.web_url);
+    await answerWelcome(page, 'Ada');
+    await page.getByRole('button', { name: 'Get started' }).click();
+    await page.getByRole('heading', { level: 1, name: 'How should Sentient think?' }).waitFor();
+    await page.getByRole('radio', { name: /Later/ }).check();
+    await page.getByRole('button', { name: 'Finish and set it up later' }).click();
+
+    const bar = page.getByTestId('model-bar');
+    await page.getByRole('heading', { level: 1, name: 'Chat', exact: true }).waitFor();
+    await bar.getByText('No model set up yet').waitFor();
+    await shot(page, 'later-chat');
+    await nav(page, 'Tasks').click();
+    await page.getByRole('heading', { level: 1, name: 'Tasks', exact: true }).waitFor();
+    await bar.getByText('No model set up yet').waitFor();
+    await shot(page, 'later-tasks');
+    await nav(page, 'Memory').click();
+    await page.getByRole('heading', { level: 1, name: 'Memory', exact: true }).waitFor();
+    assert.equal(await bar.count(), 0);
+    // Still there after a reload.
+    await nav(page, 'Chat').click();
+    await page.reload();
+    await bar.getByText('No model set up yet').waitFor();
+
+    // Set up now: the model step again, with a cloud key.
+    await bar.getByRole('button', { name: 'Set up now' }).click();
+    await page.getByRole('heading', { level: 1, name: 'How should Sentient think?' }).waitFor();
+    await page.getByRole('radio', { name: /With a cloud key/ }).check();
+    const cloud = page.getByTestId('cloud-setup');
+    await cloud.getByLabel('Provider').selectOption('anthropic');
+    const key = cloud.getByLabel('Anthropic key');
+    assert.equal(await key.getAttribute('type'), 'password');
+
+    await key.fill(BAD_KEY);
+    await cloud.getByRole('button', { name: 'Check' }).click();
+    await cloud.getByRole('alert').getByText("That key didn't work. Anthropic turned down the saved key.", { exact: false }).waitFor({ timeout: LONG });
+    await shot(page, 'cloud-bad-key');
+    assert.notEqual((await world.api('GET', '/api/models/presets')).active, 'Cloud');
+
+    await key.fill('sk-ant-good');
+    await cloud.getByRole('button', { name: 'Check' }).click();
+    await page.getByTestId('model-ready').getByText('Your Anthropic key works', { exact: false }).waitFor({ timeout: LONG });
+    await page.getByTestId('model-summary').getByText('Your model is ready.', { exact: true }).waitFor({ timeout: LONG });
+    await shot(page, 'cloud-ready');
+    const presets = await world.api('GET', '/api/models/presets');
+    assert.equal(presets.active, 'Cloud');
+    assert.match((await world.api('GET', '/api/bootstrap')).models.primary, /^anthropic\//);
+    const secrets = await world.api('GET', '/api/secrets');
+    assert.deepEqual(secrets.find((s) => s.name === 'anthropic'), { name: 'anthropic', set: true, source: 'keychain', kind: 'provider' });
+
+    await page.getByRole('button', { name: 'Start using Sentient' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Chat', exact: true }).waitFor();
+    assert.equal(await bar.count(), 0);
+    assert.deepEqual(world.pageErrors, []);
+  });
+});
