@@ -77,7 +77,7 @@ export function AppCard({ app, feed, now }: { app: Integration; feed?: FeedStatu
       {!unavailable && !builtin ? (
         <div className="int-app-actions">
           {!builtin && !app.connected ? (
-            <button type="button" className="btn btn-primary" onClick={() => setDialog('connect')} aria-label={`Connect ${name}`}>
+            <button type="button" className="btn btn-primary" onClick={() => setDialog('connect')} aria-label={app.status === 'error' ? `Try again to connect ${name}` : `Connect ${name}`}>
               {app.status === 'error' ? 'Try again' : 'Connect'}
             </button>
           ) : null}
@@ -86,7 +86,7 @@ export function AppCard({ app, feed, now }: { app: Integration; feed?: FeedStatu
               type="button"
               className="btn btn-quiet"
               disabled={test.isPending}
-              aria-label={`Test ${name}`}
+              aria-label={`${test.isPending ? 'Testing…' : 'Test'} ${name}`}
               onClick={() => test.mutate(app.id)}
             >
               {test.isPending ? 'Testing…' : 'Test'}

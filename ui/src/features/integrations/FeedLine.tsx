@@ -17,7 +17,7 @@ export function FeedLine({ feed, now }: { feed: FeedStatus; now: Date }) {
           type="button"
           className="int-link-button"
           disabled={sync.isPending}
-          aria-label={`Sync ${feed.display_name} now`}
+          aria-label={`${sync.isPending ? 'Checking…' : 'Sync now'} ${feed.display_name}`}
           onClick={() => sync.mutate(feed.source)}
         >
           {sync.isPending ? 'Checking…' : 'Sync now'}

@@ -56,7 +56,7 @@ describe('the Integrations page', () => {
     const github = await card('GitHub');
     expect(within(github).getByTestId('status')).toHaveTextContent('Error');
     expect(within(github).getByRole('alert')).toHaveTextContent('GitHub refused the token. Paste a new one.');
-    expect(within(github).getByRole('button', { name: 'Connect GitHub' })).toHaveTextContent('Try again');
+    expect(within(github).getByRole('button', { name: 'Try again to connect GitHub' })).toHaveTextContent('Try again');
     expect(screen.getByTestId('summary')).toHaveTextContent('1 app connected.');
   });
 
@@ -220,7 +220,7 @@ describe('connecting an app', () => {
       world.setApp({ ...GITHUB, status: 'connecting' });
       return { auth_url: 'https://github.com/login/device', state: 's3', user_code: 'AAAA-BBBB' };
     });
-    await userEvent.click(within(await card('GitHub')).getByRole('button', { name: 'Connect GitHub' }));
+    await userEvent.click(within(await card('GitHub')).getByRole('button', { name: 'Try again to connect GitHub' }));
     await userEvent.click(within(await screen.findByRole('dialog', { name: 'Connect GitHub' })).getByRole('button', { name: 'Connect' }));
     const signIn = await screen.findByRole('dialog', { name: 'Sign in to GitHub' });
     // The error from before this attempt is not this attempt's.
@@ -326,7 +326,7 @@ describe("a connected app's controls", () => {
     const { engine } = setup({ apps: [{ ...IMAP, connected: true, status: 'connected', account_label: 'ada' }], feeds: [feed] });
     const imap = await card('Email (IMAP)');
     expect(await within(imap).findByTestId('feed-status')).toHaveTextContent('Checked 2 min ago');
-    await userEvent.click(within(imap).getByRole('button', { name: 'Sync Email (IMAP) now' }));
+    await userEvent.click(within(imap).getByRole('button', { name: 'Sync now Email (IMAP)' }));
     expect(engine.api.syncFeed).toHaveBeenCalledWith('email_imap');
     expect(await within(imap).findByTestId('sync-result')).toHaveTextContent('Checked: 2 new items.');
   });

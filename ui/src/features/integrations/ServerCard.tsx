@@ -71,7 +71,7 @@ export function ServerCard({ server }: { server: McpServerInfo }) {
           type="button"
           className="btn btn-quiet"
           disabled={test.isPending || !server.enabled}
-          aria-label={`Test ${name}`}
+          aria-label={`${test.isPending ? 'Testing…' : 'Test'} ${name}`}
           title={server.enabled ? undefined : 'Turn it on first.'}
           onClick={() => test.mutate(name)}
         >
