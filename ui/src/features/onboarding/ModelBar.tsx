@@ -3,6 +3,7 @@
 // own record shows: a chat whose transcript has a reply from the assistant (an error is never
 // saved as a reply). "Set up now" opens the model step again.
 import { useQuery } from '@tanstack/react-query';
+import { useEffect } from 'react';
 import type { MessageRow, Session } from '../../api';
 import { useApi } from '../../api/context';
 import { toApiError, type ApiError } from '../../api/errors';
@@ -50,13 +51,12 @@ export function ModelBar() {
   const state = useModelSetup();
   const shown = state === 'later' || state === 'unanswered';
   const answered = useModelAnswered(shown);
-
-  if (!shown) return null;
-  if (answered) {
+  useEffect(() => {
     // Seen once is enough: a model answered, so the reminder is done for good.
-    queueMicrotask(() => writeModelSetup(null));
-    return null;
-  }
+    if (shown && answered) writeModelSetup(null);
+  }, [shown, answered]);
+
+  if (!shown || answered) return null;
   const text = state === 'later' ? 'No model set up yet' : "Your model hasn't answered yet";
   const more = state === 'later' ? "Sentient can't answer until a model is set up." : 'Send a message, or set it up again.';
   return (
