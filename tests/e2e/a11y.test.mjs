@@ -1,12 +1,13 @@
 // End to end: the accessibility pass. Every page of the window (Chat with a conversation that used
 // a tool and one waiting for an OK, Tasks with a task open, Notifications, each Memory tab,
-// Integrations, Devices with the pairing card, each Settings tab, Page not found, and onboarding's
-// steps on a fresh engine) is checked with axe-core (WCAG 2 A/AA and 2.1 AA rules) in the light and the dark
-// theme, at 1280x800, 800x600 and 390x844. Any serious or critical violation fails the test, and
-// every one is printed as page · size · theme · rule · element so it can be fixed. axe's
-// color-contrast rule is the contrast check for both themes (4.5:1 text, 3:1 large text). One check
-// of our own joins axe's: nothing runs off the right edge of the window (WCAG 1.4.10, reflow); and
-// axe's landmark rules (one main, navigation told apart by name) fail the test at any impact.
+// Integrations and its Connect dialog, Devices with the pairing card, each Settings tab, Page not
+// found, the Stop banner, and onboarding's steps on a fresh engine) is checked with axe-core (WCAG 2
+// A/AA and 2.1 A/AA rules) in the light and the dark theme, at 1280x800, 800x600 and 390x844. Any
+// serious or critical violation fails the test, and each is printed as page · rule · element, with
+// the sizes and themes it shows in, so it can be fixed. axe's color-contrast rule is the contrast
+// check for both themes (4.5:1 text, 3:1 large text). One check of our own joins axe's: nothing runs
+// off the right edge of the window (WCAG 1.4.10, reflow); and axe's landmark rules (one main,
+// navigation told apart by name) fail the test at any impact.
 //
 // The theme is the real setting (`ui.theme` through PATCH /api/config, then a reload); only the chat
 // that waits for an OK, a moment that a reload would end, switches the theme the way the window does
@@ -90,6 +91,11 @@ async function settle() {
 /** Runs axe on what is showing and records the results under `label`. */
 async function audit(label, size, theme) {
   await settle();
+  // Colours are measured at rest: a button half-way through its hover fade is not what anyone reads.
+  if (!(await page.evaluate(() => Boolean(document.getElementById('a11y-still'))))) {
+    const still = await page.addStyleTag({ content: '*, *::before, *::after { transition: none !important; animation: none !important; }' });
+    await still.evaluate((el) => el.setAttribute('id', 'a11y-still'));
+  }
   const resolved = await page.evaluate(() => document.documentElement.dataset.theme);
   assert.equal(resolved, theme, `${label}: the window shows the ${theme} theme`);
   if (!(await page.evaluate(() => typeof window.axe === 'object'))) await page.addScriptTag({ path: AXE });
@@ -177,7 +183,7 @@ async function useTheme(theme) {
   await eventually('the theme applies', () => page.evaluate(() => document.documentElement.dataset.theme), (t) => t === theme);
 }
 
-/** The pages to check once the chat and the task exist: [label, how to get there]. */
+/** The pages to check once the chat and the task exist: [label, how to get there, how to leave it as it was]. */
 const PAGES = [
   [
     'chat',
@@ -207,6 +213,18 @@ const PAGES = [
   ['memory-import', async () => open('#/memory/import', 'Memory')],
   ['integrations', async () => open('#/integrations', 'Integrations')],
   [
+    'integrations-connect',
+    async () => {
+      await open('#/integrations', 'Integrations');
+      await page.getByRole('button', { name: /^Connect / }).first().click();
+      await page.getByRole('dialog').waitFor();
+    },
+    async () => {
+      await page.keyboard.press('Escape');
+      await page.getByRole('dialog').waitFor({ state: 'detached' });
+    },
+  ],
+  [
     'devices-pairing',
     async () => {
       await open('#/devices', 'Devices');
@@ -219,6 +237,18 @@ const PAGES = [
   ['settings-webhooks', async () => open('#/settings/webhooks', 'Settings')],
   ['settings-devices', async () => open('#/settings/devices', 'Settings')],
   ['not-found', async () => open('#/no-such-page', 'Page not found')],
+  [
+    'stopped',
+    async () => {
+      await api('POST', '/api/stop-all', { source: 'desktop' });
+      await open('#/tasks', 'Tasks');
+      await page.getByTestId('stop-banner').waitFor();
+    },
+    async () => {
+      await api('POST', '/api/resume', {});
+      await page.getByTestId('stop-banner').waitFor({ state: 'detached' });
+    },
+  ],
 ];
 
 before(async () => {
@@ -276,9 +306,10 @@ describe('Accessibility (axe-core) in both themes at three sizes', () => {
       await useTheme(theme);
       for (const size of SIZES) {
         await page.setViewportSize({ width: size.width, height: size.height });
-        for (const [label, go] of PAGES) {
+        for (const [label, go, leave] of PAGES) {
           await go();
           await audit(label, size, theme);
+          if (leave) await leave();
         }
       }
     });
