@@ -6,8 +6,9 @@
 // serious or critical violation fails the test, and each is printed as page · rule · element, with
 // the sizes and themes it shows in, so it can be fixed. axe's color-contrast rule is the contrast
 // check for both themes (4.5:1 text, 3:1 large text). One check of our own joins axe's: nothing runs
-// off the right edge of the window (WCAG 1.4.10, reflow); and axe's landmark rules (one main,
-// navigation told apart by name) fail the test at any impact.
+// off the right edge of the window (WCAG 1.4.10, reflow), and at 1280x800 every stop of the Tab key
+// shows a focus outline or ring (WCAG 2.4.7); axe's landmark rules (one main, navigation told apart
+// by name) fail the test at any impact.
 //
 // The theme is the real setting (`ui.theme` through PATCH /api/config, then a reload); only the chat
 // that waits for an OK, a moment that a reload would end, switches the theme the way the window does
@@ -141,6 +142,17 @@ async function audit(label, size, theme) {
       nodes: cut.map((c) => ({ target: c.target, html: '', summary: `It ends at ${c.right} px in a window ${c.width} px wide.`, impact: 'serious' })),
     });
   }
+  if (size.name === SIZES[0].name) {
+    const unseen = await focusRings();
+    if (unseen.length) {
+      result.push({
+        rule: 'focus-visible',
+        impact: 'serious',
+        help: 'What the keyboard is on must show (an outline or a ring; WCAG 2.4.7)',
+        nodes: unseen.map((target) => ({ target, html: '', summary: 'Focused with Tab, it draws no outline and no ring.', impact: 'serious' })),
+      });
+    }
+  }
   for (const v of result) {
     const entry = { page: label, size: size.name, theme, ...v };
     report.push(entry);
@@ -148,6 +160,51 @@ async function audit(label, size, theme) {
   }
   await page.screenshot({ path: join(screenshots, `a11y-${label}-${size.name}-${theme}.png`) });
   audited.add(`${label} ${size.name} ${theme}`);
+}
+
+/**
+ * Tabs through the page (up to 60 stops, as a keyboard user would) and returns the elements that
+ * showed no focus indicator: no outline or ring, and nothing about them or the two boxes around
+ * them (outline, ring, border, background) changes between focused and not.
+ */
+async function focusRings() {
+  await page.evaluate(() => {
+    document.activeElement?.blur?.();
+    window.scrollTo(0, 0);
+  });
+  await page.locator('body').focus().catch(() => {});
+  const unseen = new Set();
+  const seen = new Set();
+  for (let i = 0; i < 60; i++) {
+    await page.keyboard.press('Tab');
+    const step = await page.evaluate(() => {
+      const el = document.activeElement;
+      if (!el || el === document.body) return null;
+      const name = `${el.tagName.toLowerCase()}${el.id ? `#${el.id}` : ''}${el.className && typeof el.className === 'string' ? `.${el.className.trim().split(/\s+/).join('.')}` : ''} "${(el.getAttribute('aria-label') || el.textContent || el.getAttribute('placeholder') || '').trim().slice(0, 30)}"`;
+      // What the element and the two boxes around it look like (a message box may ring its whole frame).
+      const look = () =>
+        [el, el.parentElement, el.parentElement?.parentElement]
+          .filter(Boolean)
+          .map((n) => {
+            const st = getComputedStyle(n);
+            return [st.outlineStyle, st.outlineWidth, st.outlineColor, st.boxShadow, st.borderColor, st.backgroundColor].join('|');
+          })
+          .join(' / ');
+      const st = getComputedStyle(el);
+      if (st.outlineStyle !== 'none' && parseFloat(st.outlineWidth) > 0) return { name, shown: true };
+      const focused = look();
+      el.blur();
+      const resting = look();
+      el.focus();
+      return { name, shown: focused !== resting };
+    });
+    if (!step) continue;
+    if (seen.has(step.name)) break;
+    seen.add(step.name);
+    if (!step.shown) unseen.add(step.name);
+  }
+  await page.evaluate(() => document.activeElement?.blur?.());
+  return [...unseen];
 }
 
 /**
@@ -220,6 +277,7 @@ const PAGES = [
       await page.getByRole('dialog').waitFor();
     },
     async () => {
+      await page.getByRole('dialog').focus();
       await page.keyboard.press('Escape');
       await page.getByRole('dialog').waitFor({ state: 'detached' });
     },
