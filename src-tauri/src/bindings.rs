@@ -15,6 +15,7 @@ pub fn builder<R: tauri::Runtime>() -> Builder<R> {
             commands::core::bootstrap,
             commands::core::onboarding,
             commands::config::get_config,
+            commands::config::config_schema,
             commands::config::patch_config,
             commands::stop::get_stop,
             commands::stop::stop_all,

@@ -9,6 +9,11 @@ export const commands = {
 	bootstrap: () => typedError<Bootstrap_Serialize, ApiError>(__TAURI_INVOKE("bootstrap")),
 	onboarding: (body: OnboardingRequest_Deserialize) => typedError<OnboardingDone, ApiError>(__TAURI_INVOKE("onboarding", { body })),
 	getConfig: () => typedError<Config_Serialize, ApiError>(__TAURI_INVOKE("get_config")),
+	/**
+	 *  The JSON schema of the settings (`GET /api/config/schema`): every field's description, its
+	 *  range and its choices, so Settings builds its forms from it.
+	 */
+	configSchema: () => typedError<Value, ApiError>(__TAURI_INVOKE("config_schema")),
 	patchConfig: (patch: Value) => typedError<SavedConfig_Serialize, ApiError>(__TAURI_INVOKE("patch_config", { patch })),
 	getStop: () => typedError<StopState_Serialize, ApiError>(__TAURI_INVOKE("get_stop")),
 	stopAll: (source: string | null) => typedError<StopResult_Serialize, ApiError>(__TAURI_INVOKE("stop_all", { source })),

@@ -9,6 +9,7 @@ import {
 } from '@tanstack/react-query';
 import { useCallback, useEffect, useRef, useState } from 'react';
 import type {
+  ConfigSchema,
   ConnectAnswer,
   FeedStatus,
   FeedSyncReply,
@@ -77,6 +78,7 @@ export const queryKeys = {
   stopControl: ['stop-control'] as const,
   stop: ['stop'] as const,
   config: ['config'] as const,
+  configSchema: ['config-schema'] as const,
   providers: ['models', 'providers'] as const,
   localModels: ['models', 'local'] as const,
   roles: ['models', 'roles'] as const,
@@ -629,6 +631,16 @@ export function useConfig() {
   return useQuery({
     queryKey: queryKeys.config,
     queryFn: () => api.getConfig().catch((e: unknown) => Promise.reject(toApiError(e))),
+  });
+}
+
+/** The settings' JSON schema; it only changes with a new version, so it is read once. */
+export function useConfigSchema() {
+  const api = useApi();
+  return useQuery<ConfigSchema, ApiError>({
+    queryKey: queryKeys.configSchema,
+    queryFn: () => api.configSchema().catch((e: unknown) => Promise.reject(toApiError(e))),
+    staleTime: Infinity,
   });
 }
 
