@@ -1,5 +1,7 @@
 // Test doubles shared by the unit tests: a WebSocket the test drives by hand, and a fake engine
 // behind the SentientApi interface.
+import type { ConfigSchema } from '../api/calls';
+import CONFIG_SCHEMA_JSON from '../features/settings/form/config-schema.fixture.json';
 import { vi } from 'vitest';
 import type {
   ApprovalDecision,
@@ -128,6 +130,9 @@ export class FakeWebSocket {
     this.onclose?.(new Event('close') as CloseEvent);
   }
 }
+
+/** The settings' JSON schema as the engine sends it (`GET /api/config/schema`), trimmed. */
+export const CONFIG_SCHEMA = CONFIG_SCHEMA_JSON as unknown as ConfigSchema;
 
 export const RUNNING: StopState = { stopped: false, stopped_at: null, source: null };
 
@@ -702,6 +707,8 @@ export function fakeApi(initial: Bootstrap) {
     setTitle: vi.fn(),
     getConfig: vi.fn(async () => ({}) as Config),
     patchConfig: vi.fn(async () => ({ saved: true, config: {} as Config })),
+    // The engine's real settings schema (trimmed to the sections Settings shows).
+    configSchema: vi.fn(async (): Promise<ConfigSchema> => CONFIG_SCHEMA),
     modelProviders: vi.fn(async () => PROVIDERS),
     localModels: vi.fn(async () => LOCAL_MODELS),
     testModel: vi.fn(
