@@ -1,6 +1,6 @@
 // Settings > Devices against the fake engine: the tab in the address and the tab bar; each switch
-// saves its `nodes` setting at once; a number out of the schema's range is explained and never
-// sent, a good one is saved on Enter or on leaving the field, and the engine's 422 is shown; the
+// saves its `nodes` setting at once; a number out of the schema's range (the engine's schema, read
+// through the generic form) is explained and never sent, a good one is saved on Enter or on leaving the field, and the engine's 422 is shown; the
 // listener's card says running (addresses, fingerprint, announced), off or why it can't run, and
 // asks again after a save and when the settings change elsewhere.
 import { act, screen, waitFor, within } from '@testing-library/react';
@@ -12,7 +12,7 @@ import type { Config, LanStatus } from '../../../api';
 import { fakeApi, LAN_OFF, LAN_ON, makeBootstrap } from '../../../test/fakes';
 import { renderWithApi } from '../../../test/render';
 import { settingsTabFromHash } from '../tabs';
-import { NODES_DEFAULTS, lanSettled, lanStateWords, parseWhole, type NodesSettings } from './fields';
+import { NODES_DEFAULTS, lanSettled, lanStateWords, type NodesSettings } from './fields';
 import { NETWORK_NOTE } from './DevicesSettings';
 
 function setup({ nodes = {}, lan = LAN_OFF }: { nodes?: Partial<NodesSettings>; lan?: LanStatus } = {}) {
@@ -37,15 +37,6 @@ afterEach(() => {
 const state = () => screen.findByTestId('lan-state');
 
 describe('Settings > Devices words', () => {
-  it('reads whole numbers in range only', () => {
-    expect(parseWhole(' 8443 ', 1024, 65535)).toBe(8443);
-    expect(parseWhole('80', 1024, 65535)).toBeNull();
-    expect(parseWhole('70000', 1024, 65535)).toBeNull();
-    expect(parseWhole('12.5', 2, 120)).toBeNull();
-    expect(parseWhole('abc', 2, 120)).toBeNull();
-    expect(parseWhole('', 2, 120)).toBeNull();
-  });
-
   it('says what the listener is doing and knows when it matches the settings', () => {
     const on = { ...NODES_DEFAULTS, lan_enabled: true };
     expect(lanStateWords(LAN_ON, on)).toBe('Running on port 7778');
@@ -86,13 +77,13 @@ describe('Settings > Devices', () => {
     expect(sw(/Allow phones, glasses/)).toBeChecked();
     expect(sw(/Accept devices on your local network/)).not.toBeChecked();
     expect(sw(/Announce Sentient on your network/)).toBeChecked();
-    expect(sw(/Ask before taking a photo or capturing a screen/)).not.toBeChecked();
+    expect(sw(/Ask before the assistant takes a photo or captures a screen/)).not.toBeChecked();
     expect(sw(/Let the assistant capture this computer's screen/)).toBeChecked();
 
     const cases: Array<[RegExp, Partial<NodesSettings>]> = [
       [/Accept devices on your local network/, { lan_enabled: true }],
       [/Announce Sentient on your network/, { mdns_enabled: false }],
-      [/Ask before taking a photo/, { camera_requires_approval: true }],
+      [/Ask before the assistant takes a photo/, { camera_requires_approval: true }],
       [/Let the assistant capture/, { allow_desktop_screen: false }],
       [/Allow phones, glasses/, { enabled: false }],
     ];
@@ -126,40 +117,40 @@ describe('Settings > Devices', () => {
 
   it('explains a port out of range and sends nothing; a good one is saved once on Enter', async () => {
     const { engine } = setup();
-    const port = await screen.findByRole('textbox', { name: /Port for devices on your network/ });
-    expect(port).toHaveValue('7778');
+    const port = await screen.findByRole('spinbutton', { name: /Port for devices on your network/ });
+    expect(port).toHaveValue(7778);
     await userEvent.clear(port);
     await userEvent.type(port, '80');
     await userEvent.tab();
-    expect(await screen.findByText('The port must be a whole number from 1024 to 65535.')).toBeInTheDocument();
+    expect(await screen.findByText('Use a whole number from 1024 to 65535.')).toBeInTheDocument();
     expect(port).toHaveAttribute('aria-invalid', 'true');
     await userEvent.clear(port);
     await userEvent.type(port, 'abc{Enter}');
-    expect(screen.getByText('The port must be a whole number from 1024 to 65535.')).toBeInTheDocument();
+    expect(screen.getByText('Use a whole number from 1024 to 65535.')).toBeInTheDocument();
     expect(engine.api.patchConfig).not.toHaveBeenCalled();
 
     await userEvent.clear(port);
     await userEvent.type(port, '8443{Enter}');
     expect(engine.api.patchConfig).toHaveBeenCalledWith({ nodes: { lan_port: 8443 } });
-    expect(screen.queryByText('The port must be a whole number from 1024 to 65535.')).toBeNull();
+    expect(screen.queryByText('Use a whole number from 1024 to 65535.')).toBeNull();
     await userEvent.tab();
-    await waitFor(() => expect(port).toHaveValue('8443'));
+    await waitFor(() => expect(port).toHaveValue(8443));
     expect(engine.api.patchConfig).toHaveBeenCalledTimes(1);
   });
 
   it('checks the seconds with their ranges and saves them when leaving the field', async () => {
     const { engine } = setup();
-    const wait = await screen.findByRole('textbox', { name: /Seconds to wait for a device/ });
-    expect(wait).toHaveValue('20');
+    const wait = await screen.findByRole('spinbutton', { name: /Seconds to wait for a device/ });
+    expect(wait).toHaveValue(20);
     await userEvent.clear(wait);
     await userEvent.type(wait, '121');
     await userEvent.tab();
-    expect(await screen.findByText('Wait between 2 and 120 seconds for a device.')).toBeInTheDocument();
-    const idle = screen.getByRole('textbox', { name: /Seconds before a quiet device counts as gone/ });
+    expect(await screen.findByText('Use a whole number of seconds from 2 to 120.')).toBeInTheDocument();
+    const idle = screen.getByRole('spinbutton', { name: /Seconds before a quiet device counts as gone/ });
     await userEvent.clear(idle);
     await userEvent.type(idle, '29');
     await userEvent.tab();
-    expect(await screen.findByText('A device can stay quiet for 30 to 3600 seconds.')).toBeInTheDocument();
+    expect(await screen.findByText('Use a whole number of seconds from 30 to 3600.')).toBeInTheDocument();
     expect(engine.api.patchConfig).not.toHaveBeenCalled();
 
     await userEvent.clear(idle);
@@ -175,7 +166,7 @@ describe('Settings > Devices', () => {
       status: 422,
       detail: [{ loc: ['body', 'nodes', 'lan_port'], msg: "Port 7777 is the gateway's own port.", type: 'value_error' }],
     });
-    const port = await screen.findByRole('textbox', { name: /Port for devices on your network/ });
+    const port = await screen.findByRole('spinbutton', { name: /Port for devices on your network/ });
     await userEvent.clear(port);
     await userEvent.type(port, '7777{Enter}');
     expect(await screen.findByText("Couldn't save that. Port 7777 is the gateway's own port.")).toBeInTheDocument();

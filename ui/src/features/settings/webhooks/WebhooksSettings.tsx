@@ -1,10 +1,12 @@
 // Settings > Webhooks: make a hook (its secret shown once), see each hook's calls and last call,
-// delete one (after a confirm).
+// delete one (after a confirm), and the limits every hook has (the largest message, calls per
+// minute), generated from the settings' schema so their ranges are the engine's.
 import { useState } from 'react';
 import type { Hook } from '../../../api';
 import { useDeleteHook, useHooks } from '../../../api/queries';
 import { ErrorNotice, Loading } from '../../../components/Page';
 import { localTime } from '../../tasks/words';
+import { SchemaForm } from '../form/SchemaForm';
 import { NewHookCard } from './NewHookCard';
 import './webhooks.css';
 
@@ -29,6 +31,16 @@ export function WebhooksSettings() {
           </ul>
         )}
       </div>
+      <SchemaForm
+        section={['integrations']}
+        fields={[
+          { key: 'webhook_max_body_kb', title: 'Largest message a webhook accepts' },
+          { key: 'webhook_rate_limit_per_minute', title: 'Most calls per minute for one webhook', unit: 'calls' },
+        ]}
+        title="Limits for every webhook"
+        intro="So a program that misbehaves, or a leaked address, can't flood Sentient."
+        testId="webhook-limits"
+      />
     </>
   );
 }
