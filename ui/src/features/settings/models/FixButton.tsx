@@ -4,11 +4,10 @@
 import type { CheckAction, MissingAction } from '../../../api';
 import { usePatchConfig, useSetRoles } from '../../../api/queries';
 import { ErrorNotice } from '../../../components/Page';
+import { keyFieldId, revealKeyField } from './keys';
 import { usePull } from './pull';
 
-export function keyFieldId(provider: string): string {
-  return `key-input-${provider}`;
-}
+export { keyFieldId } from './keys';
 
 export function FixButton({ action }: { action: CheckAction | MissingAction | null | undefined }) {
   const pull = usePull();
@@ -40,10 +39,13 @@ export function FixButton({ action }: { action: CheckAction | MissingAction | nu
       break;
     case 'add_key':
       disabled = false;
+      // A key field on the page is focused at once; one hidden until its provider is added is
+      // shown and focused by the keys card.
       onClick = () => {
         const field = document.getElementById(keyFieldId(action.provider));
         field?.scrollIntoView?.({ block: 'center', behavior: 'smooth' });
         field?.focus();
+        revealKeyField(action.provider);
       };
       break;
     case 'start_ollama':

@@ -1,20 +1,64 @@
 // Keys for cloud models: one card per cloud provider saying whether its key is set, a field to
 // save one (into this computer's keychain) and Remove. A key goes in and never comes back out:
 // the engine never sends it, and the field is emptied once it is saved.
-import { useId, useState } from 'react';
+//
+// With `chosenOnly` (the top of Settings > Models) it shows only the providers the person has
+// chosen: one a job uses or one with a key, plus any added with "Add another provider". A fix
+// elsewhere ("Add a key") reveals and focuses a provider's field through `revealKeyField`.
+import { useEffect, useId, useRef, useState } from 'react';
 import type { ProviderView, SecretInfo } from '../../../api';
-import { useDeleteSecret, useModelProviders, useSecrets, useSetSecret } from '../../../api/queries';
+import { useDeleteSecret, useModelProviders, useRoles, useSecrets, useSetSecret } from '../../../api/queries';
 import { ErrorNotice, Loading } from '../../../components/Page';
-import { keyFieldId } from './FixButton';
+import { REVEAL_KEY_EVENT, keyFieldId } from './keys';
+import { providerId } from './summary';
 
-export function KeysCard() {
+export { revealKeyField } from './keys';
+
+const ADD_PROVIDER_ID = 'add-provider-select';
+
+function focusSoon(id: string) {
+  // After the render that shows it.
+  requestAnimationFrame(() => {
+    const el = document.getElementById(id);
+    el?.scrollIntoView?.({ block: 'center', behavior: 'smooth' });
+    el?.focus();
+  });
+}
+
+export function KeysCard({ chosenOnly = false }: { chosenOnly?: boolean }) {
   const providers = useModelProviders();
   const secrets = useSecrets();
+  const roles = useRoles();
+  const [added, setAdded] = useState<string[]>([]);
   const cloud = (providers.data ?? []).filter((p) => p.kind === 'cloud');
+
+  const isSet = (p: ProviderView) => {
+    const s = secrets.data?.find((x) => x.name === p.id);
+    return s ? s.set : p.key_set;
+  };
+  const used = new Set(Object.values(roles.data ?? {}).filter((m): m is string => Boolean(m)).map(providerId));
+  const shown = chosenOnly ? cloud.filter((p) => used.has(p.id) || isSet(p) || added.includes(p.id)) : cloud;
+  const rest = cloud.filter((p) => !shown.includes(p));
+
+  const addedRef = useRef(added);
+  addedRef.current = added;
+  useEffect(() => {
+    const onReveal = (e: Event) => {
+      const provider = (e as CustomEvent<string | null>).detail;
+      if (!provider) {
+        focusSoon(ADD_PROVIDER_ID);
+        return;
+      }
+      if (!addedRef.current.includes(provider)) setAdded((a) => [...a, provider]);
+      focusSoon(keyFieldId(provider));
+    };
+    window.addEventListener(REVEAL_KEY_EVENT, onReveal);
+    return () => window.removeEventListener(REVEAL_KEY_EVENT, onReveal);
+  }, []);
 
   return (
     <div className="card settings-section" data-testid="keys-card">
-      <h2>Keys for cloud models</h2>
+      <h2>{chosenOnly ? 'Cloud providers' : 'Keys for cloud models'}</h2>
       <p className="muted">
         Cloud models run on the provider's computers and need a key from them. Keys are kept in this computer's keychain and
         never shown again.
@@ -27,13 +71,51 @@ export function KeysCard() {
         onRetry={() => void secrets.refetch()}
       />
       {providers.data && cloud.length === 0 ? <p className="muted">No cloud providers are available.</p> : null}
-      {cloud.length > 0 ? (
+      {providers.data && cloud.length > 0 && shown.length === 0 ? (
+        <p className="muted" data-testid="no-provider">
+          You haven't added a cloud provider. Everything can run on this computer; add one to use a cloud model.
+        </p>
+      ) : null}
+      {shown.length > 0 ? (
         <ul className="key-list">
-          {cloud.map((p) => (
+          {shown.map((p) => (
             <ProviderKey key={p.id} provider={p} secret={secrets.data?.find((s) => s.name === p.id)} />
           ))}
         </ul>
       ) : null}
+      {chosenOnly && rest.length > 0 ? (
+        <AddProvider
+          rest={rest}
+          onAdd={(id) => {
+            setAdded((a) => (a.includes(id) ? a : [...a, id]));
+            focusSoon(keyFieldId(id));
+          }}
+        />
+      ) : null}
+    </div>
+  );
+}
+
+function AddProvider({ rest, onAdd }: { rest: ProviderView[]; onAdd: (id: string) => void }) {
+  const [pick, setPick] = useState(rest[0]?.id ?? '');
+  const value = rest.some((p) => p.id === pick) ? pick : (rest[0]?.id ?? '');
+  return (
+    <div className="download add-provider" data-testid="add-provider">
+      <div className="field download-field">
+        <label className="field-label" htmlFor={ADD_PROVIDER_ID}>
+          Add another provider
+        </label>
+        <select id={ADD_PROVIDER_ID} className="select" value={value} onChange={(e) => setPick(e.target.value)}>
+          {rest.map((p) => (
+            <option key={p.id} value={p.id}>
+              {p.label}
+            </option>
+          ))}
+        </select>
+      </div>
+      <button type="button" className="btn btn-quiet" onClick={() => value && onAdd(value)} disabled={!value}>
+        Add
+      </button>
     </div>
   );
 }

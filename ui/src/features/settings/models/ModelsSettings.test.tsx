@@ -5,11 +5,26 @@ import { App } from '../../../App';
 import { ApiError } from '../../../api';
 import { fakeApi, LOCAL_MODELS, makeBootstrap, makeHardware, PROVIDERS } from '../../../test/fakes';
 import { renderWithApi } from '../../../test/render';
-import { ModelsSettings } from './ModelsSettings';
+import { ADVANCED_KEY, ModelsSettings } from './ModelsSettings';
 
+// Roles, downloads and the queue sit under Advanced (closed by default); these tests open it as a
+// person would. Keys are on the top level.
 function setup() {
   const engine = fakeApi(makeBootstrap());
   return engine;
+}
+
+async function openAdvanced() {
+  const toggle = await screen.findByRole('button', { name: 'Advanced' });
+  expect(toggle).toHaveAttribute('aria-expanded', 'false');
+  await userEvent.click(toggle);
+  expect(toggle).toHaveAttribute('aria-expanded', 'true');
+}
+
+async function addProvider(label: string) {
+  const picker = await screen.findByRole('combobox', { name: 'Add another provider' });
+  await userEvent.selectOptions(picker, within(picker).getByRole('option', { name: label }));
+  await userEvent.click(within(screen.getByTestId('add-provider')).getByRole('button', { name: 'Add' }));
 }
 
 function role(name: string) {
@@ -22,12 +37,14 @@ function optionValues(select: HTMLElement): string[] {
 
 afterEach(() => {
   window.history.replaceState(null, '', '/');
+  window.localStorage.clear();
 });
 
 describe('Settings > Models: roles', () => {
   it('shows a section per role with the model it uses, and offers installed and suggested models', async () => {
     const engine = setup();
     renderWithApi(<ModelsSettings />, engine.api);
+    await openAdvanced();
 
     await screen.findByRole('region', { name: 'Main model' });
     for (const title of ['Main model', 'Quick jobs', 'Planning tasks', 'Running tasks', 'Memory search', 'Pictures', 'Voice']) {
@@ -62,6 +79,7 @@ describe('Settings > Models: roles', () => {
   it('saves a picked model with set_roles, naming only that role', async () => {
     const engine = setup();
     renderWithApi(<ModelsSettings />, engine.api);
+    await openAdvanced();
     const section = await screen.findByRole('region', { name: 'Quick jobs' });
     const save = within(section).getByRole('button', { name: 'Save' });
     expect(save).toBeDisabled();
@@ -84,6 +102,7 @@ describe('Settings > Models: roles', () => {
   it('saves a typed provider/model, and asks for that shape first', async () => {
     const engine = setup();
     renderWithApi(<ModelsSettings />, engine.api);
+    await openAdvanced();
     const section = await screen.findByRole('region', { name: 'Pictures' });
 
     await userEvent.selectOptions(within(section).getByLabelText('Model'), '__type__');
@@ -102,6 +121,7 @@ describe('Settings > Models: roles', () => {
     const engine = setup();
     engine.api.setRoles.mockRejectedValueOnce(new ApiError(422, 'The main model can’t be empty.'));
     renderWithApi(<ModelsSettings />, engine.api);
+    await openAdvanced();
     const section = await screen.findByRole('region', { name: 'Main model' });
 
     await userEvent.selectOptions(within(section).getByLabelText('Model'), 'anthropic/claude-sonnet-5');
@@ -116,6 +136,7 @@ describe('Settings > Models: testing a model', () => {
   it('shows the time, the reply and that it can use tools', async () => {
     const engine = setup();
     renderWithApi(<ModelsSettings />, engine.api);
+    await openAdvanced();
     const section = await screen.findByRole('region', { name: 'Main model' });
 
     await userEvent.click(within(section).getByRole('button', { name: 'Test' }));
@@ -131,6 +152,7 @@ describe('Settings > Models: testing a model', () => {
     const engine = setup();
     engine.api.testModel.mockResolvedValueOnce({ ok: true, latency_ms: 2300, reply: 'Pune is in India.', error: null, supports_tools: false });
     renderWithApi(<ModelsSettings />, engine.api);
+    await openAdvanced();
     const section = await screen.findByRole('region', { name: 'Quick jobs' });
 
     await userEvent.selectOptions(within(section).getByLabelText('Model'), 'ollama_chat/qwen3:4b');
@@ -153,6 +175,7 @@ describe('Settings > Models: testing a model', () => {
       supports_tools: null,
     });
     renderWithApi(<ModelsSettings />, engine.api);
+    await openAdvanced();
     const section = await screen.findByRole('region', { name: 'Running tasks' });
 
     await userEvent.selectOptions(within(section).getByLabelText('Model'), 'anthropic/claude-sonnet-5');
@@ -166,6 +189,7 @@ describe('Settings > Models: testing a model', () => {
     const engine = setup();
     engine.api.testModel.mockRejectedValueOnce(new ApiError(422, '"x" is not a model name. Write it as provider/model.'));
     renderWithApi(<ModelsSettings />, engine.api);
+    await openAdvanced();
     const section = await screen.findByRole('region', { name: 'Main model' });
     await userEvent.click(within(section).getByRole('button', { name: 'Test' }));
     expect(await within(section).findByRole('alert')).toHaveTextContent('"x" is not a model name. Write it as provider/model.');
@@ -174,6 +198,7 @@ describe('Settings > Models: testing a model', () => {
   it('tests the memory search model with an embedding', async () => {
     const engine = setup();
     renderWithApi(<ModelsSettings />, engine.api);
+    await openAdvanced();
     const section = await screen.findByRole('region', { name: 'Memory search' });
     await userEvent.click(within(section).getByRole('button', { name: 'Test' }));
 
@@ -187,6 +212,7 @@ describe('Settings > Models: Ollama and downloads', () => {
   it('the progress bar advances with the progress lines, then says it is downloaded', async () => {
     const engine = setup();
     renderWithApi(<ModelsSettings />, engine.api);
+    await openAdvanced();
     const card = await screen.findByTestId('ollama-card');
     await within(card).findByText('Ollama is running.');
 
@@ -218,6 +244,7 @@ describe('Settings > Models: Ollama and downloads', () => {
   it('says clearly when the download fails', async () => {
     const engine = setup();
     renderWithApi(<ModelsSettings />, engine.api);
+    await openAdvanced();
     const card = await screen.findByTestId('ollama-card');
     await within(card).findByText('Ollama is running.');
     await userEvent.type(within(card).getByLabelText('Download a model'), 'nope:1b');
@@ -238,6 +265,7 @@ describe('Settings > Models: Ollama and downloads', () => {
     engine.api.localModels.mockResolvedValue({ ollama: { reachable: false, models: [] }, lm_studio: { reachable: false, models: [] } });
     engine.api.modelProviders.mockResolvedValue(PROVIDERS.map((p) => ({ ...p, key_set: false })));
     renderWithApi(<ModelsSettings />, engine.api);
+    await openAdvanced();
 
     const status = await screen.findByTestId('ollama-status');
     expect(status).toHaveTextContent("Ollama isn't running. Start Ollama, or install it from ollama.com to run models on this computer.");
@@ -253,6 +281,7 @@ describe('Settings > Models: Ollama and downloads', () => {
       makeHardware({ name: 'qwen3:14b', model: 'ollama_chat/qwen3:14b', context_length: 16384, summary: 'qwen3:14b, reading 16,384 tokens at a time' }),
     );
     renderWithApi(<ModelsSettings />, engine.api);
+    await openAdvanced();
 
     const rec = await screen.findByTestId('recommended');
     expect(rec).toHaveTextContent('Recommended for this computer: qwen3:14b, reading 16,384 tokens at a time');
@@ -263,6 +292,7 @@ describe('Settings > Models: Ollama and downloads', () => {
   it('has no download button for the recommended model once it is installed', async () => {
     const engine = setup();
     renderWithApi(<ModelsSettings />, engine.api);
+    await openAdvanced();
     const rec = await screen.findByTestId('recommended');
     expect(rec).toHaveTextContent('Recommended for this computer: qwen3:8b, reading 8,192 tokens at a time');
     await within(rec).findByText('qwen3:8b is downloaded.');
@@ -272,6 +302,7 @@ describe('Settings > Models: Ollama and downloads', () => {
 
   it('shows live what the local model is busy with (model.busy), from the Models tab of Settings', async () => {
     window.history.replaceState(null, '', '/#/settings/models');
+    window.localStorage.setItem(ADVANCED_KEY, 'open');
     const engine = setup();
     renderWithApi(<App />, engine.api);
 
@@ -299,6 +330,7 @@ describe('Settings > Models: Ollama and downloads', () => {
 
   it('fetches the roles again when the models settings change elsewhere', async () => {
     window.history.replaceState(null, '', '/#/settings/models');
+    window.localStorage.setItem(ADVANCED_KEY, 'open');
     const engine = setup();
     renderWithApi(<App />, engine.api);
     await screen.findByRole('region', { name: 'Quick jobs' });
@@ -317,7 +349,11 @@ describe('Settings > Models: keys', () => {
 
     const anthropic = await screen.findByTestId('key-anthropic');
     expect(anthropic).toHaveTextContent('Key saved');
-    const openai = screen.getByTestId('key-openai');
+    // Only the providers you chose are listed (Anthropic has a key); OpenAI is added by hand.
+    expect(screen.queryByTestId('key-openai')).toBeNull();
+    await addProvider('OpenAI');
+    const openai = await screen.findByTestId('key-openai');
+    await waitFor(() => expect(within(openai).getByLabelText('OpenAI key')).toHaveFocus());
     expect(await within(openai).findByText('No key yet')).toBeInTheDocument();
     // Local providers have no key card.
     expect(screen.queryByTestId('key-ollama_chat')).toBeNull();
@@ -342,6 +378,7 @@ describe('Settings > Models: keys', () => {
     await userEvent.click(await within(anthropic).findByRole('button', { name: 'Remove' }));
     expect(engine.api.deleteSecret).toHaveBeenCalledWith('anthropic');
     // No Remove for a key with nothing saved.
+    await addProvider('OpenAI');
     expect(within(screen.getByTestId('key-openai')).queryByRole('button', { name: 'Remove' })).toBeNull();
   });
 
@@ -351,6 +388,7 @@ describe('Settings > Models: keys', () => {
       new ApiError(500, "Sentient can't reach this computer's keychain, so it can't store keys."),
     );
     renderWithApi(<ModelsSettings />, engine.api);
+    await addProvider('OpenAI');
     const openai = await screen.findByTestId('key-openai');
     await userEvent.type(within(openai).getByLabelText('OpenAI key'), 'sk-x');
     await userEvent.click(within(openai).getByRole('button', { name: 'Save key' }));

@@ -199,7 +199,7 @@ export function PullProgressView({ state }: { state: PullState }) {
   if (state.phase === 'done') {
     return (
       <p role="status" data-testid="pull-done">
-        {state.name} is downloaded. You can pick it for a job above.
+        {state.name} is downloaded. It's ready to use.
       </p>
     );
   }

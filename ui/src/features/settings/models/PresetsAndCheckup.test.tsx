@@ -1,6 +1,6 @@
 import { act, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { ApiError, type CheckupLine, type RoleResult } from '../../../api';
 import { fakeApi, makeBootstrap, makeHardware, PRESETS } from '../../../test/fakes';
 import { renderWithApi } from '../../../test/render';
@@ -10,22 +10,36 @@ function setup() {
   return fakeApi(makeBootstrap());
 }
 
+// The built-in setups are on the top level; your own setups and the check-up sit under Advanced.
+async function openAdvanced() {
+  await userEvent.click(await screen.findByRole('button', { name: 'Advanced' }));
+}
+
+afterEach(() => window.localStorage.clear());
+
 describe('Settings > Models: ready-made setups', () => {
   it('lists the setups, marks the one in use, and says why one is unavailable', async () => {
     const engine = setup();
     renderWithApi(<ModelsSettings />, engine.api);
 
+    // The setup in use can't be switched to again.
     const local = await screen.findByTestId('preset-Local only');
     expect(local).toHaveTextContent('In use');
-    expect(within(local).getByRole('button', { name: 'Use Local only' })).toBeDisabled();
+    expect(within(local).queryByRole('button', { name: 'Use Local only' })).toBeNull();
+    expect(within(screen.getByTestId('preset-Mixed')).getByRole('button', { name: 'Use Mixed' })).toBeEnabled();
 
+    // An unavailable setup says why and offers its fix (adding a key), never a dead switch.
     const cloud = screen.getByTestId('preset-Cloud');
     expect(cloud).toHaveTextContent('Add a key for Anthropic, OpenAI or OpenRouter');
-    expect(within(cloud).getByRole('button', { name: 'Use Cloud' })).toBeDisabled();
+    expect(within(cloud).queryByRole('button', { name: 'Use Cloud' })).toBeNull();
+    await userEvent.click(within(cloud).getByRole('button', { name: 'Add a key' }));
+    await waitFor(() => expect(screen.getByRole('combobox', { name: 'Add another provider' })).toHaveFocus());
 
-    // Only your own setups can be deleted.
+    // Only your own setups can be deleted (they are under Advanced).
     expect(within(screen.getByTestId('preset-Mixed')).queryByRole('button', { name: 'Delete Mixed' })).toBeNull();
-    await userEvent.click(within(screen.getByTestId('preset-Work')).getByRole('button', { name: 'Delete Work' }));
+    expect(screen.queryByTestId('preset-Work')).toBeNull();
+    await openAdvanced();
+    await userEvent.click(within(await screen.findByTestId('preset-Work')).getByRole('button', { name: 'Delete Work' }));
     expect(engine.api.deleteModelPreset).toHaveBeenCalledWith('Work');
   });
 
@@ -64,11 +78,13 @@ describe('Settings > Models: ready-made setups', () => {
     // The roles are fetched again after a switch.
     await waitFor(() => expect(engine.api.getRoles).toHaveBeenCalledTimes(2));
 
-    // Its fix downloads the model, and the progress shows in the Ollama card.
+    // Its fix downloads the model; the progress shows beside the setups, and in the Ollama card.
     await userEvent.click(within(result).getByRole('button', { name: 'Download qwen3:4b' }));
     expect(engine.api.pullModel).toHaveBeenCalledWith('qwen3:4b', expect.any(Function));
     act(() => engine.lastPull().progress({ status: 'pulling abc', completed: 1, total: 4 }));
-    expect(within(screen.getByTestId('ollama-card')).getByRole('progressbar')).toHaveValue(25);
+    expect(within(screen.getByTestId('presets-card')).getByRole('progressbar')).toHaveValue(25);
+    await openAdvanced();
+    expect(within(await screen.findByTestId('ollama-card')).getByRole('progressbar')).toHaveValue(25);
   });
 
   it('offers undo after a switch', async () => {
@@ -86,8 +102,9 @@ describe('Settings > Models: ready-made setups', () => {
     const engine = setup();
     engine.api.applyModelPreset.mockRejectedValueOnce(new ApiError(404, 'There is no setup called Work.'));
     renderWithApi(<ModelsSettings />, engine.api);
+    await openAdvanced();
     await userEvent.click(await screen.findByRole('button', { name: 'Use Work' }));
-    expect(await within(screen.getByTestId('presets-card')).findByRole('alert')).toHaveTextContent(
+    expect(await within(screen.getByTestId('own-presets-card')).findByRole('alert')).toHaveTextContent(
       "Couldn't switch. There is no setup called Work.",
     );
   });
@@ -96,7 +113,8 @@ describe('Settings > Models: ready-made setups', () => {
     const engine = setup();
     engine.api.saveModelPreset.mockRejectedValueOnce(new ApiError(409, 'You already have a setup called Work.'));
     renderWithApi(<ModelsSettings />, engine.api);
-    const card = await screen.findByTestId('presets-card');
+    await openAdvanced();
+    const card = await screen.findByTestId('own-presets-card');
 
     await userEvent.type(within(card).getByLabelText('Save the current setup as'), 'Work');
     await userEvent.click(within(card).getByRole('button', { name: 'Save setup' }));
@@ -133,6 +151,7 @@ describe('Settings > Models: the check-up', () => {
   it('shows live progress per role, then each check with its fix', async () => {
     const engine = setup();
     renderWithApi(<ModelsSettings />, engine.api);
+    await openAdvanced();
     const card = await screen.findByTestId('checkup-card');
 
     await userEvent.click(within(card).getByRole('button', { name: 'Run the check-up' }));
@@ -181,6 +200,7 @@ describe('Settings > Models: the check-up', () => {
   it("shows the engine's sentence when the check-up can't run", async () => {
     const engine = setup();
     renderWithApi(<ModelsSettings />, engine.api);
+    await openAdvanced();
     const card = await screen.findByTestId('checkup-card');
     await userEvent.click(within(card).getByRole('button', { name: 'Run the check-up' }));
     await act(async () => engine.lastCheckup().fail(new ApiError(0, "Can't reach Sentient's engine. Make sure Sentient is running, then try again.")));
@@ -190,6 +210,7 @@ describe('Settings > Models: the check-up', () => {
   it('says so when the check-up ends without finishing', async () => {
     const engine = setup();
     renderWithApi(<ModelsSettings />, engine.api);
+    await openAdvanced();
     const card = await screen.findByTestId('checkup-card');
     await userEvent.click(within(card).getByRole('button', { name: 'Run the check-up' }));
     act(() => engine.lastCheckup().progress({ type: 'start', roles: [{ role: 'primary', model: 'x/y' }], hardware: makeHardware() }));

@@ -1,32 +1,44 @@
-// Ready-made setups (model presets): switch every job's model in one step, undo the last switch,
-// and save the current setup under a name. After a switch it lists what changed and what the new
-// models still need (a download, a key, Ollama running), with a fix where there is one.
+// Setups (model presets): switch every job's model in one step, and undo the last switch. The
+// top of Settings > Models shows the three built-in setups as cards (`PresetsCard`): each says
+// what it needs before its models can answer (a download, a key, Ollama running) and offers that
+// fix, never a dead switch. Under Advanced, `OwnPresetsCard` lists the person's own setups and
+// saves the current one under a name. After a switch either lists what changed and what the new
+// models still need, with a fix where there is one.
 import { useId, useState } from 'react';
 import type { Preset, PresetSwitch } from '../../../api';
-import { useDeletePreset, useModelPresets, useSavePreset, useSwitchPreset } from '../../../api/queries';
+import { useDeletePreset, useLocalModels, useModelPresets, useModelProviders, useSavePreset, useSwitchPreset } from '../../../api/queries';
 import { ErrorNotice, Loading } from '../../../components/Page';
 import { FixButton } from './FixButton';
+import { revealKeyField } from './keys';
+import { PullProgressView } from './OllamaCard';
+import { usePull } from './pull';
 import { roleTitle } from './roles';
+import { BUILTIN_SETUPS, presetNeeds, setupWords, type Need } from './summary';
 
+/** The three built-in setups as cards, with their fixes, undo and what the last switch did. */
 export function PresetsCard() {
   const presets = useModelPresets();
   const switcher = useSwitchPreset();
+  const pull = usePull();
   const list = presets.data;
+  const builtins = (list?.presets ?? []).filter((p) => p.builtin || (BUILTIN_SETUPS as readonly string[]).includes(p.name));
 
   return (
-    <div className="card settings-section" data-testid="presets-card">
-      <h2>Ready-made setups</h2>
-      <p className="muted">Switch every job to another setup in one step. You can undo the last switch.</p>
+    <section className="card settings-section" aria-labelledby="setups-heading" data-testid="presets-card">
+      <h2 id="setups-heading">Setups</h2>
+      <p className="muted">Pick where Sentient's models run. You can switch at any time and undo the last switch.</p>
       {presets.isPending ? <Loading label="Loading setups…" /> : null}
       <ErrorNotice error={presets.error} prefix="Couldn't load the setups." onRetry={() => void presets.refetch()} />
       {list ? (
         <>
           {list.active && list.modified ? (
             <p className="muted">You changed a model by hand since you picked {list.active}.</p>
+          ) : list.active && !builtins.some((p) => p.active) ? (
+            <p className="muted">You're using your own setup, {list.active}.</p>
           ) : null}
-          <ul className="preset-list">
-            {list.presets.map((p) => (
-              <PresetRow
+          <ul className="setup-cards">
+            {builtins.map((p) => (
+              <SetupCard
                 key={p.name}
                 preset={p}
                 busy={switcher.isPending}
@@ -56,8 +68,118 @@ export function PresetsCard() {
       ) : null}
       <ErrorNotice error={switcher.error} prefix="Couldn't switch." />
       {switcher.data ? <SwitchResult result={switcher.data} undone={'undo' in (switcher.variables ?? {})} /> : null}
+      <PullProgressView state={pull.state} />
+    </section>
+  );
+}
+
+function SetupCard({ preset, busy, onApply, modified }: { preset: Preset; busy: boolean; onApply: () => void; modified: boolean }) {
+  const providers = useModelProviders();
+  const local = useLocalModels();
+  const headingId = useId();
+  const current = preset.active && !modified;
+  const needs = preset.available ? presetNeeds(preset, providers.data, local.data) : [];
+  return (
+    <li
+      className={current ? 'setup-card setup-card-current' : 'setup-card'}
+      aria-labelledby={headingId}
+      data-testid={`preset-${preset.name}`}
+    >
+      <h3 id={headingId}>
+        {preset.name} {preset.active ? <span className="pill pill-ok">In use</span> : null}
+      </h3>
+      <p className="muted">{setupWords(preset, providers.data)}</p>
+      {!preset.available ? (
+        <div className="setup-need" data-testid="setup-need">
+          <p>{preset.reason ?? 'This setup needs a cloud provider first.'}</p>
+          <button
+            type="button"
+            className="btn btn-primary"
+            onClick={() => revealKeyField(preset.provider ?? null)}
+          >
+            Add a key
+          </button>
+        </div>
+      ) : (
+        <>
+          {needs.length > 0 ? (
+            <ul className="setup-needs" data-testid="setup-need">
+              {needs.map((n) => (
+                <NeedRow key={`${n.kind}-${n.model}`} need={n} />
+              ))}
+            </ul>
+          ) : null}
+          {current ? null : (
+            <div className="setup-actions">
+              <button type="button" className={needs.length > 0 ? 'btn' : 'btn btn-primary'} onClick={onApply} disabled={busy}>
+                Use {preset.name}
+              </button>
+            </div>
+          )}
+        </>
+      )}
+    </li>
+  );
+}
+
+/** One thing a setup's model still needs, with its fix as a button (or a link). */
+export function NeedRow({ need }: { need: Need }) {
+  const pull = usePull();
+  const local = useLocalModels();
+  return (
+    <li className="setup-need-row">
+      <span>{need.text}</span>
+      {need.kind === 'pull' ? (
+        <button type="button" className="btn btn-primary" onClick={() => void pull.start(need.name)} disabled={pull.busy}>
+          {pull.state.phase === 'pulling' && pull.state.name === need.name ? 'Downloading…' : `Download ${need.name}`}
+        </button>
+      ) : need.kind === 'ollama' ? (
+        <span className="setup-fix">
+          <a href="https://ollama.com/download" target="_blank" rel="noreferrer noopener">
+            Get Ollama
+          </a>
+          <button type="button" className="btn btn-quiet" onClick={() => void local.refetch()} disabled={local.isFetching}>
+            {local.isFetching ? 'Checking…' : 'Check again'}
+          </button>
+        </span>
+      ) : (
+        <button type="button" className="btn btn-primary" onClick={() => revealKeyField(need.provider)}>
+          {need.kind === 'sign_in' ? `Sign in to ${need.label}` : `Add a key for ${need.label}`}
+        </button>
+      )}
+    </li>
+  );
+}
+
+/** Under Advanced: your own setups (use, delete) and saving the current setup under a name. */
+export function OwnPresetsCard() {
+  const presets = useModelPresets();
+  const switcher = useSwitchPreset();
+  const list = presets.data;
+  const own = (list?.presets ?? []).filter((p) => !p.builtin && !(BUILTIN_SETUPS as readonly string[]).includes(p.name));
+  return (
+    <section className="card settings-section" aria-labelledby="own-setups-heading" data-testid="own-presets-card">
+      <h2 id="own-setups-heading">Your own setups</h2>
+      <p className="muted">Save the models you picked for each job under a name, and switch back to them in one step.</p>
+      {presets.isPending ? <Loading label="Loading setups…" /> : null}
+      <ErrorNotice error={presets.error} prefix="Couldn't load the setups." onRetry={() => void presets.refetch()} />
+      {list && own.length === 0 ? <p className="muted">You haven't saved a setup of your own yet.</p> : null}
+      {own.length > 0 ? (
+        <ul className="preset-list">
+          {own.map((p) => (
+            <PresetRow key={p.name} preset={p} busy={switcher.isPending} onApply={() => switcher.mutate({ name: p.name })} modified={list?.modified ?? false} />
+          ))}
+        </ul>
+      ) : null}
+      {switcher.isPending ? (
+        <p className="muted" role="status">
+          Switching…
+        </p>
+      ) : null}
+      <ErrorNotice error={switcher.error} prefix="Couldn't switch." />
+      {switcher.data ? <SwitchResult result={switcher.data} undone={false} /> : null}
       <SaveCurrent />
-    </div>
+    </section>
   );
 }
 
@@ -91,21 +213,18 @@ function PresetRow({
           className="btn btn-primary"
           onClick={onApply}
           disabled={busy || !preset.available || current}
-          aria-label={`Use ${preset.name}`}
         >
-          {current ? 'In use' : 'Use this'}
+          {current ? 'In use' : `Use ${preset.name}`}
         </button>
-        {!preset.builtin ? (
-          <button
-            type="button"
-            className="btn btn-quiet"
-            onClick={() => remove.mutate(preset.name)}
-            disabled={remove.isPending}
-            aria-label={`Delete ${preset.name}`}
-          >
-            Delete
-          </button>
-        ) : null}
+        <button
+          type="button"
+          className="btn btn-quiet"
+          onClick={() => remove.mutate(preset.name)}
+          disabled={remove.isPending}
+          aria-label={`Delete ${preset.name}`}
+        >
+          Delete
+        </button>
       </div>
     </li>
   );
