@@ -1,14 +1,17 @@
 // Settings, in tabs. General: who you are, how the window looks, and which Sentient this is.
-// Models: which model does each job, models on this computer, and keys (models/). Webhooks
-// (webhooks/). Devices: which devices may connect and the network listener (devices/). Forms for
-// the rest of the settings will be generated from the engine's config schema.
+// Models: what Sentient thinks with, in two levels (models/). Chats, Tasks, and Approvals &
+// safety: forms generated from the engine's settings schema (SectionForms.tsx, form/). Webhooks
+// (webhooks/). Devices: which devices may connect and the network listener (devices/). A tab
+// made from a settings section shows only when the schema has that section and doesn't hide it.
 import type { Bootstrap } from '../../api';
-import { usePatchConfig } from '../../api/queries';
+import { useConfigSchema, usePatchConfig } from '../../api/queries';
 import { ErrorNotice, Page } from '../../components/Page';
 import { DevicesSettings } from './devices/DevicesSettings';
+import { sectionShown } from './form/schema';
 import { ModelsSettings } from './models/ModelsSettings';
 import { WebhooksSettings } from './webhooks/WebhooksSettings';
 import { AboutYou } from './AboutYou';
+import { ChatSettings, SafetySettings, TaskSettings } from './SectionForms';
 import { SETTINGS_TABS, useSettingsTab } from './tabs';
 import './settings.css';
 
@@ -20,20 +23,31 @@ const THEMES = [
 
 export function SettingsPage({ bootstrap }: { bootstrap: Bootstrap }) {
   const tab = useSettingsTab();
+  const schema = useConfigSchema();
+  const features = bootstrap.features as unknown as Record<string, boolean> | undefined;
+  // Until the schema is read every tab shows; then a tab whose section is hidden goes away.
+  const tabs = SETTINGS_TABS.filter((t) => !('section' in t) || !schema.data || sectionShown(schema.data, t.section, features));
+  const shown = tabs.some((t) => t.id === tab) ? tab : 'general';
   return (
-    <Page title="Settings" intro="How Sentient works for you. More settings will come here: privacy and apps.">
+    <Page title="Settings" intro="How Sentient works for you.">
       <nav className="settings-tabs" aria-label="Settings">
-        {SETTINGS_TABS.map((t) => (
-          <a key={t.id} className="settings-tab" href={t.href} aria-current={tab === t.id ? 'page' : undefined}>
+        {tabs.map((t) => (
+          <a key={t.id} className="settings-tab" href={t.href} aria-current={shown === t.id ? 'page' : undefined}>
             {t.label}
           </a>
         ))}
       </nav>
-      {tab === 'models' ? (
+      {shown === 'models' ? (
         <ModelsSettings />
-      ) : tab === 'webhooks' ? (
+      ) : shown === 'chats' ? (
+        <ChatSettings />
+      ) : shown === 'tasks' ? (
+        <TaskSettings />
+      ) : shown === 'safety' ? (
+        <SafetySettings />
+      ) : shown === 'webhooks' ? (
         <WebhooksSettings />
-      ) : tab === 'devices' ? (
+      ) : shown === 'devices' ? (
         <DevicesSettings />
       ) : (
         <GeneralSettings bootstrap={bootstrap} />

@@ -1,12 +1,16 @@
 // Which part of Settings shows lives in the hash after the page (`#/settings/models`), so a
-// reload keeps it and the sidebar still marks Settings.
+// reload keeps it and the sidebar still marks Settings. A tab made from a settings section
+// (`section`) is shown only when the settings' schema has that section and doesn't hide it.
 import { useEffect, useState } from 'react';
 
 export const SETTINGS_TABS = [
   { id: 'general', label: 'General', href: '#/settings' },
   { id: 'models', label: 'Models', href: '#/settings/models' },
+  { id: 'chats', label: 'Chats', href: '#/settings/chats', section: 'chat' },
+  { id: 'tasks', label: 'Tasks', href: '#/settings/tasks', section: 'tasks' },
+  { id: 'safety', label: 'Approvals & safety', href: '#/settings/safety', section: 'tools' },
   { id: 'webhooks', label: 'Webhooks', href: '#/settings/webhooks' },
-  { id: 'devices', label: 'Devices', href: '#/settings/devices' },
+  { id: 'devices', label: 'Devices', href: '#/settings/devices', section: 'nodes' },
 ] as const;
 
 export type SettingsTab = (typeof SETTINGS_TABS)[number]['id'];

@@ -1,0 +1,98 @@
+// Settings tabs made entirely from the settings' schema: Chats, Tasks, and Approvals & safety.
+// Each card names the fields it shows; their words, ranges, units and choices come from the
+// schema (../form/), and a field the schema hides or marks "Not used yet" is left out.
+import { SchemaForm } from './form/SchemaForm';
+
+export function ChatSettings() {
+  return (
+    <>
+      <SchemaForm
+        section={['chat']}
+        fields={['show_thinking', 'auto_title', 'parallel_read_tools']}
+        title="Chats"
+        intro="How Sentient names, shows and answers your chats."
+        testId="chat-form"
+      />
+      <SchemaForm
+        section={['chat']}
+        fields={[
+          { key: 'history_window', title: 'Recent messages sent with each reply', unit: 'messages' },
+          { key: 'compress_after_messages', title: 'Summarize long chats after', unit: 'messages' },
+          { key: 'tool_selection', title: 'Which tools the assistant sees' },
+          { key: 'tool_result_max_chars', title: 'Longest tool result the assistant reads' },
+        ]}
+        title="Long chats"
+        intro="What the assistant reads back each time it answers in a long chat."
+        testId="chat-long-form"
+      />
+    </>
+  );
+}
+
+export function TaskSettings() {
+  return (
+    <>
+      <SchemaForm
+        section={['tasks']}
+        fields={[
+          { key: 'require_plan_approval', title: 'Ask me to approve new task plans' },
+          { key: 'resume_interrupted_runs', title: 'Continue interrupted runs after a restart' },
+          { key: 'max_concurrent_runs', title: 'Tasks working at the same time', unit: 'runs' },
+          { key: 'catch_up_window_hours', title: 'Catch up on a missed task when it is less late than' },
+        ]}
+        title="Tasks"
+        intro="How tasks start and run."
+        testId="tasks-form"
+      />
+      <SchemaForm
+        section={['tasks']}
+        fields={[
+          { key: 'run_timeout_minutes', title: 'Check in after working for' },
+          { key: 'max_tool_rounds', title: 'Check in after this many steps', unit: 'steps' },
+          { key: 'max_questions_per_run', title: 'Most questions one run may ask you', unit: 'questions' },
+          { key: 'max_cost_per_run_usd', title: 'Check in after spending', step: 0.5 },
+          { key: 'stuck_after_minutes', title: 'A quiet run counts as stuck after' },
+        ]}
+        title="When a run checks in with you"
+        intro="A long run stops and asks you whether to keep going once it reaches one of these."
+        testId="tasks-limits-form"
+      />
+      <SchemaForm
+        section={['tasks', 'continuity']}
+        fields={[
+          { key: 'enabled', title: 'Repeating tasks remember their earlier runs' },
+          { key: 'runs', title: 'Earlier runs a repeating task is reminded of', unit: 'runs' },
+          { key: 'triggered' },
+        ]}
+        title="Repeating tasks"
+        intro="So a repeating task reports only what is new since last time."
+        testId="tasks-continuity-form"
+      />
+    </>
+  );
+}
+
+export function SafetySettings() {
+  return (
+    <>
+      <SchemaForm
+        section={['tools', 'approvals']}
+        fields={[
+          { key: 'mode', title: 'When to ask before acting' },
+          { key: 'remember_session', title: 'Remember "Allow for this chat"' },
+          { key: 'timeout_s', title: 'Wait for your answer for' },
+        ]}
+        title="Approvals"
+        intro="When the assistant stops and asks you before it acts."
+        testId="approvals-form"
+      />
+      <SchemaForm
+        section={['tools']}
+        fields={[{ key: 'repeated_call_limit', title: 'Stop a repeated step after', unit: 'times' }]}
+        title="Safety"
+        intro="Stops the assistant going round in circles."
+        testId="safety-form"
+      />
+    </>
+  );
+}
