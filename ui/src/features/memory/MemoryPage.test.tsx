@@ -153,6 +153,27 @@ describe('the Memory page', () => {
     await waitFor(() => expect(factTexts()).toEqual(['User is allergic to peanuts']));
   });
 
+  it('moves between tabs with the arrow keys, Home and End, as one Tab stop', async () => {
+    setup({ hash: '#/memory/facts' });
+    const facts = await screen.findByRole('tab', { name: 'Facts' });
+    expect(facts).toHaveAttribute('tabindex', '0');
+    expect(screen.getByRole('tab', { name: /Review/ })).toHaveAttribute('tabindex', '-1');
+    facts.focus();
+    await userEvent.keyboard('{ArrowRight}');
+    const review = screen.getByRole('tab', { name: /Review/ });
+    expect(review).toHaveFocus();
+    expect(review).toHaveAttribute('aria-selected', 'true');
+    expect(window.location.hash).toBe('#/memory/review');
+    await userEvent.keyboard('{End}');
+    expect(screen.getByRole('tab', { name: 'Import' })).toHaveFocus();
+    await userEvent.keyboard('{ArrowRight}');
+    expect(screen.getByRole('tab', { name: 'Facts' })).toHaveAttribute('aria-selected', 'true');
+    await userEvent.keyboard('{ArrowLeft}');
+    expect(screen.getByRole('tab', { name: 'Import' })).toHaveFocus();
+    await userEvent.keyboard('{Home}');
+    expect(screen.getByRole('tab', { name: 'Facts' })).toHaveFocus();
+  });
+
   it('says when memory is off and turns it on', async () => {
     const { engine } = setup();
     engine.api.getConfig.mockResolvedValue({ ...(await engine.api.getConfig()), memory: { ...(await engine.api.getConfig()).memory, enabled: false } });

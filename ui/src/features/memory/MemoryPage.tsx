@@ -3,7 +3,7 @@
 // for you), Map (facts linked by meaning), Past chats (summaries), Notes (SOUL.md, USER.md,
 // MEMORY.md and the daily notes) and Import (facts from a file, which wait in Review). Live:
 // every `memory.updated` refreshes what is shown.
-import { useState } from 'react';
+import { useRef, useState, type KeyboardEvent } from 'react';
 import { toApiError, type ApiError } from '../../api';
 import { useConfig, usePatchConfig } from '../../api/queries';
 import { ErrorNotice, Page } from '../../components/Page';
@@ -52,6 +52,24 @@ export function MemoryPage() {
     window.history.replaceState(window.history.state, '', `#/memory/${id}`);
   };
 
+  // The tabs are one stop for Tab; the arrow keys, Home and End move between them (and open the
+  // one they land on), as screen readers expect of a tab list.
+  const tabRefs = useRef<Partial<Record<TabId, HTMLButtonElement | null>>>({});
+  const onTabKey = (e: KeyboardEvent<HTMLButtonElement>) => {
+    const at = TABS.findIndex((t) => t.id === tab);
+    const to =
+      e.key === 'ArrowRight' ? (at + 1) % TABS.length
+      : e.key === 'ArrowLeft' ? (at - 1 + TABS.length) % TABS.length
+      : e.key === 'Home' ? 0
+      : e.key === 'End' ? TABS.length - 1
+      : null;
+    if (to === null) return;
+    e.preventDefault();
+    const next = TABS[to].id;
+    choose(next);
+    tabRefs.current[next]?.focus();
+  };
+
   return (
     <Page title="Memory" intro="What Sentient knows about you, so you don't have to repeat yourself. Change or remove anything.">
       {off ? (
@@ -76,14 +94,20 @@ export function MemoryPage() {
             role="tab"
             id={`memory-tab-${t.id}`}
             aria-selected={tab === t.id}
-            aria-controls={`memory-panel-${t.id}`}
+            aria-controls={tab === t.id ? `memory-panel-${t.id}` : undefined}
+            tabIndex={tab === t.id ? 0 : -1}
+            ref={(el) => {
+              tabRefs.current[t.id] = el;
+            }}
             className={tab === t.id ? 'memory-tab active' : 'memory-tab'}
             onClick={() => choose(t.id)}
+            onKeyDown={onTabKey}
           >
             {t.label}
             {t.id === 'review' && waiting > 0 ? (
-              <span className="badge" aria-label={`${waiting} waiting`}>
+              <span className="badge">
                 {waiting > 99 ? '99+' : waiting}
+                <span className="sr-only"> waiting</span>
               </span>
             ) : null}
           </button>
