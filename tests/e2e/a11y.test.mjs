@@ -373,6 +373,19 @@ describe('Accessibility (axe-core) in both themes at three sizes', () => {
     });
   }
 
+  test('the "system" theme follows the computer, live', async () => {
+    await page.setViewportSize({ width: SIZES[0].width, height: SIZES[0].height });
+    await api('PATCH', '/api/config', { ui: { theme: 'system' } });
+    await page.emulateMedia({ colorScheme: 'light' });
+    await page.goto(`${ready.url}/#/tasks`);
+    await heading('Tasks').waitFor();
+    const shown = () => page.evaluate(() => document.documentElement.dataset.theme);
+    await eventually('a light computer gives the light theme', shown, (t) => t === 'light');
+    await page.emulateMedia({ colorScheme: 'dark' });
+    await eventually('switching the computer to dark follows without a reload', shown, (t) => t === 'dark');
+    await page.emulateMedia({ colorScheme: null });
+  });
+
   test('onboarding on a fresh engine, in both themes', async () => {
     const work = await mkdtemp(join(tmpdir(), 'sentient-e2e-a11y-fresh-'));
     const home = join(work, 'home');
