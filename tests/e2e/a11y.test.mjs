@@ -290,10 +290,7 @@ const PAGES = [
       await page.getByRole('region', { name: /Pair a device/ }).first().waitFor();
     },
   ],
-  ['settings-general', async () => open('#/settings', 'Settings')],
-  ['settings-models', async () => open('#/settings/models', 'Settings')],
-  ['settings-webhooks', async () => open('#/settings/webhooks', 'Settings')],
-  ['settings-devices', async () => open('#/settings/devices', 'Settings')],
+  // Settings' tabs are read off the page when the test starts (settingsPages), so a new tab is checked too.
   ['not-found', async () => open('#/no-such-page', 'Page not found')],
   [
     'stopped',
@@ -308,6 +305,29 @@ const PAGES = [
     },
   ],
 ];
+
+/** Every Settings tab the window shows (its address names it), plus Models with Advanced open. */
+async function settingsPages() {
+  await open('#/settings', 'Settings');
+  const tabs = page.getByRole('navigation', { name: 'Settings' }).getByRole('link');
+  const hrefs = await tabs.evaluateAll((links) => links.map((a) => a.getAttribute('href')));
+  for (const known of ['#/settings', '#/settings/models', '#/settings/webhooks', '#/settings/devices']) {
+    assert.ok(hrefs.includes(known), `Settings has a ${known} tab (found ${hrefs.join(', ')})`);
+  }
+  const pages = hrefs.map((href) => [`settings-${href.split('/')[2] ?? 'general'}`, async () => open(href, 'Settings')]);
+  const advanced = () => page.getByRole('button', { name: 'Advanced', exact: true });
+  pages.push([
+    'settings-models-advanced',
+    async () => {
+      await open('#/settings/models', 'Settings');
+      if ((await advanced().getAttribute('aria-expanded')) !== 'true') await advanced().click();
+      await page.getByRole('region', { name: 'Main model' }).waitFor();
+    },
+    // Closed again, as it starts (the window remembers it).
+    async () => advanced().click(),
+  ]);
+  return pages;
+}
 
 before(async () => {
   await world.start();
@@ -357,6 +377,8 @@ describe('Accessibility (axe-core) in both themes at three sizes', () => {
     await page.getByText(SECOND_REPLY).waitFor();
     // The title is the script's last line; once it shows, the model has nothing more to say.
     await page.getByText(TITLE, { exact: true }).first().waitFor({ timeout: 20_000 });
+
+    PAGES.push(...(await settingsPages()));
   });
 
   for (const theme of THEMES) {
@@ -457,6 +479,7 @@ describe('Accessibility (axe-core) in both themes at three sizes', () => {
     const missing = labels.flatMap((label) => SIZES.flatMap((size) => THEMES.map((theme) => `${label} ${size.name} ${theme}`))).filter((k) => !audited.has(k));
     console.log(`axe ran ${audited.size} times over ${labels.length} pages; ${report.length} findings in all, ${failures.length} failing.`);
     assert.deepEqual(missing, [], 'every page was checked in both themes at every size');
+    assert.ok(labels.includes('settings-models-advanced'), 'the Settings tabs were found and checked');
     assert.equal(failures.length, 0, `accessibility problems (serious or critical, landmarks, reflow):\n${describeFailures(failures)}`);
   });
 });
