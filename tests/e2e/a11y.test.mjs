@@ -251,6 +251,21 @@ const PAGES = [
       await page.getByText(SECOND_REPLY).waitFor();
     },
   ],
+  [
+    // The chat list: the sidebar's second level in a wide window, a panel below 900 px.
+    'chat-list',
+    async () => {
+      const [session] = await api('GET', '/api/sessions');
+      await open(`#/chat/${encodeURIComponent(session.id)}`, null);
+      await page.getByText(SECOND_REPLY).waitFor();
+      const list = page.getByRole('region', { name: 'Chats' });
+      if (!(await list.isVisible())) await page.getByRole('button', { name: 'Your chats' }).first().click();
+      await list.getByText(TITLE, { exact: true }).waitFor();
+    },
+    async () => {
+      await page.keyboard.press('Escape');
+    },
+  ],
   // `#/chat` is a new, empty chat.
   ['chat-new', async () => open('#/chat', null).then(() => page.getByRole('textbox', { name: 'Message', exact: true }).waitFor())],
   ['tasks', async () => open('#/tasks', 'Tasks')],
