@@ -5,8 +5,10 @@
 mod autostart;
 pub mod bindings;
 pub mod commands;
+pub mod desktop_node;
 mod events;
 mod hotkey;
+mod screen;
 #[cfg(test)]
 mod test_support;
 mod tray;
@@ -75,6 +77,10 @@ pub fn run() {
             tray::build(app.handle(), &engine)?;
             hotkey::register(app.handle());
             autostart::follow_setting(app.handle().clone(), engine.clone());
+            desktop_node::start(
+                engine.clone(),
+                std::sync::Arc::new(desktop_node::SystemScreen),
+            );
             stop_on_terminate(app.handle().clone());
             show_main_window(app.handle());
             Ok(())

@@ -1,11 +1,13 @@
 // Desktop smoke test: the real app in a real window under Xvfb, with a private D-Bus session.
 // It waits for the engine's health, takes screenshots of the window (Tasks page, stopped
-// banner) into test-output/desktop/, presses the global Stop hotkey, checks that a second
-// launch only focuses the first, and quits with SIGTERM.
+// banner) into test-output/desktop/, checks the app is the online device `desktop` whose
+// screen.capture returns a picture of this screen (and refuses while turned off in Settings),
+// presses the global Stop hotkey, checks that a second launch only focuses the first, and
+// quits with SIGTERM.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir, homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -15,6 +17,7 @@ const TARGET = process.env.CARGO_TARGET_DIR || join(homedir(), '.cache/sentient-
 const APP = process.env.SENTIENT_DESKTOP_BIN || join(TARGET, 'debug/sentient-desktop');
 const OUT = join(ROOT, 'test-output/desktop');
 const WAIT_MS = 30_000;
+const SCREEN = { width: 1280, height: 900 };
 
 const delay = (ms) => new Promise((r) => setTimeout(r, ms));
 
@@ -50,7 +53,7 @@ function screenshot(display, name) {
 test('the desktop app starts, shows its window, stops on the hotkey and quits cleanly', async (t) => {
   assert.ok(existsSync(APP), `desktop app not built at ${APP}; run cargo build -p sentient-desktop`);
   const display = freeDisplay();
-  const xvfb = spawn('Xvfb', [`:${display}`, '-screen', '0', '1280x900x24', '-nolisten', 'tcp'], { stdio: 'ignore' });
+  const xvfb = spawn('Xvfb', [`:${display}`, '-screen', '0', `${SCREEN.width}x${SCREEN.height}x24`, '-nolisten', 'tcp'], { stdio: 'ignore' });
   t.after(() => xvfb.kill('SIGTERM'));
   await until('Xvfb', async () => existsSync(`/tmp/.X11-unix/X${display}`));
 
@@ -122,6 +125,44 @@ test('the desktop app starts, shows its window, stops on the hotkey and quits cl
   assert.equal((await patch({ launch_at_login: false })).status, 200);
   await until('the autostart entry to go', async () => entries().length === 0);
   console.log(`# screenshot: ${tasksShot}`);
+
+  // The app is the built-in device "desktop" (no pairing) and offers its screen.
+  const desktopNode = await until('the desktop device', async () => {
+    const nodes = await (await api('/api/nodes')).json();
+    const node = nodes.find((n) => n.node_id === 'desktop');
+    return node?.online && node.capabilities.includes('screen.capture') ? node : null;
+  });
+  assert.equal(desktopNode.kind, 'desktop');
+  const capture = async () => {
+    const res = await api('/api/nodes/desktop/invoke', { method: 'POST', body: JSON.stringify({ capability: 'screen.capture', params: {} }) });
+    assert.equal(res.status, 200);
+    return res.json();
+  };
+  const captured = await capture();
+  assert.equal(captured.ok, true, `screen.capture failed: ${JSON.stringify(captured).slice(0, 300)}`);
+  assert.equal(captured.data.mime, 'image/png');
+  const png = Buffer.from(captured.data.base64, 'base64');
+  assert.equal(png.subarray(0, 8).toString('hex'), '89504e470d0a1a0a', 'not a PNG');
+  mkdirSync(OUT, { recursive: true });
+  const captureFile = join(OUT, 'screen-capture.png');
+  writeFileSync(captureFile, png);
+  // ImageMagick decodes every pixel to count the colours: the picture is whole, the size of
+  // the Xvfb screen, and shows the window rather than a blank screen.
+  const decoded = spawnSync('identify', ['-format', '%w %h %k', captureFile]);
+  assert.equal(decoded.status, 0, `the PNG does not decode: ${decoded.stderr}`);
+  const [width, height, colours] = decoded.stdout.toString().trim().split(' ').map(Number);
+  assert.deepEqual({ width, height }, SCREEN);
+  assert.ok(colours > 50, `the capture looks blank (${colours} colours)`);
+  console.log(`# screen.capture: ${width}x${height}, ${png.length} bytes, ${captureFile}`);
+
+  // Turned off in Settings > Devices: the engine refuses without asking the app.
+  const nodesPatch = (nodes) => api('/api/config', { method: 'PATCH', body: JSON.stringify({ nodes }) });
+  assert.equal((await nodesPatch({ allow_desktop_screen: false })).status, 200);
+  const refused = await capture();
+  assert.equal(refused.ok, false);
+  assert.equal(refused.code, 'not_allowed');
+  assert.equal((await nodesPatch({ allow_desktop_screen: true })).status, 200);
+  assert.equal((await capture()).ok, true);
 
   // The global hotkey, as a person presses it.
   spawnSync('xdotool', ['key', 'ctrl+alt+shift+s'], { env });
