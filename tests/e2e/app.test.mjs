@@ -288,6 +288,8 @@ describe('Sentient in the browser', () => {
     await heading('Settings').waitFor();
     await page.getByRole('navigation', { name: 'Settings' }).getByRole('link', { name: 'Models', exact: true }).click();
     await page.waitForURL((url) => url.hash === '#/settings/models');
+    // Each job's model, downloads and the queue sit under Advanced (it stays open after a reload).
+    await page.getByRole('button', { name: 'Advanced', exact: true }).click();
     await page.getByRole('heading', { name: 'Which model does each job', exact: true }).waitFor();
 
     // Nothing answers on Ollama's port here: one sentence says to start or install it.
