@@ -1,18 +1,18 @@
 // End to end: the accessibility pass. Every page of the window (Chat with a conversation that used
-// a tool and one waiting for an OK, Tasks with a task open, Notifications, each Memory tab,
-// Integrations and its Connect dialog, Devices with the pairing card, each Settings tab, Page not
-// found, the Stop banner, and onboarding's steps on a fresh engine) is checked with axe-core (WCAG 2
-// A/AA and 2.1 A/AA rules) in the light and the dark theme, at 1280x800, 800x600 and 390x844. Any
-// serious or critical violation fails the test, and each is printed as page · rule · element, with
-// the sizes and themes it shows in, so it can be fixed. axe's color-contrast rule is the contrast
-// check for both themes (4.5:1 text, 3:1 large text). One check of our own joins axe's: nothing runs
-// off the right edge of the window (WCAG 1.4.10, reflow), and at 1280x800 every stop of the Tab key
-// shows a focus outline or ring (WCAG 2.4.7); axe's landmark rules (one main, navigation told apart
-// by name) fail the test at any impact.
+// a tool, one waiting for an OK and one with a model error, the chat list, Tasks with a task open,
+// Notifications, each Memory tab, Integrations and its Connect dialog, Devices with the pairing
+// card, each Settings tab and Models' Advanced part, Page not found, the Stop banner, and
+// onboarding's steps on a fresh engine) is checked with axe-core (WCAG 2 A/AA and 2.1 A/AA rules)
+// in the light and the dark theme, at 1280x800, 800x600 and 390x844. Any serious or critical
+// violation fails the test, and each is printed as page · rule · element, with the sizes and themes
+// it shows in, so it can be fixed. axe's color-contrast rule is the contrast check for both themes
+// (4.5:1 text, 3:1 large text). Our own checks join axe's: nothing runs off the right edge of the
+// window (WCAG 1.4.10, reflow), and at 1280x800 every stop of the Tab key shows where focus is
+// (WCAG 2.4.7). axe's landmark rules (one main, navigation told apart by name) fail at any impact.
 //
-// The theme is the real setting (`ui.theme` through PATCH /api/config, then a reload); only the chat
-// that waits for an OK, a moment that a reload would end, switches the theme the way the window does
-// (the `data-theme` attribute on <html>).
+// The theme is the real setting (`ui.theme` through PATCH /api/config, then a reload); only the two
+// chat moments a reload would end (a card waiting for an OK, a model error) switch the theme the way
+// the window does (the `data-theme` attribute on <html>).
 //
 // Screenshots: test-output/screenshots/a11y-<page>-<size>-<theme>.png. The whole list of what axe
 // found (every impact) goes to test-output/a11y-report.json.
@@ -53,13 +53,15 @@ const REFINEMENT = {
 };
 const PLAN = { plan: [{ tool: 'time_now', description: 'Check the time, then summarise the page' }] };
 
-/** What the model says, in order: a task's refinement and plan, then a chat that writes a file (asks for an OK), its answer and its title. */
+/** What the model says, in order: a task's refinement and plan, a chat that writes a file (asks for an OK), its answer and its title, then a missing model. */
 const SCRIPT = [
   { text: JSON.stringify(REFINEMENT) },
   { text: JSON.stringify(PLAN) },
   { parts: [{ text: FIRST_REPLY }, { tool_call: { name: 'files_write', arguments: { path: 'outputs/note.txt', content: 'milk' } } }] },
   { text: SECOND_REPLY },
   { text: TITLE },
+  // A second chat meets a model that is missing: its error carries the buttons that fix it.
+  { error: { status: 404, message: "model 'qwen3:8b' not found, try pulling it first" } },
 ];
 
 const world = new ScriptedWorld('a11y', SCRIPT);
@@ -240,14 +242,21 @@ async function useTheme(theme) {
   await eventually('the theme applies', () => page.evaluate(() => document.documentElement.dataset.theme), (t) => t === theme);
 }
 
+/** The id of the chat that wrote the milk note. */
+async function milkChat() {
+  const sessions = await api('GET', '/api/sessions');
+  const found = sessions.find((s) => s.title === TITLE);
+  assert.ok(found, `the chat titled ${TITLE} is listed: ${JSON.stringify(sessions)}`);
+  return found.id;
+}
+
 /** The pages to check once the chat and the task exist: [label, how to get there, how to leave it as it was]. */
 const PAGES = [
   [
     'chat',
     async () => {
       // The open chat lives in the address (`#/chat/<id>`).
-      const [session] = await api('GET', '/api/sessions');
-      await open(`#/chat/${encodeURIComponent(session.id)}`, null);
+      await open(`#/chat/${encodeURIComponent(await milkChat())}`, null);
       await page.getByText(SECOND_REPLY).waitFor();
     },
   ],
@@ -255,8 +264,7 @@ const PAGES = [
     // The chat list: the sidebar's second level in a wide window, a panel below 900 px.
     'chat-list',
     async () => {
-      const [session] = await api('GET', '/api/sessions');
-      await open(`#/chat/${encodeURIComponent(session.id)}`, null);
+      await open(`#/chat/${encodeURIComponent(await milkChat())}`, null);
       await page.getByText(SECOND_REPLY).waitFor();
       const list = page.getByRole('region', { name: 'Chats' });
       if (!(await list.isVisible())) await page.getByRole('button', { name: 'Your chats' }).first().click();
@@ -393,6 +401,24 @@ describe('Accessibility (axe-core) in both themes at three sizes', () => {
     // The title is the script's last line; once it shows, the model has nothing more to say.
     await page.getByText(TITLE, { exact: true }).first().waitFor({ timeout: 20_000 });
 
+    // A model error with its buttons (download the model, open Settings), in both themes.
+    await open('#/chat', null);
+    await page.getByRole('textbox', { name: 'Message', exact: true }).fill('Hello');
+    await page.getByRole('button', { name: 'Send', exact: true }).click();
+    const error = page.getByRole('alert').filter({ hasText: /qwen3:8b/ }).first();
+    await error.waitFor();
+    await error.getByRole('button').first().waitFor();
+    for (const theme of THEMES) {
+      await page.evaluate((t) => {
+        document.documentElement.dataset.theme = t;
+      }, theme);
+      for (const size of SIZES) {
+        await page.setViewportSize({ width: size.width, height: size.height });
+        await error.scrollIntoViewIfNeeded();
+        await audit('chat-error', size, theme);
+      }
+    }
+
     PAGES.push(...(await settingsPages()));
   });
 
@@ -490,7 +516,7 @@ describe('Accessibility (axe-core) in both themes at three sizes', () => {
   });
 
   test('no accessibility problems on any page (serious or critical, landmarks, reflow)', () => {
-    const labels = ['chat-approval', ...PAGES.map(([label]) => label), 'onboarding', 'onboarding-model', 'onboarding-cloud'];
+    const labels = ['chat-approval', 'chat-error', ...PAGES.map(([label]) => label), 'onboarding', 'onboarding-model', 'onboarding-cloud'];
     const missing = labels.flatMap((label) => SIZES.flatMap((size) => THEMES.map((theme) => `${label} ${size.name} ${theme}`))).filter((k) => !audited.has(k));
     console.log(`axe ran ${audited.size} times over ${labels.length} pages; ${report.length} findings in all, ${failures.length} failing.`);
     assert.deepEqual(missing, [], 'every page was checked in both themes at every size');
