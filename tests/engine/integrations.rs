@@ -36,7 +36,7 @@ fn by_id<'a>(list: &'a Value, id: &str) -> Result<&'a Value> {
 
 /// Sends `text` in a new chat, answering every approval with `decision`, and returns the
 /// chat's events up to `done`.
-async fn chat(t: &TestEngine, text: &str) -> Result<Vec<Value>> {
+pub(crate) async fn chat(t: &TestEngine, text: &str) -> Result<Vec<Value>> {
     let mut ws = t.ws().await?;
     ws.send_json(json!({"type": "chat.send", "text": text}))
         .await?;
@@ -51,7 +51,7 @@ async fn chat(t: &TestEngine, text: &str) -> Result<Vec<Value>> {
     }
 }
 
-fn tool_result<'a>(events: &'a [Value], name: &str) -> Result<&'a Value> {
+pub(crate) fn tool_result<'a>(events: &'a [Value], name: &str) -> Result<&'a Value> {
     events
         .iter()
         .find(|e| e["type"] == "tool_result" && e["name"] == name)
@@ -257,11 +257,12 @@ async fn read_only_and_privacy_filters_are_kept_and_bad_input_changes_nothing() 
 
 /// What the GitHub stand-in saw.
 #[derive(Default)]
-struct GithubLog {
-    requests: Vec<(String, String, Option<String>, Value)>,
+pub(crate) struct GithubLog {
+    /// Method, path, Authorization header and body of each request.
+    pub(crate) requests: Vec<(String, String, Option<String>, Value)>,
 }
 
-type Log = Arc<Mutex<GithubLog>>;
+pub(crate) type Log = Arc<Mutex<GithubLog>>;
 
 fn record(log: &Log, method: &str, path: &str, headers: &HeaderMap, body: Value) {
     let auth = headers
@@ -288,7 +289,7 @@ fn issue(number: u64, title: &str) -> Value {
 }
 
 /// GitHub's REST API as far as the tools use it; any token but `ghp_good` gets 401.
-async fn github_stand_in(log: Log) -> Result<String> {
+pub(crate) async fn github_stand_in(log: Log) -> Result<String> {
     let unauthorized = || {
         (
             axum::http::StatusCode::UNAUTHORIZED,
@@ -348,7 +349,7 @@ async fn github_stand_in(log: Log) -> Result<String> {
     serve_on_loopback(app, "").await
 }
 
-async fn scripted(t: &TestEngine) -> Result<ScriptedModel> {
+pub(crate) async fn scripted(t: &TestEngine) -> Result<ScriptedModel> {
     let server = ScriptedModel::start().await;
     point_models_at(t, &server).await?;
     let (status, body) = t
@@ -537,7 +538,7 @@ async fn disconnecting_deletes_the_token_and_turns_off_tasks_that_use_the_app() 
 }
 
 /// Whether a process whose environment holds `marker` is running.
-fn process_with(marker: &str) -> bool {
+pub(crate) fn process_with(marker: &str) -> bool {
     let Ok(entries) = std::fs::read_dir("/proc") else {
         return false;
     };

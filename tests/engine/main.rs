@@ -29,6 +29,7 @@ mod presets;
 mod secrets;
 mod sessions;
 mod stop;
+mod task_fixed_call;
 mod task_memory;
 mod task_questions;
 mod task_scheduler;

@@ -384,24 +384,27 @@ impl ApprovalSettings {
         }
     }
 
-    /// Decides one call.
-    pub fn decide(&self, call: &ToolCall, ctx: &CallContext) -> Decision {
-        let rule = self.rule_for(&call.name, &call.plugin);
-
+    /// What still stops a call the person has already approved (a one-call task): a Never rule,
+    /// or a Read only connection for anything above read. The mode and Ask rules were answered
+    /// by that approval. `None` when the call may run.
+    pub fn refuses_approved(&self, call: &ToolCall) -> Option<String> {
         // A Never rule wins over everything; checked before the unprompted limit too, so a
         // held call never suggests a tool the user banned.
-        if rule == Some(RuleValue::Never) {
-            return Decision::Refuse {
-                result_error: never_message(&self.rule_label(call)),
-            };
+        if self.rule_for(&call.name, &call.plugin) == Some(RuleValue::Never) {
+            return Some(never_message(&self.rule_label(call)));
         }
         // A Read only connection works like Never for everything above read, whatever the
         // mode, an Allow rule or "Allow for this chat" say.
-        if self.read_only.contains(&call.plugin) && call.risk > ApprovalRisk::Read {
-            return Decision::Refuse {
-                result_error: read_only_message(call),
-            };
+        (self.read_only.contains(&call.plugin) && call.risk > ApprovalRisk::Read)
+            .then(|| read_only_message(call))
+    }
+
+    /// Decides one call.
+    pub fn decide(&self, call: &ToolCall, ctx: &CallContext) -> Decision {
+        if let Some(result_error) = self.refuses_approved(call) {
+            return Decision::Refuse { result_error };
         }
+        let rule = self.rule_for(&call.name, &call.plugin);
         // Work nobody asked for may only look things up, before rules and modes, so an Allow
         // rule never lifts it.
         if ctx.origin.is_unprompted() && !unprompted_allows(call) {

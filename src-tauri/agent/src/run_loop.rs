@@ -581,6 +581,25 @@ impl Agent {
             .collect()
     }
 
+    /// Why a call the person already approved may not run now (a Never rule, or a Read only
+    /// connection for a call above read), read from the settings as they are at this moment;
+    /// `None` when it may. One-call tasks ask this right before their call.
+    pub fn approved_call_refusal(&self, name: &str, arguments: &Value) -> Option<String> {
+        let apps: BTreeMap<String, String> = self
+            .tools()
+            .catalog()
+            .into_iter()
+            .map(|p| (p.id, p.display_name))
+            .collect();
+        let call = ToolCall {
+            id: String::new(),
+            name: name.to_owned(),
+            arguments: arguments.clone(),
+        };
+        let planned = self.plan(&call, &apps);
+        ApprovalSettings::from_config(&self.config().current()).refuses_approved(&planned.proposed)
+    }
+
     fn plan(&self, call: &ToolCall, apps: &BTreeMap<String, String>) -> Planned {
         let plugin = self.tools().plugin_of(&call.name).unwrap_or_default();
         let display_name = apps.get(&plugin).cloned().unwrap_or_default();

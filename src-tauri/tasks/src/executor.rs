@@ -196,7 +196,7 @@ pub fn result_of(
     }
 }
 
-fn short(value: &Value) -> String {
+pub(crate) fn short(value: &Value) -> String {
     let text = match value {
         Value::String(s) => s.clone(),
         other => other.to_string(),
@@ -212,14 +212,17 @@ impl TaskService {
     /// Runs one run to its end. Cancel, Stop everything and shutdown reach it through `job`.
     pub(crate) async fn execute_run(&self, task_id: &str, run_id: &str, job: Job) {
         // Every path that starts or resumes a run (Run now, the scheduler, restarts) lands here.
-        let swarm = self
-            .tasks()
-            .store()
-            .task(task_id)
-            .await
-            .is_ok_and(|r| r.task.task_type == "swarm");
-        if swarm {
+        let task = self.tasks().store().task(task_id).await.map(|r| r.task);
+        if task.as_ref().is_ok_and(|t| t.task_type == "swarm") {
             return self.execute_swarm(task_id, run_id, job).await;
+        }
+        if let Ok(task) = &task
+            && let Some(call) = crate::fixed_call::FixedCall::of(task)
+        {
+            if let Err(error) = self.execute_fixed_call(task, call, run_id, &job).await {
+                self.fail_inside(task_id, run_id, &error).await;
+            }
+            return;
         }
         if let Err(error) = self.execute_run_inner(task_id, run_id, &job).await {
             self.fail_inside(task_id, run_id, &error).await;

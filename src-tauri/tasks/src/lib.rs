@@ -7,6 +7,7 @@ pub mod brief;
 pub mod continuity;
 pub mod error;
 pub mod executor;
+pub mod fixed_call;
 pub mod limits;
 pub mod notify;
 pub mod planner;

@@ -98,6 +98,9 @@ impl TaskService {
                 return None;
             }
         };
+        if crate::fixed_call::quiet_when_done(&task, status) {
+            return None;
+        }
         let (event, title, message) = run_notification(&task.name, status, summary, error)?;
         let mut extra = Map::new();
         extra.insert("run_id".to_owned(), json!(run_id));
