@@ -162,7 +162,10 @@ impl McpManager {
             .lock()
             .unwrap_or_else(|e| e.into_inner())
             .entry(name.to_owned())
-            .or_insert_with(|| Arc::new(Server::new(name)))
+            .or_insert_with(|| {
+                let settings = self.service().map(|s| s.parts().config.clone());
+                Arc::new(Server::new(name, settings))
+            })
             .clone()
     }
 

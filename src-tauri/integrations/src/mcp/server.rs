@@ -71,6 +71,9 @@ pub struct Server {
     /// A sign-in is stored for this server.
     signed_in: std::sync::atomic::AtomicBool,
     client: tokio::sync::RwLock<Option<Client>>,
+    /// Where `integrations.mcp_timeout_s` is read at each call, so a changed limit applies to
+    /// servers already connected; `None` keeps the limit given at the last connect.
+    settings: Option<sentient_core::config::ConfigService>,
     timeout: RwLock<Duration>,
 }
 
@@ -92,8 +95,9 @@ pub fn tool_name(server: &str, tool: &str) -> String {
 }
 
 impl Server {
-    pub fn new(name: &str) -> Self {
+    pub fn new(name: &str, settings: Option<sentient_core::config::ConfigService>) -> Self {
         Self {
+            settings,
             name: name.to_owned(),
             live: RwLock::new(Live {
                 status: ServerStatus::Connecting,
@@ -262,7 +266,10 @@ impl Server {
             Value::Null => None,
             _ => return Err("The tool's arguments must be a JSON object.".to_owned()),
         };
-        let timeout = *self.timeout.read().unwrap_or_else(|e| e.into_inner());
+        let timeout = self.settings.as_ref().map_or_else(
+            || *self.timeout.read().unwrap_or_else(|e| e.into_inner()),
+            |s| Duration::from_secs(u64::from(s.current().integrations.mcp_timeout_s)),
+        );
         let guard = self.client.read().await;
         let Some(client) = guard.as_ref() else {
             return Err(format!(
