@@ -18,6 +18,7 @@ mod integrations;
 mod layers;
 mod lifecycle;
 mod live;
+mod mcp_in_repo;
 mod mcp_sign_in;
 mod memory;
 mod memory_import;

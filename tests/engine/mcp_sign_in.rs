@@ -177,9 +177,8 @@ async fn server(t: &TestEngine, name: &str) -> Result<Value> {
         .with_context(|| format!("{name} in {list}"))
 }
 
-#[tokio::test]
-async fn a_remote_server_is_signed_in_to_through_discovery_registration_and_pkce() -> Result<()> {
-    let (mut child, upstream) = sentient_e2e::everything_over_http().await?;
+/// The gate on a free loopback port in front of `upstream`; answers its state and base address.
+async fn start_gate(upstream: &str) -> Result<(Shared, String)> {
     let shared: Shared = Arc::default();
     let app = Router::new()
         .route(
@@ -200,8 +199,33 @@ async fn a_remote_server_is_signed_in_to_through_discovery_registration_and_pkce
     {
         let mut g = lock(&shared);
         g.base = base.clone();
-        g.upstream = upstream.clone();
+        g.upstream = upstream.to_owned();
     }
+    Ok((shared, base))
+}
+
+/// Follows a sign-in's `auth_url` as a browser would, through the gate's redirect to the
+/// engine's callback page, and answers that page's text.
+async fn finish_in_browser(auth_url: &str) -> Result<String> {
+    let browser = reqwest::Client::builder()
+        .redirect(reqwest::redirect::Policy::none())
+        .build()?;
+    let back = browser.get(auth_url).send().await?;
+    let callback = back
+        .headers()
+        .get("location")
+        .and_then(|v| v.to_str().ok())
+        .context("redirect")?
+        .to_owned();
+    let page = browser.get(&callback).send().await?;
+    anyhow::ensure!(page.status().as_u16() == 200, "callback {}", page.status());
+    Ok(page.text().await?)
+}
+
+#[tokio::test]
+async fn a_remote_server_is_signed_in_to_through_discovery_registration_and_pkce() -> Result<()> {
+    let (mut child, upstream) = sentient_e2e::everything_over_http().await?;
+    let (shared, base) = start_gate(&upstream).await?;
     let url = format!("{base}/mcp");
 
     let t = TestEngine::start().await?;
@@ -242,19 +266,11 @@ async fn a_remote_server_is_signed_in_to_through_discovery_registration_and_pkce
         assert_eq!(g.registrations[0]["token_endpoint_auth_method"], "none");
     }
 
-    let browser = reqwest::Client::builder()
-        .redirect(reqwest::redirect::Policy::none())
-        .build()?;
-    let back = browser.get(&auth_url).send().await?;
-    let callback = back
-        .headers()
-        .get("location")
-        .and_then(|v| v.to_str().ok())
-        .context("redirect")?
-        .to_owned();
-    let page = browser.get(&callback).send().await?;
-    assert_eq!(page.status().as_u16(), 200);
-    assert!(page.text().await?.contains("You're connected"));
+    assert!(
+        finish_in_browser(&auth_url)
+            .await?
+            .contains("You're connected")
+    );
     assert_eq!(lock(&shared).resources, std::slice::from_ref(&url));
 
     let signed = server(&t, "secure").await?;
@@ -360,5 +376,63 @@ async fn a_remote_server_is_signed_in_to_through_discovery_registration_and_pkce
     );
     t.stop().await;
     let _ = child.kill().await;
+    Ok(())
+}
+
+#[tokio::test]
+async fn our_own_server_behind_a_sign_in_runs_its_tools_once_signed_in() -> Result<()> {
+    use sentient_mcp_test_server::{NoteBook, Notes, serve_http};
+    let notes = Notes::default();
+    let stop = tokio_util::sync::CancellationToken::new();
+    let upstream = serve_http(NoteBook::new(notes.clone(), None), stop.clone()).await?;
+    let (shared, base) = start_gate(&upstream).await?;
+    let t = TestEngine::start().await?;
+    let (status, added) = t
+        .client
+        .post(
+            "/api/integrations/mcp",
+            json!({"name": "book", "transport": "http", "url": format!("{base}/mcp")}),
+        )
+        .await?;
+    assert_eq!(status, 200, "{added}");
+    assert_eq!(added["status"], "needs_sign_in", "{added}");
+    assert_eq!(added["tools"], json!([]), "no tools before the sign-in");
+
+    let (_, started) = t
+        .client
+        .post("/api/integrations/mcp/book/sign-in", json!({}))
+        .await?;
+    let auth_url = started["auth_url"].as_str().context("auth_url")?;
+    assert!(
+        finish_in_browser(auth_url)
+            .await?
+            .contains("You're connected")
+    );
+    let signed = server(&t, "book").await?;
+    assert_eq!(signed["status"], "connected", "{signed}");
+    assert!(
+        signed["tools"]
+            .as_array()
+            .is_some_and(|l| l.iter().any(|x| x["name"] == "mcp_book_save_note")),
+        "{signed}"
+    );
+    assert_eq!(lock(&shared).grants, ["authorization_code"]);
+
+    // A tool call goes through the gate with the token and reaches our server.
+    let tool = t
+        .engine
+        .tools()
+        .get("mcp_book_save_note")
+        .context("the tool is registered")?;
+    let ctx = t.engine.agent().tool_ctx("call-1");
+    tool.call(json!({"text": "signed in"}), &ctx)
+        .await
+        .map_err(|e| anyhow::anyhow!("the call failed: {e}"))?;
+    assert_eq!(
+        *notes.lock().unwrap_or_else(|e| e.into_inner()),
+        ["signed in"]
+    );
+    t.stop().await;
+    stop.cancel();
     Ok(())
 }

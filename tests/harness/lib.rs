@@ -404,19 +404,40 @@ pub struct ServedEngine {
     pub client: Client,
 }
 
+/// Where cargo builds: `CARGO_TARGET_DIR`, else the folder the test command uses.
+fn build_folder() -> PathBuf {
+    std::env::var("CARGO_TARGET_DIR").map_or_else(
+        |_| PathBuf::from(std::env::var("HOME").unwrap_or_default()).join(".cache/sentient-target"),
+        PathBuf::from,
+    )
+}
+
 /// The `sentient` binary tests start: `SENTIENT_BIN`, else the debug build in the build folder.
 pub fn engine_binary() -> Result<PathBuf> {
     if let Ok(bin) = std::env::var("SENTIENT_BIN") {
         return Ok(PathBuf::from(bin));
     }
-    let target = std::env::var("CARGO_TARGET_DIR").map_or_else(
-        |_| PathBuf::from(std::env::var("HOME").unwrap_or_default()).join(".cache/sentient-target"),
-        PathBuf::from,
-    );
+    let target = build_folder();
     let bin = target.join("debug/sentient");
     anyhow::ensure!(
         bin.is_file(),
         "No engine binary at {}. Build it (cargo build -p sentient-engine --bin sentient) or set SENTIENT_BIN.",
+        bin.display()
+    );
+    Ok(bin)
+}
+
+/// The in-repo MCP test server's binary (`tests/mcp-server`): `SENTIENT_MCP_TEST_SERVER_BIN`, else
+/// the debug build in the build folder.
+pub fn mcp_test_server_binary() -> Result<PathBuf> {
+    if let Ok(bin) = std::env::var("SENTIENT_MCP_TEST_SERVER_BIN") {
+        return Ok(PathBuf::from(bin));
+    }
+    let target = build_folder();
+    let bin = target.join("debug/sentient-mcp-test-server");
+    anyhow::ensure!(
+        bin.is_file(),
+        "No MCP test server at {}. Build it (cargo build -p sentient-mcp-test-server) or set SENTIENT_MCP_TEST_SERVER_BIN.",
         bin.display()
     );
     Ok(bin)

@@ -15,8 +15,8 @@ say "Linting (clippy, warnings are errors)"
 cargo clippy --workspace --all-targets --locked -- -D warnings
 
 # The binaries come first: a Rust test kills and restarts a real `sentient serve`.
-say "Building the app, the headless engine and the scripted model server"
-cargo build -p sentient-engine -p sentient-desktop -p sentient-model-server --bins --locked
+say "Building the app, the headless engine, the scripted model server and the MCP test server"
+cargo build -p sentient-engine -p sentient-desktop -p sentient-model-server -p sentient-mcp-test-server --bins --locked
 
 say "Rust tests (secrets against gnome-keyring in a private D-Bus session)"
 SENTIENT_BIN="$CARGO_TARGET_DIR/debug/sentient" bash tests/setup/with-keyring.sh cargo test --workspace --locked
