@@ -132,7 +132,7 @@ function ModelStepInner({ firstRun, onFinish }: { firstRun: boolean; onFinish?: 
   };
 
   return (
-    <div className="onboarding">
+    <div className="onboarding" role="main">
       <section className="card onboarding-card model-step" aria-labelledby={titleId}>
         <div className="brand">
           <span className="brand-mark" aria-hidden="true" />

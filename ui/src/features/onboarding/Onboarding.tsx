@@ -58,7 +58,7 @@ export function Onboarding({ bootstrap }: { bootstrap: Bootstrap }) {
   }
 
   return (
-    <div className="onboarding">
+    <div className="onboarding" role="main">
       <form className="card onboarding-card" onSubmit={submit} noValidate aria-labelledby="onboarding-title">
         <div className="brand">
           <span className="brand-mark" aria-hidden="true" />
