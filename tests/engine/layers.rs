@@ -11,6 +11,7 @@ use serde_json::Value;
 /// Each workspace crate and its layer; a crate may depend only on crates of a lower layer.
 const LAYERS: &[(&str, u8)] = &[
     ("sentient-model-server", 0),
+    ("sentient-mcp-test-server", 0),
     ("sentient-core", 0),
     ("sentient-llm", 1),
     ("sentient-node", 1),

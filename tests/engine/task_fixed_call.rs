@@ -8,7 +8,9 @@ use anyhow::{Context, Result};
 use sentient_e2e::sentient_engine::integrations::Endpoints;
 use sentient_e2e::sentient_engine::tasks::fixed_call::ApprovedCall;
 use sentient_e2e::sentient_engine::tasks::model::Schedule;
-use sentient_e2e::{TestEngine, point_models_at, wait_task};
+use std::time::Duration;
+
+use sentient_e2e::{TestEngine, eventually, point_models_at, stays, wait_task};
 use sentient_model_server::ScriptedModel;
 use serde_json::{Map, Value, json};
 
@@ -69,6 +71,15 @@ async fn notification_events(t: &TestEngine, task_id: &str) -> Result<Vec<String
         .collect())
 }
 
+/// Waits until the task's notifications include `event` (a run's notification follows its end).
+async fn notified(t: &TestEngine, task_id: &str, event: &str) -> Result<()> {
+    eventually(&format!("a {event} notification"), || async {
+        let events = notification_events(t, task_id).await?;
+        Ok(events.iter().any(|e| e == event).then_some(()))
+    })
+    .await
+}
+
 #[tokio::test]
 async fn a_one_call_task_makes_exactly_its_call_without_a_model() -> Result<()> {
     let t = TestEngine::start().await?;
@@ -103,11 +114,7 @@ async fn a_one_call_task_makes_exactly_its_call_without_a_model() -> Result<()> 
     let written = std::fs::read_to_string(t.home().join("files/outputs/note.txt"))?;
     assert_eq!(written, "milk, eggs");
     assert_eq!(model.requests().len(), before, "no model was asked");
-    assert!(
-        notification_events(&t, &id)
-            .await?
-            .contains(&"run_completed".to_owned())
-    );
+    notified(&t, &id, "run_completed").await?;
 
     // A tool error fails the run with that error.
     let task = t
@@ -158,6 +165,7 @@ async fn a_one_call_task_makes_exactly_its_call_without_a_model() -> Result<()> 
     );
     assert_eq!(kinds(run), ["error"]);
     assert!(!t.home().join("files/outputs/other.txt").exists());
+    notified(&t, &task.task_id, "run_failed").await?;
     assert_eq!(
         notification_events(&t, &task.task_id).await?,
         ["run_failed"]
@@ -285,11 +293,16 @@ async fn a_quiet_recurring_one_call_task_waits_for_its_schedule() -> Result<()> 
     let run = last_run(&done)?;
     assert_eq!(run["status"], "completed", "{run}");
     assert_eq!(done["status"], "active", "a recurring task stays active");
-    assert!(
-        !notification_events(&t, &task.task_id)
-            .await?
-            .contains(&"run_completed".to_owned())
-    );
+    stays(
+        "no Task completed for a quiet run",
+        Duration::from_secs(1),
+        || async {
+            Ok(!notification_events(&t, &task.task_id)
+                .await?
+                .contains(&"run_completed".to_owned()))
+        },
+    )
+    .await?;
     t.stop().await;
     Ok(())
 }
