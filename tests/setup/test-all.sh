@@ -33,4 +33,7 @@ SENTIENT_BIN="$CARGO_TARGET_DIR/debug/sentient" npm run --silent e2e
 say "Desktop smoke test (the app under Xvfb)"
 SENTIENT_DESKTOP_BIN="$CARGO_TARGET_DIR/debug/sentient-desktop" npm run --silent desktop:smoke
 
+say "The installable package (the debug app as a .deb, unpacked and checked)"
+bash tests/setup/bundle-test.sh
+
 say "All tests passed"
