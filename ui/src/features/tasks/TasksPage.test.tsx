@@ -208,9 +208,9 @@ describe('Tasks page', () => {
 
   it('a failed run is not a failed plan: no plan Try again on it', () => {
     const run = makeRun({ run_id: 'r1', status: 'error', error: 'The page could not be read.' });
-    expect(planningFailed(makeTask({ status: 'error', runs: [run] }))).toBe(false);
-    expect(planningFailed(makeTask({ status: 'error', runs: [] }))).toBe(true);
-    expect(planningFailed(makeTask({ status: 'approval_pending', runs: [] }))).toBe(false);
+    expect(planningFailed(makeTask({ task_id: 't1', status: 'error', runs: [run] }))).toBe(false);
+    expect(planningFailed(makeTask({ task_id: 't2', status: 'error', runs: [] }))).toBe(true);
+    expect(planningFailed(makeTask({ task_id: 't3', status: 'approval_pending', runs: [] }))).toBe(false);
   });
 
   it('a plan arrives live; Approve schedules it and Decline declines another', async () => {
