@@ -27,6 +27,11 @@ rm -f "$BUNDLE_DIR"/*.deb
 npx tauri bundle --debug --bundles deb --no-binary-patching --ci
 DEB=$(ls "$BUNDLE_DIR"/*.deb 2>/dev/null | head -n1)
 [ -n "$DEB" ] && [ -s "$DEB" ] || fail "no .deb under $BUNDLE_DIR"
+# The same xz repack `npm run bundle` does, at a quick level: the checks below read the repacked one.
+repack_deb_xz "$DEB" 0
+members=$(ar t "$DEB")
+case "$members" in *data.tar.xz*) ;; *) fail "the repacked .deb's contents are not xz-compressed: $members" ;; esac
+dpkg-deb -c "$DEB" >/dev/null || fail "the repacked .deb does not read"
 
 ROOT_DIR=$(mktemp -d "${TMPDIR:-/tmp}/sentient-deb-XXXXXX")
 trap 'rm -rf "$ROOT_DIR"' EXIT

@@ -12,6 +12,10 @@ say "Building the release app and its packages (this takes a while)"
 npx tauri build --bundles deb,rpm --ci "$@"
 
 BUNDLES="$CARGO_TARGET_DIR/release/bundle"
+say "Compressing the .deb with xz"
+for deb in "$BUNDLES"/deb/*.deb; do
+  repack_deb_xz "$deb" 9
+done
 say "Packages"
 for pkg in "$BUNDLES"/deb/*.deb "$BUNDLES"/rpm/*.rpm; do
   [ -f "$pkg" ] && printf '  %s (%s)\n' "$pkg" "$(du -h "$pkg" | cut -f1)"
