@@ -76,6 +76,19 @@ describe('Settings tabs', () => {
     expect(engine.api.patchConfig).toHaveBeenCalledWith({ tools: { approvals: { mode: 'always' } } });
   });
 
+  it('General lets the personality onboarding left at its default be changed, in the schema’s words', async () => {
+    const engine = open('#/settings');
+    const style = await screen.findByRole('combobox', { name: 'How your assistant talks' });
+    expect(within(style).getAllByRole('option').map((o) => o.textContent)).toEqual([
+      'Warm and conversational',
+      'Polished and businesslike',
+      'Short, to-the-point answers',
+      'Your own description of how the assistant should behave',
+    ]);
+    await userEvent.selectOptions(style, 'concise');
+    expect(engine.api.patchConfig).toHaveBeenCalledWith({ assistant: { persona: 'concise' } });
+  });
+
   it('Chats and Webhooks show their settings from the schema', async () => {
     open('#/settings/chats');
     expect(await screen.findByRole('switch', { name: /Name new chats automatically/ })).toBeInTheDocument();

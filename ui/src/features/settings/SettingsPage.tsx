@@ -11,6 +11,7 @@ import { sectionShown } from './form/schema';
 import { ModelsSettings } from './models/ModelsSettings';
 import { WebhooksSettings } from './webhooks/WebhooksSettings';
 import { AboutYou } from './AboutYou';
+import { SchemaForm } from './form/SchemaForm';
 import { ChatSettings, SafetySettings, TaskSettings } from './SectionForms';
 import { SETTINGS_TABS, useSettingsTab } from './tabs';
 import './settings.css';
@@ -64,6 +65,16 @@ function GeneralSettings({ bootstrap }: { bootstrap: Bootstrap }) {
   return (
     <>
       <AboutYou assistant={assistant} />
+      <SchemaForm
+        section={['assistant']}
+        fields={[
+          { key: 'persona', title: 'How your assistant talks' },
+          { key: 'custom_persona', title: 'In your own words (when the style is custom)' },
+        ]}
+        title="Personality"
+        intro="The style onboarding left at its default; change it whenever you like."
+        testId="persona-form"
+      />
 
       <div className="card settings-section">
         <h2>Appearance</h2>
