@@ -569,35 +569,8 @@ impl TaskService {
         result: LoopResult,
         messages: &[Message],
     ) -> Result<(), crate::TaskError> {
-        let failed = |error: String| async move {
-            self.run_progress(
-                task_id,
-                run_id,
-                ProgressMessage::new("error", error.clone()),
-            )
-            .await;
-            self.finish_run(task_id, run_id, RunStatus::Error, None, Some(error))
-                .await
-        };
         match result.end {
-            LoopEnd::Cancelled => {
-                let by_stop = self.stop().is_stopped();
-                let line = if by_stop {
-                    "Run stopped by Stop everything."
-                } else {
-                    "Cancelled."
-                };
-                self.run_progress(task_id, run_id, ProgressMessage::new("info", line))
-                    .await;
-                self.finish_run(
-                    task_id,
-                    run_id,
-                    RunStatus::Cancelled,
-                    None,
-                    Some(line.to_owned()),
-                )
-                .await
-            }
+            LoopEnd::Cancelled => self.end_run_cancelled(task_id, run_id).await,
             LoopEnd::Paused if let Some(asked) = scope.asked() => {
                 self.ask_question(task_id, run_id, asked).await
             }
@@ -623,8 +596,11 @@ impl TaskService {
                 self.ask_stuck(task_id, run_id, &Stuck::Errors(reason))
                     .await
             }
-            LoopEnd::Repeat { tool, times, .. } => failed(repeat_error(&tool, times)).await,
-            LoopEnd::Failed(error) => failed(error).await,
+            LoopEnd::Repeat { tool, times, .. } => {
+                self.end_run_failed(task_id, run_id, repeat_error(&tool, times))
+                    .await
+            }
+            LoopEnd::Failed(error) => self.end_run_failed(task_id, run_id, error).await,
             // A pause with no question asked finishes like an answer.
             LoopEnd::Answered | LoopEnd::Paused => {
                 let outcome = result_of(&result.text, messages, |name| self.counted_app(name));

@@ -181,17 +181,17 @@ impl TaskService {
             .any(|e| e.message.kind == "tool_call");
         if started_before {
             return self
-                .fail_fixed_call(task_id, run_id, INTERRUPTED_AFTER_CALL)
+                .end_run_failed(task_id, run_id, INTERRUPTED_AFTER_CALL.to_owned())
                 .await;
         }
         if job.token().is_cancelled() {
-            return self.cancel_fixed_call(task_id, run_id).await;
+            return self.end_run_cancelled(task_id, run_id).await;
         }
         if let Some(refusal) = self
             .agent()
             .approved_call_refusal(&call.tool, &call.arguments)
         {
-            return self.fail_fixed_call(task_id, run_id, &refusal).await;
+            return self.end_run_failed(task_id, run_id, refusal).await;
         }
 
         self.run_progress(
@@ -213,9 +213,9 @@ impl TaskService {
         let invoke = self.tools().invoke(&call.tool, call.arguments, &ctx, limit);
         let outcome = tokio::select! {
             outcome = invoke => outcome,
-            () = job.token().cancelled() => return self.cancel_fixed_call(task_id, run_id).await,
+            () = job.token().cancelled() => return self.end_run_cancelled(task_id, run_id).await,
             () = tokio::time::sleep(std::time::Duration::from_secs(minutes * 60)) => {
-                return self.fail_fixed_call(task_id, run_id, TIMED_OUT).await;
+                return self.end_run_failed(task_id, run_id, TIMED_OUT.to_owned()).await;
             }
         };
         self.run_progress(
@@ -235,7 +235,7 @@ impl TaskService {
                 .get("error")
                 .and_then(Value::as_str)
                 .map_or(outcome.content, str::to_owned);
-            return self.fail_fixed_call(task_id, run_id, &error).await;
+            return self.end_run_failed(task_id, run_id, error).await;
         }
 
         self.run_progress(
@@ -252,42 +252,6 @@ impl TaskService {
         };
         self.finish_run(task_id, run_id, RunStatus::Completed, Some(result), None)
             .await
-    }
-
-    async fn fail_fixed_call(
-        &self,
-        task_id: &str,
-        run_id: &str,
-        error: &str,
-    ) -> Result<(), TaskError> {
-        self.run_progress(task_id, run_id, ProgressMessage::new("error", error))
-            .await;
-        self.finish_run(
-            task_id,
-            run_id,
-            RunStatus::Error,
-            None,
-            Some(error.to_owned()),
-        )
-        .await
-    }
-
-    async fn cancel_fixed_call(&self, task_id: &str, run_id: &str) -> Result<(), TaskError> {
-        let line = if self.stop().is_stopped() {
-            "Run stopped by Stop everything."
-        } else {
-            "Cancelled."
-        };
-        self.run_progress(task_id, run_id, ProgressMessage::new("info", line))
-            .await;
-        self.finish_run(
-            task_id,
-            run_id,
-            RunStatus::Cancelled,
-            None,
-            Some(line.to_owned()),
-        )
-        .await
     }
 }
 

@@ -737,6 +737,46 @@ impl TaskService {
         });
     }
 
+    /// Ends a run as failed, with `error` as its last progress line.
+    pub(crate) async fn end_run_failed(
+        &self,
+        task_id: &str,
+        run_id: &str,
+        error: String,
+    ) -> Result<(), TaskError> {
+        self.run_progress(
+            task_id,
+            run_id,
+            model::ProgressMessage::new("error", error.clone()),
+        )
+        .await;
+        self.finish_run(task_id, run_id, RunStatus::Error, None, Some(error))
+            .await
+    }
+
+    /// Ends a run as cancelled; its last line says whether Stop everything or the person did it.
+    pub(crate) async fn end_run_cancelled(
+        &self,
+        task_id: &str,
+        run_id: &str,
+    ) -> Result<(), TaskError> {
+        let line = if self.stop().is_stopped() {
+            "Run stopped by Stop everything."
+        } else {
+            "Cancelled."
+        };
+        self.run_progress(task_id, run_id, model::ProgressMessage::new("info", line))
+            .await;
+        self.finish_run(
+            task_id,
+            run_id,
+            RunStatus::Cancelled,
+            None,
+            Some(line.to_owned()),
+        )
+        .await
+    }
+
     /// Ends a run: saves its status, result and error, then moves the task on.
     pub(crate) async fn finish_run(
         &self,

@@ -303,8 +303,8 @@ impl TaskService {
 
         let items = match self.split_goal(&task, &record.prompt, job.token()).await {
             Ok(items) => items,
-            Err(_) if job.is_cancelled() => return self.swarm_cancelled(task_id, run_id).await,
-            Err(error) => return self.swarm_failed(task_id, run_id, error).await,
+            Err(_) if job.is_cancelled() => return self.end_run_cancelled(task_id, run_id).await,
+            Err(error) => return self.end_run_failed(task_id, run_id, error).await,
         };
         let total = items.len();
         let details = fresh_details(&goal, &items);
@@ -370,9 +370,9 @@ impl TaskService {
         };
 
         let result = if job.is_cancelled() {
-            self.swarm_cancelled(task_id, run_id).await
+            self.end_run_cancelled(task_id, run_id).await
         } else if timed_out.load(Ordering::SeqCst) {
-            self.swarm_failed(
+            self.end_run_failed(
                 task_id,
                 run_id,
                 format!("Stopped after {minutes} minutes without finishing."),
@@ -611,7 +611,7 @@ one per step."
                 .cloned()
                 .unwrap_or_default();
             return self
-                .swarm_failed(
+                .end_run_failed(
                     task_id,
                     run_id,
                     format!(
@@ -654,7 +654,7 @@ one per step."
             }
             Err(LlmError::Cancelled) if timed_out.load(Ordering::SeqCst) => {
                 return self
-                    .swarm_failed(
+                    .end_run_failed(
                         task_id,
                         run_id,
                         format!(
@@ -664,7 +664,7 @@ one per step."
                     )
                     .await;
             }
-            Err(LlmError::Cancelled) => return self.swarm_cancelled(task_id, run_id).await,
+            Err(LlmError::Cancelled) => return self.end_run_cancelled(task_id, run_id).await,
             Err(error) => Err(error.to_string()),
         };
         let text = match answer {
@@ -676,7 +676,7 @@ one per step."
                     None,
                 )
                 .await;
-                return self.swarm_failed(task_id, run_id, error).await;
+                return self.end_run_failed(task_id, run_id, error).await;
             }
         };
         self.swarm_note(
@@ -707,40 +707,6 @@ one per step."
         });
         self.finish_run(task_id, run_id, status, Some(result), error)
             .await
-    }
-
-    async fn swarm_failed(
-        &self,
-        task_id: &str,
-        run_id: &str,
-        error: String,
-    ) -> Result<(), TaskError> {
-        self.run_progress(
-            task_id,
-            run_id,
-            ProgressMessage::new("error", error.clone()),
-        )
-        .await;
-        self.finish_run(task_id, run_id, RunStatus::Error, None, Some(error))
-            .await
-    }
-
-    async fn swarm_cancelled(&self, task_id: &str, run_id: &str) -> Result<(), TaskError> {
-        let line = if self.stop().is_stopped() {
-            "Run stopped by Stop everything."
-        } else {
-            "Cancelled."
-        };
-        self.run_progress(task_id, run_id, ProgressMessage::new("info", line))
-            .await;
-        self.finish_run(
-            task_id,
-            run_id,
-            RunStatus::Cancelled,
-            None,
-            Some(line.to_owned()),
-        )
-        .await
     }
 }
 
