@@ -187,6 +187,11 @@ describe('Sentient in the browser', () => {
     await page.getByLabel('Where you are (optional)').fill('Lisbon, Portugal');
     await page.getByRole('button', { name: 'Get started' }).click();
 
+    // The model step (tests/e2e/onboarding.test.mjs walks its other paths): set it up later.
+    await heading('How should Sentient think?').waitFor();
+    await page.getByRole('radio', { name: /Later/ }).check();
+    await page.getByRole('button', { name: 'Finish and set it up later' }).click();
+
     await heading('Chat').waitFor();
     await page.getByText('Hi Ada.', { exact: false }).waitFor();
 

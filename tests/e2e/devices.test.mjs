@@ -402,9 +402,9 @@ describe('The Devices page in the window', () => {
     assert.equal(await lanSwitch.isChecked(), false);
     const state = win.getByTestId('lan-state');
     await state.getByText('Off', { exact: true }).waitFor();
-    const portField = win.getByRole('textbox', { name: /Port for devices on your network/ });
+    const portField = win.getByRole('spinbutton', { name: /Port for devices on your network/ });
     await win.waitForFunction(
-      (want) => document.querySelector('#nodes-lan_port')?.value === want,
+      (want) => document.querySelector('#setting-nodes-lan_port')?.value === want,
       String(port),
     );
     assert.equal(await portField.inputValue(), String(port), 'the port set over HTTP shows');
