@@ -23,16 +23,14 @@
 // Screenshots: test-output/screenshots/integrations-*.png at the repo root.
 
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { after, before, describe, test } from 'node:test';
-import { eventually, ScriptedWorld, screenshots } from './support.mjs';
+import { eventually, ScriptedWorld, screenshots, startKeyring, stopKeyring } from './support.mjs';
 
 const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
 const EVERYTHING = join(repoRoot, 'node_modules', '@modelcontextprotocol', 'server-everything', 'dist', 'index.js');
@@ -45,38 +43,6 @@ let keyring;
 let google;
 let scratch;
 const api = (method, path, body) => world.api(method, path, body);
-
-/**
- * A private Secret Service for the engine: with-keyring.sh's D-Bus session stays up until its
- * stdin closes. Resolves with the session's address.
- */
-async function startKeyring() {
-  const child = spawn('bash', [join(repoRoot, 'tests', 'setup', 'with-keyring.sh'), 'bash', '-c', 'printf "%s\\n" "$DBUS_SESSION_BUS_ADDRESS"; read -r _ || true'], {
-    stdio: ['pipe', 'pipe', 'inherit'],
-  });
-  const address = await new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error('The private keyring did not start within 20 s.')), 20_000);
-    createInterface({ input: child.stdout }).once('line', (line) => {
-      clearTimeout(timer);
-      resolve(line.trim());
-    });
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`tests/setup/with-keyring.sh exited (code ${code}); it needs dbus and gnome-keyring.`));
-    });
-  });
-  assert.ok(address, 'the keyring session has an address');
-  return { child, address };
-}
-
-async function stopKeyring(k) {
-  if (!k || k.child.exitCode !== null) return;
-  const exited = new Promise((resolve) => k.child.once('exit', resolve));
-  k.child.stdin.end();
-  const timer = setTimeout(() => k.child.kill('SIGKILL'), 10_000);
-  await exited;
-  clearTimeout(timer);
-}
 
 /** The OAuth client typed into Gmail's dialog; the stand-in accepts only this one. */
 const CLIENT_ID = 'cid.apps.googleusercontent.com';

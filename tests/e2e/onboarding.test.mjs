@@ -14,14 +14,10 @@
 // browser are set up by ./support.mjs.
 
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
-import { fileURLToPath } from 'node:url';
 import { after, before, describe, test } from 'node:test';
-import { eventually, ScriptedWorld, screenshots } from './support.mjs';
+import { eventually, ScriptedWorld, screenshots, startKeyring, stopKeyring } from './support.mjs';
 
-const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
 const REPLY = 'Hello Ada! I am running on this computer now.';
 // The check-up of the main model asks three things: a short reply, one find_city call, and a
 // get_weather call that uses its result.
@@ -34,39 +30,6 @@ const CHECKUP = [
 const LONG = 60_000;
 
 const shot = (page, name) => page.screenshot({ path: join(screenshots, `onboarding-${name}.png`) });
-
-/**
- * A private Secret Service for the engine (a key typed into onboarding is kept in the keychain):
- * tests/setup/with-keyring.sh's D-Bus session stays up until its stdin closes. Yours is never
- * touched. Resolves with the session's address.
- */
-async function startKeyring() {
-  const child = spawn('bash', [join(repoRoot, 'tests', 'setup', 'with-keyring.sh'), 'bash', '-c', 'printf "%s\\n" "$DBUS_SESSION_BUS_ADDRESS"; read -r _ || true'], {
-    stdio: ['pipe', 'pipe', 'inherit'],
-  });
-  const address = await new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error('The private keyring did not start within 20 s.')), 20_000);
-    createInterface({ input: child.stdout }).once('line', (line) => {
-      clearTimeout(timer);
-      resolve(line.trim());
-    });
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`tests/setup/with-keyring.sh exited (code ${code}); it needs dbus and gnome-keyring.`));
-    });
-  });
-  assert.ok(address, 'the keyring session has an address');
-  return { child, address };
-}
-
-async function stopKeyring(k) {
-  if (!k || k.child.exitCode !== null) return;
-  const exited = new Promise((resolve) => k.child.once('exit', resolve));
-  k.child.stdin.end();
-  const timer = setTimeout(() => k.child.kill('SIGKILL'), 10_000);
-  await exited;
-  clearTimeout(timer);
-}
 
 /** A page's link in the sidebar. */
 const nav = (page, label) => page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: new RegExp(`^${label}`) });

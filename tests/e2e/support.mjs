@@ -211,3 +211,35 @@ export class ScriptedWorld {
     return JSON.parse(text);
   }
 }
+
+/**
+ * A private Secret Service for the engine: with-keyring.sh's D-Bus session stays up until its
+ * stdin closes. Resolves with the session's address.
+ */
+export async function startKeyring() {
+  const child = spawn('bash', [join(repoRoot, 'tests', 'setup', 'with-keyring.sh'), 'bash', '-c', 'printf "%s\\n" "$DBUS_SESSION_BUS_ADDRESS"; read -r _ || true'], {
+    stdio: ['pipe', 'pipe', 'inherit'],
+  });
+  const address = await new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error('The private keyring did not start within 20 s.')), 20_000);
+    createInterface({ input: child.stdout }).once('line', (line) => {
+      clearTimeout(timer);
+      resolve(line.trim());
+    });
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`tests/setup/with-keyring.sh exited (code ${code}); it needs dbus and gnome-keyring.`));
+    });
+  });
+  assert.ok(address, 'the keyring session has an address');
+  return { child, address };
+}
+
+export async function stopKeyring(k) {
+  if (!k || k.child.exitCode !== null) return;
+  const exited = new Promise((resolve) => k.child.once('exit', resolve));
+  k.child.stdin.end();
+  const timer = setTimeout(() => k.child.kill('SIGKILL'), 10_000);
+  await exited;
+  clearTimeout(timer);
+}

@@ -253,12 +253,7 @@ impl Agent {
         mut input: LoopInput<'_>,
         on_event: &mut (dyn FnMut(LoopEvent) + Send),
     ) -> LoopResult {
-        let apps: BTreeMap<String, String> = self
-            .tools()
-            .catalog()
-            .into_iter()
-            .map(|p| (p.id, p.display_name))
-            .collect();
+        let apps = self.app_names();
         let (progress_tx, progress_rx) = tokio::sync::mpsc::unbounded_channel();
         let mut state = LoopState {
             result: LoopResult {
@@ -581,16 +576,20 @@ impl Agent {
             .collect()
     }
 
+    /// Each app's display name by its id, for the approvals' wording.
+    fn app_names(&self) -> BTreeMap<String, String> {
+        self.tools()
+            .catalog()
+            .into_iter()
+            .map(|p| (p.id, p.display_name))
+            .collect()
+    }
+
     /// Why a call the person already approved may not run now (a Never rule, or a Read only
     /// connection for a call above read), read from the settings as they are at this moment;
     /// `None` when it may. One-call tasks ask this right before their call.
     pub fn approved_call_refusal(&self, name: &str, arguments: &Value) -> Option<String> {
-        let apps: BTreeMap<String, String> = self
-            .tools()
-            .catalog()
-            .into_iter()
-            .map(|p| (p.id, p.display_name))
-            .collect();
+        let apps = self.app_names();
         let call = ToolCall {
             id: String::new(),
             name: name.to_owned(),
