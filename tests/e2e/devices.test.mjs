@@ -28,12 +28,11 @@
 
 import assert from 'node:assert/strict';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { chromium } from 'playwright-core';
-import { eventually, ScriptedWorld, STEP_TIMEOUT_MS, screenshots } from './support.mjs';
+import { eventually, ScriptedWorld, STEP_TIMEOUT_MS, screenshots, freePort } from './support.mjs';
 
 const chromiumPath = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
 // An Android phone's Chrome, so the app names itself the way it does on a phone.
@@ -54,18 +53,6 @@ const status = () => page.getByRole('status');
 const phones = async () => (await api('GET', '/api/nodes')).filter((n) => n.node_id !== 'desktop');
 const invoke = (nodeId, capability, params = {}, timeout_ms) =>
   api('POST', `/api/nodes/${nodeId}/invoke`, { capability, params, ...(timeout_ms ? { timeout_ms } : {}) });
-
-/** A port nothing listens on right now. */
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once('error', reject);
-    probe.listen(0, '0.0.0.0', () => {
-      const { port } = probe.address();
-      probe.close(() => resolve(port));
-    });
-  });
-}
 
 before(async () => {
   await world.start();

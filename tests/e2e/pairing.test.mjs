@@ -16,25 +16,13 @@ import assert from 'node:assert/strict';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { eventually, ScriptedWorld, screenshots } from './support.mjs';
+import { eventually, ScriptedWorld, screenshots, freePort } from './support.mjs';
 
 const world = new ScriptedWorld('pairing', []);
 let ready;
 let page;
 const api = (method, path, body) => world.api(method, path, body);
 const LOOPBACK = /127\.\d+\.\d+\.\d+|localhost|\[::1\]/;
-
-/** A port nothing listens on right now. */
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once('error', reject);
-    probe.listen(0, '0.0.0.0', () => {
-      const { port } = probe.address();
-      probe.close(() => resolve(port));
-    });
-  });
-}
 
 before(async () => {
   await world.start();
