@@ -106,7 +106,7 @@ pub struct Config {
     pub integrations: IntegrationsConfig,
     /// Not used yet (it arrives in a later version). Suggestions Sentient makes on its own, follow-ups and the Daily Brief.
     pub proactivity: ProactivityConfig,
-    /// Not used yet (it arrives in a later version). What Sentient remembers about you and how it recalls it.
+    /// What Sentient remembers about you and how it recalls it.
     pub memory: MemoryConfig,
     /// Not used yet (it arrives in a later version). The nightly clean-up of memories.
     pub dreaming: DreamingConfig,
