@@ -8,7 +8,7 @@ use serde_json::{Map, Value, json};
 use crate::executor::{short, tool_result_line};
 use crate::model::{PlanStep, ProgressMessage, RunResult, RunStatus, Schedule, Task, TaskStatus};
 use crate::store::TaskRecord;
-use crate::{TaskError, TaskService, go_live};
+use crate::{TaskError, TaskService, go_live, new_task_row};
 use sentient_agent::approvals::Origin;
 use sentient_core::stop::Job;
 use sentient_core::store::new_id;
@@ -108,38 +108,13 @@ impl TaskService {
         );
         let now = self.clock().now();
         let description = call.description.unwrap_or_else(|| call.step.clone());
-        let mut task = Task {
-            task_id: new_id(),
-            name,
-            description: description.clone(),
-            status: TaskStatus::Pending,
-            priority: 1,
-            assignee: "ai".to_owned(),
-            task_type: "single".to_owned(),
-            schedule: call.schedule,
-            script: None,
-            plan: vec![PlanStep {
-                tool: call.tool.clone(),
-                description: call.step,
-            }],
-            runs: Vec::new(),
-            chat_history: Vec::new(),
-            clarifying_questions: Vec::new(),
-            swarm_details: None,
-            enabled: true,
-            model: None,
-            browser_profile: None,
-            deliver_to: json!("default"),
-            original_context: Value::Object(context),
-            error: None,
-            next_execution_at: None,
-            last_execution_at: None,
-            created_at: now,
-            updated_at: now,
-            notepad: None,
-            notepad_untrusted: None,
-            brief: None,
-        };
+        let mut task = new_task_row(name, description.clone(), TaskStatus::Pending, now);
+        task.schedule = call.schedule;
+        task.plan = vec![PlanStep {
+            tool: call.tool.clone(),
+            description: call.step,
+        }];
+        task.original_context = Value::Object(context);
         go_live(&mut task, now);
         let recurring = task.status == TaskStatus::Active;
         if !recurring {

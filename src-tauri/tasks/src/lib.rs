@@ -290,35 +290,18 @@ impl TaskService {
         }
         let browser_profile = self.check_browser_profile(new.browser_profile)?;
         let now = self.clock().now();
-        let task = Task {
-            task_id: new_id(),
-            name: provisional_name(&prompt),
-            description: prompt.clone(),
-            status: TaskStatus::Planning,
-            priority: 1,
-            assignee: new.assignee.unwrap_or_else(|| "ai".to_owned()),
-            task_type: if new.is_swarm { "swarm" } else { "single" }.to_owned(),
-            schedule: None,
-            script: None,
-            plan: Vec::new(),
-            runs: Vec::new(),
-            chat_history: Vec::new(),
-            clarifying_questions: Vec::new(),
-            swarm_details: None,
-            enabled: true,
-            model: new.model.filter(|m| !m.trim().is_empty()),
-            browser_profile,
-            deliver_to: json!("default"),
-            original_context: json!({"source": "manual_creation"}),
-            error: None,
-            next_execution_at: None,
-            last_execution_at: None,
-            created_at: now,
-            updated_at: now,
-            notepad: None,
-            notepad_untrusted: None,
-            brief: None,
-        };
+        let mut task = new_task_row(
+            provisional_name(&prompt),
+            prompt.clone(),
+            TaskStatus::Planning,
+            now,
+        );
+        task.assignee = new.assignee.unwrap_or_else(|| "ai".to_owned());
+        if new.is_swarm {
+            task.task_type = "swarm".to_owned();
+        }
+        task.model = new.model.filter(|m| !m.trim().is_empty());
+        task.browser_profile = browser_profile;
         let id = task.task_id.clone();
         self.tasks()
             .store()
@@ -913,6 +896,45 @@ fn tool_errors(transcript: &[sentient_llm::Message]) -> u32 {
         })
         .count();
     u32::try_from(errors).unwrap_or(u32::MAX)
+}
+
+/// A new task's row with nothing set beyond its name, description and status: normal priority,
+/// the assistant as assignee, no plan, schedule or runs yet, enabled, made `now`.
+pub(crate) fn new_task_row(
+    name: String,
+    description: String,
+    status: TaskStatus,
+    now: DateTime<Utc>,
+) -> Task {
+    Task {
+        task_id: new_id(),
+        name,
+        description,
+        status,
+        priority: 1,
+        assignee: "ai".to_owned(),
+        task_type: "single".to_owned(),
+        schedule: None,
+        script: None,
+        plan: Vec::new(),
+        runs: Vec::new(),
+        chat_history: Vec::new(),
+        clarifying_questions: Vec::new(),
+        swarm_details: None,
+        enabled: true,
+        model: None,
+        browser_profile: None,
+        deliver_to: json!("default"),
+        original_context: json!({"source": "manual_creation"}),
+        error: None,
+        next_execution_at: None,
+        last_execution_at: None,
+        created_at: now,
+        updated_at: now,
+        notepad: None,
+        notepad_untrusted: None,
+        brief: None,
+    }
 }
 
 #[cfg(test)]
