@@ -1,11 +1,13 @@
 // One tool call in a reply. A finished call is one collapsed line ("Used Time now") that opens
 // to what it was asked and what it found, in readable form; while it works, waits for an OK, or
 // when it failed or was declined, the card stays open; a question (approval) stays open with
-// what it wants to do until it is answered. A saved picture shows as the picture.
+// what it wants to do until it is answered. A saved picture shows as the picture; a script has
+// its own card (ScriptCard).
 import type { ApprovalDecision } from '../../api';
 import { ApprovalCard } from './ApprovalCard';
 import { OutputPicture, pictureOf } from './OutputPicture';
 import { ReadableValue } from './ReadableValue';
+import { SCRIPT_TOOL, ScriptCard } from './ScriptCard';
 import type { ToolView } from './conversation';
 import { toolLabel } from './conversation';
 
@@ -36,6 +38,7 @@ export function ToolCard({
   tool: ToolView;
   onAnswer: (approvalId: string, decision: ApprovalDecision) => Promise<void>;
 }) {
+  if (tool.name === SCRIPT_TOOL) return <ScriptCard tool={tool} onAnswer={onAnswer} />;
   const { label, tone } = status(tool);
   const args = asText(tool.arguments);
   const picture = tool.result !== undefined && !tool.is_error ? pictureOf(tool.result) : null;
