@@ -120,7 +120,7 @@ pub struct Config {
     pub voice: VoiceConfig,
     /// Not used yet (it arrives in a later version). The web browser the assistant can use for sites without an integration.
     pub browser: BrowserConfig,
-    /// Not used yet (it arrives in a later version). Short Python scripts the assistant writes and runs.
+    /// Short Python scripts the assistant writes and runs.
     pub sandbox: SandboxConfig,
     /// Phones, smart glasses and other devices connected to Sentient.
     pub nodes: NodesConfig,

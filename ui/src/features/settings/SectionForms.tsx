@@ -1,4 +1,4 @@
-// Settings tabs made entirely from the settings' schema: Chats, Tasks, and Approvals & safety.
+// Settings tabs made entirely from the settings' schema: Chats, Tasks, Approvals & safety, Scripts.
 // Each card names the fields it shows; their words, ranges, units and choices come from the
 // schema (../form/), and a field the schema hides or marks "Not used yet" is left out.
 import { SchemaForm } from './form/SchemaForm';
@@ -92,6 +92,37 @@ export function SafetySettings() {
         title="Safety"
         intro="Stops the assistant going round in circles."
         testId="safety-form"
+      />
+    </>
+  );
+}
+
+export function ScriptSettings() {
+  return (
+    <>
+      <SchemaForm
+        section={['sandbox']}
+        fields={[
+          { key: 'enabled', title: 'Let the assistant write and run short Python scripts' },
+          { key: 'timeout_s', title: 'Stop a script after' },
+          { key: 'max_tool_calls', title: 'Most tool uses in one script', unit: 'tool uses' },
+          { key: 'max_concurrent_runs', title: 'Scripts running at the same time', unit: 'scripts' },
+        ]}
+        title="Scripts"
+        intro="Scripts run with Python 3 in a folder of their own, without your keys, and may only look things up with the assistant's tools."
+        testId="scripts-form"
+      />
+      <SchemaForm
+        section={['sandbox']}
+        fields={[
+          { key: 'max_output_chars', title: 'Most output kept from one script', unit: 'characters' },
+          { key: 'max_files', title: 'Most files saved from one script', unit: 'files' },
+          { key: 'max_file_mb', title: 'Largest file saved' },
+          { key: 'keep_workdirs', title: "Keep each script's working folder" },
+        ]}
+        title="Output and files"
+        intro="What a script leaves behind: files it saves go to your files folder under outputs/."
+        testId="scripts-output-form"
       />
     </>
   );

@@ -32,6 +32,7 @@ describe('Settings tabs', () => {
       'Chats',
       'Tasks',
       'Approvals & safety',
+      'Scripts',
       'Webhooks',
       'Devices',
     ]);
@@ -74,6 +75,23 @@ describe('Settings tabs', () => {
     ]);
     await userEvent.selectOptions(mode, 'always');
     expect(engine.api.patchConfig).toHaveBeenCalledWith({ tools: { approvals: { mode: 'always' } } });
+  });
+
+  it('Scripts is a form from the schema: limits in their units, and the Docker settings that do nothing yet left out', async () => {
+    const engine = open('#/settings/scripts');
+    const timeout = await screen.findByRole('spinbutton', { name: 'Stop a script after' });
+    expect(timeout).toHaveAccessibleDescription('A script is stopped after running this many seconds.');
+    await userEvent.clear(timeout);
+    await userEvent.type(timeout, '2{Enter}');
+    expect(await screen.findByText('Use a whole number of seconds from 5 to 3600.')).toBeInTheDocument();
+    expect(engine.api.patchConfig).not.toHaveBeenCalled();
+    await userEvent.clear(timeout);
+    await userEvent.type(timeout, '60{Enter}');
+    expect(engine.api.patchConfig).toHaveBeenCalledWith({ sandbox: { timeout_s: 60 } });
+    await userEvent.click(screen.getByRole('switch', { name: 'Let the assistant write and run short Python scripts' }));
+    expect(engine.api.patchConfig).toHaveBeenLastCalledWith({ sandbox: { enabled: false } });
+    expect(screen.getByRole('spinbutton', { name: 'Largest file saved' })).toBeInTheDocument();
+    expect(screen.queryByText(/Docker/)).toBeNull();
   });
 
   it('General lets the personality onboarding left at its default be changed, in the schema’s words', async () => {

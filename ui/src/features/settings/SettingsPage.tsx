@@ -12,7 +12,7 @@ import { ModelsSettings } from './models/ModelsSettings';
 import { WebhooksSettings } from './webhooks/WebhooksSettings';
 import { AboutYou } from './AboutYou';
 import { SchemaForm } from './form/SchemaForm';
-import { ChatSettings, SafetySettings, TaskSettings } from './SectionForms';
+import { ChatSettings, SafetySettings, ScriptSettings, TaskSettings } from './SectionForms';
 import { SETTINGS_TABS, useSettingsTab } from './tabs';
 import './settings.css';
 
@@ -46,6 +46,8 @@ export function SettingsPage({ bootstrap }: { bootstrap: Bootstrap }) {
         <TaskSettings />
       ) : shown === 'safety' ? (
         <SafetySettings />
+      ) : shown === 'scripts' ? (
+        <ScriptSettings />
       ) : shown === 'webhooks' ? (
         <WebhooksSettings />
       ) : shown === 'devices' ? (

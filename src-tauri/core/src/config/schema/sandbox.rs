@@ -45,15 +45,15 @@ pub struct SandboxConfig {
     pub max_file_mb: u32,
     /// Keep each run's working folder afterwards, to help track down problems.
     pub keep_workdirs: bool,
-    /// The container image scripts run in with Docker.
+    /// Not used yet (it arrives in a later version). The container image scripts run in with Docker.
     pub docker_image: String,
-    /// Memory limit, in megabytes, for a script in Docker.
+    /// Not used yet (it arrives in a later version). Memory limit, in megabytes, for a script in Docker.
     #[schemars(range(min = 64, max = 65_536))]
     pub docker_memory_mb: u32,
-    /// How many processor cores a script in Docker may use.
+    /// Not used yet (it arrives in a later version). How many processor cores a script in Docker may use.
     #[schemars(range(min = 0.1, max = 64.0))]
     pub docker_cpus: f64,
-    /// Let scripts in Docker reach the internet; when off they can only use Sentient's tools.
+    /// Not used yet (it arrives in a later version). Let scripts in Docker reach the internet; when off they can only use Sentient's tools.
     pub allow_network_in_docker: bool,
 }
 

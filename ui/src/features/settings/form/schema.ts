@@ -144,6 +144,7 @@ const UNIT_FROM_KEY: Array<[RegExp, string]> = [
   [/_minutes$/, 'minutes'],
   [/_hours$/, 'hours'],
   [/_kb$/, 'KB'],
+  [/_mb$/, 'MB'],
   [/_chars$/, 'characters'],
   [/_usd$/, 'US dollars'],
   [/_per_minute$/, 'per minute'],
