@@ -1,7 +1,8 @@
 //! The agent: the one loop every surface shares ([`run_loop`]), what a model's tool calls may do
 //! ([`approvals`]), the tools and their registry ([`tools`]), and chats on top of the loop:
 //! turns, steering and queued messages ([`chat`]), rules from chat ([`chat_rules`]), transcripts
-//! ([`sessions`]), the system prompt ([`prompt`]) and long-chat summaries ([`compression`]).
+//! ([`sessions`]), the system prompt ([`prompt`]) and long-chat summaries ([`compression`]);
+//! tool calls made by scripts go through the same decision ([`script_calls`]).
 //!
 //! [`Agent`] is the service: it holds exactly the handles the loop and chats need, and nothing
 //! here knows the engine, tasks or any door.
@@ -14,6 +15,7 @@ pub mod chat_rules;
 pub mod compression;
 pub mod prompt;
 pub mod run_loop;
+pub mod script_calls;
 pub mod sessions;
 pub mod slug_risk;
 pub mod tools;

@@ -226,7 +226,7 @@ impl RepeatBreaker {
 
 const REPEAT_NUDGE: &str = "You have made the same tool call several times with the same arguments and got the same result. Do not call it again: answer now with what you have, or say plainly what is missing.";
 
-fn approval_risk(risk: Risk) -> ApprovalRisk {
+pub(crate) fn approval_risk(risk: Risk) -> ApprovalRisk {
     match risk {
         Risk::Read => ApprovalRisk::Read,
         Risk::Write => ApprovalRisk::Write,
@@ -236,11 +236,11 @@ fn approval_risk(risk: Risk) -> ApprovalRisk {
 }
 
 /// A call waiting to run, with what the approvals decision needs to know.
-struct Planned {
-    call: ToolCall,
-    proposed: Proposed,
-    untrusted_output: bool,
-    display_name: String,
+pub(crate) struct Planned {
+    pub(crate) call: ToolCall,
+    pub(crate) proposed: Proposed,
+    pub(crate) untrusted_output: bool,
+    pub(crate) display_name: String,
 }
 
 impl Agent {
@@ -577,7 +577,7 @@ impl Agent {
     }
 
     /// Each app's display name by its id, for the approvals' wording.
-    fn app_names(&self) -> BTreeMap<String, String> {
+    pub(crate) fn app_names(&self) -> BTreeMap<String, String> {
         self.tools()
             .catalog()
             .into_iter()
@@ -599,7 +599,7 @@ impl Agent {
         ApprovalSettings::from_config(&self.config().current()).refuses_approved(&planned.proposed)
     }
 
-    fn plan(&self, call: &ToolCall, apps: &BTreeMap<String, String>) -> Planned {
+    pub(crate) fn plan(&self, call: &ToolCall, apps: &BTreeMap<String, String>) -> Planned {
         let plugin = self.tools().plugin_of(&call.name).unwrap_or_default();
         let display_name = apps.get(&plugin).cloned().unwrap_or_default();
         match self.tools().get(&call.name) {
