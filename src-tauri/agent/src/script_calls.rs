@@ -98,8 +98,7 @@ impl ScriptRun {
 /// Whether a tool of this declared risk can run from a script at all (before rules and apps).
 fn script_may_run(risk: ApprovalRisk, internal: bool, mode: ApprovalMode, read_only: bool) -> bool {
     risk == ApprovalRisk::Read
-        || (!read_only
-            && (mode == ApprovalMode::Off || (risk == ApprovalRisk::Write && internal)))
+        || (!read_only && (mode == ApprovalMode::Off || (risk == ApprovalRisk::Write && internal)))
 }
 
 impl Agent {
@@ -243,7 +242,10 @@ mod tests {
         use ApprovalRisk::{Exec, Read, Send, Write};
         assert!(script_may_run(Read, false, Ask, true));
         assert!(script_may_run(Write, true, Ask, false));
-        assert!(!script_may_run(Write, true, Ask, true), "read only: reads only");
+        assert!(
+            !script_may_run(Write, true, Ask, true),
+            "read only: reads only"
+        );
         assert!(!script_may_run(Write, false, Ask, false));
         assert!(!script_may_run(Send, true, Ask, false));
         assert!(script_may_run(Exec, false, Off, false));
