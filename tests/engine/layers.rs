@@ -19,6 +19,7 @@ const LAYERS: &[(&str, u8)] = &[
     ("sentient-tasks", 3),
     ("sentient-memory", 3),
     ("sentient-integrations", 3),
+    ("sentient-sandbox", 3),
     ("sentient-engine", 4),
     ("sentient-desktop", 5),
     ("sentient-e2e", 5),

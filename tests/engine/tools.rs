@@ -27,6 +27,7 @@ async fn get_tools_lists_the_built_in_apps() -> anyhow::Result<()> {
             "maps",
             "news",
             "charts",
+            "code",
             "devices"
         ]
     );
@@ -94,6 +95,8 @@ async fn get_tools_lists_the_built_in_apps() -> anyhow::Result<()> {
         ("news_search", "read"),
         ("news_headlines", "read"),
         ("charts_create", "read"),
+        // Scripts run code on this computer.
+        ("execute_code", "exec"),
         // Listed even with no device online (Settings names every app); offered only with one.
         ("device_list", "read"),
         ("device_take_photo", "read"),

@@ -22,6 +22,7 @@ pub use sentient_llm as llm;
 pub use sentient_llm::system;
 pub use sentient_memory as memory;
 pub use sentient_node as node;
+pub use sentient_sandbox as sandbox;
 pub use sentient_tasks as tasks;
 
 use std::net::{Ipv4Addr, SocketAddr};
@@ -156,6 +157,7 @@ struct Inner {
     models: models::ModelService,
     hooks: hooks::HookService,
     integrations: sentient_integrations::IntegrationService,
+    sandbox: sentient_sandbox::SandboxService,
     devices: Arc<Devices>,
     /// The LAN door: the TLS listener for devices and its mDNS announcement.
     lan: gateway::lan_runtime::LanRuntime,
@@ -291,6 +293,14 @@ impl Engine {
         )
         .await
         .map_err(|e| StartError::Integrations(e.to_string()))?;
+        // Scripts call tools through the agent; the tool holds only a weak handle.
+        let sandbox = sentient_sandbox::SandboxService::new(agent.clone());
+        if let Err(error) = agent
+            .tools()
+            .register(sentient_sandbox::tools::plugin(sandbox.handle()))
+        {
+            tracing::error!(%error, "the code app could not be registered");
+        }
         let devices = Arc::new(Devices::new(
             store.clone(),
             clock.clone(),
@@ -333,6 +343,7 @@ impl Engine {
                 models,
                 hooks,
                 integrations,
+                sandbox,
                 devices,
                 lan: gateway::lan_runtime::LanRuntime::new(home_tls),
                 token,
@@ -503,6 +514,10 @@ impl Engine {
     /// Apps: the catalog, connections, MCP servers and change feeds.
     pub fn integrations(&self) -> &sentient_integrations::IntegrationService {
         &self.inner.integrations
+    }
+    /// Code execution: scripts and the `execute_code` tool.
+    pub fn sandbox(&self) -> &sentient_sandbox::SandboxService {
+        &self.inner.sandbox
     }
     /// Webhooks: the hooks and their calls.
     pub fn hooks(&self) -> &hooks::HookService {

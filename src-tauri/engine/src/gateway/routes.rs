@@ -15,6 +15,7 @@ pub mod notifications;
 pub mod openapi;
 pub mod presets;
 pub mod rules;
+pub mod sandbox;
 pub mod secrets;
 pub mod sessions;
 pub mod stop;
@@ -50,4 +51,5 @@ pub fn protected() -> OpenApiRouter<Engine> {
         .merge(nodes::routes())
         .merge(memory::routes())
         .merge(integrations::routes())
+        .merge(sandbox::routes())
 }

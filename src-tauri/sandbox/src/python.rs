@@ -1,0 +1,124 @@
+//! Finding the Python that runs scripts, and whether Docker answers. `python3` on the PATH may
+//! be a launcher (pyenv's shims are shell scripts that need the person's HOME), so the real
+//! interpreter is asked for its own path once and that is what scripts run with.
+
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+use std::time::Duration;
+
+/// How long asking Python or Docker about themselves may take.
+const ASK_LIMIT: Duration = Duration::from_secs(10);
+/// `docker info` answers quickly when Docker runs; a stuck daemon counts as not available.
+const DOCKER_LIMIT: Duration = Duration::from_secs(3);
+
+/// The interpreter scripts run with.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Python {
+    pub path: PathBuf,
+    /// E.g. `3.12.1`.
+    pub version: String,
+}
+
+/// The first program called `name` (or `name.exe` on Windows) in the PATH's folders.
+pub fn on_path(name: &str) -> Option<PathBuf> {
+    let path = std::env::var_os("PATH")?;
+    std::env::split_paths(&path).find_map(|dir| {
+        let names = if cfg!(windows) {
+            vec![format!("{name}.exe"), name.to_owned()]
+        } else {
+            vec![name.to_owned()]
+        };
+        names
+            .into_iter()
+            .map(|n| dir.join(n))
+            .find(|candidate| is_program(candidate))
+    })
+}
+
+fn is_program(path: &Path) -> bool {
+    let Ok(meta) = std::fs::metadata(path) else {
+        return false;
+    };
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        meta.is_file() && meta.permissions().mode() & 0o111 != 0
+    }
+    #[cfg(not(unix))]
+    {
+        meta.is_file()
+    }
+}
+
+/// Finds Python 3: `python3` on the PATH (`python` too on Windows), asked for its real path
+/// and version. `None` when there is none that answers.
+pub async fn find() -> Option<Python> {
+    let names: &[&str] = if cfg!(windows) {
+        &["python3", "python"]
+    } else {
+        &["python3"]
+    };
+    for name in names {
+        let Some(found) = on_path(name) else {
+            continue;
+        };
+        let asked = tokio::process::Command::new(&found)
+            .args([
+                "-I",
+                "-c",
+                "import sys; print(sys.executable); print('%d.%d.%d' % sys.version_info[:3]); print(sys.version_info[0])",
+            ])
+            .stdin(Stdio::null())
+            .stderr(Stdio::null())
+            .kill_on_drop(true)
+            .output();
+        let Ok(Ok(out)) = tokio::time::timeout(ASK_LIMIT, asked).await else {
+            continue;
+        };
+        if !out.status.success() {
+            continue;
+        }
+        let text = String::from_utf8_lossy(&out.stdout);
+        let mut lines = text.lines().map(str::trim);
+        let (executable, version, major) = (lines.next(), lines.next(), lines.next());
+        if major != Some("3") {
+            continue;
+        }
+        let path = executable
+            .filter(|p| !p.is_empty())
+            .map_or_else(|| found.clone(), PathBuf::from);
+        return Some(Python {
+            path,
+            version: version.unwrap_or_default().to_owned(),
+        });
+    }
+    None
+}
+
+/// Whether `docker info` succeeds within a few seconds.
+pub async fn docker_available() -> bool {
+    let Some(docker) = on_path("docker") else {
+        return false;
+    };
+    let status = tokio::process::Command::new(docker)
+        .args(["info", "--format", "{{.ServerVersion}}"])
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .kill_on_drop(true)
+        .status();
+    matches!(
+        tokio::time::timeout(DOCKER_LIMIT, status).await,
+        Ok(Ok(s)) if s.success()
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_missing_program_is_not_found() {
+        assert!(on_path("sentient-no-such-program-here").is_none());
+    }
+}
