@@ -27,6 +27,7 @@ mod memory_tools;
 mod models;
 mod notifications;
 mod presets;
+mod sandbox;
 mod secrets;
 mod sessions;
 mod stop;
