@@ -346,7 +346,7 @@ async fn messages_without_a_trigger_or_a_matching_tool_never_call_a_model() -> R
     }
     // An answer that names nothing the message could mean makes no proposal either.
     server.push(Reply::json(
-        json!({"keys": ["execute_code"], "rule": "never"}),
+        json!({"keys": ["weather_forecast"], "rule": "never"}),
     ));
     assert_eq!(
         t.engine
