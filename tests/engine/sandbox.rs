@@ -389,7 +389,7 @@ async fn a_script_runs_at_most_max_tool_calls_and_refused_calls_do_not_count() -
     assert_eq!(out["files_list"], "ran");
     assert_eq!(
         out["files_read"],
-        "refused: This script has already made 2 tool calls, the most one script may make (Settings > Code execution). Do the rest in another step."
+        "refused: This script has already made 2 tool calls, the most one script may make (Settings > Scripts). Do the rest in another step."
     );
     assert_eq!(r.tool_calls, 2);
 
@@ -669,6 +669,31 @@ async fn files_a_script_writes_are_kept_and_its_folder_removed() -> Result<()> {
 }
 
 #[tokio::test]
+async fn the_first_run_removes_folders_an_earlier_session_left_behind() -> Result<()> {
+    let t = TestEngine::start().await?;
+    // As a crash mid-run leaves it: a working folder with the runner and a file in it.
+    let left = t.home().join("sandbox").join("crashed-run");
+    std::fs::create_dir_all(left.join(".sentient"))?;
+    std::fs::write(left.join("half.csv"), "a,")?;
+    let r = run(&t, "print('hi')").await;
+    assert!(r.ok, "{r:?}");
+    assert!(
+        !left.exists(),
+        "the leftover folder is removed by the first run"
+    );
+    // Only once, and only what was there before this session: a folder kept now stays.
+    patch(&t, json!({"sandbox": {"keep_workdirs": true}})).await?;
+    let kept = run(&t, "open('x.txt', 'w').write('1')").await;
+    assert!(kept.ok, "{kept:?}");
+    patch(&t, json!({"sandbox": {"keep_workdirs": false}})).await?;
+    assert!(run(&t, "print(1)").await.ok);
+    let folders = std::fs::read_dir(t.home().join("sandbox"))?.count();
+    assert_eq!(folders, 1, "the kept folder is still there");
+    t.stop().await;
+    Ok(())
+}
+
+#[tokio::test]
 async fn turned_off_or_docker_a_script_does_not_run() -> Result<()> {
     let t = TestEngine::start().await?;
     patch(&t, json!({"sandbox": {"enabled": false}})).await?;
@@ -677,7 +702,7 @@ async fn turned_off_or_docker_a_script_does_not_run() -> Result<()> {
     assert_eq!(
         r.error.as_deref(),
         Some(
-            "Code execution is turned off, so the script was not run. Turn it on in Settings > Code execution."
+            "Code execution is turned off, so the script was not run. Turn it on in Settings > Scripts."
         )
     );
     assert!(r.files_created.is_empty());

@@ -181,7 +181,7 @@ async fn call(State(bridge): State<Arc<Bridge>>, Json(body): Json<CallBody>) -> 
         return Json(json!({
             "ok": false,
             "refused": true,
-            "error": format!("This script has already made {most} tool calls, the most one script may make (Settings > Code execution). Do the rest in another step."),
+            "error": format!("This script has already made {most} tool calls, the most one script may make (Settings > Scripts). Do the rest in another step."),
         }))
         .into_response();
     }

@@ -70,9 +70,49 @@ pub fn copy_outputs(
     Ok(names)
 }
 
+/// Removes the working folders an earlier session left in `sandbox_root` (a crash or a kill
+/// ends a run before it cleans up); returns how many went. A missing root is nothing to do.
+pub fn remove_leftovers(sandbox_root: &Path) -> usize {
+    let Ok(entries) = std::fs::read_dir(sandbox_root) else {
+        return 0;
+    };
+    let mut removed = 0;
+    for entry in entries.flatten() {
+        let path = entry.path();
+        let is_folder = std::fs::symlink_metadata(&path).is_ok_and(|m| m.is_dir());
+        match if is_folder {
+            std::fs::remove_dir_all(&path)
+        } else {
+            std::fs::remove_file(&path)
+        } {
+            Ok(()) => removed += 1,
+            Err(error) => {
+                tracing::warn!(%error, path = %path.display(), "a leftover script folder could not be removed");
+            }
+        }
+    }
+    if removed > 0 {
+        tracing::info!(removed, "removed folders left by earlier script runs");
+    }
+    removed
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn leftovers_are_removed_and_a_missing_root_is_nothing_to_do() -> std::io::Result<()> {
+        let dir = tempfile::tempdir()?;
+        let root = dir.path().join("sandbox");
+        assert_eq!(remove_leftovers(&root), 0);
+        std::fs::create_dir_all(root.join("a/.sentient"))?;
+        std::fs::write(root.join("a/.sentient/script.py"), "print(1)")?;
+        std::fs::write(root.join("stray.txt"), "x")?;
+        assert_eq!(remove_leftovers(&root), 2);
+        assert_eq!(std::fs::read_dir(&root)?.count(), 0);
+        Ok(())
+    }
 
     #[test]
     fn plain_files_are_copied_and_sentients_own_are_not() -> std::io::Result<()> {

@@ -22,7 +22,7 @@ use std::sync::Arc;
 use sentient_agent::tools::ProgressKind;
 
 pub use error::SandboxError;
-pub use model::{Backend, RunRequest, SandboxResult, SandboxStatus};
+pub use model::{RunRequest, SandboxResult, SandboxStatus, ScriptBackend};
 pub use service::{RunOptions, SandboxHandle, SandboxService};
 
 /// Where a run's output goes as it arrives: the stream and a piece of text.

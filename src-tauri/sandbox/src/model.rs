@@ -8,7 +8,7 @@ use serde_json::Value;
     Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, specta::Type, utoipa::ToSchema,
 )]
 #[serde(rename_all = "lowercase")]
-pub enum Backend {
+pub enum ScriptBackend {
     Process,
     Docker,
 }
@@ -17,7 +17,7 @@ pub enum Backend {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, specta::Type, utoipa::ToSchema)]
 pub struct SandboxResult {
     pub ok: bool,
-    pub backend: Backend,
+    pub backend: ScriptBackend,
     /// What the script printed, line ends as `\n`, cut at `sandbox.max_output_chars`.
     pub stdout: String,
     pub stderr: String,
@@ -35,7 +35,7 @@ pub struct SandboxResult {
 
 impl SandboxResult {
     /// A run that did not start, with the sentence saying why.
-    pub fn refused(backend: Backend, error: impl Into<String>) -> Self {
+    pub fn refused(backend: ScriptBackend, error: impl Into<String>) -> Self {
         Self {
             ok: false,
             backend,
@@ -55,7 +55,7 @@ impl SandboxResult {
 pub struct SandboxStatus {
     pub enabled: bool,
     /// The backend a run would use now.
-    pub backend: Backend,
+    pub backend: ScriptBackend,
     pub docker_available: bool,
     /// The Python scripts run with, e.g. `3.12.1`; `null` when none was found.
     pub python_version: Option<String>,

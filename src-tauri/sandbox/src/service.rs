@@ -16,7 +16,7 @@ use sentient_agent::script_calls::{ScriptPolicy, ScriptRun};
 use sentient_core::config::{SandboxBackend, SandboxConfig};
 
 use crate::bridge::{self, Bridge, ScriptFailure};
-use crate::model::{Backend, RunRequest, SandboxResult, SandboxStatus};
+use crate::model::{RunRequest, SandboxResult, SandboxStatus, ScriptBackend};
 use crate::process::{self, Ending, Launch};
 use crate::python::{self, Python};
 use crate::{OutputFn, SENTIENT_TOOLS_PY, SandboxError, files};
@@ -58,6 +58,9 @@ struct Inner {
     slots: Mutex<(u32, Arc<Semaphore>)>,
     /// The interpreter, once found (looked for again while there is none).
     python: Mutex<Option<Python>>,
+    /// Set once the folders left by runs of an earlier session (a crash, a kill) were removed;
+    /// the first runs wait for it, so it never touches a folder of this session.
+    swept: tokio::sync::OnceCell<()>,
 }
 
 /// Code execution; cheap to clone.
@@ -85,8 +88,9 @@ impl SandboxHandle {
     }
 }
 
-const TURNED_OFF: &str = "Code execution is turned off, so the script was not run. Turn it on in Settings > Code execution.";
-const NO_DOCKER: &str = "Running scripts in Docker isn't available in this version of Sentient, so the script was not run. Choose Auto or Process in Settings > Code execution.";
+const TURNED_OFF: &str =
+    "Code execution is turned off, so the script was not run. Turn it on in Settings > Scripts.";
+const NO_DOCKER: &str = "Running scripts in Docker isn't available in this version of Sentient, so the script was not run. Choose Auto or Process in Settings > Scripts.";
 const NO_PYTHON: &str = "Python 3 isn't installed on this computer (python3 was not found), so the script could not run. Install Python 3 and try again.";
 const STOPPED: &str = "Sentient is stopped (Stop everything), so the script was not run. Resume Sentient and try again.";
 const CANCELLED: &str = "The script was stopped before it finished.";
@@ -99,6 +103,7 @@ impl SandboxService {
                 agent,
                 slots: Mutex::new((wanted, Arc::new(Semaphore::new(wanted as usize)))),
                 python: Mutex::new(None),
+                swept: tokio::sync::OnceCell::new(),
             }),
         }
     }
@@ -169,7 +174,7 @@ impl SandboxService {
             Err(error) => {
                 tracing::error!(%error, "a script run failed inside Sentient");
                 SandboxResult::refused(
-                    Backend::Process,
+                    ScriptBackend::Process,
                     "The script could not be run because something went wrong inside Sentient. Try again.",
                 )
             }
@@ -192,7 +197,7 @@ impl SandboxService {
         if !settings.enabled {
             return refused(TURNED_OFF);
         }
-        if backend == Backend::Docker {
+        if backend == ScriptBackend::Docker {
             return refused(NO_DOCKER);
         }
         if self.agent().stop().is_stopped() {
@@ -210,8 +215,20 @@ impl SandboxService {
             () = cancel.cancelled() => return refused(CANCELLED),
         };
 
+        let sandbox_root = self.agent().home().root().join("sandbox");
+        if !settings.keep_workdirs {
+            let root = sandbox_root.clone();
+            self.inner
+                .swept
+                .get_or_init(|| async move {
+                    // Done on the first run rather than at start, which stays free of it.
+                    let _ =
+                        tokio::task::spawn_blocking(move || files::remove_leftovers(&root)).await;
+                })
+                .await;
+        }
         let run_id = sentient_core::store::new_id();
-        let workdir = self.agent().home().root().join("sandbox").join(&run_id);
+        let workdir = sandbox_root.join(&run_id);
         let outcome = self
             .run_in(
                 &run_id, &workdir, &python, &code, &options, &settings, &cancel,
@@ -360,7 +377,7 @@ impl SandboxService {
         };
         Ok(SandboxResult {
             ok,
-            backend: Backend::Process,
+            backend: ScriptBackend::Process,
             stdout: finished.stdout,
             stderr: finished.stderr,
             result,
@@ -397,10 +414,10 @@ impl SandboxService {
 }
 
 /// The backend a run uses for the setting: `auto` is the process backend in this version.
-fn backend_for(setting: SandboxBackend) -> Backend {
+fn backend_for(setting: SandboxBackend) -> ScriptBackend {
     match setting {
-        SandboxBackend::Docker => Backend::Docker,
-        SandboxBackend::Auto | SandboxBackend::Process => Backend::Process,
+        SandboxBackend::Docker => ScriptBackend::Docker,
+        SandboxBackend::Auto | SandboxBackend::Process => ScriptBackend::Process,
     }
 }
 
@@ -478,6 +495,6 @@ mod tests {
             timeout_message(1),
             "The script was still running after 1 second, so it was stopped."
         );
-        assert_eq!(backend_for(SandboxBackend::Auto), Backend::Process);
+        assert_eq!(backend_for(SandboxBackend::Auto), ScriptBackend::Process);
     }
 }

@@ -8,12 +8,12 @@ use super::*;
 )]
 #[serde(rename_all = "snake_case")]
 pub enum SandboxBackend {
-    /// Docker when it is running, otherwise a separate process on this computer.
+    /// The best this computer has: today a separate process in its own folder.
     #[default]
     Auto,
     /// A separate process on this computer in its own folder.
     Process,
-    /// A Docker container.
+    /// Not used yet (it arrives in a later version). A Docker container.
     Docker,
 }
 
