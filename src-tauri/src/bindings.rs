@@ -81,6 +81,8 @@ pub fn builder<R: tauri::Runtime>() -> Builder<R> {
             commands::hooks::list_hooks,
             commands::hooks::create_hook,
             commands::hooks::delete_hook,
+            commands::sandbox::sandbox_status,
+            commands::sandbox::run_script,
             commands::devices::list_nodes,
             commands::devices::get_node,
             commands::devices::rename_node,

@@ -12,6 +12,7 @@ pub mod memory;
 pub mod models;
 pub mod notifications;
 pub mod rules;
+pub mod sandbox;
 pub mod sessions;
 pub mod stop;
 pub mod tasks;

@@ -117,6 +117,8 @@ export const commands = {
 	listHooks: () => typedError<Hook_Serialize[], ApiError>(__TAURI_INVOKE("list_hooks")),
 	createHook: (body: NewHook_Deserialize) => typedError<CreatedHook_Serialize, ApiError>(__TAURI_INVOKE("create_hook", { body })),
 	deleteHook: (id: string) => typedError<OkReply, ApiError>(__TAURI_INVOKE("delete_hook", { id })),
+	sandboxStatus: () => typedError<SandboxStatus_Serialize, ApiError>(__TAURI_INVOKE("sandbox_status")),
+	runScript: (body: RunRequest) => typedError<SandboxResult_Serialize, ApiError>(__TAURI_INVOKE("run_script", { body })),
 	/**  Every device, online ones first. */
 	listNodes: () => typedError<Node_Serialize[], ApiError>(__TAURI_INVOKE("list_nodes")),
 	getNode: (id: string) => typedError<Node_Serialize, ApiError>(__TAURI_INVOKE("get_node", { id })),
@@ -912,7 +914,7 @@ export type Config_Deserialize = {
 	integrations?: IntegrationsConfig_Deserialize,
 	/**  Not used yet (it arrives in a later version). Suggestions Sentient makes on its own, follow-ups and the Daily Brief. */
 	proactivity?: ProactivityConfig_Deserialize,
-	/**  Not used yet (it arrives in a later version). What Sentient remembers about you and how it recalls it. */
+	/**  What Sentient remembers about you and how it recalls it. */
 	memory?: MemoryConfig_Deserialize,
 	/**  Not used yet (it arrives in a later version). The nightly clean-up of memories. */
 	dreaming?: DreamingConfig_Deserialize,
@@ -926,7 +928,7 @@ export type Config_Deserialize = {
 	voice?: VoiceConfig_Deserialize,
 	/**  Not used yet (it arrives in a later version). The web browser the assistant can use for sites without an integration. */
 	browser?: BrowserConfig_Deserialize,
-	/**  Not used yet (it arrives in a later version). Short Python scripts the assistant writes and runs. */
+	/**  Short Python scripts the assistant writes and runs. */
 	sandbox?: SandboxConfig_Deserialize,
 	/**  Phones, smart glasses and other devices connected to Sentient. */
 	nodes?: NodesConfig_Deserialize,
@@ -958,7 +960,7 @@ export type Config_Serialize = {
 	integrations: IntegrationsConfig_Serialize,
 	/**  Not used yet (it arrives in a later version). Suggestions Sentient makes on its own, follow-ups and the Daily Brief. */
 	proactivity: ProactivityConfig_Serialize,
-	/**  Not used yet (it arrives in a later version). What Sentient remembers about you and how it recalls it. */
+	/**  What Sentient remembers about you and how it recalls it. */
 	memory: MemoryConfig_Serialize,
 	/**  Not used yet (it arrives in a later version). The nightly clean-up of memories. */
 	dreaming: DreamingConfig_Serialize,
@@ -972,7 +974,7 @@ export type Config_Serialize = {
 	voice: VoiceConfig_Serialize,
 	/**  Not used yet (it arrives in a later version). The web browser the assistant can use for sites without an integration. */
 	browser: BrowserConfig_Serialize,
-	/**  Not used yet (it arrives in a later version). Short Python scripts the assistant writes and runs. */
+	/**  Short Python scripts the assistant writes and runs. */
 	sandbox: SandboxConfig_Serialize,
 	/**  Phones, smart glasses and other devices connected to Sentient. */
 	nodes: NodesConfig_Serialize,
@@ -3676,6 +3678,12 @@ export type RunAnswerRequest = {
 	answer: string,
 };
 
+/**  `POST /api/sandbox/run`. */
+export type RunRequest = {
+	/**  The Python 3 script to run. */
+	code: string,
+};
+
 /**  What a finished run hands back, written by the model at the end. */
 export type RunResult = RunResult_Serialize | RunResult_Deserialize;
 
@@ -3749,11 +3757,11 @@ export type RunsOn = "graphics" | "processor" | "unknown";
 
 /**  Where scripts run. */
 export type SandboxBackend = 
-/**  Docker when it is running, otherwise a separate process on this computer. */
+/**  The best this computer has: today a separate process in its own folder. */
 "auto" | 
 /**  A separate process on this computer in its own folder. */
 "process" | 
-/**  A Docker container. */
+/**  Not used yet (it arrives in a later version). A Docker container. */
 "docker";
 
 /**  Short Python scripts the assistant writes and runs. */
@@ -3779,13 +3787,13 @@ export type SandboxConfig_Deserialize = {
 	max_file_mb?: number,
 	/**  Keep each run's working folder afterwards, to help track down problems. */
 	keep_workdirs?: boolean,
-	/**  The container image scripts run in with Docker. */
+	/**  Not used yet (it arrives in a later version). The container image scripts run in with Docker. */
 	docker_image?: string,
-	/**  Memory limit, in megabytes, for a script in Docker. */
+	/**  Not used yet (it arrives in a later version). Memory limit, in megabytes, for a script in Docker. */
 	docker_memory_mb?: number,
-	/**  How many processor cores a script in Docker may use. */
+	/**  Not used yet (it arrives in a later version). How many processor cores a script in Docker may use. */
 	docker_cpus?: number | null,
-	/**  Let scripts in Docker reach the internet; when off they can only use Sentient's tools. */
+	/**  Not used yet (it arrives in a later version). Let scripts in Docker reach the internet; when off they can only use Sentient's tools. */
 	allow_network_in_docker?: boolean,
 };
 
@@ -3809,14 +3817,76 @@ export type SandboxConfig_Serialize = {
 	max_file_mb: number,
 	/**  Keep each run's working folder afterwards, to help track down problems. */
 	keep_workdirs: boolean,
-	/**  The container image scripts run in with Docker. */
+	/**  Not used yet (it arrives in a later version). The container image scripts run in with Docker. */
 	docker_image: string,
-	/**  Memory limit, in megabytes, for a script in Docker. */
+	/**  Not used yet (it arrives in a later version). Memory limit, in megabytes, for a script in Docker. */
 	docker_memory_mb: number,
-	/**  How many processor cores a script in Docker may use. */
+	/**  Not used yet (it arrives in a later version). How many processor cores a script in Docker may use. */
 	docker_cpus: number | null,
-	/**  Let scripts in Docker reach the internet; when off they can only use Sentient's tools. */
+	/**  Not used yet (it arrives in a later version). Let scripts in Docker reach the internet; when off they can only use Sentient's tools. */
 	allow_network_in_docker: boolean,
+};
+
+/**  One script run (contract section 11, `SandboxResult`). */
+export type SandboxResult = SandboxResult_Serialize | SandboxResult_Deserialize;
+
+/**  One script run (contract section 11, `SandboxResult`). */
+export type SandboxResult_Deserialize = {
+	ok: boolean,
+	backend: ScriptBackend,
+	/**  What the script printed, line ends as `\n`, cut at `sandbox.max_output_chars`. */
+	stdout: string,
+	stderr: string,
+	/**  The value given to `result(value)`; otherwise what it printed (`null` when it failed). */
+	result: Value,
+	/**  Files the script wrote, relative to the files folder (`outputs/<run_id>/chart.png`). */
+	files_created: string[],
+	/**  Tool calls that ran (refused ones are not counted). */
+	tool_calls: number,
+	duration_ms: number,
+	/**  A plain sentence when `ok` is false. */
+	error?: string | null,
+};
+
+/**  One script run (contract section 11, `SandboxResult`). */
+export type SandboxResult_Serialize = {
+	ok: boolean,
+	backend: ScriptBackend,
+	/**  What the script printed, line ends as `\n`, cut at `sandbox.max_output_chars`. */
+	stdout: string,
+	stderr: string,
+	/**  The value given to `result(value)`; otherwise what it printed (`null` when it failed). */
+	result: Value,
+	/**  Files the script wrote, relative to the files folder (`outputs/<run_id>/chart.png`). */
+	files_created: string[],
+	/**  Tool calls that ran (refused ones are not counted). */
+	tool_calls: number,
+	duration_ms: number,
+	/**  A plain sentence when `ok` is false. */
+	error: string | null,
+};
+
+/**  `GET /api/sandbox/status`. */
+export type SandboxStatus = SandboxStatus_Serialize | SandboxStatus_Deserialize;
+
+/**  `GET /api/sandbox/status`. */
+export type SandboxStatus_Deserialize = {
+	enabled: boolean,
+	/**  The backend a run would use now. */
+	backend: ScriptBackend,
+	docker_available: boolean,
+	/**  The Python scripts run with, e.g. `3.12.1`; `null` when none was found. */
+	python_version?: string | null,
+};
+
+/**  `GET /api/sandbox/status`. */
+export type SandboxStatus_Serialize = {
+	enabled: boolean,
+	/**  The backend a run would use now. */
+	backend: ScriptBackend,
+	docker_available: boolean,
+	/**  The Python scripts run with, e.g. `3.12.1`; `null` when none was found. */
+	python_version: string | null,
 };
 
 /**  `POST /api/models/presets`. */
@@ -3876,6 +3946,9 @@ export type Schedule_Serialize =
 { type: "recurring"; frequency: Frequency; days?: string[]; time?: string; interval_minutes?: number; timezone: string; catch_up?: CatchUp } | 
 /**  When an outside event arrives (`source.items`, the webhooks issue). */
 { type: "triggered"; source: string; event: string; filter: { [key in string]: string }; timezone: string };
+
+/**  Where a script ran. */
+export type ScriptBackend = "process" | "docker";
 
 /**  One search hit. */
 export type SearchHit = {

@@ -64,6 +64,8 @@ import type {
   RuleDecision,
   RuleProposal,
   RuleProposalStatus,
+  SandboxResult,
+  SandboxStatus,
   SavePresetRequest,
   SearchHit,
   SecretInfo,
@@ -422,6 +424,15 @@ export const CALLS = {
   deleteHook: (id: string): Doors<OkReply> => ({
     http: DELETE(`/api/hooks/${enc(id)}`),
     tauri: () => commands.deleteHook(id),
+  }),
+
+  // Scripts (contract section 11).
+  /** Whether scripts can run here: on or off, the backend, Docker, and which Python. */
+  sandboxStatus: (): Doors<SandboxStatus> => ({ http: GET('/api/sandbox/status'), tauri: () => commands.sandboxStatus() }),
+  /** Runs a script again; its tool calls may only look things up, whatever the approvals mode. */
+  runScript: (code: string): Doors<SandboxResult> => ({
+    http: POST('/api/sandbox/run', { code }),
+    tauri: () => commands.runScript({ code }),
   }),
 
   // Devices (contract section 13).

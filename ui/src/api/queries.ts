@@ -50,6 +50,7 @@ import type {
   Roles,
   RuleDecision,
   RuleProposal,
+  SandboxStatus,
   SearchHit,
   Session,
   SavePresetRequest,
@@ -105,6 +106,7 @@ export const queryKeys = {
   feeds: ['integrations', 'feeds'] as const,
   mcpServers: ['integrations', 'mcp'] as const,
   privacyFilters: (id: string) => ['integrations', 'privacy-filters', id] as const,
+  sandboxStatus: ['sandbox', 'status'] as const,
 };
 
 /** How many notifications the feed shows (the engine keeps more; the unread count covers all). */
@@ -644,6 +646,15 @@ export function useConfigSchema() {
   });
 }
 
+/** Whether scripts can run here; read again when the settings change (on/off, the backend). */
+export function useSandboxStatus() {
+  const api = useApi();
+  return useQuery<SandboxStatus, ApiError>({
+    queryKey: queryKeys.sandboxStatus,
+    queryFn: () => api.sandboxStatus().catch((e: unknown) => Promise.reject(toApiError(e))),
+  });
+}
+
 export function usePatchConfig() {
   const api = useApi();
   const qc = useQueryClient();
@@ -653,6 +664,7 @@ export function usePatchConfig() {
       const config = (res as { config?: unknown } | undefined)?.config;
       if (config) qc.setQueryData(queryKeys.config, config);
       await qc.invalidateQueries({ queryKey: queryKeys.bootstrap });
+      await qc.invalidateQueries({ queryKey: queryKeys.sandboxStatus });
     },
   });
 }

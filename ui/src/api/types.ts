@@ -57,6 +57,8 @@ import type {
   Node_Serialize,
   Pairing_Serialize,
   LanStatus_Serialize,
+  SandboxStatus_Serialize,
+  SandboxResult_Serialize,
   ChatEvent_Serialize,
   DomainEvent_Serialize,
   Envelope_Serialize,
@@ -228,6 +230,10 @@ export type Node = Node_Serialize;
 export type Pairing = Pairing_Serialize;
 /** `GET /api/nodes/lan`: the LAN listener's state. */
 export type LanStatus = LanStatus_Serialize;
+/** `GET /api/sandbox/status`: whether scripts can run here, and with which Python. */
+export type SandboxStatus = SandboxStatus_Serialize;
+/** A script run (contract section 11): what it printed, returned and saved, or why it failed. */
+export type SandboxResult = SandboxResult_Serialize;
 /** `POST /api/nodes/{id}/invoke` (the generated type spells `params` loosely, as strings). */
 export type InvokeRequest = { capability: string; params: Record<string, unknown>; timeout_ms?: number | null };
 /**

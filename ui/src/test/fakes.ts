@@ -50,6 +50,8 @@ import type {
   InvokeReply,
   InvokeRequest,
   LanStatus,
+  SandboxResult,
+  SandboxStatus,
   Node,
   Pairing,
   ImportResult,
@@ -937,6 +939,18 @@ export function fakeApi(initial: Bootstrap) {
     invokeNode: vi.fn(async (_id: string, _body: InvokeRequest): Promise<InvokeReply> => ({ ok: true, data: { shown: true } })),
     createPairing: vi.fn(async () => pairing),
     lanStatus: vi.fn(async () => lan),
+    sandboxStatus: vi.fn(async (): Promise<SandboxStatus> => ({ enabled: true, backend: 'process', docker_available: false, python_version: '3.11.7' })),
+    runScript: vi.fn(async (code: string): Promise<SandboxResult> => ({
+      ok: true,
+      backend: 'process',
+      stdout: `ran ${code.length} characters\n`,
+      stderr: '',
+      result: `ran ${code.length} characters\n`,
+      files_created: [],
+      tool_calls: 0,
+      duration_ms: 300,
+      error: null,
+    })),
     listMemories: vi.fn(async (query: MemoryQuery = {}) =>
       memories.filter(
         (m) =>

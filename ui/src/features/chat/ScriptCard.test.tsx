@@ -1,7 +1,9 @@
 // The script card: the code and what it was for, output while it runs, then what the script
 // printed, returned and saved, or why it didn't work.
 import { screen, within } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
 import { describe, expect, it, vi } from 'vitest';
+import { ApiError } from '../../api';
 import { fakeApi, makeBootstrap } from '../../test/fakes';
 import { renderWithApi } from '../../test/render';
 import { ToolCard } from './ToolCard';
@@ -98,6 +100,24 @@ describe('script card', () => {
     expect(within(card).getByTestId('script-error').textContent).toBe('The script failed on line 2: NameError.');
     expect(within(card).getByTestId('script-stdout').textContent).toBe('start\n');
     expect(within(card).getByTestId('script-stderr').textContent).toBe('Traceback…\n');
+  });
+
+  it('Run again runs the same code with look-ups only and shows what it gave under the first run', async () => {
+    const { api, card } = show(scriptTool({ result: ran() }));
+    await userEvent.click(within(card).getByRole('button', { name: 'Run again' }));
+    expect(api.runScript).toHaveBeenCalledWith(CODE);
+    const again = within(card).getByTestId('script-again');
+    expect(await within(again).findByText('Ran again')).toBeTruthy();
+    expect(within(again).getByTestId('script-stdout').textContent).toBe(`ran ${CODE.length} characters\n`);
+    // The first run's output is still there.
+    expect(within(card).getAllByTestId('script-stdout')[0].textContent).toBe('12\n');
+  });
+
+  it('Run again that the engine refuses says why in a sentence', async () => {
+    const { api, card } = show(scriptTool({ result: ran() }));
+    vi.mocked(api.runScript).mockRejectedValueOnce(new ApiError(422, 'Give the script to run.'));
+    await userEvent.click(within(card).getByRole('button', { name: 'Run again' }));
+    expect((await within(card).findByRole('alert')).textContent).toBe('Give the script to run.');
   });
 
   it('a refused script shows the refusal as a sentence', () => {

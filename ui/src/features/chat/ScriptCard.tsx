@@ -1,7 +1,10 @@
 // A script the assistant ran (`execute_code`, contract section 11): what it was for and its code,
 // its output while it runs, then what it printed, returned and saved, or the one sentence saying
-// why it didn't work. Pictures it saved show as pictures.
-import type { ApprovalDecision } from '../../api';
+// why it didn't work. Pictures it saved show as pictures. "Run again" runs the same code once more
+// with look-ups only (`POST /api/sandbox/run`), shown under the first run.
+import { useState } from 'react';
+import { toApiError, type ApprovalDecision } from '../../api';
+import { useApi } from '../../api/context';
 import { ApprovalCard } from './ApprovalCard';
 import { CopyButton } from './CopyButton';
 import { OutputPicture, pictureOf } from './OutputPicture';
@@ -108,6 +111,44 @@ function ScriptOutcome({ run }: { run: ScriptResult }) {
   );
 }
 
+type Rerun = { state: 'running' } | { state: 'done'; run: ScriptResult } | { state: 'failed'; error: string };
+
+/** "Run again" and what it gave. Its tool calls may only look things up, so it never changes anything. */
+function RunAgain({ code }: { code: string }) {
+  const api = useApi();
+  const [rerun, setRerun] = useState<Rerun | null>(null);
+  const start = () => {
+    setRerun({ state: 'running' });
+    api.runScript(code).then(
+      (run) => setRerun({ state: 'done', run }),
+      (e: unknown) => setRerun({ state: 'failed', error: toApiError(e).detail }),
+    );
+  };
+  return (
+    <div className="script-again" data-testid="script-again">
+      <button
+        type="button"
+        className="btn btn-quiet chat-mini-btn"
+        onClick={start}
+        disabled={rerun?.state === 'running'}
+        title="Runs the same script again; its tool uses may only look things up"
+      >
+        {rerun?.state === 'running' ? 'Running again…' : 'Run again'}
+      </button>
+      {rerun?.state === 'done' ? (
+        <div className="tool-section" aria-live="polite">
+          <h4>Ran again</h4>
+          <ScriptOutcome run={rerun.run} />
+        </div>
+      ) : rerun?.state === 'failed' ? (
+        <p className="tool-error" role="alert">
+          {rerun.error}
+        </p>
+      ) : null}
+    </div>
+  );
+}
+
 export function ScriptCard({
   tool,
   onAnswer,
@@ -155,7 +196,10 @@ export function ScriptCard({
       {tool.declined ? (
         <p className="tool-declined">You declined this, so it didn't run.</p>
       ) : run ? (
-        <ScriptOutcome run={run} />
+        <>
+          <ScriptOutcome run={run} />
+          {code ? <RunAgain code={code} /> : null}
+        </>
       ) : finished ? (
         <p className="tool-error" data-testid="tool-result">
           {refusalText(tool.result)}

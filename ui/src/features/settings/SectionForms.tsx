@@ -1,6 +1,7 @@
 // Settings tabs made entirely from the settings' schema: Chats, Tasks, Approvals & safety, Scripts.
 // Each card names the fields it shows; their words, ranges, units and choices come from the
 // schema (../form/), and a field the schema hides or marks "Not used yet" is left out.
+import { useSandboxStatus } from '../../api/queries';
 import { SchemaForm } from './form/SchemaForm';
 
 export function ChatSettings() {
@@ -97,13 +98,35 @@ export function SafetySettings() {
   );
 }
 
+/** One line on whether scripts can run on this computer, with what to do when they can't. */
+function ScriptStatusLine() {
+  const status = useSandboxStatus();
+  if (status.isPending) return <p className="settings-status" aria-busy="true">Checking whether scripts can run here…</p>;
+  if (status.isError) return <p className="settings-status" role="alert">{status.error.detail}</p>;
+  const { enabled, python_version: python } = status.data;
+  if (!python)
+    return (
+      <p className="settings-status" role="alert" data-testid="scripts-status">
+        Python 3 isn't installed on this computer, so scripts can't run. Install it (on Debian or Ubuntu: <code>sudo apt install python3</code>), then
+        come back here.
+      </p>
+    );
+  return (
+    <p className="settings-status" data-testid="scripts-status">
+      {enabled ? `Scripts run with Python ${python} in a separate process on this computer.` : `Scripts are off. Python ${python} is ready when you turn them on.`}
+    </p>
+  );
+}
+
 export function ScriptSettings() {
   return (
     <>
+      <ScriptStatusLine />
       <SchemaForm
         section={['sandbox']}
         fields={[
           { key: 'enabled', title: 'Let the assistant write and run short Python scripts' },
+          { key: 'backend', title: 'Where scripts run' },
           { key: 'timeout_s', title: 'Stop a script after' },
           { key: 'max_tool_calls', title: 'Most tool uses in one script', unit: 'tool uses' },
           { key: 'max_concurrent_runs', title: 'Scripts running at the same time', unit: 'scripts' },

@@ -1,6 +1,6 @@
 // Settings' tabs: the tabs made from settings sections show only when the schema has the section
-// and doesn't hide it; the Chats, Tasks, and Approvals & safety tabs are forms generated from the
-// schema, and Webhooks shows its limits from it too.
+// and doesn't hide it; the Chats, Tasks, Approvals & safety and Scripts tabs are forms generated
+// from the schema, and Webhooks shows its limits from it too.
 import { screen, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -13,10 +13,11 @@ afterEach(() => {
   window.location.hash = '';
 });
 
-function open(hash: string, schema: ConfigSchema = CONFIG_SCHEMA) {
+function open(hash: string, schema: ConfigSchema = CONFIG_SCHEMA, setUp: (engine: ReturnType<typeof fakeApi>) => void = () => {}) {
   window.location.hash = hash;
   const engine = fakeApi(makeBootstrap());
   engine.api.configSchema.mockResolvedValue(schema);
+  setUp(engine);
   renderWithApi(<App />, engine.api);
   return engine;
 }
@@ -79,6 +80,7 @@ describe('Settings tabs', () => {
 
   it('Scripts is a form from the schema: limits in their units, and the Docker settings that do nothing yet left out', async () => {
     const engine = open('#/settings/scripts');
+    expect((await screen.findByTestId('scripts-status')).textContent).toBe('Scripts run with Python 3.11.7 in a separate process on this computer.');
     const timeout = await screen.findByRole('spinbutton', { name: 'Stop a script after' });
     expect(timeout).toHaveAccessibleDescription('A script is stopped after running this many seconds.');
     await userEvent.clear(timeout);
@@ -91,7 +93,17 @@ describe('Settings tabs', () => {
     await userEvent.click(screen.getByRole('switch', { name: 'Let the assistant write and run short Python scripts' }));
     expect(engine.api.patchConfig).toHaveBeenLastCalledWith({ sandbox: { enabled: false } });
     expect(screen.getByRole('spinbutton', { name: 'Largest file saved' })).toBeInTheDocument();
+    // Docker is a later version's: only the choices that work are offered.
+    const where = screen.getByRole('combobox', { name: 'Where scripts run' });
+    expect(within(where).getAllByRole('option').map((o) => o.getAttribute('value'))).toEqual(['auto', 'process']);
     expect(screen.queryByText(/Docker/)).toBeNull();
+  });
+
+  it('Scripts says how to get Python when this computer has none', async () => {
+    open('#/settings/scripts', CONFIG_SCHEMA, (engine) =>
+      engine.api.sandboxStatus.mockResolvedValue({ enabled: true, backend: 'process', docker_available: false, python_version: null }),
+    );
+    expect((await screen.findByTestId('scripts-status')).textContent).toContain('sudo apt install python3');
   });
 
   it('General lets the personality onboarding left at its default be changed, in the schema’s words', async () => {

@@ -128,6 +128,8 @@ function choices(node: ConfigSchema, labels: Record<string, string> | undefined)
     for (const v of node.enum) if (typeof v === 'string') opts.push({ value: v, label: labels?.[v] ?? v, description: '' });
   } else if (one && one.length > 0) {
     for (const b of one) {
+      // A choice that does nothing yet (a later version's) is not offered.
+      if (isHidden(b)) continue;
       const values = b.const !== undefined ? [b.const] : (b.enum ?? []);
       for (const v of values) {
         if (typeof v !== 'string') continue;
