@@ -62,6 +62,9 @@ pub async fn run(engine: Engine, screen: Arc<dyn Screen>) {
     let mut settings = engine.config().watch();
     let mut failures: u32 = 0;
     loop {
+        // The device settings this attempt ran under: a change while connecting or connected
+        // (devices turned back on) must still cut the wait that follows short.
+        let nodes_at_connect = settings.borrow_and_update().nodes.clone();
         let ended = tokio::select! {
             () = shutdown.cancelled() => Ended::Shutdown,
             ended = connect_once(&engine, screen.clone(), &mut failures) => ended,
@@ -82,7 +85,6 @@ pub async fn run(engine: Engine, screen: Arc<dyn Screen>) {
             "the desktop node reconnects"
         );
         // Turning devices back on (or any device setting) wakes the wait early.
-        let nodes_before = settings.borrow_and_update().nodes.clone();
         let sleep = tokio::time::sleep(wait);
         tokio::pin!(sleep);
         loop {
@@ -93,7 +95,7 @@ pub async fn run(engine: Engine, screen: Arc<dyn Screen>) {
                     if changed.is_err() {
                         return;
                     }
-                    if settings.borrow_and_update().nodes != nodes_before {
+                    if settings.borrow_and_update().nodes != nodes_at_connect {
                         failures = 0;
                         break;
                     }

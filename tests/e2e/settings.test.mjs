@@ -31,7 +31,7 @@ after(() =>
   }),
 );
 
-const TABS = ['General', 'Models', 'Chats', 'Tasks', 'Approvals & safety', 'Webhooks', 'Devices'];
+const TABS = ['General', 'Models', 'Chats', 'Tasks', 'Approvals & safety', 'Scripts', 'Webhooks', 'Devices'];
 
 async function openSettings(path) {
   await page.goto(`${ready.web_url}`);
