@@ -26,7 +26,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { ScriptedWorld, eventually, screenshots, startProcess, stopProcess, uiDist } from './support.mjs';
+import { ScriptedWorld, eventually, screenshots, startProcess, stopProcess, uiDist, sendMessage } from './support.mjs';
 
 const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
 const AXE = join(repoRoot, 'node_modules', 'axe-core', 'axe.min.js');
@@ -378,8 +378,7 @@ describe('Accessibility (axe-core) in both themes at three sizes', () => {
     await page.goto(ready.web_url);
     await heading('Chat').waitFor();
     await useTheme('dark');
-    await page.getByRole('textbox', { name: 'Message', exact: true }).fill('Remember: buy milk');
-    await page.getByRole('button', { name: 'Send', exact: true }).click();
+    await sendMessage(page, 'Remember: buy milk');
     const card = page.getByTestId('approval-card');
     await card.waitFor();
     await page.getByText(FIRST_REPLY).waitFor();
@@ -403,8 +402,7 @@ describe('Accessibility (axe-core) in both themes at three sizes', () => {
 
     // A model error with its buttons (download the model, open Settings), in both themes.
     await open('#/chat', null);
-    await page.getByRole('textbox', { name: 'Message', exact: true }).fill('Hello');
-    await page.getByRole('button', { name: 'Send', exact: true }).click();
+    await sendMessage(page, 'Hello');
     const error = page.getByRole('alert').filter({ hasText: /qwen3:8b/ }).first();
     await error.waitFor();
     await error.getByRole('button').first().waitFor();

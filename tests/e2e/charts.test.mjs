@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { ScriptedWorld, screenshots } from './support.mjs';
+import { ScriptedWorld, screenshots, openChat, sendMessage } from './support.mjs';
 
 const REPLY = 'Here is your spending by month: March was the highest.';
 
@@ -42,10 +42,8 @@ after(() => world.stop());
 
 describe('Charts in the chat', () => {
   test('a chart the model draws shows as a picture, then the reply', async () => {
-    await page.goto(ready.web_url);
-    await page.getByRole('heading', { level: 1, name: 'Chat', exact: true }).waitFor();
-    await page.getByRole('textbox', { name: 'Message', exact: true }).fill('Chart my spending by month');
-    await page.getByRole('button', { name: 'Send', exact: true }).click();
+    await openChat(page, ready.web_url);
+    await sendMessage(page, 'Chart my spending by month');
 
     const picture = page.getByTestId('tool-picture');
     await picture.waitFor();

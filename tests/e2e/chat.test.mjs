@@ -11,7 +11,7 @@ import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { ScriptedWorld, screenshots } from './support.mjs';
+import { ScriptedWorld, screenshots, openChat, sendMessage } from './support.mjs';
 
 const FIRST_REPLY = "I'll save that.";
 const SECOND_REPLY = 'Saved your note about milk in outputs/note.txt.';
@@ -39,12 +39,10 @@ after(() => world.stop());
 
 describe('Chat in the browser', () => {
   test('a message, an approval, the tool result and the streamed reply; the transcript is stored', async () => {
-    await page.goto(ready.web_url);
-    await page.getByRole('heading', { level: 1, name: 'Chat', exact: true }).waitFor();
+    await openChat(page, ready.web_url);
     await page.getByText('No chats yet — say hello below.').waitFor();
 
-    await page.getByRole('textbox', { name: 'Message', exact: true }).fill('Remember: buy milk');
-    await page.getByRole('button', { name: 'Send', exact: true }).click();
+    await sendMessage(page, 'Remember: buy milk');
 
     // The model asks to write a file: the card says what, how risky, and offers the three answers.
     const card = page.getByTestId('approval-card');

@@ -9,7 +9,7 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { ScriptedWorld, screenshots } from './support.mjs';
+import { ScriptedWorld, screenshots, openChat, sendMessage } from './support.mjs';
 
 const REPLY = 'Hello! The model is here now.';
 
@@ -32,10 +32,8 @@ after(() => world.stop());
 
 describe('Errors with an action', () => {
   test('a missing model offers its download and Settings, then Try again works', async () => {
-    await page.goto(ready.web_url);
-    await page.getByRole('heading', { level: 1, name: 'Chat', exact: true }).waitFor();
-    await page.getByRole('textbox', { name: 'Message', exact: true }).fill('Hello');
-    await page.getByRole('button', { name: 'Send', exact: true }).click();
+    await openChat(page, ready.web_url);
+    await sendMessage(page, 'Hello');
 
     const error = page.getByTestId('assistant-message').getByRole('alert');
     await error.getByText("The model qwen3:8b isn't downloaded in Ollama yet.", { exact: false }).waitFor();

@@ -16,7 +16,7 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { eventually, ScriptedWorld, screenshots, startKeyring, stopKeyring } from './support.mjs';
+import { eventually, ScriptedWorld, screenshots, startKeyring, stopKeyring, sendMessage } from './support.mjs';
 
 const REPLY = 'Hello Ada! I am running on this computer now.';
 // The check-up of the main model asks three things: a short reply, one find_city call, and a
@@ -79,14 +79,17 @@ describe('Onboarding sets up a model', () => {
     const local = page.getByTestId('local-setup');
     if (rec.cloud_first) {
       // A small computer is pointed at the cloud, never at the chat-only fallback.
-      assert.equal(await page.getByRole('radio', { name: /With a cloud key/ }).isChecked(), true);
+      const withACloudKey = page.getByRole('radio', { name: /With a cloud key/ });
+      await eventually('With a cloud key is chosen', () => withACloudKey.isChecked(), (checked) => checked === true);
       await page.getByRole('radio', { name: /On this computer/ }).check();
       await page.getByTestId('local-cloud-first').getByRole('button', { name: 'Use a cloud key instead' }).waitFor();
       await shot(page, '2-choice');
       t.skip(`this computer (${hardware.summary}) gets a cloud model first, so there is no local download to follow`);
       return;
     }
-    assert.equal(await page.getByRole('radio', { name: /On this computer/ }).isChecked(), true);
+    // The choice is made once the hardware and Ollama's state have loaded after the reload.
+    const onThisComputer = page.getByRole('radio', { name: /On this computer/ });
+    await eventually('On this computer is chosen', () => onThisComputer.isChecked(), (checked) => checked === true);
     await local.getByText('Ollama is running.').waitFor();
     await local.getByText(`Recommended for this computer: ${rec.summary}.`).waitFor();
     await shot(page, '2-choice');
@@ -112,8 +115,7 @@ describe('Onboarding sets up a model', () => {
     await page.getByRole('heading', { level: 1, name: 'Chat', exact: true }).waitFor();
     assert.equal(await page.getByTestId('model-bar').count(), 0);
 
-    await page.getByRole('textbox', { name: 'Message', exact: true }).fill('Hello');
-    await page.getByRole('button', { name: 'Send', exact: true }).click();
+    await sendMessage(page, 'Hello');
     const reply = page.getByTestId('assistant-message').last();
     // It streams: the first words show before the last one.
     await reply.getByText('Hello Ada!', { exact: false }).waitFor();

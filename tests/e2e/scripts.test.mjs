@@ -9,7 +9,7 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { ScriptedWorld, screenshots } from './support.mjs';
+import { ScriptedWorld, screenshots, openChat, sendMessage } from './support.mjs';
 
 // A 2x2 PNG from the standard library alone, a tool call, and a printed total.
 const CODE = [
@@ -46,10 +46,8 @@ after(() => world.stop());
 
 describe('Scripts in the chat', () => {
   test('a script asks first, runs with real Python, and shows its output, its picture and Run again', async () => {
-    await page.goto(ready.web_url);
-    await page.getByRole('heading', { level: 1, name: 'Chat', exact: true }).waitFor();
-    await page.getByRole('textbox', { name: 'Message', exact: true }).fill('Add up 420, 380.5 and 510 with a script');
-    await page.getByRole('button', { name: 'Send', exact: true }).click();
+    await openChat(page, ready.web_url);
+    await sendMessage(page, 'Add up 420, 380.5 and 510 with a script');
 
     const card = page.getByTestId('tool-card');
     await card.getByText('Script: Add up my spending').waitFor();

@@ -77,6 +77,18 @@ export async function eventually(what, read, ok, timeoutMs = STEP_TIMEOUT_MS) {
   }
 }
 
+/** Opens the chat at `webUrl` and waits for its page to be there. */
+export async function openChat(page, webUrl) {
+  await page.goto(webUrl);
+  await page.getByRole('heading', { level: 1, name: 'Chat', exact: true }).waitFor();
+}
+
+/** Types `text` into the open chat's message box and sends it. */
+export async function sendMessage(page, text) {
+  await page.getByRole('textbox', { name: 'Message', exact: true }).fill(text);
+  await page.getByRole('button', { name: 'Send', exact: true }).click();
+}
+
 /**
  * One engine, one scripted model server and one browser page for a test file. `script` is what the
  * model says, in order; `name` names the scratch folders. Options:
