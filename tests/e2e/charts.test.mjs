@@ -7,8 +7,8 @@
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { after, before, describe, test } from 'node:test';
-import { ScriptedWorld, screenshots, openChat, sendMessage } from './support.mjs';
+import { describe, test } from 'node:test';
+import { scriptedWorldForTests, screenshots, openChat, sendMessage } from './support.mjs';
 
 const REPLY = 'Here is your spending by month: March was the highest.';
 
@@ -29,19 +29,11 @@ const SCRIPT = [
   { text: 'Spending chart' },
 ];
 
-const world = new ScriptedWorld('charts', SCRIPT);
-let ready;
-let page;
-
-before(async () => {
-  await world.start();
-  ({ ready, page } = world);
-});
-
-after(() => world.stop());
+const world = scriptedWorldForTests('charts', SCRIPT);
 
 describe('Charts in the chat', () => {
   test('a chart the model draws shows as a picture, then the reply', async () => {
+    const { page, ready } = world;
     await openChat(page, ready.web_url);
     await sendMessage(page, 'Chart my spending by month');
 

@@ -10,8 +10,8 @@
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { after, before, describe, test } from 'node:test';
-import { ScriptedWorld, screenshots, openChat, sendMessage } from './support.mjs';
+import { describe, test } from 'node:test';
+import { scriptedWorldForTests, screenshots, openChat, sendMessage } from './support.mjs';
 
 const FIRST_REPLY = "I'll save that.";
 const SECOND_REPLY = 'Saved your note about milk in outputs/note.txt.';
@@ -25,20 +25,12 @@ const SCRIPT = [
   { text: 'Milk note' },
 ];
 
-const world = new ScriptedWorld('chat', SCRIPT);
-let ready;
-let page;
+const world = scriptedWorldForTests('chat', SCRIPT);
 const api = (method, path, body) => world.api(method, path, body);
-
-before(async () => {
-  await world.start();
-  ({ ready, page } = world);
-});
-
-after(() => world.stop());
 
 describe('Chat in the browser', () => {
   test('a message, an approval, the tool result and the streamed reply; the transcript is stored', async () => {
+    const { page, ready } = world;
     await openChat(page, ready.web_url);
     await page.getByText('No chats yet — say hello below.').waitFor();
 

@@ -8,8 +8,8 @@
 
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { after, before, describe, test } from 'node:test';
-import { ScriptedWorld, screenshots, openChat, sendMessage } from './support.mjs';
+import { describe, test } from 'node:test';
+import { scriptedWorldForTests, screenshots, openChat, sendMessage } from './support.mjs';
 
 const REPLY = 'Hello! The model is here now.';
 
@@ -19,19 +19,11 @@ const SCRIPT = [
   { text: 'Greeting' },
 ];
 
-const world = new ScriptedWorld('errors', SCRIPT);
-let ready;
-let page;
-
-before(async () => {
-  await world.start();
-  ({ ready, page } = world);
-});
-
-after(() => world.stop());
+const world = scriptedWorldForTests('errors', SCRIPT);
 
 describe('Errors with an action', () => {
   test('a missing model offers its download and Settings, then Try again works', async () => {
+    const { page, ready } = world;
     await openChat(page, ready.web_url);
     await sendMessage(page, 'Hello');
 

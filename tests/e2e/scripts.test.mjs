@@ -8,8 +8,8 @@
 
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { after, before, describe, test } from 'node:test';
-import { ScriptedWorld, screenshots, openChat, sendMessage } from './support.mjs';
+import { describe, test } from 'node:test';
+import { scriptedWorldForTests, screenshots, openChat, sendMessage } from './support.mjs';
 
 // A 2x2 PNG from the standard library alone, a tool call, and a printed total.
 const CODE = [
@@ -33,19 +33,11 @@ const SCRIPT = [
   { text: 'Spending total' },
 ];
 
-const world = new ScriptedWorld('scripts', SCRIPT);
-let ready;
-let page;
-
-before(async () => {
-  await world.start();
-  ({ ready, page } = world);
-});
-
-after(() => world.stop());
+const world = scriptedWorldForTests('scripts', SCRIPT);
 
 describe('Scripts in the chat', () => {
   test('a script asks first, runs with real Python, and shows its output, its picture and Run again', async () => {
+    const { page, ready } = world;
     await openChat(page, ready.web_url);
     await sendMessage(page, 'Add up 420, 380.5 and 510 with a script');
 

@@ -4,19 +4,10 @@
 
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { after, before, describe, test } from 'node:test';
-import { ScriptedWorld, screenshots } from './support.mjs';
+import { describe, test } from 'node:test';
+import { scriptedWorldForTests, screenshots, openChat } from './support.mjs';
 
-const world = new ScriptedWorld('small', []);
-let ready;
-let page;
-
-before(async () => {
-  await world.start();
-  ({ ready, page } = world);
-});
-
-after(() => world.stop());
+const world = scriptedWorldForTests('small', []);
 
 /** The element's box on screen. */
 const box = async (locator) => {
@@ -27,9 +18,9 @@ const box = async (locator) => {
 
 describe('Small windows', () => {
   test('below 900 px the sidebar is icons that name their page on hover and focus', async () => {
+    const { page, ready } = world;
     await page.setViewportSize({ width: 800, height: 600 });
-    await page.goto(ready.web_url);
-    await page.getByRole('heading', { level: 1, name: 'Chat', exact: true }).waitFor();
+    await openChat(page, ready.web_url);
     const sidebar = page.getByRole('navigation', { name: 'Main' });
     assert.ok((await box(sidebar)).width <= 80, 'the sidebar is narrow');
     const tasks = sidebar.getByRole('link', { name: /Tasks/ });
@@ -51,9 +42,9 @@ describe('Small windows', () => {
   });
 
   test('at phone width the message box stays on screen', async () => {
+    const { page, ready } = world;
     await page.setViewportSize({ width: 390, height: 844 });
-    await page.goto(ready.web_url);
-    await page.getByRole('heading', { level: 1, name: 'Chat', exact: true }).waitFor();
+    await openChat(page, ready.web_url);
     const message = page.getByRole('textbox', { name: 'Message', exact: true });
     const where = await box(message);
     assert.ok(where.x >= 0 && where.x + where.width <= 390, `the box fits across: ${JSON.stringify(where)}`);

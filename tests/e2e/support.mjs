@@ -16,6 +16,7 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { createServer } from 'node:net';
+import { after, before } from 'node:test';
 import { chromium } from 'playwright-core';
 
 const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
@@ -75,6 +76,14 @@ export async function eventually(what, read, ok, timeoutMs = STEP_TIMEOUT_MS) {
     assert.ok(Date.now() < deadline, `${what} (last: ${JSON.stringify(last)})`);
     await new Promise((r) => setTimeout(r, 100));
   }
+}
+
+/** A `ScriptedWorld` started before the calling file's tests and stopped after them. */
+export function scriptedWorldForTests(name, script, options) {
+  const world = new ScriptedWorld(name, script, options);
+  before(() => world.start());
+  after(() => world.stop());
+  return world;
 }
 
 /** Opens the chat at `webUrl` and waits for its page to be there. */
