@@ -377,6 +377,15 @@ function isIntegration(value: unknown): value is Integration {
 }
 
 /** An app as it is now: replaced in the list (a new one, such as a new tool server, refetches it). */
+/**
+ * Before a change: a read of the list still on its way was asked for before the change and
+ * would land after the change's answer, putting the old value back. Drop it; the change's
+ * `integration.updated` reads the list again.
+ */
+function dropStaleReads(qc: QueryClient, queryKey: readonly unknown[]): Promise<void> {
+  return qc.cancelQueries({ queryKey });
+}
+
 export function putIntegration(qc: QueryClient, app: unknown): void {
   if (!isIntegration(app)) return;
   const list = qc.getQueryData<Integration[]>(queryKeys.integrations);
@@ -1410,6 +1419,7 @@ export function useSetIntegrationAccess() {
   const api = useApi();
   const qc = useQueryClient();
   return useMutation<Integration, ApiError, { id: string; access: IntegrationAccess }>({
+    onMutate: () => dropStaleReads(qc, queryKeys.integrations),
     mutationFn: ({ id, access }) => api.setIntegrationAccess(id, access).catch(rejectAsApiError),
     onSuccess: (app) => putIntegration(qc, app),
   });
@@ -1467,6 +1477,7 @@ export function useSetMcpAccess() {
   const api = useApi();
   const qc = useQueryClient();
   return useMutation<McpServerInfo, ApiError, { name: string; access: IntegrationAccess }>({
+    onMutate: () => dropStaleReads(qc, queryKeys.mcpServers),
     mutationFn: ({ name, access }) => api.setMcpAccess(name, access).catch(rejectAsApiError),
     onSuccess: (server) => putMcpServer(qc, server),
   });
@@ -1476,6 +1487,7 @@ export function useSetMcpEnabled() {
   const api = useApi();
   const qc = useQueryClient();
   return useMutation<McpServerInfo, ApiError, { name: string; enabled: boolean }>({
+    onMutate: () => dropStaleReads(qc, queryKeys.mcpServers),
     mutationFn: ({ name, enabled }) => api.setMcpEnabled(name, enabled).catch(rejectAsApiError),
     onSuccess: (server) => putMcpServer(qc, server),
   });

@@ -10,7 +10,7 @@ import type { McpServerInfo } from '../../api/calls';
 import { ApiError } from '../../api/errors';
 import { fakeApi, makeBootstrap } from '../../test/fakes';
 import { renderWithApi } from '../../test/render';
-import { installIntegrations, makeServer } from './fakeIntegrations';
+import { installIntegrations, makeApp, makeServer } from './fakeIntegrations';
 import { NO_SERVERS } from './ToolServers';
 
 function setup(servers: McpServerInfo[] = []) {
@@ -162,6 +162,30 @@ describe('Tool servers', () => {
     await userEvent.click(within(card).getByRole('switch', { name: /Read only/ }));
     expect(engine.api.setMcpAccess).toHaveBeenCalledWith('everything', 'read');
     await waitFor(() => expect(within(card).getByRole('switch', { name: /Read only/ })).toBeChecked());
+  });
+
+  it('keeps Read only on when a list read before the change arrives after it', async () => {
+    const { engine } = setup([makeServer({ name: 'everything' })]);
+    const card = await server('everything');
+    // A refresh of the list starts (an event for the server) and is answered late, with the
+    // list as it was when it was asked for.
+    const real = engine.api.listMcpServers.getMockImplementation();
+    let answer: () => void = () => {};
+    engine.api.listMcpServers.mockImplementationOnce(async () => {
+      const before = await real!();
+      await new Promise<void>((resolve) => {
+        answer = resolve;
+      });
+      return before;
+    });
+    engine.emit('integration.updated', makeApp({ id: 'mcp_everything' }));
+    await waitFor(() => expect(engine.api.listMcpServers).toHaveBeenCalledTimes(2));
+    await userEvent.click(within(card).getByRole('switch', { name: /Read only/ }));
+    expect(engine.api.setMcpAccess).toHaveBeenCalledWith('everything', 'read');
+    await waitFor(() => expect(within(card).getByRole('switch', { name: /Read only/ })).not.toBeDisabled());
+    answer();
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(within(card).getByRole('switch', { name: /Read only/ })).toBeChecked();
   });
 
   it('tests a server', async () => {
