@@ -153,24 +153,26 @@ impl Notifications {
         limit: u32,
         unread_only: bool,
     ) -> Result<NotificationList, NotificationError> {
+        // One read transaction, so the count agrees with the list it comes with.
+        let mut read = self.pool().begin().await?;
         let rows = sqlx::query(select!(
             "WHERE (? = 0 OR read = 0) ORDER BY created_at DESC, rowid DESC LIMIT ?"
         ))
         .bind(i64::from(unread_only))
         .bind(i64::from(limit))
-        .fetch_all(self.pool())
+        .fetch_all(&mut *read)
         .await?;
+        let unread = count_unread(&mut *read).await?;
+        read.commit().await?;
         Ok(NotificationList {
             notifications: rows.iter().map(from_row).collect(),
-            unread: self.unread().await?,
+            unread,
         })
     }
 
     pub async fn unread(&self) -> Result<u32, NotificationError> {
-        let (n,): (i64,) = sqlx::query_as("SELECT COUNT(*) FROM notifications WHERE read = 0")
-            .fetch_one(self.pool())
-            .await?;
-        Ok(u32::try_from(n).unwrap_or(u32::MAX))
+        let mut conn = self.pool().acquire().await?;
+        count_unread(&mut *conn).await
     }
 
     pub async fn mark_read(&self, id: &str) -> Result<(), NotificationError> {
@@ -404,6 +406,13 @@ impl Notifier for NotificationService {
     }
 }
 
+async fn count_unread(conn: &mut sqlx::SqliteConnection) -> Result<u32, NotificationError> {
+    let (n,): (i64,) = sqlx::query_as("SELECT COUNT(*) FROM notifications WHERE read = 0")
+        .fetch_one(conn)
+        .await?;
+    Ok(u32::try_from(n).unwrap_or(u32::MAX))
+}
+
 #[cfg(test)]
 mod tests {
     use std::sync::Arc;
@@ -452,6 +461,34 @@ mod tests {
             Value::Object(payload),
             json!({"event": "question", "nested": {"b": 2}, "task_id": null, "status": "answered"})
         );
+    }
+
+    #[tokio::test]
+    async fn the_unread_count_agrees_with_the_list_while_notifications_arrive() {
+        let (_dir, feed) = feed().await;
+        let feed = Arc::new(feed);
+        let writer = feed.clone();
+        let arriving = tokio::spawn(async move {
+            for n in 0..40 {
+                writer
+                    .insert(new(&format!("n{n}"), None, json!({})))
+                    .await
+                    .expect("insert");
+                tokio::task::yield_now().await;
+            }
+        });
+        let mut reads = 0;
+        while !arriving.is_finished() || reads == 0 {
+            let list = feed.list(100, true).await.expect("list");
+            assert_eq!(
+                u32::try_from(list.notifications.len()).ok(),
+                Some(list.unread),
+                "read {reads}"
+            );
+            reads += 1;
+        }
+        arriving.await.expect("writer");
+        assert_eq!(feed.list(100, true).await.expect("list").unread, 40);
     }
 
     #[tokio::test]

@@ -615,17 +615,21 @@ impl MemoryStore {
 
     /// Held facts, newest first (at most `limit`), and how many there are in all.
     pub async fn held(&self, limit: i64) -> Result<(Vec<Memory>, i64), sqlx::Error> {
+        // One read transaction: a fact held between the two reads would otherwise be counted
+        // but missing from the page.
+        let mut read = self.store.pool().begin().await?;
         let rows = sqlx::query(safe(format!(
             "SELECT {FACT_COLUMNS} FROM facts WHERE status = 'pending' \
              ORDER BY created_at DESC, id DESC LIMIT ?"
         )))
         .bind(limit)
-        .fetch_all(self.store.pool())
+        .fetch_all(&mut *read)
         .await?;
         let (count,): (i64,) =
             sqlx::query_as("SELECT COUNT(*) FROM facts WHERE status = 'pending'")
-                .fetch_one(self.store.pool())
+                .fetch_one(&mut *read)
                 .await?;
+        read.commit().await?;
         Ok((rows.iter().map(fact_from_row).collect(), count))
     }
 
@@ -1369,6 +1373,31 @@ mod tests {
             inbox[0].review.as_ref().map(|r| r.from.as_str()),
             Some("a web page")
         );
+    }
+
+    #[tokio::test]
+    async fn the_held_count_agrees_with_the_page_while_facts_are_held() {
+        let (_dir, facts) = open().await;
+        let writer = facts.clone();
+        let holding = tokio::spawn(async move {
+            for n in 0..40 {
+                let note = ReviewNote::new("a web page", None, None);
+                writer
+                    .insert(&fact(&format!("Held fact {n}"), Some(note)), Utc::now())
+                    .await
+                    .expect("insert");
+                tokio::task::yield_now().await;
+            }
+        });
+        let mut reads = 0;
+        while !holding.is_finished() || reads == 0 {
+            let (page, count) = facts.held(100).await.expect("held");
+            assert_eq!(i64::try_from(page.len()).ok(), Some(count), "read {reads}");
+            reads += 1;
+        }
+        holding.await.expect("writer");
+        let (page, count) = facts.held(100).await.expect("held");
+        assert_eq!((page.len(), count), (40, 40));
     }
 
     #[tokio::test]
