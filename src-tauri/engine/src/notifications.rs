@@ -162,7 +162,7 @@ impl Notifications {
         .bind(i64::from(limit))
         .fetch_all(&mut *read)
         .await?;
-        let unread = count_unread(&mut *read).await?;
+        let unread = count_unread(&mut read).await?;
         read.commit().await?;
         Ok(NotificationList {
             notifications: rows.iter().map(from_row).collect(),
@@ -172,7 +172,7 @@ impl Notifications {
 
     pub async fn unread(&self) -> Result<u32, NotificationError> {
         let mut conn = self.pool().acquire().await?;
-        count_unread(&mut *conn).await
+        count_unread(&mut conn).await
     }
 
     pub async fn mark_read(&self, id: &str) -> Result<(), NotificationError> {
