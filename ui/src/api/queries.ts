@@ -376,16 +376,17 @@ function isIntegration(value: unknown): value is Integration {
   return !!i && typeof i.id === 'string' && typeof i.status === 'string' && typeof i.display_name === 'string';
 }
 
-/** An app as it is now: replaced in the list (a new one, such as a new tool server, refetches it). */
 /**
- * Before a change: a read of the list still on its way was asked for before the change and
- * would land after the change's answer, putting the old value back. Drop it; the change's
- * `integration.updated` reads the list again.
+ * Before a change: a read still on its way was asked for before the change and would land
+ * after the change's answer, putting the old value back. Drop it; the change's own event
+ * (`integration.updated`, `config.updated`) reads it again.
  */
 function dropStaleReads(qc: QueryClient, queryKey: readonly unknown[]): Promise<void> {
-  return qc.cancelQueries({ queryKey });
+  // A first load is left alone: cancelling it would leave the page without data until the next event.
+  return qc.cancelQueries({ queryKey, predicate: (query) => query.state.data !== undefined });
 }
 
+/** An app as it is now: replaced in the list (a new one, such as a new tool server, refetches it). */
 export function putIntegration(qc: QueryClient, app: unknown): void {
   if (!isIntegration(app)) return;
   const list = qc.getQueryData<Integration[]>(queryKeys.integrations);
@@ -668,6 +669,7 @@ export function usePatchConfig() {
   const api = useApi();
   const qc = useQueryClient();
   return useMutation<unknown, ApiError, Record<string, unknown>>({
+    onMutate: () => dropStaleReads(qc, queryKeys.config),
     mutationFn: (partial) => api.patchConfig(partial).catch((e: unknown) => Promise.reject(toApiError(e))),
     onSuccess: async (res) => {
       const config = (res as { config?: unknown } | undefined)?.config;

@@ -178,6 +178,31 @@ describe('SchemaForm', () => {
     expect(await within(field).findByRole('alert')).toHaveTextContent("Couldn't save that. That choice is not allowed here.");
   });
 
+  it('keeps a switch where it was put when a read of the settings asked for before the change lands after it', async () => {
+    const engine = setup({ chat: { show_thinking: true } });
+    const { queryClient } = renderWithApi(<SchemaForm section={['chat']} fields={['show_thinking']} />, engine.api);
+    const toggle = await screen.findByRole('switch', { name: /Show the model's reasoning/ });
+    // A read of the settings (for an earlier config.updated) starts, and is answered late with
+    // the settings as they were when it was asked for.
+    const real = engine.api.getConfig.getMockImplementation();
+    let answer: () => void = () => {};
+    engine.api.getConfig.mockImplementationOnce(async () => {
+      const before = structuredClone(await real!());
+      await new Promise<void>((resolve) => {
+        answer = resolve;
+      });
+      return before;
+    });
+    void queryClient.invalidateQueries({ queryKey: ['config'] });
+    await waitFor(() => expect(engine.api.getConfig).toHaveBeenCalledTimes(2));
+    await userEvent.click(toggle);
+    expect(engine.api.patchConfig).toHaveBeenLastCalledWith({ chat: { show_thinking: false } });
+    await waitFor(() => expect(screen.getByRole('switch', { name: /Show the model's reasoning/ })).not.toBeChecked());
+    answer();
+    await act(() => new Promise((resolve) => setTimeout(resolve, 50)));
+    expect(screen.getByRole('switch', { name: /Show the model's reasoning/ })).not.toBeChecked();
+  });
+
   it('leaves out fields the schema hides, and shows nothing when none is left', async () => {
     const engine = setup({ nodes: {} });
     engine.api.configSchema.mockResolvedValue(
