@@ -162,7 +162,7 @@ impl Notifications {
         .bind(i64::from(limit))
         .fetch_all(&mut *read)
         .await?;
-        let unread = count_unread(&mut read).await?;
+        let unread = count_unread(&mut *read).await?;
         read.commit().await?;
         Ok(NotificationList {
             notifications: rows.iter().map(from_row).collect(),
@@ -171,8 +171,7 @@ impl Notifications {
     }
 
     pub async fn unread(&self) -> Result<u32, NotificationError> {
-        let mut conn = self.pool().acquire().await?;
-        count_unread(&mut conn).await
+        count_unread(self.pool()).await
     }
 
     pub async fn mark_read(&self, id: &str) -> Result<(), NotificationError> {
@@ -406,9 +405,9 @@ impl Notifier for NotificationService {
     }
 }
 
-async fn count_unread(conn: &mut sqlx::SqliteConnection) -> Result<u32, NotificationError> {
+async fn count_unread(db: impl sqlx::SqliteExecutor<'_>) -> Result<u32, NotificationError> {
     let (n,): (i64,) = sqlx::query_as("SELECT COUNT(*) FROM notifications WHERE read = 0")
-        .fetch_one(conn)
+        .fetch_one(db)
         .await?;
     Ok(u32::try_from(n).unwrap_or(u32::MAX))
 }

@@ -377,8 +377,9 @@ function isIntegration(value: unknown): value is Integration {
 }
 
 /**
- * Before a change: a read still on its way was asked for before the change and would land
- * after the change's answer, putting the old value back. Drop it; the change's own event
+ * Before a change whose answer is written into a cached list (or the settings): a read still on
+ * its way was asked for before the change and would land after the answer, putting the old value
+ * back (or a removed server). Every such change drops it first; the change's own event
  * (`integration.updated`, `config.updated`) reads it again.
  */
 function dropStaleReads(qc: QueryClient, queryKey: readonly unknown[]): Promise<void> {
@@ -1384,6 +1385,7 @@ export function useConnectIntegration() {
   const api = useApi();
   const qc = useQueryClient();
   return useMutation<ConnectAnswer, ApiError, { id: string; fields: Record<string, string>; access?: IntegrationAccess }>({
+    onMutate: () => dropStaleReads(qc, queryKeys.integrations),
     mutationFn: ({ id, fields, access }) => api.connectIntegration(id, fields, access).catch(rejectAsApiError),
     onSuccess: (answer) => {
       // A sign-in leaves the app connecting until it finishes (then `integration.updated`).
@@ -1400,6 +1402,7 @@ export function useDisconnectIntegration() {
   const api = useApi();
   const qc = useQueryClient();
   return useMutation<Integration, ApiError, string>({
+    onMutate: () => dropStaleReads(qc, queryKeys.integrations),
     mutationFn: (id) => api.disconnectIntegration(id).catch(rejectAsApiError),
     onSuccess: (app) => {
       putIntegration(qc, app);
@@ -1467,6 +1470,7 @@ export function useRemoveMcpServer() {
   const api = useApi();
   const qc = useQueryClient();
   return useMutation<OkReply, ApiError, string>({
+    onMutate: () => dropStaleReads(qc, queryKeys.mcpServers),
     mutationFn: (name) => api.removeMcpServer(name).catch(rejectAsApiError),
     onSuccess: (_ok, name) => {
       dropMcpServer(qc, name);
@@ -1499,6 +1503,7 @@ export function useSetMcpValues() {
   const api = useApi();
   const qc = useQueryClient();
   return useMutation<McpServerInfo, ApiError, { name: string; values: Record<string, string>; enable?: boolean }>({
+    onMutate: () => dropStaleReads(qc, queryKeys.mcpServers),
     mutationFn: ({ name, values, enable }) => api.setMcpValues(name, values, enable).catch(rejectAsApiError),
     onSuccess: (server) => putMcpServer(qc, server),
   });

@@ -25,6 +25,26 @@ afterEach(() => {
   window.location.hash = '';
 });
 
+/**
+ * A refresh of the list starts (an event for the server) and is answered only when the returned
+ * function is called, with the list as it was when it was asked for.
+ */
+async function startLateListRead(engine: ReturnType<typeof fakeApi>): Promise<() => void> {
+  const real = engine.api.listMcpServers.getMockImplementation();
+  let answer: () => void = () => {};
+  engine.api.listMcpServers.mockImplementationOnce(async () => {
+    const before = await real!();
+    await new Promise<void>((resolve) => {
+      answer = resolve;
+    });
+    return before;
+  });
+  const reads = engine.api.listMcpServers.mock.calls.length;
+  engine.emit('integration.updated', makeApp({ id: 'mcp_everything' }));
+  await waitFor(() => expect(engine.api.listMcpServers).toHaveBeenCalledTimes(reads + 1));
+  return () => answer();
+}
+
 const server = async (name: string) => within(await screen.findByRole('list', { name: 'Tool servers' })).findByRole('listitem', { name });
 
 describe('Tool servers', () => {
@@ -167,25 +187,26 @@ describe('Tool servers', () => {
   it('keeps Read only on when a list read before the change arrives after it', async () => {
     const { engine } = setup([makeServer({ name: 'everything' })]);
     const card = await server('everything');
-    // A refresh of the list starts (an event for the server) and is answered late, with the
-    // list as it was when it was asked for.
-    const real = engine.api.listMcpServers.getMockImplementation();
-    let answer: () => void = () => {};
-    engine.api.listMcpServers.mockImplementationOnce(async () => {
-      const before = await real!();
-      await new Promise<void>((resolve) => {
-        answer = resolve;
-      });
-      return before;
-    });
-    engine.emit('integration.updated', makeApp({ id: 'mcp_everything' }));
-    await waitFor(() => expect(engine.api.listMcpServers).toHaveBeenCalledTimes(2));
+    const answer = await startLateListRead(engine);
     await userEvent.click(within(card).getByRole('switch', { name: /Read only/ }));
     expect(engine.api.setMcpAccess).toHaveBeenCalledWith('everything', 'read');
     await waitFor(() => expect(within(card).getByRole('switch', { name: /Read only/ })).not.toBeDisabled());
     answer();
     await new Promise((resolve) => setTimeout(resolve, 50));
     expect(within(card).getByRole('switch', { name: /Read only/ })).toBeChecked();
+  });
+
+  it('keeps a removed server gone when a list read before the removal arrives after it', async () => {
+    const { engine } = setup([makeServer({ name: 'everything' })]);
+    await server('everything');
+    const answer = await startLateListRead(engine);
+    await userEvent.click(within(await server('everything')).getByRole('button', { name: 'Remove everything' }));
+    const confirm = await screen.findByRole('alertdialog', { name: 'Remove everything?' });
+    await userEvent.click(within(confirm).getByRole('button', { name: 'Remove' }));
+    expect(await screen.findByText(NO_SERVERS)).toBeInTheDocument();
+    answer();
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(screen.getByText(NO_SERVERS)).toBeInTheDocument();
   });
 
   it('tests a server', async () => {
