@@ -37,7 +37,7 @@ if [ "${1:-}" = "--cold" ]; then
 fi
 
 "${BUILD[@]}" # warm up
-for what in "executor:/executor.rs" "gateway:engine/src/gateway.rs" "ollama format:formats/ollama.rs"; do
+for what in "executor:/executor.rs" "gateway:/src/gateway.rs" "ollama format:formats/ollama.rs"; do
   name=${what%%:*}
   file=$(find_file "${what#*:}")
   times=()

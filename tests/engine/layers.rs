@@ -20,9 +20,10 @@ const LAYERS: &[(&str, u8)] = &[
     ("sentient-memory", 3),
     ("sentient-integrations", 3),
     ("sentient-sandbox", 3),
-    ("sentient-engine", 4),
-    ("sentient-desktop", 5),
-    ("sentient-e2e", 5),
+    ("sentient-services", 4),
+    ("sentient-engine", 5),
+    ("sentient-desktop", 6),
+    ("sentient-e2e", 6),
 ];
 
 fn workspace_root() -> PathBuf {
@@ -150,11 +151,32 @@ fn no_crate_below_the_engine_names_it() {
             continue;
         };
         let src = root.join(folder).join("src");
-        if *layer < 4 && src.is_dir() {
+        if *layer < 5 && src.is_dir() {
             found.extend(lines_naming_the_engine(&src));
         }
     }
     assert!(found.is_empty(), "{}", found.join("\n"));
+}
+
+/// Tasks is plugged into the services by the engine; were the services to depend on it, a change
+/// to tasks would rebuild them and the gateway again.
+#[test]
+fn the_services_do_not_compile_against_tasks() {
+    let metadata = metadata();
+    let services = metadata["packages"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .find(|p| p["name"] == "sentient-services")
+        .expect("the services crate is in the workspace");
+    let deps: Vec<&str> = services["dependencies"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|d| d["name"].as_str())
+        .collect();
+    assert!(deps.contains(&"sentient-agent"), "{deps:?}");
+    assert!(!deps.contains(&"sentient-tasks"), "{deps:?}");
 }
 
 #[test]

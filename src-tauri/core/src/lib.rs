@@ -2,6 +2,9 @@
 //! and doors, the event bus, the clock, the error shape, the home folder, the store, the
 //! settings, Stop everything and the secrets. Nothing here knows a service above it.
 
+/// The JSON body extractors every HTTP route uses (the `http` feature).
+#[cfg(feature = "http")]
+pub mod body;
 pub mod bus;
 pub mod clock;
 pub mod config;

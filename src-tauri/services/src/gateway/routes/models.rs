@@ -1,0 +1,163 @@
+//! Models, usage and hardware over HTTP (contract sections 2 "Usage" and 3).
+
+use std::collections::BTreeMap;
+
+use axum::Json;
+use axum::body::Body;
+use axum::extract::{Query, State};
+use axum::http::header::CONTENT_TYPE;
+use axum::response::{IntoResponse, Response};
+use futures::StreamExt;
+use serde::Deserialize;
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
+
+use crate::Services;
+use crate::error::ApiError;
+use crate::gateway::body::JsonBody;
+use crate::llm::queue::ModelBusy;
+use crate::llm::usage::UsageReport;
+use crate::models::{
+    EmbeddingTestRequest, EmbeddingTestResult, LocalModels, ProviderView, PullRequest, Roles,
+    TestRequest, TestResult,
+};
+use crate::system::Hardware;
+
+pub fn routes() -> OpenApiRouter<Services> {
+    OpenApiRouter::new()
+        .routes(routes!(providers))
+        .routes(routes!(local))
+        .routes(routes!(test))
+        .routes(routes!(test_embedding))
+        .routes(routes!(busy))
+        .routes(routes!(put_roles))
+        .routes(routes!(put_fallbacks))
+        .routes(routes!(pull))
+        .routes(routes!(usage))
+        .routes(routes!(hardware))
+}
+
+/// Every provider, with whether its key is set.
+#[utoipa::path(get, path = "/api/models/providers", tag = "models", responses((status = 200, body = Vec<ProviderView>)))]
+pub async fn providers(State(engine): State<Services>) -> Json<Vec<ProviderView>> {
+    Json(engine.models().model_providers().await)
+}
+
+/// What Ollama and LM Studio have installed (never fails; `reachable: false` when not running).
+#[utoipa::path(get, path = "/api/models/local", tag = "models", responses((status = 200, body = LocalModels)))]
+pub async fn local(State(engine): State<Services>) -> Json<LocalModels> {
+    Json(engine.models().local_models().await)
+}
+
+/// One short call to a model, reporting whether it can use tools.
+#[utoipa::path(post, path = "/api/models/test", tag = "models", request_body = TestRequest,
+    responses((status = 200, body = TestResult), (status = 422, body = crate::error::ErrorBody)))]
+pub async fn test(
+    State(engine): State<Services>,
+    JsonBody(body): JsonBody<TestRequest>,
+) -> Result<Json<TestResult>, ApiError> {
+    Ok(Json(engine.models().test_model(body).await?))
+}
+
+/// One embedding call, reporting the vector size.
+#[utoipa::path(post, path = "/api/models/test-embedding", tag = "models", request_body = EmbeddingTestRequest,
+    responses((status = 200, body = EmbeddingTestResult), (status = 422, body = crate::error::ErrorBody)))]
+pub async fn test_embedding(
+    State(engine): State<Services>,
+    JsonBody(body): JsonBody<EmbeddingTestRequest>,
+) -> Result<Json<EmbeddingTestResult>, ApiError> {
+    Ok(Json(engine.models().test_embedding(body).await?))
+}
+
+/// What the local model is doing now.
+#[utoipa::path(get, path = "/api/models/busy", tag = "models", responses((status = 200, body = ModelBusy)))]
+pub async fn busy(State(engine): State<Services>) -> Json<ModelBusy> {
+    Json(engine.llm().queue().busy())
+}
+
+/// Sets the model of the roles named (null = use the main model).
+#[utoipa::path(put, path = "/api/models/roles", tag = "models",
+    request_body(content = Object, description = "{primary?, fast?, planner?, executor?, embedding?, vision?, voice?}"),
+    responses((status = 200, body = Roles), (status = 422, body = crate::error::ErrorBody)))]
+pub async fn put_roles(
+    State(engine): State<Services>,
+    JsonBody(body): JsonBody<BTreeMap<String, Option<String>>>,
+) -> Result<Json<Roles>, ApiError> {
+    Ok(Json(engine.models().set_roles(body).await?))
+}
+
+#[derive(serde::Serialize, utoipa::ToSchema)]
+pub struct Ok {
+    ok: bool,
+}
+
+/// Replaces the fallback models of the roles named.
+#[utoipa::path(put, path = "/api/models/fallbacks", tag = "models",
+    request_body(content = Object, description = "{role: [model, ...]}"),
+    responses((status = 200, body = Ok), (status = 422, body = crate::error::ErrorBody)))]
+pub async fn put_fallbacks(
+    State(engine): State<Services>,
+    JsonBody(body): JsonBody<BTreeMap<String, Vec<String>>>,
+) -> Result<Json<Ok>, ApiError> {
+    engine.models().set_fallbacks(body).await?;
+    Ok(Json(Ok { ok: true }))
+}
+
+/// Downloads a model into Ollama, streaming NDJSON progress `{status, completed?, total?}`.
+#[utoipa::path(post, path = "/api/models/ollama/pull", tag = "models", request_body = PullRequest,
+    responses((status = 200, description = "NDJSON progress lines", content_type = "application/x-ndjson"),
+              (status = 422, body = crate::error::ErrorBody), (status = 503, body = crate::error::ErrorBody)))]
+pub async fn pull(
+    State(engine): State<Services>,
+    JsonBody(body): JsonBody<PullRequest>,
+) -> Result<Response, ApiError> {
+    let progress = engine.models().pull_model(&body.name).await?;
+    let lines = progress.map(|line| {
+        let mut text = serde_json::to_string(&line).unwrap_or_default();
+        text.push('\n');
+        Ok::<_, std::convert::Infallible>(text)
+    });
+    Ok((
+        [(CONTENT_TYPE, "application/x-ndjson")],
+        Body::from_stream(lines),
+    )
+        .into_response())
+}
+
+#[derive(Debug, Deserialize, utoipa::IntoParams)]
+pub struct UsageQuery {
+    /// How many days back (1 to 365, default 30).
+    days: Option<u32>,
+}
+
+/// Tokens used by model, by source and by day.
+#[utoipa::path(get, path = "/api/usage", tag = "models", params(UsageQuery),
+    responses((status = 200, body = UsageReport)))]
+pub async fn usage(
+    State(engine): State<Services>,
+    Query(q): Query<UsageQuery>,
+) -> Result<Json<UsageReport>, ApiError> {
+    let report = engine
+        .llm()
+        .ledger()
+        .report(q.days.unwrap_or(30))
+        .await
+        .map_err(|e| ApiError::internal(&e))?;
+    Ok(Json(report))
+}
+
+#[derive(Debug, Deserialize, utoipa::IntoParams)]
+pub struct HardwareQuery {
+    /// Check again instead of using what was found before.
+    refresh: Option<bool>,
+}
+
+/// What this computer can run, and the local model recommended for it (detection never fails).
+#[utoipa::path(get, path = "/api/system/hardware", tag = "models", params(HardwareQuery),
+    responses((status = 200, body = Hardware)))]
+pub async fn hardware(
+    State(engine): State<Services>,
+    Query(q): Query<HardwareQuery>,
+) -> Json<Hardware> {
+    Json(engine.hardware().get(q.refresh.unwrap_or(false)).await)
+}

@@ -1,0 +1,67 @@
+//! Secrets over HTTP (contract section 3): which keys are set, and saving or removing one.
+//! A value goes in and never comes back out.
+
+use axum::Json;
+use axum::extract::{Path, State};
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
+
+use crate::OkReply;
+use crate::Services;
+use crate::error::ApiError;
+use crate::gateway::body::JsonBody;
+use crate::secrets::{SecretInfo, SecretValue};
+
+pub fn routes() -> OpenApiRouter<Services> {
+    OpenApiRouter::new()
+        .routes(routes!(list_secrets))
+        .routes(routes!(put_secret, delete_secret))
+}
+
+/// Every provider and integration secret: whether it is set and where from, never its value.
+#[utoipa::path(
+    get, path = "/api/secrets", tag = "secrets",
+    responses((status = 200, body = Vec<SecretInfo>))
+)]
+pub async fn list_secrets(State(engine): State<Services>) -> Json<Vec<SecretInfo>> {
+    Json(engine.secrets().list().await)
+}
+
+/// Saves a key in this computer's keychain. The ChatGPT sign-in can't be typed in.
+#[utoipa::path(
+    put, path = "/api/secrets/{name}", tag = "secrets",
+    params(("name" = String, Path, description = "The secret's name, e.g. anthropic")),
+    request_body = SecretValue,
+    responses(
+        (status = 200, body = OkReply),
+        (status = 400, body = crate::error::ErrorBody, description = "Empty or too long, or chatgpt"),
+        (status = 404, body = crate::error::ErrorBody, description = "No secret by that name"),
+        (status = 500, body = crate::error::ErrorBody, description = "The keychain can't be used; the detail says how to fix it")
+    )
+)]
+pub async fn put_secret(
+    State(engine): State<Services>,
+    Path(name): Path<String>,
+    JsonBody(body): JsonBody<SecretValue>,
+) -> Result<Json<OkReply>, ApiError> {
+    engine.secrets().put(&name, &body.value).await?;
+    Ok(Json(OkReply::yes()))
+}
+
+/// Removes a key from the keychain (for chatgpt, the stored sign-in); one that is not set is fine.
+#[utoipa::path(
+    delete, path = "/api/secrets/{name}", tag = "secrets",
+    params(("name" = String, Path, description = "The secret's name, e.g. anthropic")),
+    responses(
+        (status = 200, body = OkReply),
+        (status = 404, body = crate::error::ErrorBody, description = "No secret by that name"),
+        (status = 500, body = crate::error::ErrorBody, description = "The keychain can't be used; the detail says how to fix it")
+    )
+)]
+pub async fn delete_secret(
+    State(engine): State<Services>,
+    Path(name): Path<String>,
+) -> Result<Json<OkReply>, ApiError> {
+    engine.secrets().delete(&name).await?;
+    Ok(Json(OkReply::yes()))
+}

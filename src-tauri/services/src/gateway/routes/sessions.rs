@@ -1,0 +1,122 @@
+//! Chats over HTTP (contract section 2, "Sessions").
+
+use axum::Json;
+use axum::extract::{Path, Query, State};
+use serde::{Deserialize, Serialize};
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
+
+use crate::OkReply;
+use crate::Services;
+use crate::agent::sessions::{MessageRow, SearchHit, Session};
+use crate::error::{ApiError, FieldError};
+use crate::gateway::body::PlainBody;
+
+pub fn routes() -> OpenApiRouter<Services> {
+    OpenApiRouter::new()
+        .routes(routes!(list, create))
+        .routes(routes!(search))
+        .routes(routes!(rename, delete))
+        .routes(routes!(messages))
+}
+
+#[derive(Debug, Deserialize, utoipa::IntoParams)]
+pub struct LimitQuery {
+    /// How many at most.
+    limit: Option<u32>,
+}
+
+/// Chats, newest first.
+#[utoipa::path(get, path = "/api/sessions", tag = "chat", params(LimitQuery), responses((status = 200, body = Vec<Session>)))]
+pub async fn list(
+    State(engine): State<Services>,
+    Query(q): Query<LimitQuery>,
+) -> Result<Json<Vec<Session>>, ApiError> {
+    Ok(Json(engine.sessions().list(q.limit.unwrap_or(100)).await?))
+}
+
+#[derive(Debug, Serialize, Deserialize, specta::Type, utoipa::ToSchema)]
+pub struct Created {
+    pub session_id: String,
+}
+
+/// Starts a new, empty chat.
+#[utoipa::path(post, path = "/api/sessions", tag = "chat", responses((status = 200, body = Created)))]
+pub async fn create(State(engine): State<Services>) -> Result<Json<Created>, ApiError> {
+    let session = engine.sessions().create("desktop").await?;
+    Ok(Json(Created {
+        session_id: session.id,
+    }))
+}
+
+#[derive(Debug, Deserialize, Serialize, specta::Type, utoipa::ToSchema)]
+pub struct Rename {
+    pub title: String,
+}
+
+/// Renames a chat.
+#[utoipa::path(patch, path = "/api/sessions/{id}", tag = "chat", request_body = Rename,
+    responses((status = 200, body = OkReply), (status = 404, body = crate::error::ErrorBody), (status = 400, body = crate::error::ErrorBody)))]
+pub async fn rename(
+    State(engine): State<Services>,
+    Path(id): Path<String>,
+    PlainBody(body): PlainBody<Rename>,
+) -> Result<Json<OkReply>, ApiError> {
+    engine
+        .sessions()
+        .rename(&id, &body.title)
+        .await
+        .map_err(|e| ApiError::from(e).as_bad_request())?;
+    Ok(Json(OkReply::yes()))
+}
+
+/// Deletes a chat and its messages.
+#[utoipa::path(delete, path = "/api/sessions/{id}", tag = "chat",
+    responses((status = 200, body = OkReply), (status = 404, body = crate::error::ErrorBody)))]
+pub async fn delete(
+    State(engine): State<Services>,
+    Path(id): Path<String>,
+) -> Result<Json<OkReply>, ApiError> {
+    engine.sessions().delete(&id).await?;
+    Ok(Json(OkReply::yes()))
+}
+
+/// The transcript, oldest first (the last `limit` rows, default 500).
+#[utoipa::path(get, path = "/api/sessions/{id}/messages", tag = "chat", params(LimitQuery),
+    responses((status = 200, body = Vec<MessageRow>), (status = 404, body = crate::error::ErrorBody)))]
+pub async fn messages(
+    State(engine): State<Services>,
+    Path(id): Path<String>,
+    Query(q): Query<LimitQuery>,
+) -> Result<Json<Vec<MessageRow>>, ApiError> {
+    Ok(Json(
+        engine
+            .sessions()
+            .messages(&id, q.limit.unwrap_or(500))
+            .await?,
+    ))
+}
+
+#[derive(Debug, Deserialize, utoipa::IntoParams)]
+pub struct SearchQuery {
+    /// The words to look for.
+    q: Option<String>,
+}
+
+/// Messages that contain the words, best match first, with a snippet.
+#[utoipa::path(get, path = "/api/sessions/search", tag = "chat", params(SearchQuery),
+    responses((status = 200, body = Vec<SearchHit>), (status = 422, body = crate::error::ErrorBody)))]
+pub async fn search(
+    State(engine): State<Services>,
+    Query(q): Query<SearchQuery>,
+) -> Result<Json<Vec<SearchHit>>, ApiError> {
+    let words = q.q.unwrap_or_default();
+    if words.trim().is_empty() {
+        return Err(ApiError::validation(vec![FieldError::new(
+            &["query", "q"],
+            "Type something to search for.",
+            "missing",
+        )]));
+    }
+    Ok(Json(engine.sessions().search(&words).await?))
+}
