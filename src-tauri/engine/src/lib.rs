@@ -5,6 +5,8 @@
 //! rebuilds only tasks and this small crate. There are no globals, so tests run several engines
 //! side by side.
 
+pub mod task_routes;
+
 use std::sync::Arc;
 
 use sentient_tasks::TaskService;
@@ -62,7 +64,7 @@ fn plug_tasks(parts: AreaParts) -> (TaskService, PluggedArea) {
     let tasks = TaskService::new(parts.agent, Arc::new(parts.notifications), parts.shutdown);
     let starting = tasks.clone();
     let area = PluggedArea {
-        routes: sentient_tasks::routes::routes().with_state(tasks.clone()),
+        routes: task_routes::routes().with_state(tasks.clone()),
         dependent_tasks: Arc::new(AppTasks {
             tasks: tasks.clone(),
             tools,

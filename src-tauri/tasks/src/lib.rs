@@ -14,7 +14,6 @@ pub mod planner;
 pub mod questions;
 pub mod recall;
 pub mod requests;
-pub mod routes;
 pub mod run_scope;
 pub mod schedule;
 pub mod schedule_words;

@@ -1,6 +1,7 @@
-//! Tasks over HTTP (contract section 4), registered by tasks itself: the engine hands these
-//! routes to the gateway with the task service as their state. Each handler is one call into
-//! the tasks service.
+//! Tasks over HTTP (contract section 4). The engine hands these routes to the gateway with the
+//! task service as their state. They live here, not in the tasks crate, so their macros are
+//! expanded beside tasks' code generation rather than after it. Each handler is one call into the
+//! tasks service.
 
 use axum::Json;
 use axum::extract::{Path, State};
@@ -11,10 +12,12 @@ use serde::Deserialize;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
-use crate::model::{ProgressUpdate, Task};
-use crate::planner::Refinement;
-use crate::requests::{ClarificationsRequest, PreviewRequest, RunAnswerRequest, TaskChatRequest};
-use crate::{NewTask, TaskPatch, TaskService};
+use sentient_tasks::model::{ProgressUpdate, Task};
+use sentient_tasks::planner::Refinement;
+use sentient_tasks::requests::{
+    ClarificationsRequest, PreviewRequest, RunAnswerRequest, TaskChatRequest,
+};
+use sentient_tasks::{NewTask, TaskPatch, TaskService};
 
 pub fn routes() -> OpenApiRouter<TaskService> {
     OpenApiRouter::new()
