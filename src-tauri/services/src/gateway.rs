@@ -34,7 +34,7 @@ pub const MAX_BODY_BYTES: usize = 2 * 1024 * 1024;
 #[openapi(
     info(
         title = "Sentient",
-        description = "The contract between Sentient's window, devices, scripts and its engine. \
+        description = "The contract between Sentient's window, devices, scripts and its services. \
 Every /api route except GET /api/health needs `Authorization: Bearer <token>`; sockets take `?token=`. \
 Errors are an HTTP status plus {\"detail\": \"...\"}."
     ),
@@ -59,7 +59,7 @@ impl utoipa::Modify for BearerAuth {
 /// Every route with its OpenAPI description. Routes behind the token are in `protected`, with
 /// `plugged`: the routes of the plugged-in areas (tasks), which bring their own state.
 pub fn api(
-    engine: &Services,
+    services: &Services,
     plugged: OpenApiRouter<Services>,
 ) -> (Router<Services>, utoipa::openapi::OpenApi) {
     let open = OpenApiRouter::with_openapi(ApiDoc::openapi()).merge(routes::open());
@@ -67,7 +67,7 @@ pub fn api(
         .merge(ws::routes())
         .merge(plugged)
         .route_layer(axum::middleware::from_fn_with_state(
-            engine.clone(),
+            services.clone(),
             auth::require_token,
         ));
     let (router, mut doc) = open.merge(protected).split_for_parts();
@@ -77,17 +77,17 @@ pub fn api(
 
 /// The whole app: the API, the OpenAPI document, the window's files, and the layers every
 /// request goes through.
-pub fn router(engine: Services, plugged: OpenApiRouter<Services>) -> Router {
-    let (api, openapi) = api(&engine, plugged);
+pub fn router(services: Services, plugged: OpenApiRouter<Services>) -> Router {
+    let (api, openapi) = api(&services, plugged);
     let openapi = std::sync::Arc::new(openapi);
     let api = api.route(
         routes::openapi::PATH,
         axum::routing::get(move || routes::openapi::serve(openapi.clone())).route_layer(
-            axum::middleware::from_fn_with_state(engine.clone(), auth::require_token),
+            axum::middleware::from_fn_with_state(services.clone(), auth::require_token),
         ),
     );
     with_layers(
-        api.fallback(static_ui::fallback).with_state(engine),
+        api.fallback(static_ui::fallback).with_state(services),
         origin::Names::Loopback,
     )
 }

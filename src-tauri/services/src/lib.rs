@@ -327,7 +327,7 @@ impl Services {
             .or_else(default_ui_dir)
             .filter(|d| d.join("index.html").is_file());
 
-        let engine = Self {
+        let services = Self {
             inner: Arc::new(Inner {
                 secrets,
                 hardware,
@@ -348,14 +348,14 @@ impl Services {
                 gateway: Mutex::new(None),
             }),
         };
-        engine.follow_queue_settings();
+        services.follow_queue_settings();
         area.start.await;
-        engine.start_memory_upkeep();
-        engine.integrations().start().await;
-        engine.inner.devices.follow_stop(engine.shutdown_token());
-        gateway::lan_runtime::follow_settings(&engine);
-        let app = gateway::router(engine.clone(), area.routes);
-        let shutdown = engine.inner.shutdown.clone();
+        services.start_memory_upkeep();
+        services.integrations().start().await;
+        services.inner.devices.follow_stop(services.shutdown_token());
+        gateway::lan_runtime::follow_settings(&services);
+        let app = gateway::router(services.clone(), area.routes);
+        let shutdown = services.inner.shutdown.clone();
         let server = tokio::spawn(async move {
             // Streamed replies and live events go out as written, not held for ACKs.
             let listener = axum::serve::ListenerExt::tap_io(listener, |tcp| {
@@ -370,13 +370,13 @@ impl Services {
                 tracing::error!(%error, "the gateway stopped with an error");
             }
         });
-        *engine
+        *services
             .inner
             .gateway
             .lock()
             .unwrap_or_else(|e| e.into_inner()) = Some(server);
-        tracing::info!(addr = %addr, home = %engine.home().root().display(), "engine started");
-        Ok((engine, plugged))
+        tracing::info!(addr = %addr, home = %services.home().root().display(), "engine started");
+        Ok((services, plugged))
     }
 
     /// Stops everything in reverse order and waits for it: the gateway (and its sockets),

@@ -16,7 +16,7 @@ pub fn token_matches(expected: &str, given: &str) -> bool {
 
 /// Refuses a request without the right bearer token (or, for sockets, `?token=`).
 pub async fn require_token(
-    State(engine): State<Services>,
+    State(services): State<Services>,
     request: Request,
     next: Next,
 ) -> Result<Response, ApiError> {
@@ -33,7 +33,7 @@ pub async fn require_token(
     });
     let given = bearer.map(str::to_owned).or(query);
     match given {
-        Some(token) if token_matches(engine.token(), &token) => Ok(next.run(request).await),
+        Some(token) if token_matches(services.token(), &token) => Ok(next.run(request).await),
         Some(_) => Err(ApiError::unauthorized(
             "That token is not valid. Use the token Sentient printed when it started.",
         )),

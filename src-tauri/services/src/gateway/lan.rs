@@ -13,7 +13,7 @@ use crate::devices::Door;
 use crate::error::ApiError;
 use crate::gateway::routes::{hooks, nodes};
 
-pub fn router(engine: Services) -> Router {
+pub fn router(services: Services) -> Router {
     let app = Router::new()
         .route("/ws/node", get(nodes::node_socket))
         .route("/ws/voice", get(voice_socket))
@@ -31,7 +31,7 @@ pub fn router(engine: Services) -> Router {
         .route("/hooks/{id}", post(hooks::call))
         .fallback(not_here)
         .layer(axum::Extension(Door::Lan))
-        .with_state(engine);
+        .with_state(services);
     super::with_layers(app, super::origin::Names::Lan)
 }
 
@@ -47,12 +47,12 @@ struct VoiceQuery {
 /// `/ws/voice?node_token=`: the device is checked before the socket opens; voice itself is not
 /// built yet, so a paired device hears that in words and the socket closes.
 async fn voice_socket(
-    State(engine): State<Services>,
+    State(services): State<Services>,
     Query(query): Query<VoiceQuery>,
     upgrade: WebSocketUpgrade,
 ) -> Response {
     let node = match query.node_token.as_deref() {
-        Some(token) => engine.devices().verify_token(token).await,
+        Some(token) => services.devices().verify_token(token).await,
         None => None,
     };
     if node.is_none() {

@@ -95,7 +95,7 @@ impl LanRuntime {
     }
 
     /// Brings the listener and the announcement in line with `settings`.
-    pub async fn apply(&self, engine: &Services, settings: &NodesConfig) {
+    pub async fn apply(&self, services: &Services, settings: &NodesConfig) {
         let _one = self.change.lock().await;
         let on = settings.enabled && settings.lan_enabled;
         let wanted = (on, settings.lan_port, settings.mdns_enabled);
@@ -114,7 +114,7 @@ impl LanRuntime {
             || (on && !running);
         if listener_changed {
             self.listener.stop().await;
-            engine.devices().close_door(crate::devices::Door::Lan);
+            services.devices().close_door(crate::devices::Door::Lan);
             let mut state = self.lock();
             state.running = None;
             state.error = None;
@@ -134,7 +134,7 @@ impl LanRuntime {
         };
         if listener_changed {
             let bind = SocketAddr::from((Ipv4Addr::UNSPECIFIED, settings.lan_port));
-            let app = crate::gateway::lan::router(engine.clone());
+            let app = crate::gateway::lan::router(services.clone());
             match self.listener.start(bind, app, &cert).await {
                 Ok(addr) => self.lock().running = Some((addr, cert.fingerprint.clone())),
                 Err(error) => {
@@ -150,7 +150,7 @@ impl LanRuntime {
             match Announcement::announce(
                 port,
                 &cert.fingerprint,
-                engine.version(),
+                services.version(),
                 &lan::lan_ipv4s(),
             ) {
                 Ok(announcement) => self.lock().announcement = Some(announcement),
@@ -176,10 +176,10 @@ impl LanRuntime {
 }
 
 /// Applies the settings now and whenever they change.
-pub fn follow_settings(engine: &Services) {
-    let follower = engine.clone();
-    engine.follow_config(true, move |current| {
-        let engine = follower.clone();
-        async move { engine.lan().apply(&engine, &current.nodes).await }
+pub fn follow_settings(services: &Services) {
+    let follower = services.clone();
+    services.follow_config(true, move |current| {
+        let services = follower.clone();
+        async move { services.lan().apply(&services, &current.nodes).await }
     });
 }

@@ -58,9 +58,9 @@ fn apply_state(node: &mut Node, state: DeviceState) {
 }
 
 /// Serves one device from its first message to its close.
-pub async fn serve(engine: Services, socket: WebSocket, peer: Peer) {
+pub async fn serve(services: Services, socket: WebSocket, peer: Peer) {
     let (mut sink, mut incoming) = socket.split();
-    if !engine.config().current().nodes.enabled {
+    if !services.config().current().nodes.enabled {
         refuse(&mut sink, &Refusal::disabled()).await;
         return;
     }
@@ -88,8 +88,8 @@ pub async fn serve(engine: Services, socket: WebSocket, peer: Peer) {
         .await;
         return;
     }
-    let devices = engine.devices();
-    let admitted = match devices.admit(&hello, peer, engine.clock().now()).await {
+    let devices = services.devices();
+    let admitted = match devices.admit(&hello, peer, services.clock().now()).await {
         Ok(admitted) => admitted,
         Err(refusal) => {
             tracing::info!(code = refusal.code, address = %peer.address, "a device was refused");
@@ -108,20 +108,20 @@ pub async fn serve(engine: Services, socket: WebSocket, peer: Peer) {
     if let Some(state) = hello.state {
         apply_state(&mut node, state);
     }
-    node.last_seen_at = Some(engine.clock().now());
+    node.last_seen_at = Some(services.clock().now());
     let (conn, mut outgoing) = devices.attach(&node.node_id, peer.door, node.capabilities.clone());
 
-    let settings = engine.config().current();
+    let settings = services.config().current();
     let mut welcome = json!({
         "type": "welcome",
         "protocol": PROTOCOL,
         "node_id": node.node_id,
         "name": node.name,
         "assistant": settings.assistant.name,
-        "server_version": engine.version(),
+        "server_version": services.version(),
         "keepalive_s": KEEPALIVE_S,
         "idle_timeout_s": settings.nodes.idle_timeout_s,
-        "stopped": engine.stop().is_stopped(),
+        "stopped": services.stop().is_stopped(),
     });
     if let Some(token) = &admitted.token {
         welcome["token"] = Value::String(token.clone());
@@ -134,15 +134,15 @@ pub async fn serve(engine: Services, socket: WebSocket, peer: Peer) {
     tracing::info!(node_id = %node.node_id, door = conn.door.connection(), "a device connected");
 
     let mut session = Session {
-        engine: engine.clone(),
+        services: services.clone(),
         conn: conn.clone(),
         node,
-        last_activity: engine.clock().now(),
+        last_activity: services.clock().now(),
         awaiting_binary: None,
     };
     let idle_limit = chrono::Duration::seconds(i64::from(settings.nodes.idle_timeout_s));
     let mut idle_check = tokio::time::interval(IDLE_CHECK_EVERY);
-    let shutdown = engine.shutdown_token();
+    let shutdown = services.shutdown_token();
     loop {
         tokio::select! {
             () = shutdown.cancelled() => {
@@ -153,7 +153,7 @@ pub async fn serve(engine: Services, socket: WebSocket, peer: Peer) {
                 break;
             }
             _ = idle_check.tick() => {
-                if engine.clock().now() - session.last_activity >= idle_limit {
+                if services.clock().now() - session.last_activity >= idle_limit {
                     tracing::info!(node_id = %session.node.node_id, "a silent device was disconnected");
                     let _ = sink.send(Message::Close(Some(CloseFrame {
                         code: close::IDLE,
@@ -178,7 +178,7 @@ pub async fn serve(engine: Services, socket: WebSocket, peer: Peer) {
             },
             message = incoming.next() => {
                 let Some(Ok(message)) = message else { break };
-                session.last_activity = engine.clock().now();
+                session.last_activity = services.clock().now();
                 let reply = match message {
                     Message::Text(text) => session.on_text(&text).await,
                     Message::Binary(bytes) => session.on_binary(bytes.to_vec()).await,
@@ -197,7 +197,7 @@ pub async fn serve(engine: Services, socket: WebSocket, peer: Peer) {
 }
 
 struct Session {
-    engine: Services,
+    services: Services,
     conn: Arc<Connection>,
     node: Node,
     last_activity: DateTime<Utc>,
@@ -265,7 +265,7 @@ impl Session {
                         }
                         _ => {}
                     }
-                    self.engine.devices().publish_event(
+                    self.services.devices().publish_event(
                         &self.node.node_id,
                         &event.event,
                         event.data,
@@ -285,14 +285,14 @@ impl Session {
                 Err(_) => Some(error("protocol", "A result needs the invoke's id.")),
             },
             "stop_all" | "resume" => {
-                let engine = self.engine.clone();
+                let services = self.services.clone();
                 let stop = kind == "stop_all";
                 // Stopping cancels work and may take a moment; the socket keeps reading meanwhile.
                 tokio::spawn(async move {
                     let outcome = if stop {
-                        engine.stop().stop_all(Some("device")).await.map(|_| ())
+                        services.stop().stop_all(Some("device")).await.map(|_| ())
                     } else {
-                        engine.stop().resume(Some("device")).await.map(|_| ())
+                        services.stop().resume(Some("device")).await.map(|_| ())
                     };
                     if let Err(error) = outcome {
                         tracing::error!(%error, "Stop everything from a device failed");
@@ -351,7 +351,7 @@ impl Session {
             return;
         }
         let reply = match self
-            .engine
+            .services
             .devices()
             .resolve_upload(&self.node.node_id, data)
             .await
@@ -363,7 +363,7 @@ impl Session {
     }
 
     async fn touch_and_publish(&mut self) {
-        self.node.last_seen_at = Some(self.engine.clock().now());
-        self.engine.devices().save_and_publish(&self.node).await;
+        self.node.last_seen_at = Some(self.services.clock().now());
+        self.services.devices().save_and_publish(&self.node).await;
     }
 }

@@ -16,7 +16,7 @@ const NOT_BUILT: &str = "<!doctype html><meta charset=utf-8><title>Sentient</tit
 <body style=\"font-family:sans-serif;max-width:40em;margin:4em auto\"><h1>Sentient is running</h1>\
 <p>The window has not been built on this computer yet. Run <code>npm run ui:build</code> in Sentient's folder, then reload this page.</p>";
 
-pub async fn fallback(State(engine): State<Services>, request: Request) -> Response {
+pub async fn fallback(State(services): State<Services>, request: Request) -> Response {
     let path = request.uri().path().to_owned();
     if path == "/api" || path.starts_with("/api/") || path == "/ws" || path.starts_with("/hooks/") {
         return ApiError::not_found(format!(
@@ -24,7 +24,7 @@ pub async fn fallback(State(engine): State<Services>, request: Request) -> Respo
         ))
         .into_response();
     }
-    let Some(dir) = engine.ui_dir() else {
+    let Some(dir) = services.ui_dir() else {
         return (StatusCode::OK, Html(NOT_BUILT)).into_response();
     };
     let index = dir.join("index.html");

@@ -38,23 +38,23 @@ pub fn routes() -> OpenApiRouter<Services> {
         (status = 401, description = "Missing or wrong token", body = crate::error::ApiError)
     )
 )]
-pub async fn live_channel(State(engine): State<Services>, upgrade: WebSocketUpgrade) -> Response {
-    upgrade.on_upgrade(move |socket| serve(engine, socket))
+pub async fn live_channel(State(services): State<Services>, upgrade: WebSocketUpgrade) -> Response {
+    upgrade.on_upgrade(move |socket| serve(services, socket))
 }
 
-async fn serve(engine: Services, socket: WebSocket) {
+async fn serve(services: Services, socket: WebSocket) {
     // Subscribe before saying hello so no event published in between is missed.
-    let mut events = engine.bus().subscribe();
+    let mut events = services.bus().subscribe();
     let (mut sink, mut incoming) = socket.split();
     let hello = json!({
         "type": "hello",
-        "version": engine.version(),
-        "assistant": engine.config().current().assistant.name,
+        "version": services.version(),
+        "assistant": services.config().current().assistant.name,
     });
     if send(&mut sink, hello.to_string()).await.is_err() {
         return;
     }
-    let shutdown = engine.shutdown_token();
+    let shutdown = services.shutdown_token();
     // Chat turns run on their own tasks and send their events here.
     let (chat_tx, mut chat_rx) = tokio::sync::mpsc::unbounded_channel::<ChatEvent>();
     loop {
@@ -70,7 +70,7 @@ async fn serve(engine: Services, socket: WebSocket) {
             }
             message = incoming.next() => match message {
                 Some(Ok(Message::Text(text))) => {
-                    if let Some(reply) = handle(&engine, &text, &chat_tx)
+                    if let Some(reply) = handle(&services, &text, &chat_tx)
                         && send(&mut sink, reply).await.is_err()
                     {
                         break;
@@ -100,7 +100,7 @@ async fn serve(engine: Services, socket: WebSocket) {
 
 /// Handles a client message: chat messages start or steer work, the rest is answered at once.
 fn handle(
-    engine: &Services,
+    services: &Services,
     text: &str,
     chat: &tokio::sync::mpsc::UnboundedSender<ChatEvent>,
 ) -> Option<String> {
@@ -115,7 +115,7 @@ fn handle(
                         && send
                             .session_id
                             .as_deref()
-                            .is_some_and(|sid| engine.agent().steer_chat(sid, &send.text)) =>
+                            .is_some_and(|sid| services.agent().steer_chat(sid, &send.text)) =>
                 {
                     Some(
                         ChatEvent::SteerAck {
@@ -135,8 +135,8 @@ fn handle(
                             client_id: Some(send.client_id.clone()),
                         });
                     }
-                    let (engine, out) = (engine.clone(), chat.clone());
-                    tokio::spawn(async move { engine.agent().chat_turn(send, out).await });
+                    let (services, out) = (services.clone(), chat.clone());
+                    tokio::spawn(async move { services.agent().chat_turn(send, out).await });
                     None
                 }
                 Err(_) => Some(
@@ -149,7 +149,7 @@ fn handle(
                 .get("session_id")
                 .and_then(|s| s.as_str())
                 .unwrap_or_default();
-            engine.agent().cancel_chat(session);
+            services.agent().cancel_chat(session);
             None
         }
         Some("approval.respond") => {
@@ -161,7 +161,7 @@ fn handle(
                 .get("decision")
                 .and_then(|s| s.as_str())
                 .unwrap_or_default();
-            let resolved = engine.agent().resolve_approval(id, decision);
+            let resolved = services.agent().resolve_approval(id, decision);
             Some(
                 json!({"type": "approval.ack", "approval_id": id, "resolved": resolved})
                     .to_string(),

@@ -882,7 +882,7 @@ struct Subject {
 }
 
 struct Run {
-    engine: ModelService,
+    services: ModelService,
     config: std::sync::Arc<Config>,
     hardware: Hardware,
     tx: mpsc::Sender<CheckupLine>,
@@ -915,12 +915,12 @@ impl ModelService {
                 }
             });
         }
-        let engine = self.clone();
+        let services = self.clone();
         tokio::spawn(async move {
             let _job = job;
-            let hardware = engine.hardware().get(false).await;
+            let hardware = services.hardware().get(false).await;
             let mut run = Run {
-                engine,
+                services,
                 config,
                 hardware,
                 tx,
@@ -1094,7 +1094,7 @@ impl Run {
         let label = provider_label(provider);
         match s.kind {
             ModelKind::Cloud => {
-                if self.engine.llm().has_key(provider).await {
+                if self.services.llm().has_key(provider).await {
                     Check::pass(id, format!("A key for {label} is set."))
                 } else {
                     Check::fail(id, format!("There is no key for {label} yet."))
@@ -1148,7 +1148,7 @@ impl Run {
             }
             ModelKind::OtherLocal => {
                 let base = self
-                    .engine
+                    .services
                     .llm()
                     .base_for(provider)
                     .unwrap_or_else(|| s.model.provider.default_base.to_owned());
@@ -1191,8 +1191,8 @@ impl Run {
 
     /// Ollama's management API at the address this model's provider uses.
     fn admin(&self, s: &Subject) -> crate::llm::provider::OllamaAdmin {
-        let mut admin = self.engine.llm().ollama();
-        if let Some(base) = self.engine.llm().base_for(s.model.provider.id) {
+        let mut admin = self.services.llm().ollama();
+        if let Some(base) = self.services.llm().base_for(s.model.provider.id) {
             base.trim_end_matches('/').clone_into(&mut admin.base);
         }
         admin
@@ -1254,7 +1254,7 @@ impl Run {
         req: ChatRequest,
     ) -> Result<(CallOutcome, Duration), StepError> {
         let opts = self.opts(s.role, &s.full);
-        timed(self.engine.llm().complete(req, &opts)).await
+        timed(self.services.llm().complete(req, &opts)).await
     }
 
     async fn reply(&self, s: &Subject) -> (Check, Option<Reply>) {
@@ -1425,7 +1425,7 @@ impl Run {
             ..Default::default()
         };
         let opts = self.opts(s.role, &s.full);
-        match timed(self.engine.llm().json(req, &opts)).await {
+        match timed(self.services.llm().json(req, &opts)).await {
             Ok(((value, outcome), took)) if value.is_object() => (
                 Check::pass(id, format!("It sent valid JSON in {}.", seconds(took))),
                 Some(outcome.reply),
@@ -1571,7 +1571,7 @@ impl Run {
     async fn embedding(&self, s: &Subject) -> Check {
         let id = CheckId::Embedding;
         let opts = self.opts(s.role, &s.full);
-        let call = self.engine.llm().embed(
+        let call = self.services.llm().embed(
             vec!["Sentient checks that embeddings work.".to_owned()],
             &opts,
         );

@@ -29,7 +29,7 @@ pub fn routes() -> OpenApiRouter<Services> {
     responses((status = 200, description = "NDJSON chat events", content_type = "application/x-ndjson"),
               (status = 422, body = crate::error::ErrorBody)))]
 pub async fn chat(
-    State(engine): State<Services>,
+    State(services): State<Services>,
     JsonBody(body): JsonBody<ChatSend>,
 ) -> Result<Response, ApiError> {
     if body.text.trim().is_empty() {
@@ -42,7 +42,7 @@ pub async fn chat(
     // A message for a chat whose reply is running steers it (attachments never do).
     if let Some(sid) = body.session_id.as_deref()
         && body.attachments.is_empty()
-        && engine.agent().steer_chat(sid, &body.text)
+        && services.agent().steer_chat(sid, &body.text)
     {
         let ack = ChatEvent::SteerAck {
             session_id: Some(sid.to_owned()),
@@ -58,7 +58,7 @@ pub async fn chat(
         client_id: None,
         ..body
     };
-    tokio::spawn(async move { engine.agent().chat_turn(send, tx).await });
+    tokio::spawn(async move { services.agent().chat_turn(send, tx).await });
     // The stream ends when the turn drops its sender, after `done`.
     let lines = futures::stream::unfold(rx, |mut rx| async move {
         let event = rx.recv().await?;
@@ -81,7 +81,7 @@ pub struct Resolved {
 #[utoipa::path(post, path = "/api/approvals", tag = "chat", request_body = ApprovalResponse,
     responses((status = 200, body = Resolved), (status = 400, body = crate::error::ErrorBody)))]
 pub async fn approvals(
-    State(engine): State<Services>,
+    State(services): State<Services>,
     PlainBody(body): PlainBody<ApprovalResponse>,
 ) -> Result<Json<Resolved>, ApiError> {
     if !matches!(body.decision.as_str(), "allow" | "allow_session" | "deny") {
@@ -90,7 +90,7 @@ pub async fn approvals(
         ));
     }
     Ok(Json(Resolved {
-        resolved: engine
+        resolved: services
             .agent()
             .resolve_approval(&body.approval_id, &body.decision),
     }))

@@ -23,10 +23,10 @@ pub fn routes() -> OpenApiRouter<Services> {
     responses((status = 200, description = "NDJSON lines (CheckupLine)", body = CheckupLine, content_type = "application/x-ndjson"),
               (status = 400, body = crate::error::ErrorBody), (status = 422, body = crate::error::ErrorBody)))]
 pub async fn checkup(
-    State(engine): State<Services>,
+    State(services): State<Services>,
     JsonBody(body): JsonBody<CheckupRequest>,
 ) -> Result<Response, ApiError> {
-    let lines = engine.models().checkup(body).await?.map(|line| {
+    let lines = services.models().checkup(body).await?.map(|line| {
         let mut text = serde_json::to_string(&line).unwrap_or_default();
         text.push('\n');
         Ok::<_, std::convert::Infallible>(text)

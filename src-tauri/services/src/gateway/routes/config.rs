@@ -19,8 +19,8 @@ pub fn routes() -> OpenApiRouter<Services> {
 
 /// Every setting.
 #[utoipa::path(get, path = "/api/config", tag = "config", responses((status = 200, body = Object)))]
-pub async fn get_config(State(engine): State<Services>) -> Json<Config> {
-    Json((*engine.config().current()).clone())
+pub async fn get_config(State(services): State<Services>) -> Json<Config> {
+    Json((*services.config().current()).clone())
 }
 
 /// The JSON schema of the settings; every field has a description.
@@ -36,10 +36,10 @@ pub async fn config_schema() -> Json<Value> {
     responses((status = 200, body = Saved), (status = 422, body = crate::error::ErrorBody))
 )]
 pub async fn put_config(
-    State(engine): State<Services>,
+    State(services): State<Services>,
     JsonBody(body): JsonBody<Value>,
 ) -> Result<Json<Saved>, ApiError> {
-    engine.config().put(body).await?;
+    services.config().put(body).await?;
     Ok(Json(Saved { saved: true }))
 }
 
@@ -50,8 +50,8 @@ pub async fn put_config(
     responses((status = 200, body = SavedConfig), (status = 422, body = crate::error::ErrorBody))
 )]
 pub async fn patch_config(
-    State(engine): State<Services>,
+    State(services): State<Services>,
     JsonBody(body): JsonBody<Value>,
 ) -> Result<Json<SavedConfig>, ApiError> {
-    Ok(Json(engine.config().patch_saved(body).await?))
+    Ok(Json(services.config().patch_saved(body).await?))
 }

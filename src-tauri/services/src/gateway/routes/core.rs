@@ -23,14 +23,14 @@ pub fn protected() -> OpenApiRouter<Services> {
 
 /// Is the engine up? Needs no token.
 #[utoipa::path(get, path = "/api/health", tag = "core", security(()), responses((status = 200, body = Health)))]
-pub async fn health(State(engine): State<Services>) -> Json<Health> {
-    Json(engine.health())
+pub async fn health(State(services): State<Services>) -> Json<Health> {
+    Json(services.health())
 }
 
 /// Everything the window needs on launch.
 #[utoipa::path(get, path = "/api/bootstrap", tag = "core", responses((status = 200, body = Bootstrap)))]
-pub async fn bootstrap(State(engine): State<Services>) -> Result<Json<Bootstrap>, ApiError> {
-    Ok(Json(engine.bootstrap().await?))
+pub async fn bootstrap(State(services): State<Services>) -> Result<Json<Bootstrap>, ApiError> {
+    Ok(Json(services.bootstrap().await?))
 }
 
 /// Saves the first-run answers, writes USER.md and marks onboarding complete.
@@ -40,10 +40,10 @@ pub async fn bootstrap(State(engine): State<Services>) -> Result<Json<Bootstrap>
     responses((status = 200, body = OnboardingDone), (status = 422, body = crate::error::ErrorBody))
 )]
 pub async fn onboarding(
-    State(engine): State<Services>,
+    State(services): State<Services>,
     JsonBody(body): JsonBody<OnboardingRequest>,
 ) -> Result<Json<OnboardingDone>, ApiError> {
     Ok(Json(
-        crate::onboarding::complete(engine.config(), engine.home(), engine.memory(), body).await?,
+        crate::onboarding::complete(services.config(), services.home(), services.memory(), body).await?,
     ))
 }

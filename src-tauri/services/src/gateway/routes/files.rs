@@ -32,7 +32,7 @@ fn field_error(field: &str, msg: &str) -> ApiError {
     request_body(content_type = "multipart/form-data", description = "file, source?"),
     responses((status = 200, body = FileInfo), (status = 413, body = crate::error::ErrorBody), (status = 422, body = crate::error::ErrorBody)))]
 pub async fn upload(
-    State(engine): State<Services>,
+    State(services): State<Services>,
     mut form: Multipart,
 ) -> Result<Json<FileInfo>, ApiError> {
     let mut file: Option<(String, Vec<u8>)> = None;
@@ -78,23 +78,23 @@ pub async fn upload(
         }
     }
     let (name, bytes) = file.ok_or_else(|| field_error("file", "Attach a file to upload."))?;
-    Ok(Json(engine.files().save(&name, &bytes, source).await?))
+    Ok(Json(services.files().save(&name, &bytes, source).await?))
 }
 
 /// Every stored file, newest first.
 #[utoipa::path(get, path = "/api/files", tag = "files", responses((status = 200, body = Vec<FileInfo>)))]
-pub async fn list(State(engine): State<Services>) -> Result<Json<Vec<FileInfo>>, ApiError> {
-    Ok(Json(engine.files().list().await?))
+pub async fn list(State(services): State<Services>) -> Result<Json<Vec<FileInfo>>, ApiError> {
+    Ok(Json(services.files().list().await?))
 }
 
 /// A file's bytes.
 #[utoipa::path(get, path = "/api/files/content/{*name}", tag = "files",
     responses((status = 200, description = "The file"), (status = 404, body = crate::error::ErrorBody)))]
 pub async fn content(
-    State(engine): State<Services>,
+    State(services): State<Services>,
     Path(name): Path<String>,
 ) -> Result<Response, ApiError> {
-    let (bytes, mime) = engine.files().read(&name).await?;
+    let (bytes, mime) = services.files().read(&name).await?;
     Ok(([(CONTENT_TYPE, mime)], Body::from(bytes)).into_response())
 }
 
@@ -102,9 +102,9 @@ pub async fn content(
 #[utoipa::path(delete, path = "/api/files/{*name}", tag = "files",
     responses((status = 200, body = OkReply), (status = 404, body = crate::error::ErrorBody)))]
 pub async fn delete(
-    State(engine): State<Services>,
+    State(services): State<Services>,
     Path(name): Path<String>,
 ) -> Result<Json<OkReply>, ApiError> {
-    engine.files().delete(&name).await?;
+    services.files().delete(&name).await?;
     Ok(Json(OkReply::yes()))
 }

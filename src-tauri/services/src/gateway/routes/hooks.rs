@@ -31,7 +31,7 @@ pub fn routes() -> OpenApiRouter<Services> {
 
 /// `http://<host:port>` the request came in on when that is a loopback address, else the
 /// engine's own address.
-fn base_url(engine: &Services, headers: &HeaderMap) -> String {
+fn base_url(services: &Services, headers: &HeaderMap) -> String {
     let host = headers
         .get(header::HOST)
         .and_then(|v| v.to_str().ok())
@@ -42,42 +42,42 @@ fn base_url(engine: &Services, headers: &HeaderMap) -> String {
                 .is_some_and(|(_, port)| port.parse::<u16>().is_ok());
             port_ok && matches!(name, "127.0.0.1" | "localhost" | "[::1]")
         });
-    host.map_or_else(|| engine.url(), |host| format!("http://{host}"))
+    host.map_or_else(|| services.url(), |host| format!("http://{host}"))
 }
 
 /// Every webhook, with the address to call it on.
 #[utoipa::path(get, path = "/api/hooks", tag = "hooks",
     responses((status = 200, body = Vec<Hook>)))]
 pub async fn list(
-    State(engine): State<Services>,
+    State(services): State<Services>,
     headers: HeaderMap,
 ) -> Result<Json<Vec<Hook>>, ApiError> {
-    let base = base_url(&engine, &headers);
-    Ok(Json(engine.hooks().list(&base).await?))
+    let base = base_url(&services, &headers);
+    Ok(Json(services.hooks().list(&base).await?))
 }
 
 /// Makes a webhook; its secret is in this answer only (Sentient keeps just its SHA-256).
 #[utoipa::path(post, path = "/api/hooks", tag = "hooks", request_body = NewHook,
     responses((status = 200, body = CreatedHook), (status = 400, body = crate::error::ErrorBody)))]
 pub async fn create(
-    State(engine): State<Services>,
+    State(services): State<Services>,
     headers: HeaderMap,
     JsonBody(body): JsonBody<NewHook>,
 ) -> Result<Json<CreatedHook>, ApiError> {
-    let base = base_url(&engine, &headers);
-    Ok(Json(engine.hooks().create_hook(&body.name, &base).await?))
+    let base = base_url(&services, &headers);
+    Ok(Json(services.hooks().create_hook(&body.name, &base).await?))
 }
 
 /// Deletes a webhook; calls to it answer 404 from now on.
 #[utoipa::path(delete, path = "/api/hooks/{id}", tag = "hooks",
     responses((status = 200, body = OkReply), (status = 404, body = crate::error::ErrorBody)))]
 pub async fn delete(
-    State(engine): State<Services>,
+    State(services): State<Services>,
     headers: HeaderMap,
     Path(id): Path<String>,
 ) -> Result<Json<OkReply>, ApiError> {
-    let base = base_url(&engine, &headers);
-    engine.hooks().delete_hook(&id, &base).await?;
+    let base = base_url(&services, &headers);
+    services.hooks().delete_hook(&id, &base).await?;
     Ok(Json(OkReply::yes()))
 }
 
@@ -112,7 +112,7 @@ impl IntoResponse for Refusal {
         (status = 503, body = crate::error::ErrorBody)),
     security(()))]
 pub async fn call(
-    State(engine): State<Services>,
+    State(services): State<Services>,
     Path(id): Path<String>,
     Query(query): Query<Vec<(String, String)>>,
     headers: HeaderMap,
@@ -132,7 +132,7 @@ pub async fn call(
         content_length: text(header::CONTENT_LENGTH.as_str()).and_then(|v| v.parse().ok()),
         body,
     };
-    engine
+    services
         .hooks()
         .receive_hook_call(call)
         .await

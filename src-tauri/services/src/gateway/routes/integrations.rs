@@ -46,18 +46,18 @@ pub fn routes() -> OpenApiRouter<Services> {
 /// Every app: the catalog, the webhooks and each tool server.
 #[utoipa::path(get, path = "/api/integrations", tag = "integrations",
     responses((status = 200, body = Vec<Integration>)))]
-pub async fn list(State(engine): State<Services>) -> Json<Vec<Integration>> {
-    Json(engine.integrations().list().await)
+pub async fn list(State(services): State<Services>) -> Json<Vec<Integration>> {
+    Json(services.integrations().list().await)
 }
 
 /// One app.
 #[utoipa::path(get, path = "/api/integrations/{id}", tag = "integrations",
     responses((status = 200, body = Integration), (status = 404, body = crate::error::ErrorBody)))]
 pub async fn get(
-    State(engine): State<Services>,
+    State(services): State<Services>,
     Path(id): Path<String>,
 ) -> Result<Json<Integration>, ApiError> {
-    Ok(Json(engine.integrations().get(&id).await?))
+    Ok(Json(services.integrations().get(&id).await?))
 }
 
 /// Connects an app: keys and manual setups answer the Integration; sign-ins answer where to go.
@@ -66,31 +66,31 @@ pub async fn get(
     responses((status = 200, body = ConnectAnswer), (status = 400, body = crate::error::ErrorBody),
         (status = 404, body = crate::error::ErrorBody), (status = 422, body = crate::error::ErrorBody)))]
 pub async fn connect(
-    State(engine): State<Services>,
+    State(services): State<Services>,
     Path(id): Path<String>,
     PlainBody(body): PlainBody<ConnectRequest>,
 ) -> Result<Json<ConnectAnswer>, ApiError> {
-    Ok(Json(engine.integrations().connect(&id, body).await?))
+    Ok(Json(services.integrations().connect(&id, body).await?))
 }
 
 /// Disconnects an app: its tokens are deleted and the tasks that use it turned off.
 #[utoipa::path(post, path = "/api/integrations/{id}/disconnect", tag = "integrations",
     responses((status = 200, body = Integration), (status = 404, body = crate::error::ErrorBody)))]
 pub async fn disconnect(
-    State(engine): State<Services>,
+    State(services): State<Services>,
     Path(id): Path<String>,
 ) -> Result<Json<Integration>, ApiError> {
-    Ok(Json(engine.integrations().disconnect(&id).await?))
+    Ok(Json(services.integrations().disconnect(&id).await?))
 }
 
 /// Checks a connection with one cheap request.
 #[utoipa::path(post, path = "/api/integrations/{id}/test", tag = "integrations",
     responses((status = 200, body = IntegrationTest), (status = 404, body = crate::error::ErrorBody)))]
 pub async fn test(
-    State(engine): State<Services>,
+    State(services): State<Services>,
     Path(id): Path<String>,
 ) -> Result<Json<IntegrationTest>, ApiError> {
-    Ok(Json(engine.integrations().test(&id).await?))
+    Ok(Json(services.integrations().test(&id).await?))
 }
 
 /// Read only (`read`) or Read and write (`read_write`).
@@ -99,12 +99,12 @@ pub async fn test(
     responses((status = 200, body = Integration), (status = 404, body = crate::error::ErrorBody),
         (status = 422, body = crate::error::ErrorBody)))]
 pub async fn access(
-    State(engine): State<Services>,
+    State(services): State<Services>,
     Path(id): Path<String>,
     JsonBody(body): JsonBody<AccessRequest>,
 ) -> Result<Json<Integration>, ApiError> {
     Ok(Json(
-        engine.integrations().set_access(&id, &body.access).await?,
+        services.integrations().set_access(&id, &body.access).await?,
     ))
 }
 
@@ -113,10 +113,10 @@ pub async fn access(
     responses((status = 200, body = FilterLists), (status = 400, body = crate::error::ErrorBody),
         (status = 404, body = crate::error::ErrorBody)))]
 pub async fn filters(
-    State(engine): State<Services>,
+    State(services): State<Services>,
     Path(id): Path<String>,
 ) -> Result<Json<FilterLists>, ApiError> {
-    Ok(Json(engine.integrations().privacy_filters(&id).await?))
+    Ok(Json(services.integrations().privacy_filters(&id).await?))
 }
 
 /// Replaces the app's privacy filters.
@@ -125,36 +125,36 @@ pub async fn filters(
     responses((status = 200, body = OkReply), (status = 400, body = crate::error::ErrorBody),
         (status = 404, body = crate::error::ErrorBody), (status = 422, body = crate::error::ErrorBody)))]
 pub async fn set_filters(
-    State(engine): State<Services>,
+    State(services): State<Services>,
     Path(id): Path<String>,
     JsonBody(body): JsonBody<FilterLists>,
 ) -> Result<Json<OkReply>, ApiError> {
-    engine.integrations().set_privacy_filters(&id, body).await?;
+    services.integrations().set_privacy_filters(&id, body).await?;
     Ok(Json(OkReply::yes()))
 }
 
 /// Every change feed and where it stands.
 #[utoipa::path(get, path = "/api/integrations/feeds", tag = "integrations",
     responses((status = 200, body = Vec<FeedStatus>)))]
-pub async fn feeds(State(engine): State<Services>) -> Json<Vec<FeedStatus>> {
-    Json(engine.integrations().feed_status().await)
+pub async fn feeds(State(services): State<Services>) -> Json<Vec<FeedStatus>> {
+    Json(services.integrations().feed_status().await)
 }
 
 /// Syncs one feed now.
 #[utoipa::path(post, path = "/api/integrations/feeds/{source}/sync", tag = "integrations",
     responses((status = 200, body = FeedSyncReply), (status = 404, body = crate::error::ErrorBody)))]
 pub async fn sync_feed(
-    State(engine): State<Services>,
+    State(services): State<Services>,
     Path(source): Path<String>,
 ) -> Result<Json<FeedSyncReply>, ApiError> {
-    Ok(Json(engine.integrations().sync_feed(&source).await?))
+    Ok(Json(services.integrations().sync_feed(&source).await?))
 }
 
 /// Every tool server.
 #[utoipa::path(get, path = "/api/integrations/mcp", tag = "integrations",
     responses((status = 200, body = Vec<McpServerInfo>)))]
-pub async fn mcp_list(State(engine): State<Services>) -> Json<Vec<McpServerInfo>> {
-    Json(engine.integrations().mcp().list())
+pub async fn mcp_list(State(services): State<Services>) -> Json<Vec<McpServerInfo>> {
+    Json(services.integrations().mcp().list())
 }
 
 /// Adds (or replaces) a tool server; waits up to 15 s for its first connection.
@@ -162,20 +162,20 @@ pub async fn mcp_list(State(engine): State<Services>) -> Json<Vec<McpServerInfo>
     request_body = NewMcpServer,
     responses((status = 200, body = McpServerInfo), (status = 400, body = crate::error::ErrorBody)))]
 pub async fn mcp_add(
-    State(engine): State<Services>,
+    State(services): State<Services>,
     PlainBody(body): PlainBody<NewMcpServer>,
 ) -> Result<Json<McpServerInfo>, ApiError> {
-    Ok(Json(engine.integrations().mcp().add(body).await?))
+    Ok(Json(services.integrations().mcp().add(body).await?))
 }
 
 /// Removes a tool server with its values, sign-in and Read only setting.
 #[utoipa::path(delete, path = "/api/integrations/mcp/{name}", tag = "integrations",
     responses((status = 200, body = OkReply), (status = 404, body = crate::error::ErrorBody)))]
 pub async fn mcp_delete(
-    State(engine): State<Services>,
+    State(services): State<Services>,
     Path(name): Path<String>,
 ) -> Result<Json<OkReply>, ApiError> {
-    engine.integrations().mcp().remove(&name).await?;
+    services.integrations().mcp().remove(&name).await?;
     Ok(Json(OkReply::yes()))
 }
 
@@ -191,12 +191,12 @@ pub struct EnabledRequest {
     responses((status = 200, body = McpServerInfo), (status = 404, body = crate::error::ErrorBody),
         (status = 422, body = crate::error::ErrorBody)))]
 pub async fn mcp_access(
-    State(engine): State<Services>,
+    State(services): State<Services>,
     Path(name): Path<String>,
     JsonBody(body): JsonBody<AccessRequest>,
 ) -> Result<Json<McpServerInfo>, ApiError> {
     Ok(Json(
-        engine
+        services
             .integrations()
             .mcp()
             .set_access(&name, &body.access)
@@ -208,10 +208,10 @@ pub async fn mcp_access(
 #[utoipa::path(post, path = "/api/integrations/mcp/{name}/test", tag = "integrations",
     responses((status = 200, body = McpTestResult), (status = 404, body = crate::error::ErrorBody)))]
 pub async fn mcp_test(
-    State(engine): State<Services>,
+    State(services): State<Services>,
     Path(name): Path<String>,
 ) -> Result<Json<McpTestResult>, ApiError> {
-    Ok(Json(engine.integrations().mcp().test(&name).await?))
+    Ok(Json(services.integrations().mcp().test(&name).await?))
 }
 
 /// Turns a server on or off.
@@ -220,12 +220,12 @@ pub async fn mcp_test(
     responses((status = 200, body = McpServerInfo), (status = 404, body = crate::error::ErrorBody),
         (status = 422, body = crate::error::ErrorBody)))]
 pub async fn mcp_enabled(
-    State(engine): State<Services>,
+    State(services): State<Services>,
     Path(name): Path<String>,
     JsonBody(body): JsonBody<EnabledRequest>,
 ) -> Result<Json<McpServerInfo>, ApiError> {
     Ok(Json(
-        engine
+        services
             .integrations()
             .mcp()
             .set_enabled(&name, &body.enabled)
@@ -239,12 +239,12 @@ pub async fn mcp_enabled(
     responses((status = 200, body = McpServerInfo), (status = 400, body = crate::error::ErrorBody),
         (status = 404, body = crate::error::ErrorBody), (status = 422, body = crate::error::ErrorBody)))]
 pub async fn mcp_values(
-    State(engine): State<Services>,
+    State(services): State<Services>,
     Path(name): Path<String>,
     JsonBody(body): JsonBody<McpValues>,
 ) -> Result<Json<McpServerInfo>, ApiError> {
     Ok(Json(
-        engine.integrations().mcp().set_values(&name, body).await?,
+        services.integrations().mcp().set_values(&name, body).await?,
     ))
 }
 
@@ -253,18 +253,18 @@ pub async fn mcp_values(
     responses((status = 200, body = McpSignIn), (status = 400, body = crate::error::ErrorBody),
         (status = 404, body = crate::error::ErrorBody)))]
 pub async fn mcp_sign_in(
-    State(engine): State<Services>,
+    State(services): State<Services>,
     Path(name): Path<String>,
 ) -> Result<Json<McpSignIn>, ApiError> {
-    Ok(Json(engine.integrations().mcp().sign_in(&name).await?))
+    Ok(Json(services.integrations().mcp().sign_in(&name).await?))
 }
 
 /// Deletes the stored sign-in.
 #[utoipa::path(post, path = "/api/integrations/mcp/{name}/sign-out", tag = "integrations",
     responses((status = 200, body = McpServerInfo), (status = 404, body = crate::error::ErrorBody)))]
 pub async fn mcp_sign_out(
-    State(engine): State<Services>,
+    State(services): State<Services>,
     Path(name): Path<String>,
 ) -> Result<Json<McpServerInfo>, ApiError> {
-    Ok(Json(engine.integrations().mcp().sign_out(&name).await?))
+    Ok(Json(services.integrations().mcp().sign_out(&name).await?))
 }

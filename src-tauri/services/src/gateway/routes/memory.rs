@@ -54,7 +54,7 @@ const TOO_LARGE: &str =
     responses((status = 200, body = ImportResult), (status = 400, body = ErrorBody),
         (status = 413, body = ErrorBody), (status = 503, body = ErrorBody)))]
 pub async fn import(
-    State(engine): State<Services>,
+    State(services): State<Services>,
     mut form: Multipart,
 ) -> Result<Json<ImportResult>, ApiError> {
     let unreadable = || ApiError::bad_request("The upload could not be read. Try again.");
@@ -85,7 +85,7 @@ pub async fn import(
             "The file has no name, so Sentient can't tell what kind it is.",
         ));
     }
-    Ok(Json(engine.memory().import(&name, bytes).await?))
+    Ok(Json(services.memory().import(&name, bytes).await?))
 }
 
 #[derive(Debug, Deserialize, utoipa::IntoParams)]
@@ -105,11 +105,11 @@ pub struct MemoriesQuery {
 #[utoipa::path(get, path = "/api/memories", tag = "memory", params(MemoriesQuery),
     responses((status = 200, body = Vec<Memory>), (status = 400, body = ErrorBody)))]
 pub async fn list(
-    State(engine): State<Services>,
+    State(services): State<Services>,
     Query(q): Query<MemoriesQuery>,
 ) -> Result<Json<Vec<Memory>>, ApiError> {
     Ok(Json(
-        engine
+        services
             .memory()
             .list(ListQuery {
                 topic: q.topic,
@@ -127,12 +127,12 @@ pub async fn list(
     responses((status = 200, body = WriteResult), (status = 400, body = ErrorBody),
         (status = 503, body = ErrorBody)))]
 pub async fn create(
-    State(engine): State<Services>,
+    State(services): State<Services>,
     JsonBody(body): JsonBody<NewMemoryRequest>,
 ) -> Result<Json<WriteResult>, ApiError> {
     let source = body.source.unwrap_or_default();
     Ok(Json(
-        engine
+        services
             .memory()
             .remember(&body.content, &source, None)
             .await?,
@@ -142,15 +142,15 @@ pub async fn create(
 /// Every topic with how many remembered facts it has.
 #[utoipa::path(get, path = "/api/memories/topics", tag = "memory",
     responses((status = 200, body = Vec<TopicCount>)))]
-pub async fn topics(State(engine): State<Services>) -> Result<Json<Vec<TopicCount>>, ApiError> {
-    Ok(Json(engine.memory().topics().await?))
+pub async fn topics(State(services): State<Services>) -> Result<Json<Vec<TopicCount>>, ApiError> {
+    Ok(Json(services.memory().topics().await?))
 }
 
 /// The memory map: facts, linked where they are close in meaning.
 #[utoipa::path(get, path = "/api/memories/graph", tag = "memory",
     responses((status = 200, body = Graph)))]
-pub async fn graph(State(engine): State<Services>) -> Result<Json<Graph>, ApiError> {
-    Ok(Json(engine.memory().graph().await?))
+pub async fn graph(State(services): State<Services>) -> Result<Json<Graph>, ApiError> {
+    Ok(Json(services.memory().graph().await?))
 }
 
 /// New words for a fact (the old ones kept as previous_content).
@@ -159,11 +159,11 @@ pub async fn graph(State(engine): State<Services>) -> Result<Json<Graph>, ApiErr
     responses((status = 200, body = Memory), (status = 400, body = ErrorBody),
         (status = 404, body = ErrorBody), (status = 503, body = ErrorBody)))]
 pub async fn update(
-    State(engine): State<Services>,
+    State(services): State<Services>,
     Path(id): Path<i64>,
     JsonBody(body): JsonBody<ContentRequest>,
 ) -> Result<Json<Memory>, ApiError> {
-    Ok(Json(engine.memory().update(id, &body.content).await?))
+    Ok(Json(services.memory().update(id, &body.content).await?))
 }
 
 /// Forgets one fact.
@@ -172,10 +172,10 @@ pub async fn update(
     responses((status = 200, body = Deleted), (status = 404, body = ErrorBody),
         (status = 503, body = ErrorBody)))]
 pub async fn delete(
-    State(engine): State<Services>,
+    State(services): State<Services>,
     Path(id): Path<i64>,
 ) -> Result<Json<Deleted>, ApiError> {
-    engine.memory().delete(id).await?;
+    services.memory().delete(id).await?;
     Ok(Json(Deleted { deleted: true }))
 }
 
@@ -184,10 +184,10 @@ pub async fn delete(
     params(("source" = String, Path, description = "manual, conversation, file:<name>, ...")),
     responses((status = 200, body = DeletedCount), (status = 503, body = ErrorBody)))]
 pub async fn delete_source(
-    State(engine): State<Services>,
+    State(services): State<Services>,
     Path(source): Path<String>,
 ) -> Result<Json<DeletedCount>, ApiError> {
-    let deleted = engine.memory().delete_source(&source).await?;
+    let deleted = services.memory().delete_source(&source).await?;
     Ok(Json(DeletedCount { deleted }))
 }
 
@@ -201,17 +201,17 @@ pub struct LimitQuery {
 #[utoipa::path(get, path = "/api/memories/summaries", tag = "memory", params(LimitQuery),
     responses((status = 200, body = Vec<Summary>), (status = 400, body = ErrorBody)))]
 pub async fn summaries(
-    State(engine): State<Services>,
+    State(services): State<Services>,
     Query(q): Query<LimitQuery>,
 ) -> Result<Json<Vec<Summary>>, ApiError> {
-    Ok(Json(engine.memory().summaries(q.limit).await?))
+    Ok(Json(services.memory().summaries(q.limit).await?))
 }
 
 /// The notes files in full: SOUL.md, USER.md, MEMORY.md, today's and yesterday's notes.
 #[utoipa::path(get, path = "/api/memories/workspace", tag = "memory",
     responses((status = 200, body = Workspace)))]
-pub async fn workspace(State(engine): State<Services>) -> Result<Json<Workspace>, ApiError> {
-    Ok(Json(engine.memory().workspace()?))
+pub async fn workspace(State(services): State<Services>) -> Result<Json<Workspace>, ApiError> {
+    Ok(Json(services.memory().workspace()?))
 }
 
 /// Saves SOUL.md, USER.md or MEMORY.md.
@@ -220,26 +220,26 @@ pub async fn workspace(State(engine): State<Services>) -> Result<Json<Workspace>
     params(("name" = String, Path, description = "soul, user or memory")),
     responses((status = 200, body = Saved), (status = 400, body = ErrorBody)))]
 pub async fn save_workspace(
-    State(engine): State<Services>,
+    State(services): State<Services>,
     Path(name): Path<String>,
     JsonBody(body): JsonBody<ContentRequest>,
 ) -> Result<Json<Saved>, ApiError> {
-    engine.memory().save_workspace(&name, &body.content)?;
+    services.memory().save_workspace(&name, &body.content)?;
     Ok(Json(Saved { saved: true }))
 }
 
 /// SOUL.md presets with the assistant's and the user's names.
 #[utoipa::path(get, path = "/api/memories/personas", tag = "memory",
     responses((status = 200, body = Vec<PersonaPreset>)))]
-pub async fn personas(State(engine): State<Services>) -> Json<Vec<PersonaPreset>> {
-    Json(engine.memory().personas())
+pub async fn personas(State(services): State<Services>) -> Json<Vec<PersonaPreset>> {
+    Json(services.memory().personas())
 }
 
 /// Memories waiting for review, newest first.
 #[utoipa::path(get, path = "/api/memories/review", tag = "memory",
     responses((status = 200, body = ReviewInbox)))]
-pub async fn review(State(engine): State<Services>) -> Result<Json<ReviewInbox>, ApiError> {
-    Ok(Json(engine.memory().review_inbox().await?))
+pub async fn review(State(services): State<Services>) -> Result<Json<ReviewInbox>, ApiError> {
+    Ok(Json(services.memory().review_inbox().await?))
 }
 
 /// Approves a held memory, in new words when `content` is given.
@@ -250,11 +250,11 @@ pub async fn review(State(engine): State<Services>) -> Result<Json<ReviewInbox>,
     responses((status = 200, body = OkReply), (status = 400, body = ErrorBody),
         (status = 404, body = ErrorBody), (status = 503, body = ErrorBody)))]
 pub async fn approve(
-    State(engine): State<Services>,
+    State(services): State<Services>,
     Path((kind, id)): Path<(String, String)>,
     JsonBody(body): JsonBody<ApproveRequest>,
 ) -> Result<Json<OkReply>, ApiError> {
-    engine
+    services
         .memory()
         .approve(&kind, &id, body.content.as_deref())
         .await?;
@@ -268,10 +268,10 @@ pub async fn approve(
     responses((status = 200, body = OkReply), (status = 400, body = ErrorBody),
         (status = 404, body = ErrorBody), (status = 503, body = ErrorBody)))]
 pub async fn discard(
-    State(engine): State<Services>,
+    State(services): State<Services>,
     Path((kind, id)): Path<(String, String)>,
 ) -> Result<Json<OkReply>, ApiError> {
-    engine.memory().discard(&kind, &id).await?;
+    services.memory().discard(&kind, &id).await?;
     Ok(Json(OkReply::yes()))
 }
 
@@ -281,10 +281,10 @@ pub async fn discard(
     responses((status = 200, body = Approved), (status = 400, body = ErrorBody),
         (status = 503, body = ErrorBody)))]
 pub async fn approve_all(
-    State(engine): State<Services>,
+    State(services): State<Services>,
     JsonBody(body): JsonBody<ApproveAllRequest>,
 ) -> Result<Json<Approved>, ApiError> {
-    let approved = engine
+    let approved = services
         .memory()
         .approve_all(body.from.as_deref().unwrap_or_default())
         .await?;

@@ -39,40 +39,40 @@ pub fn routes() -> OpenApiRouter<Services> {
 
 /// Every provider, with whether its key is set.
 #[utoipa::path(get, path = "/api/models/providers", tag = "models", responses((status = 200, body = Vec<ProviderView>)))]
-pub async fn providers(State(engine): State<Services>) -> Json<Vec<ProviderView>> {
-    Json(engine.models().model_providers().await)
+pub async fn providers(State(services): State<Services>) -> Json<Vec<ProviderView>> {
+    Json(services.models().model_providers().await)
 }
 
 /// What Ollama and LM Studio have installed (never fails; `reachable: false` when not running).
 #[utoipa::path(get, path = "/api/models/local", tag = "models", responses((status = 200, body = LocalModels)))]
-pub async fn local(State(engine): State<Services>) -> Json<LocalModels> {
-    Json(engine.models().local_models().await)
+pub async fn local(State(services): State<Services>) -> Json<LocalModels> {
+    Json(services.models().local_models().await)
 }
 
 /// One short call to a model, reporting whether it can use tools.
 #[utoipa::path(post, path = "/api/models/test", tag = "models", request_body = TestRequest,
     responses((status = 200, body = TestResult), (status = 422, body = crate::error::ErrorBody)))]
 pub async fn test(
-    State(engine): State<Services>,
+    State(services): State<Services>,
     JsonBody(body): JsonBody<TestRequest>,
 ) -> Result<Json<TestResult>, ApiError> {
-    Ok(Json(engine.models().test_model(body).await?))
+    Ok(Json(services.models().test_model(body).await?))
 }
 
 /// One embedding call, reporting the vector size.
 #[utoipa::path(post, path = "/api/models/test-embedding", tag = "models", request_body = EmbeddingTestRequest,
     responses((status = 200, body = EmbeddingTestResult), (status = 422, body = crate::error::ErrorBody)))]
 pub async fn test_embedding(
-    State(engine): State<Services>,
+    State(services): State<Services>,
     JsonBody(body): JsonBody<EmbeddingTestRequest>,
 ) -> Result<Json<EmbeddingTestResult>, ApiError> {
-    Ok(Json(engine.models().test_embedding(body).await?))
+    Ok(Json(services.models().test_embedding(body).await?))
 }
 
 /// What the local model is doing now.
 #[utoipa::path(get, path = "/api/models/busy", tag = "models", responses((status = 200, body = ModelBusy)))]
-pub async fn busy(State(engine): State<Services>) -> Json<ModelBusy> {
-    Json(engine.llm().queue().busy())
+pub async fn busy(State(services): State<Services>) -> Json<ModelBusy> {
+    Json(services.llm().queue().busy())
 }
 
 /// Sets the model of the roles named (null = use the main model).
@@ -80,10 +80,10 @@ pub async fn busy(State(engine): State<Services>) -> Json<ModelBusy> {
     request_body(content = Object, description = "{primary?, fast?, planner?, executor?, embedding?, vision?, voice?}"),
     responses((status = 200, body = Roles), (status = 422, body = crate::error::ErrorBody)))]
 pub async fn put_roles(
-    State(engine): State<Services>,
+    State(services): State<Services>,
     JsonBody(body): JsonBody<BTreeMap<String, Option<String>>>,
 ) -> Result<Json<Roles>, ApiError> {
-    Ok(Json(engine.models().set_roles(body).await?))
+    Ok(Json(services.models().set_roles(body).await?))
 }
 
 #[derive(serde::Serialize, utoipa::ToSchema)]
@@ -96,10 +96,10 @@ pub struct Ok {
     request_body(content = Object, description = "{role: [model, ...]}"),
     responses((status = 200, body = Ok), (status = 422, body = crate::error::ErrorBody)))]
 pub async fn put_fallbacks(
-    State(engine): State<Services>,
+    State(services): State<Services>,
     JsonBody(body): JsonBody<BTreeMap<String, Vec<String>>>,
 ) -> Result<Json<Ok>, ApiError> {
-    engine.models().set_fallbacks(body).await?;
+    services.models().set_fallbacks(body).await?;
     Ok(Json(Ok { ok: true }))
 }
 
@@ -108,10 +108,10 @@ pub async fn put_fallbacks(
     responses((status = 200, description = "NDJSON progress lines", content_type = "application/x-ndjson"),
               (status = 422, body = crate::error::ErrorBody), (status = 503, body = crate::error::ErrorBody)))]
 pub async fn pull(
-    State(engine): State<Services>,
+    State(services): State<Services>,
     JsonBody(body): JsonBody<PullRequest>,
 ) -> Result<Response, ApiError> {
-    let progress = engine.models().pull_model(&body.name).await?;
+    let progress = services.models().pull_model(&body.name).await?;
     let lines = progress.map(|line| {
         let mut text = serde_json::to_string(&line).unwrap_or_default();
         text.push('\n');
@@ -134,10 +134,10 @@ pub struct UsageQuery {
 #[utoipa::path(get, path = "/api/usage", tag = "models", params(UsageQuery),
     responses((status = 200, body = UsageReport)))]
 pub async fn usage(
-    State(engine): State<Services>,
+    State(services): State<Services>,
     Query(q): Query<UsageQuery>,
 ) -> Result<Json<UsageReport>, ApiError> {
-    let report = engine
+    let report = services
         .llm()
         .ledger()
         .report(q.days.unwrap_or(30))
@@ -156,8 +156,8 @@ pub struct HardwareQuery {
 #[utoipa::path(get, path = "/api/system/hardware", tag = "models", params(HardwareQuery),
     responses((status = 200, body = Hardware)))]
 pub async fn hardware(
-    State(engine): State<Services>,
+    State(services): State<Services>,
     Query(q): Query<HardwareQuery>,
 ) -> Json<Hardware> {
-    Json(engine.hardware().get(q.refresh.unwrap_or(false)).await)
+    Json(services.hardware().get(q.refresh.unwrap_or(false)).await)
 }

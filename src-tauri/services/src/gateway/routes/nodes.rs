@@ -62,29 +62,29 @@ pub fn upload_limit() -> axum::extract::DefaultBodyLimit {
 /// Every paired device (and the desktop app), online first.
 #[utoipa::path(get, path = "/api/nodes", tag = "devices",
     responses((status = 200, body = Vec<Node>)))]
-pub async fn list(State(engine): State<Services>) -> Result<Json<Vec<Node>>, ApiError> {
-    Ok(Json(engine.devices().list().await?))
+pub async fn list(State(services): State<Services>) -> Result<Json<Vec<Node>>, ApiError> {
+    Ok(Json(services.devices().list().await?))
 }
 
 #[utoipa::path(get, path = "/api/nodes/{id}", tag = "devices",
     responses((status = 200, body = Node), (status = 404, body = crate::error::ErrorBody)))]
 pub async fn get_node(
-    State(engine): State<Services>,
+    State(services): State<Services>,
     Path(id): Path<String>,
 ) -> Result<Json<Node>, ApiError> {
-    Ok(Json(engine.devices().get(&id).await?))
+    Ok(Json(services.devices().get(&id).await?))
 }
 
 /// Renames a device (`node.updated`).
 #[utoipa::path(patch, path = "/api/nodes/{id}", tag = "devices", request_body = RenameNode,
     responses((status = 200, body = Node), (status = 404, body = crate::error::ErrorBody), (status = 400, body = crate::error::ErrorBody)))]
 pub async fn rename(
-    State(engine): State<Services>,
+    State(services): State<Services>,
     Path(id): Path<String>,
     PlainBody(body): PlainBody<RenameNode>,
 ) -> Result<Json<Node>, ApiError> {
     Ok(Json(
-        engine
+        services
             .devices()
             .rename(&id, &body.name)
             .await
@@ -97,10 +97,10 @@ pub async fn rename(
 #[utoipa::path(delete, path = "/api/nodes/{id}", tag = "devices",
     responses((status = 200, body = OkReply), (status = 400, body = crate::error::ErrorBody), (status = 404, body = crate::error::ErrorBody)))]
 pub async fn delete(
-    State(engine): State<Services>,
+    State(services): State<Services>,
     Path(id): Path<String>,
 ) -> Result<Json<OkReply>, ApiError> {
-    engine.devices().remove(&id).await?;
+    services.devices().remove(&id).await?;
     Ok(Json(OkReply::yes()))
 }
 
@@ -109,25 +109,25 @@ pub async fn delete(
 #[utoipa::path(post, path = "/api/nodes/{id}/invoke", tag = "devices", request_body = InvokeRequest,
     responses((status = 200, body = InvokeReply), (status = 404, body = crate::error::ErrorBody), (status = 422, body = crate::error::ErrorBody)))]
 pub async fn invoke(
-    State(engine): State<Services>,
+    State(services): State<Services>,
     Path(id): Path<String>,
     JsonBody(body): JsonBody<InvokeRequest>,
 ) -> Result<Json<InvokeReply>, ApiError> {
-    Ok(Json(engine.devices().invoke_request(&id, body).await?))
+    Ok(Json(services.devices().invoke_request(&id, body).await?))
 }
 
 /// A single-use pairing code for 10 minutes, with the links and QR code that carry it.
 #[utoipa::path(post, path = "/api/nodes/pairing", tag = "devices",
     responses((status = 200, body = Pairing)))]
-pub async fn pairing(State(engine): State<Services>) -> Result<Json<Pairing>, ApiError> {
-    Ok(Json(engine.create_pairing()?))
+pub async fn pairing(State(services): State<Services>) -> Result<Json<Pairing>, ApiError> {
+    Ok(Json(services.create_pairing()?))
 }
 
 /// The LAN listener: on or off, its addresses and its certificate's fingerprint.
 #[utoipa::path(get, path = "/api/nodes/lan", tag = "devices",
     responses((status = 200, body = LanStatus)))]
-pub async fn lan(State(engine): State<Services>) -> Json<LanStatus> {
-    Json(engine.lan_status())
+pub async fn lan(State(services): State<Services>) -> Json<LanStatus> {
+    Json(services.lan_status())
 }
 
 #[derive(Debug, Deserialize)]
@@ -157,7 +157,7 @@ fn door(request_extensions: &axum::http::Extensions) -> Door {
     responses((status = 101, description = "Switching to the device protocol")),
     security(()))]
 pub async fn node_socket(
-    State(engine): State<Services>,
+    State(services): State<Services>,
     Query(query): Query<SocketQuery>,
     extensions: axum::http::Extensions,
     upgrade: WebSocketUpgrade,
@@ -168,7 +168,7 @@ pub async fn node_socket(
         && query
             .token
             .as_deref()
-            .is_some_and(|t| token_matches(engine.token(), t));
+            .is_some_and(|t| token_matches(services.token(), t));
     let peer = Peer {
         address: peer_address(&extensions),
         door,
@@ -177,7 +177,7 @@ pub async fn node_socket(
     upgrade
         .max_message_size(socket::MAX_MESSAGE_BYTES)
         .max_frame_size(socket::MAX_MESSAGE_BYTES)
-        .on_upgrade(move |ws| socket::serve(engine, ws, peer))
+        .on_upgrade(move |ws| socket::serve(services, ws, peer))
 }
 
 /// The device token from `Authorization: Bearer`.
@@ -198,7 +198,7 @@ fn bearer(headers: &HeaderMap) -> Option<&str> {
         (status = 401, body = crate::error::ErrorBody), (status = 413, body = crate::error::ErrorBody)),
     security(()))]
 pub async fn upload(
-    State(engine): State<Services>,
+    State(services): State<Services>,
     request: Request,
 ) -> Result<Json<UploadReply>, ApiError> {
     let Some(token) = bearer(request.headers()).map(str::to_owned) else {
@@ -206,7 +206,7 @@ pub async fn upload(
             "Send the device's token as Authorization: Bearer <token>.",
         ));
     };
-    let Some(node) = engine.devices().verify_token(&token).await else {
+    let Some(node) = services.devices().verify_token(&token).await else {
         return Err(ApiError::unauthorized(
             "That device token is not valid. Pair the device again.",
         ));
@@ -224,7 +224,7 @@ pub async fn upload(
         )
     };
     let (mime, bytes) = if content_type.starts_with("multipart/form-data") {
-        let mut form = Multipart::from_request(request, &engine)
+        let mut form = Multipart::from_request(request, &services)
             .await
             .map_err(|e| ApiError::bad_request(format!("The form could not be read: {e}")))?;
         let mut found = None;
@@ -241,7 +241,7 @@ pub async fn upload(
         }
         found.ok_or_else(|| ApiError::bad_request("Put the file in the form field named file."))?
     } else {
-        let bytes = Bytes::from_request(request, &engine)
+        let bytes = Bytes::from_request(request, &services)
             .await
             .map_err(|_| too_large())?;
         (content_type, bytes)
@@ -254,7 +254,7 @@ pub async fn upload(
     if bytes.len() > MAX_UPLOAD_BYTES {
         return Err(too_large());
     }
-    let upload_id = engine
+    let upload_id = services
         .devices()
         .upload(&node.node_id, &mime, &bytes)
         .await

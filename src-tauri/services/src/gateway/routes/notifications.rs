@@ -32,11 +32,11 @@ pub struct ListQuery {
 #[utoipa::path(get, path = "/api/notifications", tag = "notifications", params(ListQuery),
     responses((status = 200, body = NotificationList)))]
 pub async fn list(
-    State(engine): State<Services>,
+    State(services): State<Services>,
     Query(q): Query<ListQuery>,
 ) -> Result<Json<NotificationList>, ApiError> {
     Ok(Json(
-        engine
+        services
             .notifications()
             .list_notifications(q.limit, q.unread_only.unwrap_or(false))
             .await?,
@@ -47,18 +47,18 @@ pub async fn list(
 #[utoipa::path(post, path = "/api/notifications/{id}/read", tag = "notifications",
     responses((status = 200, body = OkReply), (status = 404, body = crate::error::ErrorBody)))]
 pub async fn read(
-    State(engine): State<Services>,
+    State(services): State<Services>,
     Path(id): Path<String>,
 ) -> Result<Json<OkReply>, ApiError> {
-    engine.notifications().read_notification(&id).await?;
+    services.notifications().read_notification(&id).await?;
     Ok(Json(OkReply::yes()))
 }
 
 /// Marks every notification read (`notification.read` with `id: null`).
 #[utoipa::path(post, path = "/api/notifications/read-all", tag = "notifications",
     responses((status = 200, body = OkReply)))]
-pub async fn read_all(State(engine): State<Services>) -> Result<Json<OkReply>, ApiError> {
-    engine.notifications().read_all_notifications().await?;
+pub async fn read_all(State(services): State<Services>) -> Result<Json<OkReply>, ApiError> {
+    services.notifications().read_all_notifications().await?;
     Ok(Json(OkReply::yes()))
 }
 
@@ -66,17 +66,17 @@ pub async fn read_all(State(engine): State<Services>) -> Result<Json<OkReply>, A
 #[utoipa::path(delete, path = "/api/notifications/{id}", tag = "notifications",
     responses((status = 200, body = OkReply), (status = 404, body = crate::error::ErrorBody)))]
 pub async fn delete(
-    State(engine): State<Services>,
+    State(services): State<Services>,
     Path(id): Path<String>,
 ) -> Result<Json<OkReply>, ApiError> {
-    engine.notifications().delete_notification(&id).await?;
+    services.notifications().delete_notification(&id).await?;
     Ok(Json(OkReply::yes()))
 }
 
 /// Empties the feed (`notification.deleted` with `id: null`).
 #[utoipa::path(delete, path = "/api/notifications", tag = "notifications",
     responses((status = 200, body = OkReply)))]
-pub async fn delete_all(State(engine): State<Services>) -> Result<Json<OkReply>, ApiError> {
-    engine.notifications().delete_all_notifications().await?;
+pub async fn delete_all(State(services): State<Services>) -> Result<Json<OkReply>, ApiError> {
+    services.notifications().delete_all_notifications().await?;
     Ok(Json(OkReply::yes()))
 }

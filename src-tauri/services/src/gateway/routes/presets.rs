@@ -25,8 +25,8 @@ pub fn routes() -> OpenApiRouter<Services> {
 /// Every model setup, built-ins first, with the active one and whether a switch can be undone.
 #[utoipa::path(get, path = "/api/models/presets", tag = "models",
     responses((status = 200, body = PresetList)))]
-pub async fn list_presets(State(engine): State<Services>) -> Result<Json<PresetList>, ApiError> {
-    Ok(Json(engine.models().model_presets().await?))
+pub async fn list_presets(State(services): State<Services>) -> Result<Json<PresetList>, ApiError> {
+    Ok(Json(services.models().model_presets().await?))
 }
 
 /// Switches every role to a setup in one save, and says what its models still need.
@@ -38,10 +38,10 @@ pub async fn list_presets(State(engine): State<Services>) -> Result<Json<PresetL
         (status = 409, body = crate::error::ErrorBody, description = "The setup can't be used now (e.g. no cloud key)")
     ))]
 pub async fn apply_preset(
-    State(engine): State<Services>,
+    State(services): State<Services>,
     Path(name): Path<String>,
 ) -> Result<Json<PresetSwitch>, ApiError> {
-    Ok(Json(engine.models().apply_model_preset(&name).await?))
+    Ok(Json(services.models().apply_model_preset(&name).await?))
 }
 
 /// Puts back the setup from before the last switch (one step only).
@@ -50,8 +50,8 @@ pub async fn apply_preset(
         (status = 200, body = PresetSwitch),
         (status = 409, body = crate::error::ErrorBody, description = "Nothing to undo")
     ))]
-pub async fn undo_preset(State(engine): State<Services>) -> Result<Json<PresetSwitch>, ApiError> {
-    Ok(Json(engine.models().undo_model_preset().await?))
+pub async fn undo_preset(State(services): State<Services>) -> Result<Json<PresetSwitch>, ApiError> {
+    Ok(Json(services.models().undo_model_preset().await?))
 }
 
 /// Saves the current roles, fallbacks, reasoning and context lengths as a setup and makes it active.
@@ -62,10 +62,10 @@ pub async fn undo_preset(State(engine): State<Services>) -> Result<Json<PresetSw
         (status = 409, body = crate::error::ErrorBody, description = "The name is taken (send overwrite: true to replace it)")
     ))]
 pub async fn save_preset(
-    State(engine): State<Services>,
+    State(services): State<Services>,
     JsonBody(body): JsonBody<SavePresetRequest>,
 ) -> Result<Json<Preset>, ApiError> {
-    Ok(Json(engine.models().save_model_preset(body).await?))
+    Ok(Json(services.models().save_model_preset(body).await?))
 }
 
 /// Renames a saved setup; if it is active it stays active.
@@ -79,12 +79,12 @@ pub async fn save_preset(
         (status = 409, body = crate::error::ErrorBody, description = "Another setup has the new name")
     ))]
 pub async fn rename_preset(
-    State(engine): State<Services>,
+    State(services): State<Services>,
     Path(name): Path<String>,
     JsonBody(body): JsonBody<RenamePresetRequest>,
 ) -> Result<Json<Preset>, ApiError> {
     Ok(Json(
-        engine.models().rename_model_preset(&name, body).await?,
+        services.models().rename_model_preset(&name, body).await?,
     ))
 }
 
@@ -97,9 +97,9 @@ pub async fn rename_preset(
         (status = 404, body = crate::error::ErrorBody, description = "No setup by that name")
     ))]
 pub async fn delete_preset(
-    State(engine): State<Services>,
+    State(services): State<Services>,
     Path(name): Path<String>,
 ) -> Result<Json<OkReply>, ApiError> {
-    engine.models().delete_model_preset(&name).await?;
+    services.models().delete_model_preset(&name).await?;
     Ok(Json(OkReply::yes()))
 }

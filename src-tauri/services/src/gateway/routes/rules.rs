@@ -28,12 +28,12 @@ pub struct StatusQuery {
 #[utoipa::path(get, path = "/api/sessions/{id}/rule-proposals", tag = "chat", params(StatusQuery),
     responses((status = 200, body = Vec<RuleProposal>), (status = 400, body = crate::error::ErrorBody), (status = 404, body = crate::error::ErrorBody)))]
 pub async fn list(
-    State(engine): State<Services>,
+    State(services): State<Services>,
     Path(id): Path<String>,
     Query(q): Query<StatusQuery>,
 ) -> Result<Json<Vec<RuleProposal>>, ApiError> {
     Ok(Json(
-        engine
+        services
             .agent()
             .rule_proposals(&id, q.status.as_deref())
             .await?,
@@ -45,7 +45,7 @@ pub async fn list(
     responses((status = 200, body = RuleProposal), (status = 404, body = crate::error::ErrorBody),
               (status = 409, body = crate::error::ErrorBody), (status = 400, body = crate::error::ErrorBody)))]
 pub async fn decide(
-    State(engine): State<Services>,
+    State(services): State<Services>,
     Path(id): Path<String>,
     PlainBody(body): PlainBody<RuleDecisionRequest>,
 ) -> Result<Json<RuleProposal>, ApiError> {
@@ -53,6 +53,6 @@ pub async fn decide(
         .decision()
         .map_err(|e| ApiError::from(e).as_bad_request())?;
     Ok(Json(
-        engine.agent().decide_rule_proposal(&id, decision).await?,
+        services.agent().decide_rule_proposal(&id, decision).await?,
     ))
 }

@@ -21,8 +21,8 @@ pub fn routes() -> OpenApiRouter<Services> {
 /// which Python runs scripts.
 #[utoipa::path(get, path = "/api/sandbox/status", tag = "sandbox",
     responses((status = 200, body = SandboxStatus)))]
-pub async fn status(State(engine): State<Services>) -> Json<SandboxStatus> {
-    Json(engine.sandbox().status().await)
+pub async fn status(State(services): State<Services>) -> Json<SandboxStatus> {
+    Json(services.sandbox().status().await)
 }
 
 /// Runs a script; its tool calls are limited to risk read whatever the approvals mode says. A
@@ -30,8 +30,8 @@ pub async fn status(State(engine): State<Services>) -> Json<SandboxStatus> {
 #[utoipa::path(post, path = "/api/sandbox/run", tag = "sandbox", request_body = RunRequest,
     responses((status = 200, body = SandboxResult), (status = 422, body = ErrorBody)))]
 pub async fn run(
-    State(engine): State<Services>,
+    State(services): State<Services>,
     JsonBody(body): JsonBody<RunRequest>,
 ) -> Result<Json<SandboxResult>, ApiError> {
-    Ok(Json(engine.sandbox().run_request(body).await?))
+    Ok(Json(services.sandbox().run_request(body).await?))
 }

@@ -23,8 +23,8 @@ pub fn routes() -> OpenApiRouter<Services> {
     get, path = "/api/secrets", tag = "secrets",
     responses((status = 200, body = Vec<SecretInfo>))
 )]
-pub async fn list_secrets(State(engine): State<Services>) -> Json<Vec<SecretInfo>> {
-    Json(engine.secrets().list().await)
+pub async fn list_secrets(State(services): State<Services>) -> Json<Vec<SecretInfo>> {
+    Json(services.secrets().list().await)
 }
 
 /// Saves a key in this computer's keychain. The ChatGPT sign-in can't be typed in.
@@ -40,11 +40,11 @@ pub async fn list_secrets(State(engine): State<Services>) -> Json<Vec<SecretInfo
     )
 )]
 pub async fn put_secret(
-    State(engine): State<Services>,
+    State(services): State<Services>,
     Path(name): Path<String>,
     JsonBody(body): JsonBody<SecretValue>,
 ) -> Result<Json<OkReply>, ApiError> {
-    engine.secrets().put(&name, &body.value).await?;
+    services.secrets().put(&name, &body.value).await?;
     Ok(Json(OkReply::yes()))
 }
 
@@ -59,9 +59,9 @@ pub async fn put_secret(
     )
 )]
 pub async fn delete_secret(
-    State(engine): State<Services>,
+    State(services): State<Services>,
     Path(name): Path<String>,
 ) -> Result<Json<OkReply>, ApiError> {
-    engine.secrets().delete(&name).await?;
+    services.secrets().delete(&name).await?;
     Ok(Json(OkReply::yes()))
 }

@@ -29,10 +29,10 @@ pub struct LimitQuery {
 /// Chats, newest first.
 #[utoipa::path(get, path = "/api/sessions", tag = "chat", params(LimitQuery), responses((status = 200, body = Vec<Session>)))]
 pub async fn list(
-    State(engine): State<Services>,
+    State(services): State<Services>,
     Query(q): Query<LimitQuery>,
 ) -> Result<Json<Vec<Session>>, ApiError> {
-    Ok(Json(engine.sessions().list(q.limit.unwrap_or(100)).await?))
+    Ok(Json(services.sessions().list(q.limit.unwrap_or(100)).await?))
 }
 
 #[derive(Debug, Serialize, Deserialize, specta::Type, utoipa::ToSchema)]
@@ -42,8 +42,8 @@ pub struct Created {
 
 /// Starts a new, empty chat.
 #[utoipa::path(post, path = "/api/sessions", tag = "chat", responses((status = 200, body = Created)))]
-pub async fn create(State(engine): State<Services>) -> Result<Json<Created>, ApiError> {
-    let session = engine.sessions().create("desktop").await?;
+pub async fn create(State(services): State<Services>) -> Result<Json<Created>, ApiError> {
+    let session = services.sessions().create("desktop").await?;
     Ok(Json(Created {
         session_id: session.id,
     }))
@@ -58,11 +58,11 @@ pub struct Rename {
 #[utoipa::path(patch, path = "/api/sessions/{id}", tag = "chat", request_body = Rename,
     responses((status = 200, body = OkReply), (status = 404, body = crate::error::ErrorBody), (status = 400, body = crate::error::ErrorBody)))]
 pub async fn rename(
-    State(engine): State<Services>,
+    State(services): State<Services>,
     Path(id): Path<String>,
     PlainBody(body): PlainBody<Rename>,
 ) -> Result<Json<OkReply>, ApiError> {
-    engine
+    services
         .sessions()
         .rename(&id, &body.title)
         .await
@@ -74,10 +74,10 @@ pub async fn rename(
 #[utoipa::path(delete, path = "/api/sessions/{id}", tag = "chat",
     responses((status = 200, body = OkReply), (status = 404, body = crate::error::ErrorBody)))]
 pub async fn delete(
-    State(engine): State<Services>,
+    State(services): State<Services>,
     Path(id): Path<String>,
 ) -> Result<Json<OkReply>, ApiError> {
-    engine.sessions().delete(&id).await?;
+    services.sessions().delete(&id).await?;
     Ok(Json(OkReply::yes()))
 }
 
@@ -85,12 +85,12 @@ pub async fn delete(
 #[utoipa::path(get, path = "/api/sessions/{id}/messages", tag = "chat", params(LimitQuery),
     responses((status = 200, body = Vec<MessageRow>), (status = 404, body = crate::error::ErrorBody)))]
 pub async fn messages(
-    State(engine): State<Services>,
+    State(services): State<Services>,
     Path(id): Path<String>,
     Query(q): Query<LimitQuery>,
 ) -> Result<Json<Vec<MessageRow>>, ApiError> {
     Ok(Json(
-        engine
+        services
             .sessions()
             .messages(&id, q.limit.unwrap_or(500))
             .await?,
@@ -107,7 +107,7 @@ pub struct SearchQuery {
 #[utoipa::path(get, path = "/api/sessions/search", tag = "chat", params(SearchQuery),
     responses((status = 200, body = Vec<SearchHit>), (status = 422, body = crate::error::ErrorBody)))]
 pub async fn search(
-    State(engine): State<Services>,
+    State(services): State<Services>,
     Query(q): Query<SearchQuery>,
 ) -> Result<Json<Vec<SearchHit>>, ApiError> {
     let words = q.q.unwrap_or_default();
@@ -118,5 +118,5 @@ pub async fn search(
             "missing",
         )]));
     }
-    Ok(Json(engine.sessions().search(&words).await?))
+    Ok(Json(services.sessions().search(&words).await?))
 }

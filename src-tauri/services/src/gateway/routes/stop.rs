@@ -19,8 +19,8 @@ pub fn routes() -> OpenApiRouter<Services> {
 
 /// Whether Stop everything is on.
 #[utoipa::path(get, path = "/api/stop", tag = "stop", responses((status = 200, body = StopState)))]
-pub async fn get_stop(State(engine): State<Services>) -> Json<StopState> {
-    Json(engine.stop().state())
+pub async fn get_stop(State(services): State<Services>) -> Json<StopState> {
+    Json(services.stop().state())
 }
 
 /// Turns Stop everything on and cancels running work.
@@ -30,10 +30,10 @@ pub async fn get_stop(State(engine): State<Services>) -> Json<StopState> {
     responses((status = 200, body = StopResult), (status = 422, body = crate::error::ErrorBody))
 )]
 pub async fn stop_all(
-    State(engine): State<Services>,
+    State(services): State<Services>,
     JsonBody(body): JsonBody<StopRequest>,
 ) -> Result<Json<StopResult>, ApiError> {
-    Ok(Json(engine.stop().stop_all(body.source.as_deref()).await?))
+    Ok(Json(services.stop().stop_all(body.source.as_deref()).await?))
 }
 
 /// Turns Stop everything off.
@@ -43,8 +43,8 @@ pub async fn stop_all(
     responses((status = 200, body = StopState), (status = 422, body = crate::error::ErrorBody))
 )]
 pub async fn resume(
-    State(engine): State<Services>,
+    State(services): State<Services>,
     JsonBody(body): JsonBody<StopRequest>,
 ) -> Result<Json<StopState>, ApiError> {
-    Ok(Json(engine.stop().resume(body.source.as_deref()).await?))
+    Ok(Json(services.stop().resume(body.source.as_deref()).await?))
 }

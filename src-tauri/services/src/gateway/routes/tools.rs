@@ -18,6 +18,6 @@ pub fn routes() -> OpenApiRouter<Services> {
     get, path = "/api/tools", tag = "tools",
     responses((status = 200, body = Vec<PluginInfo>))
 )]
-pub async fn list_tools(State(engine): State<Services>) -> Json<Vec<PluginInfo>> {
-    Json(engine.tools().catalog())
+pub async fn list_tools(State(services): State<Services>) -> Json<Vec<PluginInfo>> {
+    Json(services.tools().catalog())
 }
