@@ -352,7 +352,10 @@ impl Services {
         area.start.await;
         services.start_memory_upkeep();
         services.integrations().start().await;
-        services.inner.devices.follow_stop(services.shutdown_token());
+        services
+            .inner
+            .devices
+            .follow_stop(services.shutdown_token());
         gateway::lan_runtime::follow_settings(&services);
         let app = gateway::router(services.clone(), area.routes);
         let shutdown = services.inner.shutdown.clone();

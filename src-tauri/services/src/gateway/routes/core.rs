@@ -44,6 +44,7 @@ pub async fn onboarding(
     JsonBody(body): JsonBody<OnboardingRequest>,
 ) -> Result<Json<OnboardingDone>, ApiError> {
     Ok(Json(
-        crate::onboarding::complete(services.config(), services.home(), services.memory(), body).await?,
+        crate::onboarding::complete(services.config(), services.home(), services.memory(), body)
+            .await?,
     ))
 }

@@ -104,7 +104,10 @@ pub async fn access(
     JsonBody(body): JsonBody<AccessRequest>,
 ) -> Result<Json<Integration>, ApiError> {
     Ok(Json(
-        services.integrations().set_access(&id, &body.access).await?,
+        services
+            .integrations()
+            .set_access(&id, &body.access)
+            .await?,
     ))
 }
 
@@ -129,7 +132,10 @@ pub async fn set_filters(
     Path(id): Path<String>,
     JsonBody(body): JsonBody<FilterLists>,
 ) -> Result<Json<OkReply>, ApiError> {
-    services.integrations().set_privacy_filters(&id, body).await?;
+    services
+        .integrations()
+        .set_privacy_filters(&id, body)
+        .await?;
     Ok(Json(OkReply::yes()))
 }
 
@@ -244,7 +250,11 @@ pub async fn mcp_values(
     JsonBody(body): JsonBody<McpValues>,
 ) -> Result<Json<McpServerInfo>, ApiError> {
     Ok(Json(
-        services.integrations().mcp().set_values(&name, body).await?,
+        services
+            .integrations()
+            .mcp()
+            .set_values(&name, body)
+            .await?,
     ))
 }
 

@@ -32,7 +32,9 @@ pub async fn list(
     State(services): State<Services>,
     Query(q): Query<LimitQuery>,
 ) -> Result<Json<Vec<Session>>, ApiError> {
-    Ok(Json(services.sessions().list(q.limit.unwrap_or(100)).await?))
+    Ok(Json(
+        services.sessions().list(q.limit.unwrap_or(100)).await?,
+    ))
 }
 
 #[derive(Debug, Serialize, Deserialize, specta::Type, utoipa::ToSchema)]

@@ -33,7 +33,9 @@ pub async fn stop_all(
     State(services): State<Services>,
     JsonBody(body): JsonBody<StopRequest>,
 ) -> Result<Json<StopResult>, ApiError> {
-    Ok(Json(services.stop().stop_all(body.source.as_deref()).await?))
+    Ok(Json(
+        services.stop().stop_all(body.source.as_deref()).await?,
+    ))
 }
 
 /// Turns Stop everything off.
