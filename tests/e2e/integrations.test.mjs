@@ -241,6 +241,11 @@ describe('the Integrations page', () => {
     await slack.getByText("Slack isn't available in this version of Sentient yet.").waitFor();
     assert.equal(await slack.getByRole('button').count(), 0, 'no Connect button on Slack');
     assert.equal(await card('Notion').getByTestId('status').textContent(), 'Not available yet');
+    // The name of an app that is not available is muted, not set on a band like its avatar.
+    const nameBackground = await slack
+      .getByRole('heading', { name: 'Slack' })
+      .evaluate((h) => getComputedStyle(h).backgroundColor);
+    assert.equal(nameBackground, 'rgba(0, 0, 0, 0)', "no band behind an unavailable app's name");
     await page.getByText('No tool servers yet.', { exact: false }).waitFor();
     await shot('apps');
     await shot('not-available', slack);
