@@ -25,10 +25,7 @@ pub struct Engine {
 
 impl std::fmt::Debug for Engine {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Engine")
-            .field("home", &self.home().root())
-            .field("addr", &self.addr())
-            .finish()
+        f.debug_tuple("Engine").field(&self.services).finish()
     }
 }
 
@@ -49,11 +46,6 @@ impl Engine {
     /// Tasks and their runs.
     pub fn tasks(&self) -> &TaskService {
         &self.tasks
-    }
-
-    /// The services without tasks, for what takes them by value (the gateway's routers).
-    pub fn services(&self) -> &Services {
-        &self.services
     }
 }
 
