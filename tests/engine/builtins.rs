@@ -6,6 +6,7 @@
 //! alternatives taking over and falling back, and plain errors. Charts render to files the
 //! chat can show.
 
+use sentient_engine::sync::MutexExt;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -44,7 +45,7 @@ struct Providers {
 type Shared = Arc<Mutex<Providers>>;
 
 fn lock(p: &Shared) -> std::sync::MutexGuard<'_, Providers> {
-    p.lock().unwrap_or_else(|e| e.into_inner())
+    p.lock_unpoisoned()
 }
 
 fn seen(p: &Shared, path: &str) -> Vec<Seen> {

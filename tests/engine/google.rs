@@ -5,6 +5,7 @@
 //! with its code masked, Calendar's sync tokens (new and changed events, 410 resyncs), the
 //! tools and Read only.
 
+use sentient_engine::sync::MutexExt;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
@@ -42,7 +43,7 @@ struct Google {
 type Shared = Arc<Mutex<Google>>;
 
 fn lock(g: &Shared) -> std::sync::MutexGuard<'_, Google> {
-    g.lock().unwrap_or_else(|e| e.into_inner())
+    g.lock_unpoisoned()
 }
 
 /// A message sent a day ago.

@@ -3,6 +3,7 @@
 //! REST shapes, and real MCP servers from npm (`@modelcontextprotocol/server-everything` over
 //! stdio and streamable HTTP) whose tools run from a chat.
 
+use sentient_engine::sync::MutexExt;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -269,8 +270,7 @@ fn record(log: &Log, method: &str, path: &str, headers: &HeaderMap, body: Value)
         .get("authorization")
         .and_then(|v| v.to_str().ok())
         .map(str::to_owned);
-    log.lock()
-        .unwrap_or_else(|e| e.into_inner())
+    log.lock_unpoisoned()
         .requests
         .push((method.to_owned(), path.to_owned(), auth, body));
 }
@@ -429,8 +429,7 @@ async fn github_connects_with_a_checked_token_its_tools_run_and_read_only_refuse
     assert_eq!(result["result"]["items"][0]["number"], 7, "{result}");
     assert_eq!(result["result"]["items"][0]["repo"], "o/r");
     let q = log
-        .lock()
-        .unwrap_or_else(|e| e.into_inner())
+        .lock_unpoisoned()
         .requests
         .iter()
         .find(|r| r.1 == "/search/issues")
@@ -457,8 +456,7 @@ async fn github_connects_with_a_checked_token_its_tools_run_and_read_only_refuse
         "GitHub is set to Read only, so Sentient can look things up there but can't change, send or delete anything. \"Update issue\" was not done. Change this in Integrations."
     );
     assert!(
-        !log.lock()
-            .unwrap_or_else(|e| e.into_inner())
+        !log.lock_unpoisoned()
             .requests
             .iter()
             .any(|r| r.0 == "PATCH"),
@@ -973,11 +971,7 @@ async fn switching_to_read_only_while_a_change_waits_for_approval_refuses_it() -
         "{result}"
     );
     assert!(
-        !log.lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .requests
-            .iter()
-            .any(|r| r.0 == "POST"),
+        !log.lock_unpoisoned().requests.iter().any(|r| r.0 == "POST"),
         "nothing reached GitHub"
     );
     t.stop().await;
@@ -1129,7 +1123,7 @@ async fn githubs_device_flow_shows_a_code_slows_down_when_asked_and_connects() -
                 post(move || {
                     let device = device.clone();
                     async move {
-                        let mut d = device.lock().unwrap_or_else(|e| e.into_inner());
+                        let mut d = device.lock_unpoisoned();
                         d.polls.push(std::time::Instant::now());
                         Json(match d.polls.len() {
                             1 => json!({"error": "authorization_pending"}),
@@ -1169,11 +1163,7 @@ async fn githubs_device_flow_shows_a_code_slows_down_when_asked_and_connects() -
             break;
         }
     }
-    let polls = device
-        .lock()
-        .unwrap_or_else(|e| e.into_inner())
-        .polls
-        .clone();
+    let polls = device.lock_unpoisoned().polls.clone();
     assert_eq!(polls.len(), 3);
     assert!(
         polls[2] - polls[1] >= Duration::from_millis(1900),

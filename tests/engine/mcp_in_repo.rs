@@ -4,6 +4,7 @@
 //! as plain `{error}`s within `mcp_timeout_s`, Read only refuses the change and nothing is
 //! saved, and removing the server ends its process.
 
+use sentient_engine::sync::MutexExt;
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result};
@@ -167,10 +168,7 @@ async fn our_http_server_connects_and_its_tools_run_from_chat() -> Result<()> {
         tool_result(&events, "mcp_book_save_note")?["result"]["content"],
         "Saved: call mum"
     );
-    assert_eq!(
-        *notes.lock().unwrap_or_else(|e| e.into_inner()),
-        ["call mum"]
-    );
+    assert_eq!(*notes.lock_unpoisoned(), ["call mum"]);
 
     let (status, tested) = t
         .client

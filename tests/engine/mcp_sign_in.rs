@@ -4,6 +4,7 @@
 //! client registration (RFC 7591), PKCE S256 with `resource` (RFC 8707), a 401 with
 //! `WWW-Authenticate` for a missing or stale token, and refresh.
 
+use sentient_engine::sync::MutexExt;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
@@ -34,7 +35,7 @@ struct Gate {
 type Shared = Arc<Mutex<Gate>>;
 
 fn lock(g: &Shared) -> std::sync::MutexGuard<'_, Gate> {
-    g.lock().unwrap_or_else(|e| e.into_inner())
+    g.lock_unpoisoned()
 }
 
 async fn resource_meta(State(g): State<Shared>) -> Json<Value> {
@@ -428,10 +429,7 @@ async fn our_own_server_behind_a_sign_in_runs_its_tools_once_signed_in() -> Resu
     tool.call(json!({"text": "signed in"}), &ctx)
         .await
         .map_err(|e| anyhow::anyhow!("the call failed: {e}"))?;
-    assert_eq!(
-        *notes.lock().unwrap_or_else(|e| e.into_inner()),
-        ["signed in"]
-    );
+    assert_eq!(*notes.lock_unpoisoned(), ["signed in"]);
     t.stop().await;
     stop.cancel();
     Ok(())

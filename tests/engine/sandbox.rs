@@ -4,6 +4,7 @@
 //! streams its output, a timeout kills the whole process tree, errors name their line, output
 //! is capped, files are kept, and the routes answer in the contract's shapes.
 
+use sentient_engine::sync::MutexExt;
 use std::collections::BTreeSet;
 use std::sync::{Arc, Mutex};
 
@@ -62,8 +63,7 @@ async fn set_github_access(t: &TestEngine, access: &str) -> Result<()> {
 
 /// Issues the stand-in was asked to create.
 fn issues_posted(log: &Log) -> usize {
-    log.lock()
-        .unwrap_or_else(|e| e.into_inner())
+    log.lock_unpoisoned()
         .requests
         .iter()
         .filter(|r| r.0 == "POST")
@@ -172,10 +172,7 @@ impl Tool for ShopTool {
         _ctx: &'a ToolCtx,
     ) -> BoxFuture<'a, Result<ToolOutput, ToolError>> {
         Box::pin(async move {
-            self.calls
-                .lock()
-                .unwrap_or_else(|e| e.into_inner())
-                .push(self.def.name.clone());
+            self.calls.lock_unpoisoned().push(self.def.name.clone());
             Ok(ToolOutput::text("done"))
         })
     }
@@ -298,10 +295,7 @@ async fn scripts_only_look_things_up_unless_approvals_are_off_and_rules_still_ap
         assert!(!names.contains(name), "{name} in {names:?}");
     }
     assert!(!t.home().join("files/outputs/x.txt").exists());
-    assert_eq!(
-        *calls.lock().unwrap_or_else(|e| e.into_inner()),
-        ["shop_look"]
-    );
+    assert_eq!(*calls.lock_unpoisoned(), ["shop_look"]);
 
     // Mode off with an Allow rule: changes and sends run, a purchase and code still don't; a
     // Never rule refuses and hides its tool, an Ask rule refuses.
@@ -357,10 +351,7 @@ async fn scripts_only_look_things_up_unless_approvals_are_off_and_rules_still_ap
         std::fs::read_to_string(t.home().join("files/outputs/x.txt"))?,
         "x"
     );
-    assert_eq!(
-        *calls.lock().unwrap_or_else(|e| e.into_inner()),
-        ["shop_look", "shop_receipt"]
-    );
+    assert_eq!(*calls.lock_unpoisoned(), ["shop_look", "shop_receipt"]);
     t.stop().await;
     Ok(())
 }

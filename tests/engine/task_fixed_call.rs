@@ -8,6 +8,7 @@ use anyhow::{Context, Result};
 use sentient_e2e::sentient_engine::integrations::Endpoints;
 use sentient_e2e::sentient_engine::tasks::fixed_call::ApprovedCall;
 use sentient_e2e::sentient_engine::tasks::model::Schedule;
+use sentient_engine::sync::MutexExt;
 use std::time::Duration;
 
 use sentient_e2e::{TestEngine, eventually, point_models_at, stays, wait_task};
@@ -227,13 +228,7 @@ async fn read_only_fails_a_one_call_task_and_nothing_reaches_the_app() -> Result
         run["error"],
         "GitHub is set to Read only, so Sentient can look things up there but can't change, send or delete anything. \"Create issue\" was not done. Change this in Integrations."
     );
-    let posted = |log: &Log| {
-        log.lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .requests
-            .iter()
-            .any(|r| r.0 == "POST")
-    };
+    let posted = |log: &Log| log.lock_unpoisoned().requests.iter().any(|r| r.0 == "POST");
     assert!(!posted(&log), "nothing reached GitHub");
 
     // Once the app may change things again, running the task makes the call.

@@ -3,6 +3,7 @@
 //! shape (section 1), and the reply is saved. `chat.cancel`, Stop everything and approval
 //! answers reach the running turn through this module.
 
+use sentient_core::sync::MutexExt;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
@@ -70,8 +71,7 @@ impl Steering for ChatSteering {
     fn take(&self) -> Vec<String> {
         self.state
             .steers
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
+            .lock_unpoisoned()
             .remove(&self.session_id)
             .unwrap_or_default()
     }
@@ -96,8 +96,7 @@ impl Approver for WindowApprover {
             let (tx, rx) = oneshot::channel();
             self.state
                 .approvals
-                .lock()
-                .unwrap_or_else(|e| e.into_inner())
+                .lock_unpoisoned()
                 .insert(approval_id.clone(), tx);
             let _ = self.out.send(ChatEvent::ApprovalRequest {
                 session_id: self.session_id.clone(),
@@ -116,11 +115,7 @@ impl Approver for WindowApprover {
                 answer = rx => answer.unwrap_or(ApprovalAnswer::Deny),
                 () = self.cancel.cancelled() => ApprovalAnswer::Deny,
             };
-            self.state
-                .approvals
-                .lock()
-                .unwrap_or_else(|e| e.into_inner())
-                .remove(&approval_id);
+            self.state.approvals.lock_unpoisoned().remove(&approval_id);
             answer
         })
     }
@@ -211,8 +206,7 @@ impl Agent {
         let waiting = self
             .chat_state()
             .approvals
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
+            .lock_unpoisoned()
             .remove(approval_id);
         waiting.is_some_and(|tx| tx.send(answer).is_ok())
     }
@@ -220,16 +214,11 @@ impl Agent {
     /// Queues `text` for the reply running in a chat; `false` when none is running.
     pub fn steer_chat(&self, session_id: &str, text: &str) -> bool {
         let state = self.chat_state();
-        let running = state
-            .running
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .contains_key(session_id);
+        let running = state.running.lock_unpoisoned().contains_key(session_id);
         if running {
             state
                 .steers
-                .lock()
-                .unwrap_or_else(|e| e.into_inner())
+                .lock_unpoisoned()
                 .entry(session_id.to_owned())
                 .or_default()
                 .push(text.to_owned());
@@ -242,8 +231,7 @@ impl Agent {
         let running = self
             .chat_state()
             .running
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
+            .lock_unpoisoned()
             .get(session_id)
             .cloned();
         running.map(|token| token.cancel()).is_some()
@@ -304,8 +292,7 @@ impl Agent {
         let lock = self
             .chat_state()
             .turns
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
+            .lock_unpoisoned()
             .entry(sid.to_owned())
             .or_default()
             .clone();
@@ -422,8 +409,7 @@ impl Agent {
         let job = self.stop().start_job_within("chat reply", &cancel);
         self.chat_state()
             .running
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
+            .lock_unpoisoned()
             .insert(sid.clone(), job.token().clone());
         let approver = WindowApprover {
             state: self.chat_state(),
@@ -552,11 +538,7 @@ impl Agent {
                 let _ = out.send(chat_event);
             })
             .await;
-        self.chat_state()
-            .running
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .remove(&sid);
+        self.chat_state().running.lock_unpoisoned().remove(&sid);
         drop(job);
 
         // What the reply had in mind: the prompt's facts, then what memory tools showed it.

@@ -7,6 +7,7 @@
 //! accept/decline decision. Until a proposal is answered (and while a check is still weighing),
 //! its chat asks before every matched tool; `run_loop` reads that through [`Agent::chat_rule_keys`].
 
+use sentient_core::sync::MutexExt;
 use std::collections::{BTreeSet, HashMap};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
@@ -122,8 +123,7 @@ impl ChatRulesState {
     fn weigh(self: &Arc<Self>, session_id: &str, keys: BTreeSet<String>) -> Weighing {
         let id = self.next.fetch_add(1, Ordering::Relaxed);
         self.weighing
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
+            .lock_unpoisoned()
             .entry(session_id.to_owned())
             .or_default()
             .insert(id, keys);
@@ -136,8 +136,7 @@ impl ChatRulesState {
 
     fn keys(&self, session_id: &str) -> BTreeSet<String> {
         self.weighing
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
+            .lock_unpoisoned()
             .get(session_id)
             .map(|checks| checks.values().flatten().cloned().collect())
             .unwrap_or_default()
@@ -153,11 +152,7 @@ struct Weighing {
 
 impl Drop for Weighing {
     fn drop(&mut self) {
-        let mut weighing = self
-            .state
-            .weighing
-            .lock()
-            .unwrap_or_else(|e| e.into_inner());
+        let mut weighing = self.state.weighing.lock_unpoisoned();
         if let Some(checks) = weighing.get_mut(&self.session_id) {
             checks.remove(&self.id);
             if checks.is_empty() {

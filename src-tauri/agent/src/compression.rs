@@ -3,6 +3,7 @@
 //! reply reads the summary plus the recent messages (`chat.history_window`). Flush hooks (the
 //! memory package, later) read the folded part first, so durable facts outlive it.
 
+use sentient_core::sync::MutexExt;
 use std::collections::HashSet;
 use std::fmt;
 use std::sync::{Arc, Mutex};
@@ -149,8 +150,7 @@ impl Agent {
         self.chat_state()
             .compression
             .hooks
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
+            .lock_unpoisoned()
             .push(hook);
     }
 
@@ -175,8 +175,7 @@ impl Agent {
         let fresh = state
             .compression
             .running
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
+            .lock_unpoisoned()
             .insert(session_id.to_owned());
         if !fresh {
             return Ok(false);
@@ -185,8 +184,7 @@ impl Agent {
         state
             .compression
             .running
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
+            .lock_unpoisoned()
             .remove(session_id);
         result
     }
@@ -206,8 +204,7 @@ impl Agent {
             .chat_state()
             .compression
             .hooks
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
+            .lock_unpoisoned()
             .clone();
         let untrusted = self
             .sessions()

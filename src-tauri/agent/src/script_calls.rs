@@ -3,6 +3,7 @@
 //! a rule saved or an app switched to Read only while a script runs applies to its next call.
 //! The sandbox's bridge is the only caller; nothing here knows processes or HTTP.
 
+use sentient_core::sync::MutexExt;
 use std::collections::BTreeSet;
 use std::sync::{Mutex, MutexGuard};
 
@@ -91,7 +92,7 @@ impl ScriptRun {
     }
 
     fn seen(&self) -> MutexGuard<'_, Seen> {
-        self.seen.lock().unwrap_or_else(|e| e.into_inner())
+        self.seen.lock_unpoisoned()
     }
 }
 

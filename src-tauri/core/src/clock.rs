@@ -1,6 +1,7 @@
 //! Where the engine reads the time from. Services never call `Utc::now()` directly so that
 //! tests can move time for schedules, limits, catch-up and rate limits.
 
+use crate::sync::MutexExt;
 use std::sync::{Arc, Mutex};
 
 use chrono::{DateTime, Duration, Utc};
@@ -34,18 +35,18 @@ impl ManualClock {
     }
 
     pub fn set(&self, to: DateTime<Utc>) {
-        *self.now.lock().unwrap_or_else(|e| e.into_inner()) = to;
+        *self.now.lock_unpoisoned() = to;
     }
 
     pub fn advance(&self, by: Duration) {
-        let mut now = self.now.lock().unwrap_or_else(|e| e.into_inner());
+        let mut now = self.now.lock_unpoisoned();
         *now += by;
     }
 }
 
 impl Clock for ManualClock {
     fn now(&self) -> DateTime<Utc> {
-        *self.now.lock().unwrap_or_else(|e| e.into_inner())
+        *self.now.lock_unpoisoned()
     }
 }
 

@@ -6,6 +6,7 @@ mod merge;
 mod schema;
 mod validate;
 
+use crate::sync::MutexExt;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -234,10 +235,7 @@ impl ConfigService {
     }
 
     fn lock_pending(&self) -> std::sync::MutexGuard<'_, Vec<PendingChange>> {
-        self.inner
-            .pending
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
+        self.inner.pending.lock_unpoisoned()
     }
 
     /// Applies `batch` in order and writes the result once: one file write, one watcher wake-up

@@ -17,6 +17,7 @@ pub mod secrets;
 pub mod seen;
 pub mod stop;
 pub mod store;
+pub mod sync;
 
 use serde::{Deserialize, Serialize};
 

@@ -2,6 +2,7 @@
 //! source (a webhook call, a Gmail message, a calendar event's `<id>:<updated>`), so a change
 //! feed, a poll and a push never publish the same item twice.
 
+use crate::sync::MutexExt;
 use std::sync::Mutex;
 
 use chrono::{DateTime, Duration, Utc};
@@ -34,7 +35,7 @@ impl SeenItems {
         let now = self.clock.now();
         let cutoff = stamp(now - Duration::days(SEEN_DAYS));
         let prune = {
-            let mut last = self.last_prune.lock().unwrap_or_else(|e| e.into_inner());
+            let mut last = self.last_prune.lock_unpoisoned();
             let due = last.is_none_or(|at| now - at > Duration::hours(1) || now < at);
             if due {
                 *last = Some(now);

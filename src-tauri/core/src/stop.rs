@@ -2,6 +2,7 @@
 //! service joins, and periodic jobs that pause while stopped. It never goes through a model,
 //! so no prompt can ignore it.
 
+use crate::sync::{MutexExt, RwLockExt};
 use std::collections::HashMap;
 use std::future::Future;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -90,12 +91,7 @@ impl Default for JobRegistry {
 
 impl JobRegistry {
     fn cancel_all(&self) -> usize {
-        let drained: Vec<_> = self
-            .live
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .drain()
-            .collect();
+        let drained: Vec<_> = self.live.lock_unpoisoned().drain().collect();
         for (_, (kind, token)) in &drained {
             tracing::info!(job = %kind, "job cancelled by Stop everything");
             token.cancel();
@@ -124,11 +120,7 @@ impl Job {
 impl Drop for Job {
     fn drop(&mut self) {
         if let Some(registry) = self.registry.upgrade() {
-            registry
-                .live
-                .lock()
-                .unwrap_or_else(|e| e.into_inner())
-                .remove(&self.id);
+            registry.live.lock_unpoisoned().remove(&self.id);
             registry.running.send_modify(|n| *n = n.saturating_sub(1));
         }
     }
@@ -179,11 +171,7 @@ impl StopService {
     }
 
     pub fn state(&self) -> StopState {
-        self.inner
-            .state
-            .read()
-            .unwrap_or_else(|e| e.into_inner())
-            .clone()
+        self.inner.state.read_unpoisoned().clone()
     }
 
     /// The fast check schedulers and feeds make before starting anything.
@@ -193,11 +181,7 @@ impl StopService {
 
     /// Joins a service to Stop everything.
     pub fn register(&self, service: Arc<dyn Halt>) {
-        self.inner
-            .halts
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .push(service);
+        self.inner.halts.lock_unpoisoned().push(service);
     }
 
     /// How many jobs of `kind` are running now (for diagnostics and tests).
@@ -205,8 +189,7 @@ impl StopService {
         self.inner
             .jobs
             .live
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
+            .lock_unpoisoned()
             .values()
             .filter(|(k, _)| k == kind)
             .count()
@@ -225,8 +208,7 @@ impl StopService {
         self.inner
             .jobs
             .live
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
+            .lock_unpoisoned()
             .insert(id, (kind.to_owned(), token.clone()));
         self.inner.jobs.running.send_modify(|n| *n += 1);
         Job {
@@ -254,7 +236,7 @@ impl StopService {
         };
         self.inner.stopped.store(true, Ordering::SeqCst);
         self.inner.store.meta_set(META_KEY, &state).await?;
-        *self.inner.state.write().unwrap_or_else(|e| e.into_inner()) = state.clone();
+        *self.inner.state.write_unpoisoned() = state.clone();
 
         let cancelled = self.halt_everything().await;
         tracing::info!(source = ?state.source, cancelled, "Stop everything is on");
@@ -277,7 +259,7 @@ impl StopService {
             source: Some(source),
         };
         self.inner.store.meta_set(META_KEY, &state).await?;
-        *self.inner.state.write().unwrap_or_else(|e| e.into_inner()) = state.clone();
+        *self.inner.state.write_unpoisoned() = state.clone();
         self.inner.stopped.store(false, Ordering::SeqCst);
         tracing::info!(source = ?state.source, "Stop everything is off");
         self.inner
@@ -290,12 +272,7 @@ impl StopService {
     /// by shutdown. Returns how many jobs were cancelled.
     pub async fn halt_everything(&self) -> usize {
         let mut cancelled = self.inner.jobs.cancel_all();
-        let services: Vec<_> = self
-            .inner
-            .halts
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .clone();
+        let services: Vec<_> = self.inner.halts.lock_unpoisoned().clone();
         for service in services {
             let n = service.halt().await;
             tracing::debug!(service = service.name(), cancelled = n, "halted");

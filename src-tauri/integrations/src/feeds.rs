@@ -4,6 +4,7 @@
 //! counts as inactive (timer polling takes over). `GET /api/integrations/feeds` and
 //! `POST /api/integrations/feeds/{source}/sync` read and drive them.
 
+use sentient_core::sync::MutexExt;
 use std::collections::HashMap;
 use std::sync::Mutex;
 use std::time::Duration;
@@ -88,21 +89,13 @@ pub struct Feeds {
 
 impl Feeds {
     pub fn stop(&self, source: &str) {
-        if let Some(token) = self
-            .running
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .remove(source)
-        {
+        if let Some(token) = self.running.lock_unpoisoned().remove(source) {
             token.cancel();
         }
     }
 
     fn is_running(&self, source: &str) -> bool {
-        self.running
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .contains_key(source)
+        self.running.lock_unpoisoned().contains_key(source)
     }
 }
 
@@ -377,8 +370,7 @@ impl IntegrationService {
         if let Some(old) = self
             .feeds()
             .running
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
+            .lock_unpoisoned()
             .insert(source.to_owned(), token.clone())
         {
             old.cancel();

@@ -27,6 +27,7 @@ pub mod redact;
 mod state;
 pub mod threads;
 
+use sentient_core::sync::RwLockExt;
 use std::collections::HashMap;
 use std::sync::{Arc, RwLock};
 
@@ -255,8 +256,7 @@ impl IntegrationService {
     pub fn is_connected(&self, id: &str) -> bool {
         self.inner
             .connected
-            .read()
-            .unwrap_or_else(|e| e.into_inner())
+            .read_unpoisoned()
             .get(id)
             .copied()
             .unwrap_or(false)
@@ -291,8 +291,7 @@ impl IntegrationService {
     pub(crate) async fn set_state(&self, id: &str, state: AppState) {
         self.inner
             .connected
-            .write()
-            .unwrap_or_else(|e| e.into_inner())
+            .write_unpoisoned()
             .insert(id.to_owned(), state.status == "connected");
         if let Err(error) = self.inner.states.put(id, &state).await {
             tracing::warn!(%error, app = id, "an app's state could not be saved");

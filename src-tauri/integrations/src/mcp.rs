@@ -10,6 +10,7 @@ pub mod sign_in;
 pub mod tools;
 mod values;
 
+use sentient_core::sync::MutexExt;
 use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, Mutex, Weak};
 use std::time::Duration;
@@ -149,18 +150,13 @@ impl McpManager {
     }
 
     fn server(&self, name: &str) -> Option<Arc<Server>> {
-        self.servers
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .get(name)
-            .cloned()
+        self.servers.lock_unpoisoned().get(name).cloned()
     }
 
     /// The server's connection, made when first asked for.
     fn server_or_new(&self, name: &str) -> Arc<Server> {
         self.servers
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
+            .lock_unpoisoned()
             .entry(name.to_owned())
             .or_insert_with(|| {
                 let settings = self.service().map(|s| s.parts().config.clone());
@@ -193,8 +189,7 @@ impl McpManager {
                 let waiting: Vec<Arc<Server>> = service
                     .mcp()
                     .servers
-                    .lock()
-                    .unwrap_or_else(|e| e.into_inner())
+                    .lock_unpoisoned()
                     .values()
                     .filter(|s| s.status().0 == ServerStatus::NeedsSignIn)
                     .cloned()
@@ -208,13 +203,7 @@ impl McpManager {
 
     /// Stops every server (quit).
     pub async fn stop_all(&self) {
-        let servers: Vec<Arc<Server>> = self
-            .servers
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .values()
-            .cloned()
-            .collect();
+        let servers: Vec<Arc<Server>> = self.servers.lock_unpoisoned().values().cloned().collect();
         for server in servers {
             server.disconnect(ServerStatus::Disconnected, None).await;
         }
@@ -429,11 +418,7 @@ impl McpManager {
             .ok_or_else(|| IntegrationError::Internal("the engine is stopping".to_owned()))?;
         self.get(name)?;
         let _one_change = self.changes.lock().await;
-        let server = self
-            .servers
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .remove(name);
+        let server = self.servers.lock_unpoisoned().remove(name);
         if let Some(server) = server {
             server.disconnect(ServerStatus::Disconnected, None).await;
         }

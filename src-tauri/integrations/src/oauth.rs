@@ -4,6 +4,7 @@
 //! sign-in is a pending `state` with its PKCE (S256) verifier; a forged, expired (15 minutes) or
 //! reused `state` is refused, and the page says "You're connected" or "Connection failed".
 
+use sentient_core::sync::MutexExt;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, Weak};
 use std::time::{Duration, Instant};
@@ -172,7 +173,7 @@ impl OAuthListener {
         server_url: Option<String>,
     ) -> String {
         let state = sentient_core::store::new_id();
-        let mut pending = self.pending.lock().unwrap_or_else(|e| e.into_inner());
+        let mut pending = self.pending.lock_unpoisoned();
         pending.retain(|_, p| p.started.elapsed() < SIGN_IN_WINDOW);
         pending.insert(
             state.clone(),
@@ -191,29 +192,21 @@ impl OAuthListener {
 
     /// Takes a pending sign-in once; `None` for a forged, expired or used `state`.
     pub fn take(&self, state: &str) -> Option<Pending> {
-        let pending = self
-            .pending
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .remove(state)?;
+        let pending = self.pending.lock_unpoisoned().remove(state)?;
         (pending.started.elapsed() < SIGN_IN_WINDOW).then_some(pending)
     }
 
     /// Whether a sign-in of `app` waits for the browser.
     pub fn is_pending(&self, app: &str) -> bool {
         self.pending
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
+            .lock_unpoisoned()
             .values()
             .any(|p| p.app == app && p.started.elapsed() < SIGN_IN_WINDOW)
     }
 
     /// Drops the app's waiting sign-ins (a disconnect or a new connect).
     pub fn cancel(&self, app: &str) {
-        self.pending
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .retain(|_, p| p.app != app);
+        self.pending.lock_unpoisoned().retain(|_, p| p.app != app);
     }
 }
 

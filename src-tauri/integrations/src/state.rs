@@ -1,6 +1,7 @@
 //! Where each app's connection stands (`integration_state`) and its privacy filters, kept in
 //! memory for the listing and written through to the database.
 
+use sentient_core::sync::RwLockExt;
 use std::collections::HashMap;
 use std::sync::RwLock;
 
@@ -91,8 +92,7 @@ impl StateStore {
 
     pub fn get(&self, id: &str) -> AppState {
         self.states
-            .read()
-            .unwrap_or_else(|e| e.into_inner())
+            .read_unpoisoned()
             .get(id)
             .cloned()
             .unwrap_or_default()
@@ -100,8 +100,7 @@ impl StateStore {
 
     pub fn all(&self) -> Vec<(String, AppState)> {
         self.states
-            .read()
-            .unwrap_or_else(|e| e.into_inner())
+            .read_unpoisoned()
             .iter()
             .map(|(k, v)| (k.clone(), v.clone()))
             .collect()
@@ -109,8 +108,7 @@ impl StateStore {
 
     pub async fn put(&self, id: &str, state: &AppState) -> Result<(), StoreError> {
         self.states
-            .write()
-            .unwrap_or_else(|e| e.into_inner())
+            .write_unpoisoned()
             .insert(id.to_owned(), state.clone());
         sqlx::query(
             "INSERT INTO integration_state (id, status, error, account_label, updated_at) \

@@ -3,6 +3,7 @@
 //! `recent_threads` (conversations active lately whose newest message is at least a few days
 //! old, for follow-ups). Both read only; privacy filters and code masking apply.
 
+use sentient_core::sync::MutexExt;
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Mutex;
 
@@ -66,8 +67,7 @@ impl IntegrationService {
         self.inner
             .polls
             .0
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
+            .lock_unpoisoned()
             .get(source)
             .cloned()
             .unwrap_or_default()
@@ -75,18 +75,13 @@ impl IntegrationService {
 
     fn record_poll(&self, source: &str, error: Option<String>) {
         let now = self.parts().clock.now();
-        self.inner
-            .polls
-            .0
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .insert(
-                source.to_owned(),
-                PollStatus {
-                    last_poll_at: Some(now),
-                    last_error: error,
-                },
-            );
+        self.inner.polls.0.lock_unpoisoned().insert(
+            source.to_owned(),
+            PollStatus {
+                last_poll_at: Some(now),
+                last_error: error,
+            },
+        );
     }
 
     /// New, privacy-filtered items of `source` (`gmail` or `gcalendar`) since `since` (default a

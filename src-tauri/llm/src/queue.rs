@@ -15,11 +15,12 @@
 //!   `model.busy` event at most once per 0.2 s, and only when something other than `since`
 //!   changed.
 
+use sentient_core::sync::MutexExt;
 use std::collections::{BTreeMap, HashMap};
 use std::fmt;
 use std::path::Path;
 use std::pin::pin;
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
 use chrono::{DateTime, Utc};
@@ -98,7 +99,7 @@ impl PowerSource for SystemPower {
     fn on_battery(&self) -> bool {
         // The lock is held while the OS is asked, so callers arriving together share one reading
         // instead of each running `pmset`.
-        let mut cached = self.cached.lock().unwrap_or_else(PoisonError::into_inner);
+        let mut cached = self.cached.lock_unpoisoned();
         if let Some((at, value)) = *cached
             && at.elapsed() < POWER_CACHE
         {
@@ -527,7 +528,7 @@ impl Shared {
     /// Nothing panics while the lock is held, and every change leaves the state whole, so a
     /// poisoned lock is still safe to use.
     fn lock(&self) -> MutexGuard<'_, State> {
-        self.state.lock().unwrap_or_else(PoisonError::into_inner)
+        self.state.lock_unpoisoned()
     }
 
     /// Whether battery power holds background work back now. Asked outside the state lock

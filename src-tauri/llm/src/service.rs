@@ -2,6 +2,7 @@
 //! explicit choice (strict: no silent fallback), wait for the local model when it is busy,
 //! retry passing failures, stream the reply, and record usage and the context meter.
 
+use sentient_core::sync::MutexExt;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -271,8 +272,7 @@ impl LlmService {
         let known = self
             .inner
             .ollama_models
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
+            .lock_unpoisoned()
             .get(name)
             .copied();
         if let Some(known) = known {
@@ -294,8 +294,7 @@ impl LlmService {
         };
         self.inner
             .ollama_models
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
+            .lock_unpoisoned()
             .insert(name.to_owned(), facts);
         facts
     }

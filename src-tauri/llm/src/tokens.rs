@@ -2,6 +2,7 @@
 //! tokenizer, because Ollama reports only the part of a prompt it had not cached. For models
 //! that are not OpenAI's it is an estimate, which is all the meter needs.
 
+use sentient_core::sync::MutexExt;
 use serde::{Deserialize, Serialize};
 
 use super::types::{Message, ToolSpec};
@@ -47,18 +48,12 @@ fn tokens_of(text: &str) -> usize {
     let mut hasher = std::collections::hash_map::DefaultHasher::new();
     text.hash(&mut hasher);
     let key = hasher.finish();
-    let remembered = COUNTED
-        .lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner)
-        .get(&key)
-        .copied();
+    let remembered = COUNTED.lock_unpoisoned().get(&key).copied();
     if let Some(count) = remembered {
         return count;
     }
     let count = encode(text);
-    let mut counted = COUNTED
-        .lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    let mut counted = COUNTED.lock_unpoisoned();
     if counted.len() >= CACHE_ENTRIES {
         counted.clear();
     }

@@ -2,6 +2,7 @@
 //! `facts_vec` and `summaries_vec` (made when the embedding model first answers, because their
 //! dimension is the model's), `summaries` and `evolution_log`. Only this file writes SQL.
 
+use sentient_core::sync::{MutexExt, RwLockExt};
 use std::collections::HashMap;
 use std::sync::{Arc, RwLock};
 
@@ -166,7 +167,7 @@ impl MemoryStore {
 
     /// Applies a committed write to the bits cache (when it is loaded).
     fn bits_changed(&self, change: impl FnOnce(&mut BitIndex)) {
-        let mut cache = self.bits.write().unwrap_or_else(|e| e.into_inner());
+        let mut cache = self.bits.write_unpoisoned();
         cache.version += 1;
         if let Some(index) = cache.index.as_mut() {
             change(index);
@@ -182,7 +183,7 @@ impl MemoryStore {
         dimension: usize,
     ) -> Result<Vec<i64>, sqlx::Error> {
         let version = {
-            let cache = self.bits.read().unwrap_or_else(|e| e.into_inner());
+            let cache = self.bits.read_unpoisoned();
             if let Some(index) = &cache.index {
                 return Ok(index.nearest(query, k));
             }
@@ -196,7 +197,7 @@ impl MemoryStore {
             index.put_bytes(*id, bytes);
         }
         let found = index.nearest(query, k);
-        let mut cache = self.bits.write().unwrap_or_else(|e| e.into_inner());
+        let mut cache = self.bits.write_unpoisoned();
         if cache.version == version {
             cache.index = Some(index);
         }
@@ -457,7 +458,7 @@ impl MemoryStore {
         let mut known = HashMap::new();
         let mut missing = Vec::new();
         {
-            let mut cache = self.terms.lock().unwrap_or_else(|e| e.into_inner());
+            let mut cache = self.terms.lock_unpoisoned();
             let drifted = (facts - cache.facts).abs() * 10 > cache.facts;
             if drifted || cache.docs.len() > TERM_CACHE_WORDS {
                 cache.docs.clear();
@@ -487,7 +488,7 @@ impl MemoryStore {
                     .await?;
             found.push((word, doc.unwrap_or(0)));
         }
-        let mut cache = self.terms.lock().unwrap_or_else(|e| e.into_inner());
+        let mut cache = self.terms.lock_unpoisoned();
         for (word, n) in found {
             cache.docs.insert(word.clone(), n);
             known.insert(word, n);
@@ -824,7 +825,7 @@ impl MemoryStore {
         .execute(&mut *tx)
         .await?;
         tx.commit().await?;
-        let mut cache = self.bits.write().unwrap_or_else(|e| e.into_inner());
+        let mut cache = self.bits.write_unpoisoned();
         cache.version += 1;
         cache.index = Some(BitIndex::new(info.dimension));
         Ok(())

@@ -4,6 +4,7 @@
 //! as they are at that moment; this side only counts calls against `sandbox.max_tool_calls`
 //! and keeps what the script reported (its `result(...)` and its error).
 
+use sentient_core::sync::MutexExt;
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Arc, Mutex};
 
@@ -73,18 +74,12 @@ impl Bridge {
 
     /// The value the script gave `result(...)`, if it did.
     pub fn result(&self) -> Option<Value> {
-        self.result
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .clone()
+        self.result.lock_unpoisoned().clone()
     }
 
     /// What the runner reported when the script failed, if it did.
     pub fn failure(&self) -> Option<ScriptFailure> {
-        self.failure
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .clone()
+        self.failure.lock_unpoisoned().clone()
     }
 
     fn authorized(&self, headers: &HeaderMap) -> bool {
@@ -213,7 +208,7 @@ struct ResultBody {
 }
 
 async fn set_result(State(bridge): State<Arc<Bridge>>, Json(body): Json<ResultBody>) -> Response {
-    *bridge.result.lock().unwrap_or_else(|e| e.into_inner()) = Some(body.value);
+    *bridge.result.lock_unpoisoned() = Some(body.value);
     Json(json!({"ok": true})).into_response()
 }
 
@@ -221,6 +216,6 @@ async fn report_failure(
     State(bridge): State<Arc<Bridge>>,
     Json(body): Json<ScriptFailure>,
 ) -> Response {
-    *bridge.failure.lock().unwrap_or_else(|e| e.into_inner()) = Some(body);
+    *bridge.failure.lock_unpoisoned() = Some(body);
     Json(json!({"ok": true})).into_response()
 }

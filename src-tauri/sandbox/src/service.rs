@@ -4,6 +4,7 @@
 //! is stopped too: the work runs in a task of its own that kills the process tree and removes
 //! the folder whatever happens to the caller.
 
+use sentient_core::sync::MutexExt;
 use std::sync::{Arc, Mutex, Weak};
 use std::time::{Duration, Instant};
 
@@ -389,22 +390,17 @@ impl SandboxService {
     }
 
     async fn python(&self) -> Option<Python> {
-        let known = self
-            .inner
-            .python
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .clone();
+        let known = self.inner.python.lock_unpoisoned().clone();
         if known.is_some() {
             return known;
         }
         let found = python::find().await?;
-        *self.inner.python.lock().unwrap_or_else(|e| e.into_inner()) = Some(found.clone());
+        *self.inner.python.lock_unpoisoned() = Some(found.clone());
         Some(found)
     }
 
     fn slots(&self, wanted: u32) -> Arc<Semaphore> {
-        let mut slots = self.inner.slots.lock().unwrap_or_else(|e| e.into_inner());
+        let mut slots = self.inner.slots.lock_unpoisoned();
         if slots.0 != wanted {
             // Runs holding places of the old size finish as they are.
             *slots = (wanted, Arc::new(Semaphore::new(wanted as usize)));

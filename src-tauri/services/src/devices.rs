@@ -16,6 +16,7 @@ pub use sentient_core::domain::node as model;
 #[cfg(test)]
 mod reference_node_tests;
 
+use sentient_core::sync::MutexExt;
 use std::collections::HashMap;
 use std::net::IpAddr;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -84,34 +85,22 @@ pub struct Connection {
 
 impl Connection {
     pub fn capabilities(&self) -> Vec<String> {
-        self.capabilities
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .clone()
+        self.capabilities.lock_unpoisoned().clone()
     }
 
     pub fn set_capabilities(&self, capabilities: Vec<String>) {
-        *self.capabilities.lock().unwrap_or_else(|e| e.into_inner()) = capabilities;
+        *self.capabilities.lock_unpoisoned() = capabilities;
     }
 
     /// Hands a device's `result` to the invoke waiting for it; a late answer is dropped.
     pub fn settle(&self, id: &str, reply: InvokeReply) -> bool {
-        let waiter = self
-            .pending
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .remove(id);
+        let waiter = self.pending.lock_unpoisoned().remove(id);
         waiter.is_some_and(|w| w.send(reply).is_ok())
     }
 
     /// Ends every waiting invoke: the device went away.
     fn fail_pending(&self, name: &str) {
-        let waiting: Vec<_> = self
-            .pending
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .drain()
-            .collect();
+        let waiting: Vec<_> = self.pending.lock_unpoisoned().drain().collect();
         for (_, waiter) in waiting {
             let _ = waiter.send(InvokeReply::failed(
                 "offline",
@@ -299,11 +288,7 @@ impl Devices {
     }
 
     fn live(&self, node_id: &str) -> Option<Arc<Connection>> {
-        self.connections
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .get(node_id)
-            .cloned()
+        self.connections.lock_unpoisoned().get(node_id).cloned()
     }
 
     /// A stored node with its live state.
@@ -369,11 +354,7 @@ impl Devices {
         if !self.nodes.revoke(node_id, self.clock.now()).await? {
             return Err(DeviceError::NotFound(node_id.to_owned()));
         }
-        let conn = self
-            .connections
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .remove(node_id);
+        let conn = self.connections.lock_unpoisoned().remove(node_id);
         if let Some(conn) = conn {
             conn.fail_pending("The device");
             let _ = conn.tx.try_send(Outgoing::Close(Refusal::revoked()));
@@ -419,11 +400,7 @@ impl Devices {
         let Some(code) = hello.pair_code.as_deref().filter(|c| !c.is_empty()) else {
             return Err(refusal.unwrap_or_else(Refusal::pairing_required));
         };
-        let check =
-            self.codes
-                .lock()
-                .unwrap_or_else(|e| e.into_inner())
-                .redeem(code, peer.address, now);
+        let check = self.codes.lock_unpoisoned().redeem(code, peer.address, now);
         match check {
             CodeCheck::RateLimited => Err(Refusal::rate_limited()),
             CodeCheck::Wrong => Err(Refusal::bad_code()),
@@ -500,8 +477,7 @@ impl Devices {
         });
         let old = self
             .connections
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
+            .lock_unpoisoned()
             .insert(node_id.to_owned(), conn.clone());
         if let Some(old) = old {
             old.fail_pending("The device");
@@ -514,7 +490,7 @@ impl Devices {
     pub async fn detach(&self, conn: &Connection, name: &str) {
         conn.fail_pending(name);
         let removed = {
-            let mut live = self.connections.lock().unwrap_or_else(|e| e.into_inner());
+            let mut live = self.connections.lock_unpoisoned();
             if live.get(&conn.node_id).is_some_and(|c| c.id == conn.id) {
                 live.remove(&conn.node_id);
                 true
@@ -601,10 +577,7 @@ impl Devices {
         }
         let id = hex::encode(rand::random::<[u8; 6]>());
         let (tx, rx) = oneshot::channel();
-        conn.pending
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .insert(id.clone(), tx);
+        conn.pending.lock_unpoisoned().insert(id.clone(), tx);
         if let Some(bytes) = &payload {
             params.insert("binary".to_owned(), Value::Bool(true));
             params.insert("bytes".to_owned(), json!(bytes.len()));
@@ -639,10 +612,7 @@ impl Devices {
             })
         })
         .await;
-        conn.pending
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .remove(&id);
+        conn.pending.lock_unpoisoned().remove(&id);
         Ok(outcome.unwrap_or_else(|_| {
             InvokeReply::failed(
                 "timeout",
@@ -701,10 +671,7 @@ impl Devices {
 
     /// A new pairing code.
     pub fn issue_code(&self) -> (String, DateTime<Utc>) {
-        self.codes
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .issue(self.clock.now())
+        self.codes.lock_unpoisoned().issue(self.clock.now())
     }
 
     /// Closes every connection that came through `door` (the LAN listener was turned off;
@@ -712,8 +679,7 @@ impl Devices {
     pub fn close_door(&self, door: Door) {
         let closing: Vec<Arc<Connection>> = self
             .connections
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
+            .lock_unpoisoned()
             .values()
             .filter(|c| c.door == door)
             .cloned()
@@ -729,8 +695,7 @@ impl Devices {
         let message = stop_state_message(state);
         let targets: Vec<Arc<Connection>> = self
             .connections
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
+            .lock_unpoisoned()
             .values()
             .cloned()
             .collect();
@@ -777,14 +742,10 @@ impl std::fmt::Debug for Presence {
 impl Presence {
     /// Whether an online device offers `capability` (the desktop counts only for screens).
     pub fn capability_online(&self, capability: &str) -> bool {
-        self.connections
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .values()
-            .any(|c| {
-                model::counts_for(&c.node_id, capability)
-                    && c.capabilities().iter().any(|k| k == capability)
-            })
+        self.connections.lock_unpoisoned().values().any(|c| {
+            model::counts_for(&c.node_id, capability)
+                && c.capabilities().iter().any(|k| k == capability)
+        })
     }
 
     pub fn settings(&self) -> crate::config::NodesConfig {

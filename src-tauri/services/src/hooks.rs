@@ -8,6 +8,7 @@ pub mod body;
 pub mod bucket;
 mod writer;
 
+use sentient_core::sync::{MutexExt, RwLockExt};
 use std::collections::HashMap;
 use std::sync::{Mutex, RwLock};
 
@@ -204,11 +205,7 @@ impl Hooks {
     }
 
     fn lookup(&self, id: &str) -> Option<Known> {
-        self.known
-            .read()
-            .unwrap_or_else(|e| e.into_inner())
-            .get(id)
-            .cloned()
+        self.known.read_unpoisoned().get(id).cloned()
     }
 
     /// Every hook, oldest first; `base` is `http://host:port` for the urls.
@@ -257,16 +254,13 @@ impl Hooks {
         .bind(stamp(created_at))
         .execute(self.store.pool())
         .await?;
-        self.known
-            .write()
-            .unwrap_or_else(|e| e.into_inner())
-            .insert(
-                id.clone(),
-                Known {
-                    name: name.to_owned(),
-                    digest,
-                },
-            );
+        self.known.write_unpoisoned().insert(
+            id.clone(),
+            Known {
+                name: name.to_owned(),
+                digest,
+            },
+        );
         tracing::info!(hook = %id, "webhook created");
         Ok(CreatedHook {
             url: format!("{base}/hooks/{id}"),
@@ -293,14 +287,8 @@ impl Hooks {
             .execute(&mut *tx)
             .await?;
         tx.commit().await?;
-        self.known
-            .write()
-            .unwrap_or_else(|e| e.into_inner())
-            .remove(id);
-        self.buckets
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .remove(id);
+        self.known.write_unpoisoned().remove(id);
+        self.buckets.lock_unpoisoned().remove(id);
         tracing::info!(hook = %id, "webhook deleted");
         Ok(())
     }
@@ -311,7 +299,7 @@ impl Hooks {
             return Ok(());
         }
         let now = self.clock.now();
-        let mut buckets = self.buckets.lock().unwrap_or_else(|e| e.into_inner());
+        let mut buckets = self.buckets.lock_unpoisoned();
         buckets
             .entry(id.to_owned())
             .or_insert_with(|| bucket::Bucket::full(per_minute, now))

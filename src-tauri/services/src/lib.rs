@@ -18,7 +18,8 @@ pub mod onboarding;
 pub use sentient_agent as agent;
 pub use sentient_agent::tools;
 pub use sentient_core::{
-    OkReply, VERSION, bus, clock, config, domain, error, files, home, logging, secrets, stop, store,
+    OkReply, VERSION, bus, clock, config, domain, error, files, home, logging, secrets, stop,
+    store, sync,
 };
 pub use sentient_integrations as integrations;
 pub use sentient_llm as llm;
@@ -27,6 +28,7 @@ pub use sentient_memory as memory;
 pub use sentient_node as node;
 pub use sentient_sandbox as sandbox;
 
+use sentient_core::sync::MutexExt;
 use std::net::{Ipv4Addr, SocketAddr};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
@@ -373,11 +375,7 @@ impl Services {
                 tracing::error!(%error, "the gateway stopped with an error");
             }
         });
-        *services
-            .inner
-            .gateway
-            .lock()
-            .unwrap_or_else(|e| e.into_inner()) = Some(server);
+        *services.inner.gateway.lock_unpoisoned() = Some(server);
         tracing::info!(addr = %addr, home = %services.home().root().display(), "engine started");
         Ok((services, plugged))
     }
@@ -388,12 +386,7 @@ impl Services {
         self.inner.shutdown.cancel();
         // Tool servers' process trees end with the engine.
         self.integrations().shutdown().await;
-        let server = self
-            .inner
-            .gateway
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .take();
+        let server = self.inner.gateway.lock_unpoisoned().take();
         if let Some(server) = server
             && let Err(error) = server.await
         {

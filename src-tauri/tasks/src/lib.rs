@@ -29,6 +29,7 @@ pub use error::TaskError;
 pub use sentient_core::domain::task as model;
 pub use service::{TaskHandle, TaskService};
 
+use sentient_core::sync::MutexExt;
 use std::collections::HashMap;
 use std::sync::Mutex;
 
@@ -67,7 +68,7 @@ impl Tasks {
     }
 
     fn running(&self) -> std::sync::MutexGuard<'_, HashMap<String, CancellationToken>> {
-        self.running.lock().unwrap_or_else(|e| e.into_inner())
+        self.running.lock_unpoisoned()
     }
 
     /// Registers a running run (or a planning, keyed by task id) so it can be cancelled.

@@ -3,6 +3,7 @@
 //! signs that the run is stuck (the same error again and again, a step only the person can do),
 //! and when it last showed activity.
 
+use sentient_core::sync::MutexExt;
 use std::sync::Mutex;
 use std::time::Instant;
 
@@ -118,20 +119,17 @@ impl TaskRunScope {
 
     /// Sends every finished round to `tx`, so a crash never loses a finished step.
     pub fn with_checkpoints(self, tx: tokio::sync::mpsc::UnboundedSender<Vec<Message>>) -> Self {
-        *self.checkpoints.lock().unwrap_or_else(|e| e.into_inner()) = Some(tx);
+        *self.checkpoints.lock_unpoisoned() = Some(tx);
         self
     }
 
     /// No more checkpoints: the saver finishes what it has and stops.
     pub fn close_checkpoints(&self) {
-        self.checkpoints
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .take();
+        self.checkpoints.lock_unpoisoned().take();
     }
 
     fn state(&self) -> std::sync::MutexGuard<'_, State> {
-        self.state.lock().unwrap_or_else(|e| e.into_inner())
+        self.state.lock_unpoisoned()
     }
 
     /// The limits with this stretch's working time counted.
@@ -249,12 +247,7 @@ impl RunScope for TaskRunScope {
     }
 
     fn after_round(&self, round: &[Message]) -> bool {
-        if let Some(tx) = self
-            .checkpoints
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .as_ref()
-        {
+        if let Some(tx) = self.checkpoints.lock_unpoisoned().as_ref() {
             let _ = tx.send(round.to_vec());
         }
         self.watch_results(round);

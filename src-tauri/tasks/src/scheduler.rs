@@ -11,6 +11,7 @@
 //!   schedulers start a task once and a crash can't lose a claimed task: its `processing` run
 //!   is resumed at the next start by [`TaskService::recover_interrupted_runs`].
 
+use sentient_core::sync::MutexExt;
 use std::collections::{BTreeMap, HashMap};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
@@ -477,21 +478,11 @@ impl TaskService {
                 Default::default()
             }
         };
-        *self
-            .tasks()
-            .scheduler
-            .left_at_start
-            .lock()
-            .unwrap_or_else(|e| e.into_inner()) = LeftAtStart { planning, runs };
+        *self.tasks().scheduler.left_at_start.lock_unpoisoned() = LeftAtStart { planning, runs };
     }
 
     fn left_at_start(&self, planning: bool, id: &str) -> bool {
-        let left = self
-            .tasks()
-            .scheduler
-            .left_at_start
-            .lock()
-            .unwrap_or_else(|e| e.into_inner());
+        let left = self.tasks().scheduler.left_at_start.lock_unpoisoned();
         if planning {
             left.planning.contains(id)
         } else {

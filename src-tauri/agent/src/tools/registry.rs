@@ -1,6 +1,7 @@
 //! The registry of apps and tools: what is offered to the model, what Settings lists, and the
 //! one place a call runs (arguments checked, cancellation watched, long results cut and saved).
 
+use sentient_core::sync::RwLockExt;
 use std::collections::HashMap;
 use std::sync::{Arc, RwLock};
 
@@ -103,12 +104,12 @@ impl ToolRegistry {
     }
 
     fn read(&self) -> std::sync::RwLockReadGuard<'_, Inner> {
-        self.inner.read().unwrap_or_else(|e| e.into_inner())
+        self.inner.read_unpoisoned()
     }
 
     /// Adds an app; refused when the app's id or one of its tool names is taken.
     pub fn register(&self, plugin: Plugin) -> Result<(), RegistryError> {
-        let mut inner = self.inner.write().unwrap_or_else(|e| e.into_inner());
+        let mut inner = self.inner.write_unpoisoned();
         if inner.plugins.iter().any(|p| p.id == plugin.id) {
             return Err(RegistryError::DuplicatePlugin(plugin.id));
         }
@@ -132,7 +133,7 @@ impl ToolRegistry {
     /// server whose tools changed, web search with a key), or adds it. Refused, changing nothing,
     /// when one of its tool names belongs to another app.
     pub fn replace(&self, plugin: Plugin) -> Result<(), RegistryError> {
-        let mut inner = self.inner.write().unwrap_or_else(|e| e.into_inner());
+        let mut inner = self.inner.write_unpoisoned();
         let mut seen = std::collections::HashSet::new();
         for tool in &plugin.tools {
             let name = &tool.def().name;
@@ -160,7 +161,7 @@ impl ToolRegistry {
 
     /// Takes an app and its tools out; `false` when there was none.
     pub fn remove(&self, id: &str) -> bool {
-        let mut inner = self.inner.write().unwrap_or_else(|e| e.into_inner());
+        let mut inner = self.inner.write_unpoisoned();
         remove_from(&mut inner, id)
     }
 

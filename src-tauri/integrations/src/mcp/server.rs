@@ -1,6 +1,7 @@
 //! One MCP server's connection: the rmcp client over a child process (in its own process group,
 //! so stopping it stops everything it started) or streamable HTTP, its status and its tools.
 
+use sentient_core::sync::RwLockExt;
 use std::collections::{BTreeMap, HashMap};
 use std::sync::RwLock;
 use std::time::Duration;
@@ -112,7 +113,7 @@ impl Server {
     }
 
     pub fn status(&self) -> (ServerStatus, Option<String>) {
-        let live = self.live.read().unwrap_or_else(|e| e.into_inner());
+        let live = self.live.read_unpoisoned();
         (live.status, live.error.clone())
     }
 
@@ -121,17 +122,12 @@ impl Server {
     }
 
     pub fn missing(&self) -> Vec<String> {
-        self.live
-            .read()
-            .unwrap_or_else(|e| e.into_inner())
-            .missing
-            .clone()
+        self.live.read_unpoisoned().missing.clone()
     }
 
     pub fn tools(&self) -> Vec<McpToolInfo> {
         self.live
-            .read()
-            .unwrap_or_else(|e| e.into_inner())
+            .read_unpoisoned()
             .tools
             .iter()
             .map(|(info, _)| info.clone())
@@ -140,21 +136,17 @@ impl Server {
 
     /// Each tool with its input schema.
     pub fn tools_with_schemas(&self) -> Vec<(McpToolInfo, Value)> {
-        self.live
-            .read()
-            .unwrap_or_else(|e| e.into_inner())
-            .tools
-            .clone()
+        self.live.read_unpoisoned().tools.clone()
     }
 
     fn set(&self, status: ServerStatus, error: Option<String>) {
-        let mut live = self.live.write().unwrap_or_else(|e| e.into_inner());
+        let mut live = self.live.write_unpoisoned();
         live.status = status;
         live.error = error;
     }
 
     pub fn set_missing(&self, missing: Vec<String>) {
-        self.live.write().unwrap_or_else(|e| e.into_inner()).missing = missing;
+        self.live.write_unpoisoned().missing = missing;
     }
 
     pub fn signed_in(&self) -> bool {
@@ -188,7 +180,7 @@ impl Server {
     /// Connects with these settings and values, replacing any earlier connection.
     pub async fn connect(&self, config: &McpServerConfig, secrets: &Secrets, timeout: Duration) {
         self.disconnect(ServerStatus::Connecting, None).await;
-        *self.timeout.write().unwrap_or_else(|e| e.into_inner()) = timeout;
+        *self.timeout.write_unpoisoned() = timeout;
         let started = tokio::time::timeout(timeout, start(config, secrets)).await;
         let client = match started {
             Ok(Ok(client)) => client,
@@ -213,7 +205,7 @@ impl Server {
             Ok(Ok(tools)) => {
                 let tools = tools.iter().map(|t| self.describe(t)).collect();
                 {
-                    let mut live = self.live.write().unwrap_or_else(|e| e.into_inner());
+                    let mut live = self.live.write_unpoisoned();
                     live.tools = tools;
                     live.status = ServerStatus::Connected;
                     live.error = None;
@@ -267,7 +259,7 @@ impl Server {
             _ => return Err("The tool's arguments must be a JSON object.".to_owned()),
         };
         let timeout = self.settings.as_ref().map_or_else(
-            || *self.timeout.read().unwrap_or_else(|e| e.into_inner()),
+            || *self.timeout.read_unpoisoned(),
             |s| Duration::from_secs(u64::from(s.current().integrations.mcp_timeout_s)),
         );
         let guard = self.client.read().await;

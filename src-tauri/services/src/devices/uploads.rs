@@ -2,6 +2,7 @@
 //! is posted first and named by its `upload_id` in the result. Each upload is kept on disk
 //! under `<home>/tmp/node-uploads/`, used once by the device that sent it, and gone after an hour.
 
+use sentient_core::sync::MutexExt;
 use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::Mutex;
@@ -55,7 +56,7 @@ impl Uploads {
         tokio::fs::create_dir_all(&self.dir).await?;
         let path = self.dir.join(&id);
         tokio::fs::write(&path, bytes).await?;
-        self.live.lock().unwrap_or_else(|e| e.into_inner()).insert(
+        self.live.lock_unpoisoned().insert(
             id.clone(),
             Upload {
                 node_id: node_id.to_owned(),
@@ -71,7 +72,7 @@ impl Uploads {
     pub async fn take(&self, id: &str, node_id: &str, now: DateTime<Utc>) -> Option<TakenUpload> {
         self.expire(now).await;
         let upload = {
-            let mut live = self.live.lock().unwrap_or_else(|e| e.into_inner());
+            let mut live = self.live.lock_unpoisoned();
             match live.get(id) {
                 Some(u) if u.node_id == node_id => live.remove(id),
                 _ => None,
@@ -87,7 +88,7 @@ impl Uploads {
 
     async fn expire(&self, now: DateTime<Utc>) {
         let gone: Vec<Upload> = {
-            let mut live = self.live.lock().unwrap_or_else(|e| e.into_inner());
+            let mut live = self.live.lock_unpoisoned();
             let ids: Vec<String> = live
                 .iter()
                 .filter(|(_, u)| now - u.created_at >= UPLOAD_TTL)

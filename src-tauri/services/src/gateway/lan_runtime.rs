@@ -1,6 +1,7 @@
 //! Runs the LAN listener and its mDNS announcement as `nodes.lan_enabled`, `nodes.lan_port`
 //! and `nodes.mdns_enabled` say, starting and stopping them live when the settings change.
 
+use sentient_core::sync::MutexExt;
 use std::net::{Ipv4Addr, SocketAddr};
 use std::path::PathBuf;
 use std::sync::Mutex;
@@ -59,7 +60,7 @@ impl LanRuntime {
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, State> {
-        self.state.lock().unwrap_or_else(|e| e.into_inner())
+        self.state.lock_unpoisoned()
     }
 
     pub fn status(&self, settings: &NodesConfig) -> LanStatus {
