@@ -42,8 +42,8 @@ mod tests {
         let rw = Arc::new(RwLock::new(2));
         let (m, r) = (shared.clone(), rw.clone());
         let _ = std::thread::spawn(move || {
-            let _g = m.lock().unwrap();
-            let _w = r.write().unwrap();
+            let _g = m.lock().expect("fresh lock");
+            let _w = r.write().expect("fresh lock");
             panic!("poison both");
         })
         .join();
