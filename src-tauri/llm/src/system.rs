@@ -3,6 +3,7 @@
 //! and graphics memory there is, and which local model fits.
 
 pub mod hardware;
+pub mod power;
 
 pub use hardware::{
     Gpu, GpuVendor, Hardware, HardwareCache, LOCAL_MODEL_TIERS, LocalModelTier, Os, Recommendation,
