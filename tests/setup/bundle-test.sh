@@ -11,7 +11,7 @@ source "$(dirname "$0")/lib.sh"
 APP="$CARGO_TARGET_DIR/debug/sentient-desktop"
 if [ ! -x "$APP" ]; then
   say "Building the desktop app (debug)"
-  cargo build -p sentient-desktop --bin sentient-desktop --locked
+  build_app --bin sentient-desktop
 fi
 
 fail() {

@@ -68,6 +68,18 @@ ensure_python_tools() {
   echo "${PYTHON_TOOLS[*]}" > "$stamp"
 }
 
+# One package set for every build of the app: the README's run commands (`npm run app`,
+# `npm run serve`) and the test command's build all resolve crate features for these packages
+# together, so whichever ran first leaves the others nothing to compile (cargo picks a crate's
+# features from the packages a command names; two different sets meant a second engine build,
+# 4 min after `npm test`). The test servers are in it because the test harness links them.
+APP_PACKAGES=(-p sentient-engine -p sentient-desktop -p sentient-model-server -p sentient-mcp-test-server)
+
+# Builds the named binaries (`--bin X` or `--bins`) of the app's package set.
+build_app() {
+  cargo build --locked "${APP_PACKAGES[@]}" "$@"
+}
+
 build_ui() {
   say "Building the window"
   npm run --silent ui:build
@@ -83,4 +95,20 @@ repack_deb_xz() {
   dpkg-deb -Zxz -z"$level" --root-owner-group -b "$work/root" "$work/repacked.deb" >/dev/null
   mv "$work/repacked.deb" "$deb"
   rm -rf "$work"
+}
+
+# After the tests' builds, the README's two run commands must find their binaries built: a crate
+# compiled here means some package set resolved features differently (a dependency's features
+# added only for tests, say), and a newcomer's `npm run app` would rebuild the engine.
+check_app_build_reused() {
+  local bin out
+  for bin in sentient sentient-desktop; do
+    out=$(build_app --bin "$bin" 2>&1) || { echo "$out" >&2; return 1; }
+    if grep -q '^ *Compiling ' <<<"$out"; then
+      echo "$out" >&2
+      echo "The build for '--bin $bin' compiled crates the test build had already built: the app's" \
+        "package set (APP_PACKAGES in tests/setup/lib.sh) and the tests resolve features differently." >&2
+      return 1
+    fi
+  done
 }

@@ -20,7 +20,9 @@ build_ui
 
 if [ "$headless" = 1 ]; then
   say "Building and starting Sentient headless (sentient serve)"
-  exec cargo run --locked -p sentient-engine --bin sentient -- serve "${args[@]}"
+  build_app --bin sentient
+  exec "$CARGO_TARGET_DIR/debug/sentient" serve "${args[@]}"
 fi
 say "Building and starting the Sentient app"
-exec cargo run --locked -p sentient-desktop -- "${args[@]}"
+build_app --bin sentient-desktop
+exec "$CARGO_TARGET_DIR/debug/sentient-desktop" "${args[@]}"

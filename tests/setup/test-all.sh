@@ -16,10 +16,13 @@ cargo clippy --workspace --all-targets --locked -- -D warnings
 
 # The binaries come first: a Rust test kills and restarts a real `sentient serve`.
 say "Building the app, the headless engine, the scripted model server and the MCP test server"
-cargo build -p sentient-engine -p sentient-desktop -p sentient-model-server -p sentient-mcp-test-server --bins --locked
+build_app --bins
 
 say "Rust tests (secrets against gnome-keyring in a private D-Bus session)"
 SENTIENT_BIN="$CARGO_TARGET_DIR/debug/sentient" bash tests/setup/with-keyring.sh cargo test --workspace --locked
+
+say "The README's run commands reuse this build (nothing left to compile)"
+check_app_build_reused
 
 say "Schema-driven fuzzing of the HTTP API (schemathesis against sentient serve)"
 SENTIENT_BIN="$CARGO_TARGET_DIR/debug/sentient" bash tests/setup/with-keyring.sh bash tests/fuzz/openapi.sh
