@@ -3,7 +3,6 @@
 //! (a plan waiting for approval, questions, a planner that answers garbage), settled once the
 //! plan is approved.
 
-use std::time::Duration;
 
 use anyhow::{Result, bail};
 use sentient_e2e::TestEngine;
@@ -228,20 +227,16 @@ fn refinement(name: &str) -> Reply {
     )
 }
 
-/// Polls the feed until a notification with `payload.event == event` arrives (10 s at most).
+/// Waits for a notification with `payload.event == event` in the feed.
 async fn wait_notification(t: &TestEngine, event: &str) -> Result<Value> {
-    for _ in 0..400 {
+    sentient_e2e::eventually(&format!("a {event} notification"), || async {
         let (_, list) = t.client.get("/api/notifications").await?;
-        if let Some(found) = list["notifications"]
+        Ok(list["notifications"]
             .as_array()
             .and_then(|l| l.iter().find(|n| n["payload"]["event"] == event))
-        {
-            return Ok(found.clone());
-        }
-        tokio::time::sleep(Duration::from_millis(25)).await;
-    }
-    let (_, list) = t.client.get("/api/notifications").await?;
-    bail!("no {event} notification came: {list:#}")
+            .cloned())
+    })
+    .await
 }
 
 async fn create_task(t: &TestEngine, prompt: &str) -> Result<String> {
