@@ -39,3 +39,4 @@ mod task_swarm;
 mod task_triggers;
 mod tasks;
 mod tools;
+mod window_calls;

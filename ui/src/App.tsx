@@ -1,5 +1,6 @@
 // Start-up flow: wait for bootstrap, then onboarding on first launch, else the app.
-import { useBootstrap, useLiveEvents } from './api/queries';
+import { useLiveEvents } from './api/queries';
+import { useBootstrap } from './api/shared';
 import { Onboarding } from './features/onboarding/Onboarding';
 import { AppShell } from './features/shell/AppShell';
 import { StartingScreen, StartupError } from './features/shell/StartupScreens';

@@ -4,7 +4,8 @@ import { FakeWebSocket } from '../test/fakes';
 import { CALLS } from './calls';
 import { createHttpApi } from './http';
 import { createTauriApi } from './tauri';
-import type { ChatEventListener, ChatSendRequest, SentientApi, Task, TaskPatch } from './types';
+import type { SentientApi } from './sentientApi';
+import type { ChatEventListener, ChatSendRequest, Task, TaskPatch } from './types';
 
 /** The calls each transport writes by hand (everything else comes from CALLS). */
 const SPECIAL = [

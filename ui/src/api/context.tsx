@@ -1,6 +1,6 @@
 // Hands the chosen transport to the component tree (tests hand in a fake one).
 import { createContext, useContext, type ReactNode } from 'react';
-import type { SentientApi } from './types';
+import type { SentientApi } from './sentientApi';
 
 const ApiContext = createContext<SentientApi | null>(null);
 

@@ -3,6 +3,7 @@
 // the address bar once, kept in sessionStorage, and removed from the address bar so it never
 // ends up in a URL a server could log or a bookmark could keep.
 import { buildCalls, type Doors } from './calls';
+import type { SentientApi } from './sentientApi';
 import { ApiError, detailToText, UNREACHABLE, UNREACHABLE_DETAIL } from './errors';
 import { dispatch, isChatEvent, toEngineEvent } from './events';
 import type {
@@ -13,7 +14,6 @@ import type {
   EventListener,
   PullProgress,
   Roles,
-  SentientApi,
 } from './types';
 
 export const TOKEN_KEY = 'sentient.token';

@@ -1,11 +1,12 @@
-// The window's only door to the engine. Components use the hooks in `queries.ts` (or `useApi()`),
-// never `invoke` or `fetch`.
+// The window's only door to the engine. Components use their area's hooks
+// (`features/<area>/queries.ts`, or `useApi()`), never `invoke` or `fetch`.
 import { createHttpApi } from './http';
 import { createTauriApi } from './tauri';
-import type { SentientApi } from './types';
+import type { SentientApi } from './sentientApi';
 
 export { ApiError, toApiError, UNREACHABLE } from './errors';
 export type * from './types';
+export type * from './sentientApi';
 export { ROLE_NAMES } from './types';
 export { newClientId } from './http';
 export { assertNever } from './events';

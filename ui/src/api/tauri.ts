@@ -11,7 +11,8 @@ import {
 import { buildCalls, type Doors, type Wire } from './calls';
 import { toApiError } from './errors';
 import { TAURI_EVENT, toEngineEvent } from './events';
-import type { ChatEvent, CheckupLine, PullProgress, SentientApi } from './types';
+import type { SentientApi } from './sentientApi';
+import type { ChatEvent, CheckupLine, PullProgress } from './types';
 import { newClientId } from './http';
 
 /** A command's typed result as a value, or its typed error thrown as our ApiError. */

@@ -2,7 +2,7 @@
 // ("…in Settings > Models", "…or run: ollama pull qwen3:8b", "install it from ollama.com",
 // "…try again"), so each becomes the button that does it: open that page, download the model
 // with a progress bar, get Ollama, or try again.
-import { usePullModel } from '../api/queries';
+import { usePullModel } from '../api/shared';
 
 export type ErrorAction =
   | { kind: 'open'; label: string; href: string }

@@ -1,8 +1,7 @@
 // A few line icons drawn inline (no icon font or package). Decorative: always aria-hidden.
-import type { ReactElement, ReactNode } from 'react';
-import type { PageId } from '../features/shell/routes';
+import type { ReactNode } from 'react';
 
-type IconProps = { size?: number };
+export type IconProps = { size?: number };
 
 function Svg({ size = 18, children }: IconProps & { children: ReactNode }) {
   return (
@@ -94,13 +93,3 @@ export const PlayIcon = (p: IconProps) => (
     <path d="M7 5l12 7-12 7z" />
   </Svg>
 );
-
-export const PAGE_ICONS: Record<PageId, (p: IconProps) => ReactElement> = {
-  chat: ChatIcon,
-  tasks: TasksIcon,
-  notifications: BellIcon,
-  memory: MemoryIcon,
-  integrations: PlugIcon,
-  devices: DevicesIcon,
-  settings: GearIcon,
-};

@@ -3,7 +3,7 @@
 // Shift+Enter breaks the line, Up in an empty box brings back the last message to edit; the box
 // is focused when the chat opens and again after each send.
 import { useEffect, useRef, useState, type FormEvent, type KeyboardEvent } from 'react';
-import { useUploadFile } from '../../api/queries';
+import { useUploadFile } from './queries';
 
 export function Composer({
   running,

@@ -1,7 +1,7 @@
 // "Make this a rule?": words from the chat that read like a lasting "never" or "ask me first",
 // offered as a rule. Only the person's click makes it one.
 import type { RuleDecision, RuleProposal } from '../../api';
-import { useDecideRuleProposal } from '../../api/queries';
+import { useDecideRuleProposal } from './queries';
 
 export function RuleProposalCard({ proposal }: { proposal: RuleProposal }) {
   const decide = useDecideRuleProposal();

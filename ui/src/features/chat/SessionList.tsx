@@ -3,7 +3,8 @@
 // (last activity, in the person's time zone). In small windows it is a panel over the page.
 import { useEffect, useRef, useState, type KeyboardEvent } from 'react';
 import type { Session } from '../../api';
-import { useBootstrap, useSessionSearch, useSessions } from '../../api/queries';
+import { useBootstrap } from '../../api/shared';
+import { useSessionSearch, useSessions } from './queries';
 import { ErrorNotice, Loading } from '../../components/Page';
 import { groupChats, zoneFor } from './chatGroups';
 import { openChat, setChatsPanel, useChatsPanel, useOpenChat } from './openChat';

@@ -2,7 +2,7 @@
 // more before it deletes). Escape backs out of renaming or deleting.
 import { useEffect, useRef, useState, type FormEvent, type KeyboardEvent } from 'react';
 import type { Session } from '../../api';
-import { useDeleteSession, useRenameSession } from '../../api/queries';
+import { useDeleteSession, useRenameSession } from './queries';
 
 export function chatTitle(session: Pick<Session, 'title'> | undefined): string {
   return session?.title.trim() || 'New chat';

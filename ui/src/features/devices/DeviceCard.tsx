@@ -3,7 +3,7 @@
 // itself), and try what it offers.
 import { useState, type FormEvent } from 'react';
 import type { InvokeReply, Node } from '../../api';
-import { useDeleteNode, useInvokeNode, useRenameNode } from '../../api/queries';
+import { useDeleteNode, useInvokeNode, useRenameNode } from './queries';
 import { ErrorNotice } from '../../components/Page';
 import { DevicesIcon, GlassesIcon, MonitorIcon, WatchIcon } from '../../components/icons';
 import {

@@ -4,7 +4,8 @@
 // offers; and a note when phones on the network can't reach Sentient.
 import { useState } from 'react';
 import type { LanStatus } from '../../api';
-import { useLanStatus, useNodes, usePatchConfig } from '../../api/queries';
+import { usePatchConfig } from '../../api/shared';
+import { useLanStatus, useNodes } from './queries';
 import { EmptyState, ErrorNotice, Loading, Page } from '../../components/Page';
 import { DevicesIcon } from '../../components/icons';
 import { DeviceCard } from './DeviceCard';

@@ -6,9 +6,10 @@
 // open (127.0.0.1, localhost) is never shown: not in the QR code, not as the link.
 import { useEffect, useRef, useState } from 'react';
 import type { ApiError, Pairing } from '../../api';
-import { useCreatePairing, useLanStatus, usePatchConfig } from '../../api/queries';
+import { usePatchConfig } from '../../api/shared';
+import { useCreatePairing, useLanStatus } from './queries';
 import { ErrorNotice, Loading } from '../../components/Page';
-import { CopyButton } from '../settings/webhooks/CopyButton';
+import { CopyButton } from '../../components/CopyButton';
 import { countdown, isLoopbackUrl, lanErrorWords, svgImageSrc } from './words';
 
 /** The current time, again every `ms`. */

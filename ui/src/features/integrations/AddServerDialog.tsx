@@ -4,7 +4,7 @@
 // under the form when it refuses.
 import { useState, type FormEvent } from 'react';
 import type { NewMcpServer } from '../../api/calls';
-import { useAddMcpServer } from '../../api/queries';
+import { useAddMcpServer } from './queries';
 import { ErrorNotice } from '../../components/Page';
 import { Dialog } from './Dialog';
 import { Switch } from './Switch';

@@ -4,7 +4,7 @@
 // tools and, for email and calendars, privacy filters.
 import { useState } from 'react';
 import type { FeedStatus, Integration } from '../../api/calls';
-import { useDisconnectIntegration, useSetIntegrationAccess, useTestIntegration } from '../../api/queries';
+import { useDisconnectIntegration, useSetIntegrationAccess, useTestIntegration } from './queries';
 import { ErrorNotice } from '../../components/Page';
 import { ConnectDialog } from './ConnectDialog';
 import { ConfirmDialog } from './Dialog';

@@ -4,9 +4,9 @@
 // GitHub's device code to type there (with Copy). The engine's sentence shows under the form.
 import { useRef, useState, type FormEvent } from 'react';
 import type { ConnectAnswer, Integration } from '../../api/calls';
-import { isSignIn, useConnectIntegration, useDisconnectIntegration } from '../../api/queries';
+import { isSignIn, useConnectIntegration, useDisconnectIntegration } from './queries';
 import { ErrorNotice } from '../../components/Page';
-import { CopyButton } from '../settings/webhooks/CopyButton';
+import { CopyButton } from '../../components/CopyButton';
 import { Dialog } from './Dialog';
 import { openExternal } from './open';
 import { SimpleMarkdown } from './SimpleMarkdown';

@@ -1,7 +1,7 @@
 // A connected app's change feed: "Checked 2 min ago · Sync now", or what went wrong and when
 // Sentient tries again; Sync now checks at once and says what it found.
 import type { FeedStatus } from '../../api/calls';
-import { useSyncFeed } from '../../api/queries';
+import { useSyncFeed } from './queries';
 import { ErrorNotice } from '../../components/Page';
 import { feedWords, syncWords } from './words';
 

@@ -3,7 +3,7 @@
 // Live: `integration.updated` replaces an app as it changes (a sign-in finishing, an error).
 import { useEffect, useState } from 'react';
 import type { FeedStatus } from '../../api/calls';
-import { useFeeds, useIntegrations } from '../../api/queries';
+import { useFeeds, useIntegrations } from './queries';
 import { EmptyState, ErrorNotice, Loading, Page } from '../../components/Page';
 import { PlugIcon } from '../../components/icons';
 import { AppCard } from './AppCard';

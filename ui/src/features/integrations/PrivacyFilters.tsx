@@ -3,7 +3,7 @@
 // change is saved at once.
 import { useId, useState, type FormEvent } from 'react';
 import type { FilterLists, Integration } from '../../api/calls';
-import { usePrivacyFilters, useSetPrivacyFilters } from '../../api/queries';
+import { usePrivacyFilters, useSetPrivacyFilters } from './queries';
 import { ErrorNotice, Loading } from '../../components/Page';
 import { FILTER_FIELDS, type FilterField } from './words';
 

@@ -3,7 +3,7 @@
 // keychain), Remove after a confirm, and its tools.
 import { useState } from 'react';
 import type { McpServerInfo } from '../../api/calls';
-import { useRemoveMcpServer, useSetMcpAccess, useSetMcpEnabled, useTestMcpServer } from '../../api/queries';
+import { useRemoveMcpServer, useSetMcpAccess, useSetMcpEnabled, useTestMcpServer } from './queries';
 import { ErrorNotice } from '../../components/Page';
 import { ConfirmDialog } from './Dialog';
 import { ServerValuesDialog } from './ServerValuesDialog';

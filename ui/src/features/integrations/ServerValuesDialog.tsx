@@ -2,7 +2,7 @@
 // each a password field. The missing ones are marked; a field left empty keeps what is saved.
 import { useState, type FormEvent } from 'react';
 import type { McpServerInfo } from '../../api/calls';
-import { useSetMcpValues } from '../../api/queries';
+import { useSetMcpValues } from './queries';
 import { ErrorNotice } from '../../components/Page';
 import { Dialog } from './Dialog';
 import { valueKeys } from './words';

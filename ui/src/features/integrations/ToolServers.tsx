@@ -1,6 +1,6 @@
 // The Tool servers section: every MCP server with its state and tools, and Add a server.
 import { useState } from 'react';
-import { useMcpServers } from '../../api/queries';
+import { useMcpServers } from './queries';
 import { ErrorNotice, Loading } from '../../components/Page';
 import { AddServerDialog } from './AddServerDialog';
 import { ServerCard } from './ServerCard';

@@ -5,8 +5,7 @@ import { useEffect, useRef, useState, type FormEvent } from 'react';
 import type { Memory, WriteResult } from '../../api';
 import { EmptyState, ErrorNotice, Loading } from '../../components/Page';
 import { MemoryIcon } from '../../components/icons';
-import { asError } from './MemoryPage';
-import { useAddMemory, useDeleteMemory, useEditMemory, useForgetSource, useMemories, useMemoryTopics } from './queries';
+import { asError, useAddMemory, useDeleteMemory, useEditMemory, useForgetSource, useMemories, useMemoryTopics } from './queries';
 
 export const EMPTY_FACTS = 'Nothing remembered yet. Tell Sentient about yourself in a chat, or add a fact here.';
 export const WORDS_ONLY =

@@ -5,8 +5,7 @@
 import { useRef, useState, type DragEvent } from 'react';
 import type { ImportResult } from '../../api';
 import { ErrorNotice } from '../../components/Page';
-import { asError } from './MemoryPage';
-import { useImportMemories } from './queries';
+import { asError, useImportMemories } from './queries';
 
 export const IMPORT_INTRO =
   'Sentient reads the file with your model and suggests facts; each waits in Review until you approve it.';

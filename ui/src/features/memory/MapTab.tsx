@@ -5,8 +5,7 @@ import { useMemo, useState } from 'react';
 import type { GraphLink, GraphNode, MemoryGraph } from '../../api';
 import { EmptyState, ErrorNotice, Loading } from '../../components/Page';
 import { MemoryIcon } from '../../components/icons';
-import { asError } from './MemoryPage';
-import { useMemoryGraph } from './queries';
+import { asError, useMemoryGraph } from './queries';
 
 export const EMPTY_MAP = 'The map fills in as Sentient remembers things about you.';
 const WIDTH = 720;

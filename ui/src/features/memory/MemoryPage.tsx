@@ -4,8 +4,7 @@
 // MEMORY.md and the daily notes) and Import (facts from a file, which wait in Review). Live:
 // every `memory.updated` refreshes what is shown.
 import { useRef, useState, type KeyboardEvent } from 'react';
-import { toApiError, type ApiError } from '../../api';
-import { useConfig, usePatchConfig } from '../../api/queries';
+import { useConfig, usePatchConfig } from '../../api/shared';
 import { ErrorNotice, Page } from '../../components/Page';
 import { FactsTab } from './FactsTab';
 import { ImportTab } from './ImportTab';
@@ -13,7 +12,7 @@ import { MapTab } from './MapTab';
 import { NotesTab } from './NotesTab';
 import { PastChatsTab } from './PastChatsTab';
 import { ReviewTab } from './ReviewTab';
-import { useMemoryReview } from './queries';
+import { asError, useMemoryReview } from './queries';
 import './memory.css';
 
 export const TABS = [
@@ -33,11 +32,6 @@ export function tabFromHash(hash: string): TabId {
 }
 
 export const OFF_WORDS = "Memory is off: Sentient doesn't remember anything new from your chats.";
-
-/** An error as the page shows it; the engine's 503 already says to run `sentient doctor`. */
-export function asError(error: unknown): ApiError | null {
-  return error ? toApiError(error) : null;
-}
 
 export function MemoryPage() {
   const [tab, setTab] = useState<TabId>(() => tabFromHash(window.location.hash));

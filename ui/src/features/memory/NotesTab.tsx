@@ -4,8 +4,7 @@
 import { useEffect, useState } from 'react';
 import type { MemoryWorkspace, NotesFileName } from '../../api';
 import { ErrorNotice, Loading } from '../../components/Page';
-import { asError } from './MemoryPage';
-import { useMemoryPersonas, useMemoryWorkspace, useSaveNotes } from './queries';
+import { asError, useMemoryPersonas, useMemoryWorkspace, useSaveNotes } from './queries';
 
 const FILES: Array<{ name: NotesFileName; title: string; hint: string }> = [
   { name: 'soul', title: 'SOUL.md', hint: 'Who Sentient is and how it talks.' },

@@ -2,8 +2,7 @@
 // content (a web page, an email) is marked: its summary is shown here but kept out of others.
 import { EmptyState, ErrorNotice, Loading } from '../../components/Page';
 import { MemoryIcon } from '../../components/icons';
-import { asError } from './MemoryPage';
-import { useMemorySummaries } from './queries';
+import { asError, useMemorySummaries } from './queries';
 
 export const EMPTY_PAST = 'No summaries yet. Older parts of long chats are summarized here.';
 

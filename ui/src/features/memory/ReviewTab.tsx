@@ -5,8 +5,7 @@ import { useState, type FormEvent } from 'react';
 import type { ReviewItem } from '../../api';
 import { EmptyState, ErrorNotice, Loading } from '../../components/Page';
 import { MemoryIcon } from '../../components/icons';
-import { asError } from './MemoryPage';
-import { useApproveAllMemories, useApproveMemory, useDiscardMemory, useMemoryReview } from './queries';
+import { asError, useApproveAllMemories, useApproveMemory, useDiscardMemory, useMemoryReview } from './queries';
 
 export const EMPTY_REVIEW = 'Nothing waiting. Memories from web pages, emails and files wait here for you first.';
 

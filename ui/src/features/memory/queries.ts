@@ -3,6 +3,7 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import type { MemoryQuery, NotesFileName, ReviewKind } from '../../api';
 import { useApi } from '../../api/context';
+import { toApiError, type ApiError } from '../../api/errors';
 import { queryKeys } from '../../api/queries';
 
 const key = (...parts: unknown[]) => [...queryKeys.memory, ...parts];
@@ -102,4 +103,9 @@ export function useSaveNotes() {
   return useMemoryMutation(({ name, content }: { name: NotesFileName; content: string }) =>
     api.saveMemoryWorkspace(name, content),
   );
+}
+
+/** An error as the page shows it; the engine's 503 already says to run `sentient doctor`. */
+export function asError(error: unknown): ApiError | null {
+  return error ? toApiError(error) : null;
 }

@@ -3,7 +3,7 @@
 // Decline right here.
 import { useState } from 'react';
 import type { Notification } from '../../api';
-import { useNotificationAction, useTaskReply } from '../../api/queries';
+import { useNotificationAction, useTaskReply } from './queries';
 import { ErrorNotice } from '../../components/Page';
 import { pendingAsk, SETTLED_WORDS, taskHref, timeOfDay } from './feed';
 

@@ -1,7 +1,7 @@
 // The Notifications page: what Sentient wants you to know, newest day first, live from the
 // engine's `notification.*` events; Mark all as read and Clear all (after a confirm).
 import { useState } from 'react';
-import { useNotificationAction, useNotifications } from '../../api/queries';
+import { useNotificationAction, useNotifications } from './queries';
 import { EmptyState, ErrorNotice, Loading, Page } from '../../components/Page';
 import { BellIcon } from '../../components/icons';
 import { NotificationFeed } from './NotificationFeed';

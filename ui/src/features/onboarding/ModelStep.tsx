@@ -8,22 +8,22 @@ import type { Hardware, LocalModels, PresetSwitch, ProviderView } from '../../ap
 
 type Os = Hardware['os'];
 import {
+  FixButton,
+  PullProgressView,
+  PullProvider,
   useCheckup,
   useHardware,
   useLocalModels,
   useModelProviders,
+  usePull,
   useSetSecret,
   useSwitchPreset,
   useTestModel,
+  withoutLatest,
   type CheckupState,
-} from '../../api/queries';
+} from '../settings';
 import { ErrorNotice, Loading } from '../../components/Page';
-import { FixButton } from '../settings/models/FixButton';
-import { PullProgressView } from '../settings/models/OllamaCard';
-import { PullProvider, usePull } from '../settings/models/pull';
-import { withoutLatest } from '../settings/models/roles';
 import { writeModelSetup } from './modelSetup';
-import '../settings/models/models.css';
 import './onboarding.css';
 
 export type Choice = 'local' | 'cloud' | 'later';

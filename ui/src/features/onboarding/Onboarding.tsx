@@ -2,26 +2,10 @@
 // the app shows.
 import { useMemo, useState, type FormEvent } from 'react';
 import type { Bootstrap } from '../../api';
-import { useOnboarding } from '../../api/queries';
+import { useOnboarding } from './queries';
 import { ErrorNotice } from '../../components/Page';
+import { detectTimezone, timezoneList } from '../../components/timezones';
 import { writeModelSetup } from './modelSetup';
-
-export function detectTimezone(): string {
-  try {
-    return Intl.DateTimeFormat().resolvedOptions().timeZone || '';
-  } catch {
-    return '';
-  }
-}
-
-export function timezoneList(): string[] {
-  try {
-    const intl = Intl as unknown as { supportedValuesOf?: (key: string) => string[] };
-    return intl.supportedValuesOf?.('timeZone') ?? [];
-  } catch {
-    return [];
-  }
-}
 
 export function Onboarding({ bootstrap }: { bootstrap: Bootstrap }) {
   const onboarding = useOnboarding();

@@ -2,9 +2,9 @@
 // location; reminders and schedules the time zone.
 import { useMemo, useState, type FormEvent } from 'react';
 import type { Bootstrap } from '../../api';
-import { usePatchConfig } from '../../api/queries';
+import { usePatchConfig } from '../../api/shared';
 import { ErrorNotice } from '../../components/Page';
-import { timezoneList } from '../onboarding/Onboarding';
+import { timezoneList } from '../../components/timezones';
 
 type Fields = { user_name: string; name: string; timezone: string; location: string };
 

@@ -1,7 +1,7 @@
 // Settings tabs made entirely from the settings' schema: Chats, Tasks, Approvals & safety, Scripts.
 // Each card names the fields it shows; their words, ranges, units and choices come from the
 // schema (../form/), and a field the schema hides or marks "Not used yet" is left out.
-import { useSandboxStatus } from '../../api/queries';
+import { useSandboxStatus } from './queries';
 import { SchemaForm } from './form/SchemaForm';
 
 export function ChatSettings() {

@@ -4,7 +4,8 @@
 // (webhooks/). Devices: which devices may connect and the network listener (devices/). A tab
 // made from a settings section shows only when the schema has that section and doesn't hide it.
 import type { Bootstrap } from '../../api';
-import { useConfigSchema, usePatchConfig } from '../../api/queries';
+import { usePatchConfig } from '../../api/shared';
+import { useConfigSchema } from './queries';
 import { ErrorNotice, Page } from '../../components/Page';
 import { DevicesSettings } from './devices/DevicesSettings';
 import { sectionShown } from './form/schema';

@@ -1,12 +1,29 @@
 // The list of places on the left. Links are plain hash links, so the address keeps the page. On
 // Chat, the chats are the sidebar's second level (below the places); in small windows, where the
 // sidebar is icons, they are a panel that the Chats button beside it opens.
-import { useEffect } from 'react';
-import { PAGE_ICONS } from '../../components/icons';
-import { ChatListIcon } from '../chat/ChatListIcon';
-import { setChatsPanel, useChatsPanel } from '../chat/openChat';
-import { SessionList } from '../chat/SessionList';
-import { hrefFor, PAGES, type Route } from './routes';
+import { useEffect, type ReactElement } from 'react';
+import {
+  BellIcon,
+  ChatIcon,
+  DevicesIcon,
+  GearIcon,
+  MemoryIcon,
+  PlugIcon,
+  TasksIcon,
+  type IconProps,
+} from '../../components/icons';
+import { ChatListIcon, SessionList, setChatsPanel, useChatsPanel } from '../chat';
+import { hrefFor, PAGES, type PageId, type Route } from './routes';
+
+const PAGE_ICONS: Record<PageId, (p: IconProps) => ReactElement> = {
+  chat: ChatIcon,
+  tasks: TasksIcon,
+  notifications: BellIcon,
+  memory: MemoryIcon,
+  integrations: PlugIcon,
+  devices: DevicesIcon,
+  settings: GearIcon,
+};
 
 /** `unread` notifications badge Notifications; memories `waiting` for review badge Memory. */
 export function Sidebar({ current, unread, waiting = 0 }: { current: Route; unread: number; waiting?: number }) {

@@ -1,5 +1,5 @@
 // The bar across the top: the app's name and the one control that must always be in reach.
-import { StopButton } from '../stop/StopButton';
+import { StopButton } from '../stop';
 
 export function TitleBar() {
   return (

@@ -2,7 +2,7 @@
 // (contract section 17). It comes from the stop state (bootstrap on load, `stop.updated` live),
 // so it survives a reload and follows a stop made anywhere. Resume is the title bar's button, the
 // one that stopped it, so there is one Resume, not two.
-import { useStopControlError, useStopState } from '../../api/queries';
+import { useStopControlError, useStopState } from './queries';
 import { ErrorNotice } from '../../components/Page';
 import { describeSource, formatWhen } from './describe';
 

@@ -1,5 +1,5 @@
 // The title bar's "Stop everything" button; while stopped it turns into "Resume".
-import { useResume, useStopAll, useStopState } from '../../api/queries';
+import { useResume, useStopAll, useStopState } from './queries';
 import { PlayIcon, StopIcon } from '../../components/icons';
 
 export function StopButton() {

@@ -7,7 +7,7 @@
 // read from the words alone while the model is slow) never blocks Create.
 import { useId, useState } from 'react';
 import type { ApiError } from '../../api';
-import { useCreateTask, usePreviewTask } from '../../api/queries';
+import { useCreateTask, usePreviewTask } from './queries';
 import { actionsFor, ErrorActions } from '../../components/ErrorActions';
 import { ErrorNotice } from '../../components/Page';
 import { PRIORITY_WORDS, scheduleWords } from './words';

@@ -1,6 +1,6 @@
 // What the right side shows while no task is open: with no tasks at all, what tasks are for and
 // a few examples; otherwise a hint to pick one.
-import { useTasks } from '../../api/queries';
+import { useTasks } from './queries';
 import { EmptyState } from '../../components/Page';
 import { TasksIcon } from '../../components/icons';
 

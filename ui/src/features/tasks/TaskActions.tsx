@@ -2,7 +2,7 @@
 // Delete asks once more first.
 import { useState } from 'react';
 import type { Task } from '../../api';
-import { useDeleteTask, type useTaskAction } from '../../api/queries';
+import { useDeleteTask, type useTaskAction } from './queries';
 import { ErrorNotice } from '../../components/Page';
 import { isBusy } from './words';
 

@@ -1,7 +1,7 @@
 // One task: its name and state, what you can do with it, any question a run is waiting on, and
 // two tabs: the overview (plan, schedule, settings, chat) and its runs.
 import { useState } from 'react';
-import { useTask, useTaskAction } from '../../api/queries';
+import { useTask, useTaskAction } from './queries';
 import { ErrorNotice, Loading } from '../../components/Page';
 import { TaskActions } from './TaskActions';
 import { Overview } from './detail/Overview';

@@ -1,5 +1,5 @@
 // Every task, grouped by what it needs: you first, then what runs, what is scheduled, the rest.
-import { useTasks } from '../../api/queries';
+import { useTasks } from './queries';
 import { ErrorNotice, Loading } from '../../components/Page';
 import { TaskRow } from './TaskRow';
 import { GROUPS, groupOf } from './words';

@@ -5,7 +5,8 @@
 import { useId, useState } from 'react';
 import type { Task } from '../../api';
 import { taskSummary } from './summary';
-import { groupOf, localTime, scheduleWords, STATUS_WORDS } from './words';
+import { localTime } from '../../components/time';
+import { groupOf, scheduleWords, STATUS_WORDS } from './words';
 
 /** True when the element's focus shows (keyboard), false after a mouse click. */
 function focusVisible(el: Element): boolean {

@@ -1,7 +1,7 @@
 // The Tasks page: a box to describe a new task on top, the tasks grouped by what they need on
 // the left, and the open task on the right.
 import { useEffect, useState } from 'react';
-import { useDeleteTask } from '../../api/queries';
+import { useDeleteTask } from './queries';
 import { ErrorNotice, Page } from '../../components/Page';
 import { NewTaskForm } from './NewTaskForm';
 import { NoTaskOpen } from './NoTaskOpen';

@@ -4,7 +4,8 @@
 // state, and what it serves.
 import { useQueryClient } from '@tanstack/react-query';
 import { toApiError } from '../../../api/errors';
-import { queryKeys, useConfig } from '../../../api/queries';
+import { queryKeys } from '../../../api/queries';
+import { useConfig } from '../../../api/shared';
 import { ErrorNotice, Loading } from '../../../components/Page';
 import { SchemaForm } from '../form/SchemaForm';
 import { LanStatusCard } from './LanStatusCard';

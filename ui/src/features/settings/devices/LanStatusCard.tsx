@@ -4,9 +4,9 @@
 // listener does what the settings say (the engine starts it after it has answered the save).
 import { useEffect, useState } from 'react';
 import type { LanStatus } from '../../../api';
-import { useLanStatus } from '../../../api/queries';
+import { useLanStatus } from '../../devices';
 import { ErrorNotice, Loading } from '../../../components/Page';
-import { CopyButton } from '../webhooks/CopyButton';
+import { CopyButton } from '../../../components/CopyButton';
 import { lanSettled, lanStateWords, type NodesSettings } from './fields';
 
 const POLL_MS = 500;

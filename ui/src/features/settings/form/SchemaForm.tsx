@@ -9,7 +9,8 @@
 import { useEffect, useId, useRef, useState, type FormEvent, type ReactNode } from 'react';
 import type { ConfigSchema } from '../../../api/calls';
 import { toApiError } from '../../../api/errors';
-import { useConfig, useConfigSchema, usePatchConfig } from '../../../api/queries';
+import { useConfig, usePatchConfig } from '../../../api/shared';
+import { useConfigSchema } from '../queries';
 import { ErrorNotice, Loading } from '../../../components/Page';
 import { checkValue, fieldModel, patchFor, valueAt, type FieldModel, type FieldSpec } from './schema';
 import './schema-form.css';

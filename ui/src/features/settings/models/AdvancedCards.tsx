@@ -5,7 +5,7 @@
 import { useEffect, useId, useState } from 'react';
 import type { RoleName } from '../../../api';
 import { toApiError } from '../../../api/errors';
-import { useConfig, usePatchConfig } from '../../../api/queries';
+import { useConfig, usePatchConfig } from '../../../api/shared';
 import { ErrorNotice, Loading } from '../../../components/Page';
 import { SchemaField, SchemaForm, useSchemaFields } from '../form/SchemaForm';
 import { ROLES, looksLikeModel } from './roles';

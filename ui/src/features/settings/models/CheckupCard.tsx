@@ -1,7 +1,7 @@
 // The check-up: tries each job's model the way Sentient uses it, one job at a time, showing live
 // what it is doing and then every finding with what to do about it.
 import type { Check, CheckStatus, RoleResult } from '../../../api';
-import { useCheckup, type CheckupState } from '../../../api/queries';
+import { useCheckup, type CheckupState } from './queries';
 import { FixButton } from './FixButton';
 import { roleTitle } from './roles';
 

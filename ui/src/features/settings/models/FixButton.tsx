@@ -2,10 +2,12 @@
 // engine gave it: use another model for a role, download a model, change a role's reasoning or
 // the reading length, or go to a provider's key field.
 import type { CheckAction, MissingAction } from '../../../api';
-import { usePatchConfig, useSetRoles } from '../../../api/queries';
+import { usePatchConfig } from '../../../api/shared';
+import { useSetRoles } from './queries';
 import { ErrorNotice } from '../../../components/Page';
 import { keyFieldId, revealKeyField } from './keys';
 import { usePull } from './pull';
+import './models.css';
 
 export { keyFieldId } from './keys';
 

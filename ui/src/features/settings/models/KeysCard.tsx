@@ -7,7 +7,7 @@
 // elsewhere ("Add a key") reveals and focuses a provider's field through `revealKeyField`.
 import { useEffect, useId, useRef, useState } from 'react';
 import type { ProviderView, SecretInfo } from '../../../api';
-import { useDeleteSecret, useModelProviders, useRoles, useSecrets, useSetSecret } from '../../../api/queries';
+import { useDeleteSecret, useModelProviders, useRoles, useSecrets, useSetSecret } from './queries';
 import { ErrorNotice, Loading } from '../../../components/Page';
 import { REVEAL_KEY_EVENT, keyFieldId } from './keys';
 import { providerId } from './summary';

@@ -7,7 +7,8 @@
 // cache, which live events keep current (`model.busy`, and `config.updated` for the models and
 // secrets sections).
 import { useId, useState, type ReactNode } from 'react';
-import { useBootstrap, useLocalModels, useModelProviders, useRoles } from '../../../api/queries';
+import { useBootstrap } from '../../../api/shared';
+import { useLocalModels, useModelProviders, useRoles } from './queries';
 import { ErrorNotice, Loading } from '../../../components/Page';
 import { FallbacksCard, QueueCard, ReadingLengthCard, ReasoningCard, ReplyLimitsCard } from './AdvancedCards';
 import { CheckupCard } from './CheckupCard';

@@ -2,10 +2,12 @@
 // this computer, and downloading a model with its progress.
 import { useId, useState } from 'react';
 import type { Hardware, LocalModels } from '../../../api';
-import { useHardware, useLocalModels, useModelBusy, type PullState } from '../../../api/queries';
+import { type PullState } from '../../../api/shared';
+import { useHardware, useLocalModels, useModelBusy } from './queries';
 import { ErrorNotice, Loading } from '../../../components/Page';
 import { usePull, type Pull } from './pull';
 import { withoutLatest } from './roles';
+import './models.css';
 
 const JOB_WORDS: Record<string, string> = {
   chat: 'a chat reply',

@@ -6,7 +6,7 @@
 // models still need, with a fix where there is one.
 import { useId, useState } from 'react';
 import type { Preset, PresetSwitch } from '../../../api';
-import { useDeletePreset, useLocalModels, useModelPresets, useModelProviders, useSavePreset, useSwitchPreset } from '../../../api/queries';
+import { useDeletePreset, useLocalModels, useModelPresets, useModelProviders, useSavePreset, useSwitchPreset } from './queries';
 import { ErrorNotice, Loading } from '../../../components/Page';
 import { FixButton } from './FixButton';
 import { revealKeyField } from './keys';

@@ -1,7 +1,7 @@
 // One role in Settings > Models: which model it uses, a picker to change it, Save and Test.
 import { useId, useState } from 'react';
 import type { LocalModels, ProviderView, Roles } from '../../../api';
-import { useSetRoles, useTestModel, type ModelTest } from '../../../api/queries';
+import { useSetRoles, useTestModel, type ModelTest } from './queries';
 import { ErrorNotice } from '../../../components/Page';
 import { looksLikeModel, optionGroups, sameModel, type RoleInfo } from './roles';
 

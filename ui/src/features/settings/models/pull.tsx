@@ -1,7 +1,7 @@
 // One Ollama download at a time for the whole Models tab: the Ollama card, a preset's missing
 // model and a check-up fix all start it here, and the Ollama card shows its progress.
 import { createContext, useContext, type ReactNode } from 'react';
-import { usePullModel } from '../../../api/queries';
+import { usePullModel } from '../../../api/shared';
 
 export type Pull = ReturnType<typeof usePullModel>;
 

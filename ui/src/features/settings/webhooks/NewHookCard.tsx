@@ -2,9 +2,9 @@
 // ready curl line.
 import { useState } from 'react';
 import type { NewHook } from '../../../api';
-import { useCreateHook } from '../../../api/queries';
+import { useCreateHook } from '../queries';
 import { ErrorNotice } from '../../../components/Page';
-import { CopyButton } from './CopyButton';
+import { CopyButton } from '../../../components/CopyButton';
 import { curlLine } from './curl';
 
 export function NewHookCard() {

@@ -3,9 +3,9 @@
 // minute), generated from the settings' schema so their ranges are the engine's.
 import { useState } from 'react';
 import type { Hook } from '../../../api';
-import { useDeleteHook, useHooks } from '../../../api/queries';
+import { useDeleteHook, useHooks } from '../queries';
 import { ErrorNotice, Loading } from '../../../components/Page';
-import { localTime } from '../../tasks/words';
+import { localTime } from '../../../components/time';
 import { SchemaForm } from '../form/SchemaForm';
 import { NewHookCard } from './NewHookCard';
 import './webhooks.css';

@@ -2,10 +2,11 @@
 // by the person. What the person writes is marked "Your words"; runs follow it and can't change it.
 import { useState } from 'react';
 import type { Config, Task } from '../../../api';
-import { useConfig, useTaskAction } from '../../../api/queries';
+import { useConfig } from '../../../api/shared';
+import { useTaskAction } from '../queries';
 import { ErrorNotice } from '../../../components/Page';
 import { BRIEF_FIELDS, type BriefField } from '../summary';
-import { localTime } from '../words';
+import { localTime } from '../../../components/time';
 
 /** The engine's default for `tasks.brief_chars`, until the settings have loaded. */
 const DEFAULT_LIMIT = 1500;

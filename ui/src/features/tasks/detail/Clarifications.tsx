@@ -1,7 +1,7 @@
 // The planner's questions before it can plan: one box per question, sent together.
 import { useState } from 'react';
 import type { Task } from '../../../api';
-import type { useTaskAction } from '../../../api/queries';
+import type { useTaskAction } from '../queries';
 
 type Action = ReturnType<typeof useTaskAction>;
 

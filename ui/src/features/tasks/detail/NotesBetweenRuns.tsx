@@ -3,7 +3,8 @@
 // clear them; a run's new note arrives live through `task.updated`.
 import { useState } from 'react';
 import type { Config, Task } from '../../../api';
-import { useConfig, useTaskAction } from '../../../api/queries';
+import { useConfig } from '../../../api/shared';
+import { useTaskAction } from '../queries';
 import { ErrorNotice } from '../../../components/Page';
 
 /** The engine's default for `tasks.continuity.notepad_chars`, until the settings have loaded. */

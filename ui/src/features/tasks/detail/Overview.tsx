@@ -2,7 +2,7 @@
 // runs, the notes its runs keep for each other, its brief, which model and where its results go,
 // and its own chat for changes.
 import type { Task } from '../../../api';
-import type { useTaskAction } from '../../../api/queries';
+import type { useTaskAction } from '../queries';
 import { BriefCard } from './BriefCard';
 import { Clarifications } from './Clarifications';
 import { NotesBetweenRuns } from './NotesBetweenRuns';

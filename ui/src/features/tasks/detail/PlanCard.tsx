@@ -1,7 +1,7 @@
 // The steps Sentient will take; while it waits for approval, Approve and Decline.
 import type { Task } from '../../../api';
-import type { useTaskAction } from '../../../api/queries';
-import { toolLabel } from '../../chat/conversation';
+import type { useTaskAction } from '../queries';
+import { toolLabel } from '../../chat';
 
 type Action = ReturnType<typeof useTaskAction>;
 

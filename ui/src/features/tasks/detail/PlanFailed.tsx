@@ -7,7 +7,7 @@
 // plan again in its own chat (`POST /api/tasks/{id}/chat`), so nothing it has is lost.
 import { useState } from 'react';
 import type { Task } from '../../../api';
-import type { useTaskAction } from '../../../api/queries';
+import type { useTaskAction } from '../queries';
 import { actionsFor, ErrorActions } from '../../../components/ErrorActions';
 import { PLAN_AGAIN_MESSAGE, planFromScratch } from '../words';
 

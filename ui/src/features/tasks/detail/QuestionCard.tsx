@@ -1,7 +1,7 @@
 // A run waiting for you: its question, a button per offered answer, or your own words.
 import { useState } from 'react';
 import type { Run } from '../../../api';
-import type { useTaskAction } from '../../../api/queries';
+import type { useTaskAction } from '../queries';
 
 type Action = ReturnType<typeof useTaskAction>;
 

@@ -2,8 +2,9 @@
 // files it made), its error, and Cancel or Retry.
 import { useEffect, useRef } from 'react';
 import type { Run } from '../../../api';
-import type { useTaskAction } from '../../../api/queries';
-import { localTime, RUN_STATUS_WORDS } from '../words';
+import type { useTaskAction } from '../queries';
+import { localTime } from '../../../components/time';
+import { RUN_STATUS_WORDS } from '../words';
 import { RunLog } from './RunLog';
 import { ErrorActions } from '../../../components/ErrorActions';
 

@@ -2,9 +2,9 @@
 // what came back, its answer and any error. Long runs can show their whole log.
 import { useState } from 'react';
 import type { ProgressUpdate, Run } from '../../../api';
-import { useRunEvents } from '../../../api/queries';
+import { useRunEvents } from '../queries';
 import { ErrorNotice } from '../../../components/Page';
-import { toolLabel } from '../../chat/conversation';
+import { toolLabel } from '../../chat';
 import { clockTime } from '../words';
 
 const EMBEDDED = 200;

@@ -1,6 +1,6 @@
 // Every run of the task, newest first; a run opened from a link (a notification) stands out.
 import type { Task } from '../../../api';
-import type { useTaskAction } from '../../../api/queries';
+import type { useTaskAction } from '../queries';
 import { RunCard } from './RunCard';
 
 type Action = ReturnType<typeof useTaskAction>;

@@ -4,8 +4,10 @@
 // match a filter.
 import { useState } from 'react';
 import type { ScheduleInput, Task } from '../../../api';
-import { useHooks, type useTaskAction } from '../../../api/queries';
-import { localTime, scheduleWords } from '../words';
+import { useHooks } from '../../settings';
+import { type useTaskAction } from '../queries';
+import { localTime } from '../../../components/time';
+import { scheduleWords } from '../words';
 
 type Action = ReturnType<typeof useTaskAction>;
 type Kind = 'now' | 'at' | 'daily' | 'weekly' | 'interval' | 'webhook';

@@ -1,7 +1,7 @@
 // The task's own chat: ask for a change in your words and Sentient plans it again.
 import { useState } from 'react';
 import type { Task } from '../../../api';
-import type { useTaskAction } from '../../../api/queries';
+import type { useTaskAction } from '../queries';
 import { isBusy } from '../words';
 
 type Action = ReturnType<typeof useTaskAction>;

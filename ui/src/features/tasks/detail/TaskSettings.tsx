@@ -1,7 +1,7 @@
 // Which model runs the task and where its results go besides this app.
 import { useState } from 'react';
 import type { DeliverTo, Task } from '../../../api';
-import type { useTaskAction } from '../../../api/queries';
+import type { useTaskAction } from '../queries';
 
 type Action = ReturnType<typeof useTaskAction>;
 

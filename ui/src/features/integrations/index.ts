@@ -1,0 +1,2 @@
+// What the integrations feature offers the rest of the window: its page.
+export { IntegrationsPage } from './IntegrationsPage';

@@ -1,0 +1,19 @@
+// What the settings feature offers the rest of the window: its page; the webhooks (the task
+// editor lists them for triggers); and the model widgets and hooks onboarding's model step
+// reuses, so both set up a model the same way.
+export { FixButton } from './models/FixButton';
+export { PullProgressView } from './models/OllamaCard';
+export { PullProvider, usePull } from './models/pull';
+export {
+  useCheckup,
+  useHardware,
+  useLocalModels,
+  useModelProviders,
+  useSetSecret,
+  useSwitchPreset,
+  useTestModel,
+  type CheckupState,
+} from './models/queries';
+export { withoutLatest } from './models/roles';
+export { useHooks } from './queries';
+export { SettingsPage } from './SettingsPage';
