@@ -33,6 +33,7 @@ mod sessions;
 mod stop;
 mod task_fixed_call;
 mod task_memory;
+mod task_planning_fence;
 mod task_questions;
 mod task_scheduler;
 mod task_swarm;

@@ -81,11 +81,35 @@ impl TestEngine {
         Ok(started)
     }
 
+    /// A new engine in a fresh temporary home whose model calls are retried as `retry` says
+    /// (the others retry once after 5 ms), for tests of what happens between attempts.
+    pub async fn start_with_retry(retry: RetryPolicy) -> Result<Self> {
+        let dir = tempfile::tempdir()?;
+        let home = dir.path().join("home");
+        let mut started = Self::start_retrying(&home, None, None, retry).await?;
+        started._dir = Some(dir);
+        Ok(started)
+    }
+
     /// An engine on `home` with its own clock and endpoints (`None`: the defaults).
     pub async fn start_configured(
         home: &Path,
         clock: Option<sentient_engine::clock::SharedClock>,
         endpoints: Option<sentient_engine::integrations::Endpoints>,
+    ) -> Result<Self> {
+        // Model tests should not wait on real back-off times.
+        let retry = RetryPolicy {
+            attempts: 1,
+            backoff: std::time::Duration::from_millis(5),
+        };
+        Self::start_retrying(home, clock, endpoints, retry).await
+    }
+
+    async fn start_retrying(
+        home: &Path,
+        clock: Option<sentient_engine::clock::SharedClock>,
+        endpoints: Option<sentient_engine::integrations::Endpoints>,
+        retry: RetryPolicy,
     ) -> Result<Self> {
         let token = format!("test-token-{}", std::process::id());
         let engine = Engine::start(EngineOptions {
@@ -94,11 +118,7 @@ impl TestEngine {
             port: Some(0),
             token: Some(token.clone()),
             ui_dir: Some(home.join("no-ui")),
-            // Model tests should not wait on real back-off times.
-            llm_retry: Some(RetryPolicy {
-                attempts: 1,
-                backoff: std::time::Duration::from_millis(5),
-            }),
+            llm_retry: Some(retry),
             // A keychain service of its own, so tests never read or change real keys.
             keychain_service: Some(format!(
                 "sentient-test-{}-{}",

@@ -131,8 +131,7 @@ impl TaskService {
             .await?;
         self.announce_task(&id).await;
         if !recurring {
-            self.start_run_from(&id, None, None, None, None, Vec::new())
-                .await?;
+            self.start_run_from(&id, crate::RunStart::default()).await?;
         }
         self.get_task(&id).await
     }

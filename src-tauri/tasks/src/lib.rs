@@ -40,7 +40,7 @@ use tokio_util::sync::CancellationToken;
 
 use model::{PlanStep, RunStatus, Schedule, Task, TaskStatus};
 use sentient_core::bus::DomainEvent;
-use store::{RunRecord, TaskRecord, TaskStore, TaskStoreError};
+use store::{RunRecord, TaskRecord, TaskStore, TaskStoreError, TaskWrite};
 
 /// The tasks service: the store, one lock that serialises changes to tasks, and the tokens of
 /// running runs and plannings (Cancel, Stop everything and shutdown reach them).
@@ -48,7 +48,10 @@ use store::{RunRecord, TaskRecord, TaskStore, TaskStoreError};
 pub struct Tasks {
     store: TaskStore,
     changes: tokio::sync::Mutex<()>,
-    running: Mutex<HashMap<String, CancellationToken>>,
+    /// Each with the number `track` gave it, so a job that ends after its successor started
+    /// does not untrack the successor.
+    running: Mutex<HashMap<String, (u64, CancellationToken)>>,
+    next_job: std::sync::atomic::AtomicU64,
     /// What the scheduler remembers between ticks (`tasks/scheduler.rs`).
     pub(crate) scheduler: scheduler::SchedulerState,
 }
@@ -59,6 +62,7 @@ impl Tasks {
             store: TaskStore::new(store),
             changes: tokio::sync::Mutex::new(()),
             running: Mutex::new(HashMap::new()),
+            next_job: std::sync::atomic::AtomicU64::new(0),
             scheduler: scheduler::SchedulerState::default(),
         }
     }
@@ -67,17 +71,26 @@ impl Tasks {
         &self.store
     }
 
-    fn running(&self) -> std::sync::MutexGuard<'_, HashMap<String, CancellationToken>> {
+    fn running(&self) -> std::sync::MutexGuard<'_, HashMap<String, (u64, CancellationToken)>> {
         self.running.lock_unpoisoned()
     }
 
-    /// Registers a running run (or a planning, keyed by task id) so it can be cancelled.
-    pub(crate) fn track(&self, key: &str, token: CancellationToken) {
-        self.running().insert(key.to_owned(), token);
+    /// Registers a running run (or a planning, keyed by task id) so it can be cancelled; gives
+    /// the number `untrack` takes.
+    pub(crate) fn track(&self, key: &str, token: CancellationToken) -> u64 {
+        let job = self
+            .next_job
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        self.running().insert(key.to_owned(), (job, token));
+        job
     }
 
-    pub(crate) fn untrack(&self, key: &str) {
-        self.running().remove(key);
+    /// Forgets job `job` under `key`, unless another job took the key since.
+    pub(crate) fn untrack(&self, key: &str, job: u64) {
+        let mut running = self.running();
+        if running.get(key).is_some_and(|(current, _)| *current == job) {
+            running.remove(key);
+        }
     }
 
     /// Whether a run (or a task's planning) is running in this process.
@@ -89,7 +102,7 @@ impl Tasks {
     pub(crate) fn cancel(&self, key: &str) -> bool {
         self.running()
             .get(key)
-            .map(CancellationToken::cancel)
+            .map(|(_, token)| token.cancel())
             .is_some()
     }
 }
@@ -216,6 +229,20 @@ pub fn check_deliver_to(value: Option<Value>) -> Result<Value, TaskError> {
     }
 }
 
+/// How a run starts: what triggered it, what it retries and continues, the notes and
+/// memories it carries, and whether a person started it (Run now settles planning).
+#[derive(Debug, Default)]
+pub(crate) struct RunStart {
+    pub trigger_event_data: Option<Value>,
+    pub retry_of: Option<String>,
+    pub transcript: Option<Vec<sentient_llm::Message>>,
+    /// Notes a failed attempt saved, pending for this run as if it had saved them itself
+    /// (they become the task's notes when it finishes well).
+    pub carried_notes: Option<String>,
+    pub memory_sources: Vec<Value>,
+    pub by_person: bool,
+}
+
 impl TaskService {
     /// Publishes the task as it is now (`task.updated`).
     pub(crate) async fn announce_task(&self, task_id: &str) {
@@ -226,22 +253,56 @@ impl TaskService {
     }
 
     /// Reads a task, changes it and saves it, holding the service's lock, then announces it.
+    /// For work that belongs to the task as it is; a person's change goes through
+    /// [`TaskService::person_changes_task`], planning's outcome through `write_task_locked`.
     pub(crate) async fn change_task<T>(
         &self,
         task_id: &str,
         change: impl FnOnce(&mut TaskRecord, DateTime<Utc>) -> Result<T, TaskError>,
     ) -> Result<T, TaskError> {
-        let out = {
+        let written = {
             let _one_at_a_time = self.tasks().changes.lock().await;
-            let mut record = self.tasks().store().task(task_id).await?;
-            let now = self.clock().now();
-            let out = change(&mut record, now)?;
-            record.task.updated_at = now;
-            self.tasks().store().save(&record).await?;
-            out
+            self.write_task_locked(task_id, TaskWrite::Background, change)
+                .await?
         };
+        let (out, _) = written.ok_or_else(|| TaskStoreError::NoTask(task_id.to_owned()))?;
         self.announce_task(task_id).await;
         Ok(out)
+    }
+
+    /// A person's change that settles what planning would produce: it ends the task's
+    /// planning, if any, and moves the task's generation on, so nothing that planning does
+    /// afterwards is written. Gives the new generation too.
+    pub(crate) async fn person_changes_task<T>(
+        &self,
+        task_id: &str,
+        change: impl FnOnce(&mut TaskRecord, DateTime<Utc>) -> Result<T, TaskError>,
+    ) -> Result<(T, i64), TaskError> {
+        let written = {
+            let _one_at_a_time = self.tasks().changes.lock().await;
+            self.write_task_locked(task_id, TaskWrite::Person, change)
+                .await?
+        };
+        let written = written.ok_or_else(|| TaskStoreError::NoTask(task_id.to_owned()))?;
+        self.tasks().cancel(task_id);
+        self.announce_task(task_id).await;
+        Ok(written)
+    }
+
+    /// The read, change and write of a task, for a caller that holds `tasks().changes`.
+    /// `None` when nothing was written (see [`store::TaskStore::save_as`]).
+    pub(crate) async fn write_task_locked<T>(
+        &self,
+        task_id: &str,
+        write: TaskWrite,
+        change: impl FnOnce(&mut TaskRecord, DateTime<Utc>) -> Result<T, TaskError>,
+    ) -> Result<Option<(T, i64)>, TaskError> {
+        let mut record = self.tasks().store().task(task_id).await?;
+        let now = self.clock().now();
+        let out = change(&mut record, now)?;
+        record.task.updated_at = now;
+        let generation = self.tasks().store().save_as(&record, write).await?;
+        Ok(generation.map(|g| (out, g)))
     }
 
     pub async fn list_tasks(&self) -> Result<Vec<Task>, TaskError> {
@@ -364,7 +425,9 @@ impl TaskService {
         let brief_cap = usize::try_from(config.tasks.brief_chars).unwrap_or(1500);
         let forget = patch.forget_earlier_runs == Some(true);
         let person_wrote_notes = notepad.is_some() || forget;
-        self.change_task(task_id, |record, now| {
+        // The plan, schedule or status a person sets is what planning would have produced.
+        let settles_planning = patch.plan.is_some() || schedule.is_some() || status.is_some();
+        let change = |record: &mut TaskRecord, now| {
             let task = &mut record.task;
             let mut recompute = false;
             if let Some(name) = patch.name {
@@ -418,8 +481,12 @@ impl TaskService {
                 task.next_execution_at = next_due(task, now);
             }
             Ok(())
-        })
-        .await?;
+        };
+        if settles_planning {
+            self.person_changes_task(task_id, change).await?;
+        } else {
+            self.change_task(task_id, change).await?;
+        }
         // A run that started before the person's edit or Clear can no longer write the notes.
         if person_wrote_notes {
             let forget_from = forget.then(|| self.clock().now());
@@ -434,7 +501,6 @@ impl TaskService {
     /// `DELETE /api/tasks/{id}`: cancels its runs and planning, then deletes it.
     pub async fn delete_task(&self, task_id: &str) -> Result<(), TaskError> {
         let task = self.get_task(task_id).await?;
-        self.tasks().cancel(task_id);
         for run in task.runs.iter().filter(|r| r.status.is_live()) {
             self.tasks().cancel(&run.run_id);
         }
@@ -442,6 +508,8 @@ impl TaskService {
             let _one_at_a_time = self.tasks().changes.lock().await;
             self.tasks().store().delete(task_id).await?;
         }
+        // Planning ends once the row is gone, so whatever it writes on its way out finds nothing.
+        self.tasks().cancel(task_id);
         self.bus().publish(DomainEvent::TaskDeleted {
             task_id: task_id.to_owned(),
         });
@@ -450,7 +518,7 @@ impl TaskService {
 
     /// `POST /api/tasks/{id}/approve`.
     pub async fn approve_task(&self, task_id: &str) -> Result<Task, TaskError> {
-        self.change_task(task_id, |record, now| {
+        self.person_changes_task(task_id, |record, now| {
             let task = &mut record.task;
             if task.status != TaskStatus::ApprovalPending {
                 return Err(TaskError::conflict(format!(
@@ -474,7 +542,7 @@ impl TaskService {
 
     /// `POST /api/tasks/{id}/decline`.
     pub async fn decline_task(&self, task_id: &str) -> Result<Task, TaskError> {
-        self.change_task(task_id, |record, _| {
+        self.person_changes_task(task_id, |record, _| {
             let task = &mut record.task;
             if !matches!(
                 task.status,
@@ -503,7 +571,7 @@ impl TaskService {
                 "This task is running; cancel its run first, then archive it.",
             ));
         }
-        self.change_task(task_id, |record, _| {
+        self.person_changes_task(task_id, |record, _| {
             record.task.status = TaskStatus::Archived;
             record.task.next_execution_at = None;
             Ok(())
@@ -562,8 +630,11 @@ impl TaskService {
                 "This task is already running or waiting for your answer.",
             ));
         }
-        self.start_run_from(task_id, None, None, None, None, Vec::new())
-            .await?;
+        let start = RunStart {
+            by_person: true,
+            ..RunStart::default()
+        };
+        self.start_run_from(task_id, start).await?;
         self.get_task(task_id).await
     }
 
@@ -660,44 +731,42 @@ impl TaskService {
         });
     }
 
-    /// Creates a run (a retry of `retry_of`, continuing `transcript` when given) and starts it.
-    /// `carried_notes` are notes a failed attempt saved, pending for this run as if it had saved
-    /// them itself (they become the task's notes when it finishes well).
+    /// Creates a run as `start` says and starts it; returns its id.
     pub(crate) async fn start_run_from(
         &self,
         task_id: &str,
-        trigger_event_data: Option<Value>,
-        retry_of: Option<String>,
-        transcript: Option<Vec<sentient_llm::Message>>,
-        carried_notes: Option<String>,
-        memory_sources: Vec<Value>,
+        start: RunStart,
     ) -> Result<String, TaskError> {
         let now = self.clock().now();
         let plan = self.tasks().store().task(task_id).await?.task.plan;
         let mut record = RunRecord::start(
             task_id,
             plan,
-            trigger_event_data,
-            retry_of,
-            transcript.unwrap_or_default(),
+            start.trigger_event_data,
+            start.retry_of,
+            start.transcript.unwrap_or_default(),
             now,
         );
-        record.run.memory_sources = memory_sources;
+        record.run.memory_sources = start.memory_sources;
         let run_id = record.run.run_id.clone();
         self.tasks().store().save_run(&record).await?;
-        if let Some(notes) = carried_notes {
+        if let Some(notes) = start.carried_notes {
             self.tasks()
                 .store()
                 .set_pending_notepad(&run_id, Some(&notes))
                 .await?;
         }
-        self.change_task(task_id, |r, now| {
+        let processing = |r: &mut TaskRecord, now| {
             r.task.status = TaskStatus::Processing;
             r.task.last_execution_at = Some(now);
             r.task.error = None;
             Ok(())
-        })
-        .await?;
+        };
+        if start.by_person {
+            self.person_changes_task(task_id, processing).await?;
+        } else {
+            self.change_task(task_id, processing).await?;
+        }
         self.launch_run(task_id, &run_id, false);
         Ok(run_id)
     }
@@ -709,7 +778,7 @@ impl TaskService {
         let job = self
             .stop()
             .start_job_within("task run", &self.shutdown_token());
-        self.tasks().track(run_id, job.token().clone());
+        let tracked = self.tasks().track(run_id, job.token().clone());
         let engine = self.clone();
         let (task_id, run_id) = (task_id.to_owned(), run_id.to_owned());
         tokio::spawn(async move {
@@ -717,7 +786,7 @@ impl TaskService {
                 engine.announce_task(&task_id).await;
             }
             engine.execute_run(&task_id, &run_id, job).await;
-            engine.tasks().untrack(&run_id);
+            engine.tasks().untrack(&run_id, tracked);
         });
     }
 

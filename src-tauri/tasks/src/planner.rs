@@ -12,6 +12,7 @@ use super::schedule;
 use crate::TaskError;
 use crate::TaskService;
 use crate::notify::{plan_summary, questions_summary};
+use crate::store::{TaskRecord, TaskWrite};
 use sentient_llm::queue::JobKind;
 use sentient_llm::{CallOptions, ChatRequest, Message, ModelRole};
 
@@ -271,80 +272,116 @@ instead (at most three short questions).",
     }
 
     /// Plans a task in the background (refining it first when `refine`), as a job that Stop
-    /// everything, deleting the task and shutdown cancel.
-    pub(crate) fn start_planning_with(&self, task_id: &str, refine: bool) {
+    /// everything, deleting the task, a person's change and shutdown cancel. Everything it
+    /// writes is fenced by `generation`, the task's generation it starts from: once a person
+    /// changed the task, nothing it does touches it (see `migrations/0017`).
+    pub(crate) fn start_planning_with(&self, task_id: &str, generation: i64, refine: bool) {
         let job = self
             .stop()
             .start_job_within("task planning", &self.shutdown_token());
-        self.tasks().track(task_id, job.token().clone());
+        let tracked = self.tasks().track(task_id, job.token().clone());
         let engine = self.clone();
         let task_id = task_id.to_owned();
         tokio::spawn(async move {
-            let outcome = engine.plan_now(&task_id, refine, job.token()).await;
-            engine.tasks().untrack(&task_id);
+            let outcome = engine
+                .plan_now(&task_id, generation, refine, job.token())
+                .await;
             if outcome.is_err() && engine.shutdown_token().is_cancelled() {
                 // Sentient is closing: the task stays `planning` and is planned again at start.
                 tracing::info!(%task_id, "planning left for the next start");
-                return;
-            }
-            if let Err(error) = outcome {
+            } else if let Err(error) = outcome {
                 let message = if job.token().is_cancelled() {
                     "Planning was stopped. Ask for a change to plan it again.".to_owned()
                 } else {
                     error.message()
                 };
-                let saved = engine
-                    .change_task(&task_id, |r, _| {
-                        r.task.status = TaskStatus::Error;
-                        r.task.error = Some(message.clone());
-                        Ok(r.task.clone())
-                    })
+                // Stopping it was the person's own doing; the task's status says so.
+                let tell = !job.token().is_cancelled();
+                engine
+                    .planning_failed(&task_id, generation, message, tell)
                     .await;
-                match saved {
-                    // Stopping it was the person's own doing; the task's status says so.
-                    Ok(_) if job.token().is_cancelled() => {}
-                    Ok(task) => {
-                        let title = format!("Couldn't plan {}", task.name);
-                        engine
-                            .notify_task(&task, "planning_failed", title, message, Map::new())
-                            .await;
-                    }
-                    Err(e) => {
-                        tracing::info!(error = %e.message(), "the task went away while planning");
-                    }
-                }
             }
+            // Last, so whoever sees the planning gone sees everything it wrote.
+            engine.tasks().untrack(&task_id, tracked);
         });
     }
 
     /// New tasks are refined, then planned.
     pub(crate) fn start_planning(&self, task_id: &str) {
-        self.start_planning_with(task_id, true);
+        self.start_planning_with(task_id, crate::store::FIRST_GENERATION, true);
     }
 
+    /// Planning ended in `message`: the task shows it as `error` and, with `tell`, the feed
+    /// says so; both only while the task is still at `generation`.
+    async fn planning_failed(&self, task_id: &str, generation: i64, message: String, tell: bool) {
+        let failed = |r: &mut TaskRecord, _| {
+            r.task.status = TaskStatus::Error;
+            r.task.error = Some(message.clone());
+            Ok(r.task.clone())
+        };
+        let _one_at_a_time = self.tasks().changes.lock().await;
+        match self
+            .write_task_locked(task_id, TaskWrite::Since(generation), failed)
+            .await
+        {
+            Ok(Some((task, _))) => {
+                self.announce_task(task_id).await;
+                if tell {
+                    let title = format!("Couldn't plan {}", task.name);
+                    self.notify_task(&task, "planning_failed", title, message, Map::new())
+                        .await;
+                }
+            }
+            Ok(None) => {
+                tracing::info!(
+                    task_id,
+                    "planning ended after a person changed the task; nothing written"
+                );
+            }
+            Err(e) => {
+                tracing::info!(error = %e.message(), "the task went away while planning");
+            }
+        }
+    }
+
+    /// Refines (when `refine`) and plans the task, writing each outcome only while the task is
+    /// still at `generation`; a task a person changed meanwhile is left as they left it.
     async fn plan_now(
         &self,
         task_id: &str,
+        generation: i64,
         refine: bool,
         cancel: &CancellationToken,
     ) -> Result<(), TaskError> {
+        let since = TaskWrite::Since(generation);
         if refine {
             let prompt = self.tasks().store().task(task_id).await?.prompt;
             let refined = self.refine_task(&prompt, cancel).await?;
-            self.change_task(task_id, |r, _| {
-                r.task.name = refined.name;
-                r.task.description = refined.description;
-                r.task.priority = refined.priority;
-                r.task.schedule = refined.schedule;
-                Ok(())
-            })
-            .await?;
+            let written = {
+                let _one_at_a_time = self.tasks().changes.lock().await;
+                self.write_task_locked(task_id, since, |r, _| {
+                    r.task.name = refined.name;
+                    r.task.description = refined.description;
+                    r.task.priority = refined.priority;
+                    r.task.schedule = refined.schedule;
+                    Ok(())
+                })
+                .await?
+            };
+            if written.is_none() {
+                tracing::info!(task_id, "refinement dropped: a person changed the task");
+                return Ok(());
+            }
+            self.announce_task(task_id).await;
         }
         let planned = self.plan_task(task_id, cancel).await?;
         let require_approval = self.config().current().tasks.require_plan_approval;
         let replanned = !refine;
-        let task = self
-            .change_task(task_id, |r, now| {
+        // The write and its notification under one hold of the lock: a person's approval
+        // either comes before (and the plan is dropped) or after (and settles the notification).
+        let _one_at_a_time = self.tasks().changes.lock().await;
+        let written = self
+            .write_task_locked(task_id, since, |r, now| {
                 let task = &mut r.task;
                 match planned {
                     Planned::Questions(questions) => {
@@ -379,7 +416,13 @@ instead (at most three short questions).",
                 Ok(task.clone())
             })
             .await?;
-        self.notify_planned(&task).await;
+        match written {
+            Some((task, _)) => {
+                self.announce_task(task_id).await;
+                self.notify_planned(&task).await;
+            }
+            None => tracing::info!(task_id, "plan dropped: a person changed the task"),
+        }
         Ok(())
     }
 
@@ -408,30 +451,31 @@ instead (at most three short questions).",
         task_id: &str,
         answers: Vec<(String, String)>,
     ) -> Result<super::model::Task, TaskError> {
-        self.change_task(task_id, |r, _| {
-            let task = &mut r.task;
-            if task.status != TaskStatus::ClarificationPending
-                || task.clarifying_questions.is_empty()
-            {
-                return Err(TaskError::conflict(
-                    "This task has no questions waiting for answers.",
-                ));
-            }
-            for (id, answer) in &answers {
-                let question = task
-                    .clarifying_questions
-                    .iter_mut()
-                    .find(|q| &q.question_id == id)
-                    .ok_or_else(|| {
-                        TaskError::invalid(format!("This task has no question {id}."))
-                    })?;
-                question.answer = Some(answer.trim().to_owned());
-            }
-            task.status = TaskStatus::Planning;
-            Ok(())
-        })
-        .await?;
-        self.start_planning_with(task_id, false);
+        let (_, generation) = self
+            .person_changes_task(task_id, |r, _| {
+                let task = &mut r.task;
+                if task.status != TaskStatus::ClarificationPending
+                    || task.clarifying_questions.is_empty()
+                {
+                    return Err(TaskError::conflict(
+                        "This task has no questions waiting for answers.",
+                    ));
+                }
+                for (id, answer) in &answers {
+                    let question = task
+                        .clarifying_questions
+                        .iter_mut()
+                        .find(|q| &q.question_id == id)
+                        .ok_or_else(|| {
+                            TaskError::invalid(format!("This task has no question {id}."))
+                        })?;
+                    question.answer = Some(answer.trim().to_owned());
+                }
+                task.status = TaskStatus::Planning;
+                Ok(())
+            })
+            .await?;
+        self.start_planning_with(task_id, generation, false);
         self.get_task(task_id).await
     }
 
@@ -445,7 +489,8 @@ instead (at most three short questions).",
         if message.is_empty() {
             return Err(TaskError::invalid("Type what should change first."));
         }
-        self.change_task(task_id, |r, now| {
+        let (_, generation) = self
+            .person_changes_task(task_id, |r, now| {
             let task = &mut r.task;
             if matches!(
                 task.status,
@@ -465,7 +510,7 @@ instead (at most three short questions).",
             Ok(())
         })
         .await?;
-        self.start_planning_with(task_id, false);
+        self.start_planning_with(task_id, generation, false);
         self.get_task(task_id).await
     }
 }

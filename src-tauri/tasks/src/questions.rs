@@ -381,15 +381,15 @@ impl TaskService {
         } else {
             (Some(transcript), old.run.memory_sources.clone())
         };
-        self.start_run_from(
-            task_id,
-            old.run.trigger_event_data.clone(),
-            Some(run_id.to_owned()),
-            retry,
+        let start = crate::RunStart {
+            trigger_event_data: old.run.trigger_event_data.clone(),
+            retry_of: Some(run_id.to_owned()),
+            transcript: retry,
             carried_notes,
             memory_sources,
-        )
-        .await?;
+            by_person: false,
+        };
+        self.start_run_from(task_id, start).await?;
         self.get_task(task_id).await
     }
 }

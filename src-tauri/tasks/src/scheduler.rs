@@ -509,9 +509,24 @@ impl TaskService {
             if self.tasks().is_running(&task.task_id) || !self.left_at_start(true, &task.task_id) {
                 continue;
             }
+            // From the generation it has while still `planning`: one a person settled since
+            // the list was read is left alone.
+            let generation = match self
+                .tasks()
+                .store()
+                .planning_generation(&task.task_id)
+                .await
+            {
+                Ok(Some(generation)) => generation,
+                Ok(None) => continue,
+                Err(error) => {
+                    tracing::warn!(%error, task_id = %task.task_id, "could not read a task left planning");
+                    continue;
+                }
+            };
             let refine = task.plan.is_empty() && task.chat_history.is_empty();
             tracing::info!(task_id = %task.task_id, refine, "planning a task a restart interrupted");
-            self.start_planning_with(&task.task_id, refine);
+            self.start_planning_with(&task.task_id, generation, refine);
         }
     }
 

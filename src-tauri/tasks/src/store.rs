@@ -156,12 +156,43 @@ pub fn shown_question(stored: &Value) -> Option<PendingQuestion> {
 
 type TaskQuery<'q> = sqlx::query::Query<'q, sqlx::Sqlite, sqlx::sqlite::SqliteArguments>;
 
-/// Writes every column of a task but its id and creation time.
-const UPDATE_TASK: &str = "UPDATE tasks SET name = ?, description = ?, prompt = ?, status = ?, priority = ?,
+/// The columns every task update writes: all but its id, creation time and generation.
+macro_rules! task_columns {
+    () => {
+        "UPDATE tasks SET name = ?, description = ?, prompt = ?, status = ?, priority = ?,
     assignee = ?, task_type = ?, schedule = ?, script = ?, plan = ?, chat_history = ?, clarifying_questions = ?,
     swarm_details = ?, enabled = ?, model = ?, browser_profile = ?, deliver_to = ?, original_context = ?,
     error = ?, next_execution_at = ?, last_execution_at = ?, updated_at = ?, notepad = ?, notepad_untrusted = ?,
-    brief = ? WHERE id = ?";
+    brief = ?"
+    };
+}
+
+/// Writes every column of a task but its id, creation time and generation.
+const UPDATE_TASK: &str = concat!(task_columns!(), " WHERE id = ? RETURNING generation");
+/// The same, for a person's change: the generation moves on.
+const UPDATE_TASK_BY_PERSON: &str = concat!(
+    task_columns!(),
+    ", generation = generation + 1 WHERE id = ? RETURNING generation"
+);
+/// The same, only while the task is still at the generation given last.
+const UPDATE_TASK_SINCE: &str = concat!(
+    task_columns!(),
+    " WHERE id = ? AND generation = ? RETURNING generation"
+);
+
+/// Who writes a task back, which decides the statement (see `migrations/0017`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TaskWrite {
+    /// Work that belongs to the task as it is (a run's steps, notes, the swarm's lines).
+    Background,
+    /// A person's change that settles what planning would produce: the generation moves on.
+    Person,
+    /// Planning's outcome: written only while the task is still at this generation.
+    Since(i64),
+}
+
+/// A new task's generation (the column's default).
+pub const FIRST_GENERATION: i64 = 0;
 
 /// Saves a run: inserts it, or writes every field back (the one statement for `save_run` and
 /// the scheduler's claim, so the two never drift apart).
@@ -388,13 +419,48 @@ impl TaskStore {
     }
 
     pub async fn save(&self, record: &TaskRecord) -> Result<(), TaskStoreError> {
-        change_one(
-            self.store.pool(),
-            bind_task(sqlx::query(UPDATE_TASK), record).bind(&record.task.task_id),
-            || TaskStoreError::NoTask(record.task.task_id.clone()),
-        )
-        .await?;
-        self.index_task(record).await
+        match self.save_as(record, TaskWrite::Background).await? {
+            Some(_) => Ok(()),
+            None => Err(TaskStoreError::NoTask(record.task.task_id.clone())),
+        }
+    }
+
+    /// Writes every field of a task back as `write` says, in one statement, and gives the
+    /// task's generation after it; `None` when nothing was written (the task is gone, or with
+    /// [`TaskWrite::Since`] a person changed it since).
+    pub async fn save_as(
+        &self,
+        record: &TaskRecord,
+        write: TaskWrite,
+    ) -> Result<Option<i64>, TaskStoreError> {
+        let query = match write {
+            TaskWrite::Background => {
+                bind_task(sqlx::query(UPDATE_TASK), record).bind(&record.task.task_id)
+            }
+            TaskWrite::Person => {
+                bind_task(sqlx::query(UPDATE_TASK_BY_PERSON), record).bind(&record.task.task_id)
+            }
+            TaskWrite::Since(generation) => bind_task(sqlx::query(UPDATE_TASK_SINCE), record)
+                .bind(&record.task.task_id)
+                .bind(generation),
+        };
+        let written = query.fetch_optional(self.store.pool()).await?;
+        let Some(row) = written else {
+            return Ok(None);
+        };
+        self.index_task(record).await?;
+        Ok(Some(row.get::<i64, _>("generation")))
+    }
+
+    /// The generation of a task that is still `planning` (planning left by a restart starts
+    /// from it), or `None` when it is gone or a person settled it.
+    pub async fn planning_generation(&self, id: &str) -> Result<Option<i64>, TaskStoreError> {
+        let row: Option<(i64,)> =
+            sqlx::query_as("SELECT generation FROM tasks WHERE id = ? AND status = 'planning'")
+                .bind(id)
+                .fetch_optional(self.store.pool())
+                .await?;
+        Ok(row.map(|r| r.0))
     }
 
     /// One task without its runs.
@@ -837,5 +903,104 @@ impl TaskStore {
         .execute(self.store.pool())
         .await?;
         Ok(done.rows_affected() == 1)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::PlanStep;
+
+    async fn store_with_a_task() -> (tempfile::TempDir, TaskStore, TaskRecord) {
+        let dir = tempfile::tempdir().expect("temp folder");
+        let clock: sentient_core::clock::SharedClock =
+            std::sync::Arc::new(sentient_core::clock::SystemClock);
+        let store = Store::open(&dir.path().join("sentient.db"), clock)
+            .await
+            .expect("store");
+        let tasks = TaskStore::new(store);
+        let task = crate::new_task_row(
+            "Water the plants".to_owned(),
+            "water the plants every morning".to_owned(),
+            TaskStatus::Planning,
+            Utc::now(),
+        );
+        let record = TaskRecord {
+            task,
+            prompt: "water the plants every morning".to_owned(),
+        };
+        tasks.insert(&record).await.expect("inserted");
+        (dir, tasks, record)
+    }
+
+    #[tokio::test]
+    async fn planning_outcome_written_after_a_persons_change_is_dropped() {
+        let (_dir, tasks, record) = store_with_a_task().await;
+        let id = record.task.task_id.clone();
+        // Planning starts from the new task's generation; the person then sets a plan and
+        // approves it (two changes), while the planner still works.
+        let started = FIRST_GENERATION;
+        let mut person = record.clone();
+        person.task.plan = vec![PlanStep {
+            tool: "none".to_owned(),
+            description: "Water them".to_owned(),
+        }];
+        person.task.status = TaskStatus::ApprovalPending;
+        assert_eq!(
+            tasks.save_as(&person, TaskWrite::Person).await.ok(),
+            Some(Some(started + 1))
+        );
+        person.task.status = TaskStatus::Active;
+        assert_eq!(
+            tasks.save_as(&person, TaskWrite::Person).await.ok(),
+            Some(Some(started + 2))
+        );
+        // The planner's late outcome (a failure here) is not written.
+        let mut late = record.clone();
+        late.task.status = TaskStatus::Error;
+        late.task.error = Some("Ollama isn't answering.".to_owned());
+        assert_eq!(
+            tasks.save_as(&late, TaskWrite::Since(started)).await.ok(),
+            Some(None)
+        );
+        let now = tasks.task(&id).await.expect("task").task;
+        assert_eq!(now.status, TaskStatus::Active);
+        assert_eq!(now.error, None);
+        assert_eq!(now.plan, person.task.plan);
+        // Work that belongs to the task as it is neither waits for nor moves the generation.
+        assert_eq!(
+            tasks.save_as(&person, TaskWrite::Background).await.ok(),
+            Some(Some(started + 2))
+        );
+        // Planning that starts from the current generation writes.
+        assert_eq!(
+            tasks
+                .save_as(&person, TaskWrite::Since(started + 2))
+                .await
+                .ok(),
+            Some(Some(started + 2))
+        );
+        assert_eq!(tasks.planning_generation(&id).await.ok(), Some(None));
+    }
+
+    #[tokio::test]
+    async fn a_deleted_task_takes_no_planning_outcome() {
+        let (_dir, tasks, record) = store_with_a_task().await;
+        assert_eq!(
+            tasks.planning_generation(&record.task.task_id).await.ok(),
+            Some(Some(FIRST_GENERATION))
+        );
+        tasks.delete(&record.task.task_id).await.expect("deleted");
+        assert_eq!(
+            tasks
+                .save_as(&record, TaskWrite::Since(FIRST_GENERATION))
+                .await
+                .ok(),
+            Some(None)
+        );
+        assert!(matches!(
+            tasks.save(&record).await,
+            Err(TaskStoreError::NoTask(_))
+        ));
     }
 }

@@ -227,7 +227,13 @@ impl TaskService {
                     }
                 }
                 match self
-                    .start_run_from(&task_id, Some(item.clone()), None, None, None, Vec::new())
+                    .start_run_from(
+                        &task_id,
+                        crate::RunStart {
+                            trigger_event_data: Some(item.clone()),
+                            ..crate::RunStart::default()
+                        },
+                    )
                     .await
                 {
                     Ok(run_id) => {
