@@ -8,7 +8,7 @@ use serde_json::{Map, Value};
 
 use super::model::TaskBrief;
 use crate::TaskError;
-use crate::TaskService;
+use crate::parts::TaskParts;
 
 /// The fields, in the order the brief is written out, with their labels.
 pub const FIELDS: [(&str, &str); 8] = [
@@ -137,7 +137,7 @@ pub fn apply(
     Ok(next)
 }
 
-impl TaskService {
+impl TaskParts {
     /// `task_brief_update` from a run: replaces the fields it names and marks the run.
     pub async fn update_brief_from_run(
         &self,

@@ -9,7 +9,7 @@ use serde_json::Value;
 
 use super::model::{ProgressMessage, RunStatus, Schedule, Task};
 use crate::TaskError;
-use crate::TaskService;
+use crate::parts::TaskParts;
 use sentient_core::config::ContinuityConfig;
 
 /// One earlier run as the next run is told about it.
@@ -113,7 +113,7 @@ pub fn section(
     text
 }
 
-impl TaskService {
+impl TaskParts {
     /// What a fresh run of `task` remembers, or `None` when its task doesn't remember.
     pub(crate) async fn continuity_for(
         &self,
@@ -125,7 +125,12 @@ impl TaskService {
         if !applies(task, cfg) {
             return Ok(None);
         }
-        let forget_before = self.tasks().store().forget_before(&task.task_id).await?;
+        let forget_before = self
+            .tasks()
+            .store()
+            .notes()
+            .forget_before(&task.task_id)
+            .await?;
         let mut finished = Vec::new();
         for run in &task.runs {
             if run.run_id == run_id
@@ -190,10 +195,12 @@ impl TaskService {
         }
         let store = self.tasks().store();
         let current = store
+            .notes()
             .notepad_version(task_id)
             .await
             .map_err(|e| e.to_string())?;
         let started = store
+            .notes()
             .run_notepad_version(run_id)
             .await
             .map_err(|e| e.to_string())?;
@@ -207,6 +214,7 @@ impl TaskService {
             return Ok(());
         }
         store
+            .notes()
             .set_pending_notepad(run_id, Some(text))
             .await
             .map_err(|e| e.to_string())
@@ -221,12 +229,12 @@ impl TaskService {
         untrusted: Option<String>,
     ) -> Result<(), TaskError> {
         let store = self.tasks().store();
-        let Some(pending) = store.pending_notepad(run_id).await? else {
+        let Some(pending) = store.notes().pending_notepad(run_id).await? else {
             return Ok(());
         };
-        store.set_pending_notepad(run_id, None).await?;
-        let started = store.run_notepad_version(run_id).await?;
-        let current = store.notepad_version(task_id).await?;
+        store.notes().set_pending_notepad(run_id, None).await?;
+        let started = store.notes().run_notepad_version(run_id).await?;
+        let current = store.notes().notepad_version(task_id).await?;
         if started != current {
             self.run_progress(
                 task_id,
@@ -251,8 +259,8 @@ impl TaskService {
         run_id: &str,
     ) -> Result<(), TaskError> {
         let store = self.tasks().store();
-        if store.pending_notepad(run_id).await?.is_some() {
-            store.set_pending_notepad(run_id, None).await?;
+        if store.notes().pending_notepad(run_id).await?.is_some() {
+            store.notes().set_pending_notepad(run_id, None).await?;
             self.run_progress(
                 task_id,
                 run_id,

@@ -9,15 +9,36 @@ use serde_json::Value;
 use std::sync::Arc;
 
 use super::limits::{Limit, Limits};
-use super::model::{ProgressMessage, ResultFile, ResultLink, RunResult, RunStatus, Task};
+use super::model::{ProgressMessage, RunStatus, Task, TaskStatus};
 use super::run_scope::{Stuck, TaskRunScope};
-use crate::TaskService;
+use crate::TaskError;
+use crate::fixed_run::FixedRun;
+use crate::parts::TaskParts;
+use crate::questions::Questions;
+use crate::run_end::RunEnds;
+use crate::run_text::{result_of, short, tool_result_line};
+use crate::store::{RunRecord, TaskRecord};
+use crate::swarm::SwarmRun;
 use sentient_agent::approvals::Origin;
 use sentient_agent::run_loop::{LoopEnd, LoopEvent, LoopInput, LoopResult};
 use sentient_core::bus::DomainEvent;
 use sentient_core::stop::Job;
 use sentient_llm::queue::JobKind;
 use sentient_llm::{CallOptions, Message, ModelRole};
+
+/// How a run starts: what triggered it, what it retries and continues, the notes and
+/// memories it carries, and whether a person started it (Run now settles planning).
+#[derive(Debug, Default)]
+pub(crate) struct RunStart {
+    pub trigger_event_data: Option<Value>,
+    pub retry_of: Option<String>,
+    pub transcript: Option<Vec<sentient_llm::Message>>,
+    /// Notes a failed attempt saved, pending for this run as if it had saved them itself
+    /// (they become the task's notes when it finishes well).
+    pub carried_notes: Option<String>,
+    pub memory_sources: Vec<Value>,
+    pub by_person: bool,
+}
 
 const BRIEF_REMINDER: &str = "Before you finish: update this task's brief with task_brief_update (what was done, what is still open, where things are), then give your final answer again.";
 
@@ -105,150 +126,121 @@ pub fn brief_section(brief: Option<&super::model::TaskBrief>) -> String {
 /// What the kickoff asks the model to end its final answer with.
 const RESULT_BLOCK: &str = "End your final answer with a ```json block listing what you made and found: {\"links_created\": [{\"url\": \"\", \"description\": \"\"}], \"links_found\": [...], \"files_created\": [{\"filename\": \"\", \"description\": \"\"}]} (empty lists when there is nothing). The person reads the text before it.";
 
-/// The result lists the model wrote in a ```json block at the end of its final answer.
-#[derive(Debug, Default, serde::Deserialize)]
-struct WrittenResult {
-    #[serde(default)]
-    links_created: Vec<ResultLink>,
-    #[serde(default)]
-    links_found: Vec<ResultLink>,
-    #[serde(default)]
-    files_created: Vec<ResultFile>,
+/// Starts runs and carries each from launch to settle: the starting conversation, the
+/// [`TaskRun`] it works in, the loop with its nudges, and what its ending records.
+#[derive(Clone)]
+pub(crate) struct Executor {
+    parts: TaskParts,
 }
 
-/// Splits a final answer into the text for the person and the result block after it, if the
-/// model wrote one that reads (anything else stays part of the text).
-fn split_result_block(text: &str) -> (String, Option<WrittenResult>) {
-    let trimmed = text.trim_end();
-    if let Some(body) = trimmed.strip_suffix("```")
-        && let Some(start) = body.rfind("```json")
-        && let Ok(written) = serde_json::from_str::<WrittenResult>(body[start + 7..].trim())
-    {
-        return (body[..start].trim().to_owned(), Some(written));
-    }
-    (text.trim().to_owned(), None)
-}
-
-/// The structured result: the final answer, and what the calls show. `plugin_of` names the
-/// app of a tool, or `None` for tools that don't count as used.
-pub fn result_of(
-    final_text: &str,
-    messages: &[Message],
-    plugin_of: impl Fn(&str) -> Option<String>,
-) -> RunResult {
-    let mut tools_used: Vec<String> = Vec::new();
-    let mut links_found = Vec::new();
-    let mut files_created = Vec::new();
-    for call in messages.iter().flat_map(|m| m.tool_calls.iter()) {
-        if let Some(plugin) = plugin_of(&call.name)
-            && !tools_used.contains(&plugin)
-        {
-            tools_used.push(plugin);
+impl Executor {
+    pub(crate) fn new(parts: &TaskParts) -> Self {
+        Self {
+            parts: parts.clone(),
         }
-        let arg = |key: &str| {
-            call.arguments
-                .get(key)
-                .and_then(Value::as_str)
-                .map(str::to_owned)
+    }
+}
+
+impl Executor {
+    /// Creates a run as `start` says and starts it; returns its id.
+    pub(crate) async fn start_run_from(
+        &self,
+        task_id: &str,
+        start: RunStart,
+    ) -> Result<String, TaskError> {
+        let now = self.parts.clock().now();
+        let plan = self.parts.tasks().store().task(task_id).await?.task.plan;
+        let mut record = RunRecord::start(
+            task_id,
+            plan,
+            start.trigger_event_data,
+            start.retry_of,
+            start.transcript.unwrap_or_default(),
+            now,
+        );
+        record.run.memory_sources = start.memory_sources;
+        let run_id = record.run.run_id.clone();
+        self.parts.tasks().store().save_run(&record).await?;
+        if let Some(notes) = start.carried_notes {
+            self.parts
+                .tasks()
+                .store()
+                .notes()
+                .set_pending_notepad(&run_id, Some(&notes))
+                .await?;
+        }
+        let processing = |r: &mut TaskRecord, now| {
+            r.task.status = TaskStatus::Processing;
+            r.task.last_execution_at = Some(now);
+            r.task.error = None;
+            Ok(())
         };
-        match call.name.as_str() {
-            "web_fetch" => {
-                if let Some(url) = arg("url") {
-                    links_found.push(ResultLink {
-                        url,
-                        description: "Read during the run".to_owned(),
-                    });
-                }
-            }
-            "files_write" => {
-                if let Some(path) = arg("path") {
-                    files_created.push(ResultFile {
-                        filename: path,
-                        description: "Written during the run".to_owned(),
-                    });
-                }
-            }
-            _ => {}
+        if start.by_person {
+            self.parts.person_changes_task(task_id, processing).await?;
+        } else {
+            self.parts.change_task(task_id, processing).await?;
         }
+        self.launch_run(task_id, &run_id, false);
+        Ok(run_id)
     }
-    // What the model wrote at the end of its answer comes first; what the calls show fills in.
-    let (summary, written) = split_result_block(final_text);
-    let mut links_created = Vec::new();
-    if let Some(written) = written {
-        links_created = written.links_created;
-        // The model's own entries (and descriptions) first, then what only the calls show.
-        links_found.retain(|l| !written.links_found.iter().any(|w| w.url == l.url));
-        links_found.splice(0..0, written.links_found);
-        files_created.retain(|f| {
-            !written
-                .files_created
-                .iter()
-                .any(|w| w.filename == f.filename)
+
+    /// Starts working on a run whose row exists, as a Stop-everything job under the engine's
+    /// shutdown token (`execute_run` picks the swarm path for swarm tasks). With `announce` it
+    /// first publishes the task as it is now. Every path that starts or resumes a run comes here.
+    pub(crate) fn launch_run(&self, task_id: &str, run_id: &str, announce: bool) {
+        let job = self
+            .parts
+            .stop()
+            .start_job_within("task run", &self.parts.shutdown_token());
+        let tracked = self.parts.tasks().track(run_id, job.token().clone());
+        let engine = self.clone();
+        let (task_id, run_id) = (task_id.to_owned(), run_id.to_owned());
+        tokio::spawn(async move {
+            if announce {
+                engine.parts.announce_task(&task_id).await;
+            }
+            engine.execute_run(&task_id, &run_id, job).await;
+            engine.parts.tasks().untrack(&run_id, tracked);
         });
-        files_created.splice(0..0, written.files_created);
     }
-    RunResult {
-        summary,
-        links_created,
-        links_found,
-        files_created,
-        tools_used,
-    }
-}
 
-pub(crate) fn short(value: &Value) -> String {
-    let text = match value {
-        Value::String(s) => s.clone(),
-        other => other.to_string(),
-    };
-    if text.chars().count() > 600 {
-        text.chars().take(600).collect::<String>() + " …"
-    } else {
-        text
-    }
-}
-
-impl TaskService {
     /// Runs one run to its end. Cancel, Stop everything and shutdown reach it through `job`.
     pub(crate) async fn execute_run(&self, task_id: &str, run_id: &str, job: Job) {
         // Every path that starts or resumes a run (Run now, the scheduler, restarts) lands here.
-        let task = self.tasks().store().task(task_id).await.map(|r| r.task);
+        let task = self
+            .parts
+            .tasks()
+            .store()
+            .task(task_id)
+            .await
+            .map(|r| r.task);
         if task.as_ref().is_ok_and(|t| t.task_type == "swarm") {
-            return self.execute_swarm(task_id, run_id, job).await;
+            return SwarmRun::new(&self.parts)
+                .execute_swarm(task_id, run_id, job)
+                .await;
         }
         if let Ok(task) = &task
             && let Some(call) = crate::fixed_call::FixedCall::of(task)
         {
-            if let Err(error) = self.execute_fixed_call(task, call, run_id, &job).await {
-                self.fail_inside(task_id, run_id, &error).await;
+            if let Err(error) = FixedRun::new(&self.parts)
+                .execute_fixed_call(task, call, run_id, &job)
+                .await
+            {
+                RunEnds::new(&self.parts)
+                    .fail_inside(task_id, run_id, &error)
+                    .await;
             }
             return;
         }
         if let Err(error) = self.execute_run_inner(task_id, run_id, &job).await {
-            self.fail_inside(task_id, run_id, &error).await;
+            RunEnds::new(&self.parts)
+                .fail_inside(task_id, run_id, &error)
+                .await;
         }
     }
 
-    /// A run (plain or swarm) that broke inside Sentient: the cause goes to the log, the person
-    /// reads a plain line, and the run ends as an error.
-    pub(crate) async fn fail_inside(&self, task_id: &str, run_id: &str, error: &crate::TaskError) {
-        tracing::warn!(error = %error.message(), task_id, run_id, "a run failed inside Sentient");
-        let message = "Something went wrong inside Sentient while running this task.";
-        self.run_progress(task_id, run_id, ProgressMessage::new("error", message))
-            .await;
-        let _ = self
-            .finish_run(
-                task_id,
-                run_id,
-                RunStatus::Error,
-                None,
-                Some(message.to_owned()),
-            )
-            .await;
-    }
-
     /// One run, start to end: its starting conversation ([`Self::starting_messages`]), the
-    /// run's context (limits, checkpoints, progress lines, watchdog: [`RunContext`]), the loop
+    /// [`TaskRun`] that carries it (limits, checkpoints, progress lines, watchdog), the loop
     /// with the executor's nudges ([`Self::loop_with_nudges`]), then what the ending records
     /// ([`Self::settle_run`]).
     async fn execute_run_inner(
@@ -257,14 +249,14 @@ impl TaskService {
         run_id: &str,
         job: &Job,
     ) -> Result<(), crate::TaskError> {
-        let task = self.get_task(task_id).await?;
-        let mut record = self.tasks().store().run(task_id, run_id).await?;
-        let mut messages = self.starting_messages(&task, &mut record).await?;
-        let run = self.start_run_context(&task, &record, &messages, job);
-        let result = self.loop_with_nudges(&run, &task, &mut messages).await;
-        let scope = run.close().await;
+        let task = self.parts.get_task(task_id).await?;
+        let mut record = self.parts.tasks().store().run(task_id, run_id).await?;
+        let messages = self.starting_messages(&task, &mut record).await?;
+        let mut run = self.start_run_context(&task, &record, messages, job);
+        let result = self.loop_with_nudges(&mut run, &task).await;
+        let (scope, messages) = run.close().await;
 
-        let mut record = self.tasks().store().run(task_id, run_id).await?;
+        let mut record = self.parts.tasks().store().run(task_id, run_id).await?;
         record.transcript = messages.clone();
         record.limits = serde_json::to_value(scope.limits()).ok();
         record.set_question_count(scope.questions());
@@ -273,15 +265,17 @@ impl TaskService {
             .clone()
             .filter(|u| !u.is_empty())
             .or(record.untrusted);
-        self.tasks().store().save_run(&record).await?;
+        self.parts.tasks().store().save_run(&record).await?;
 
         if let Some(stuck) = scope.stuck()
             && !job.token().is_cancelled()
         {
-            return self.ask_stuck(task_id, run_id, &stuck).await;
+            return Questions::new(&self.parts)
+                .ask_stuck(task_id, run_id, &stuck)
+                .await;
         }
         if scope.past_deadline() && !job.token().is_cancelled() {
-            return self
+            return Questions::new(&self.parts)
                 .ask_limit(task_id, run_id, &scope.limits(), Limit::Seconds)
                 .await;
         }
@@ -302,26 +296,28 @@ impl TaskService {
         }
         let (task_id, run_id) = (task.task_id.as_str(), record.run.run_id.clone());
         let run_id = run_id.as_str();
-        let continuity = self.continuity_for(task, run_id).await?;
+        let continuity = self.parts.continuity_for(task, run_id).await?;
         if let Some(line) = continuity.as_ref().and_then(|c| c.log_line.clone()) {
-            self.run_progress(task_id, run_id, ProgressMessage::new("info", line))
+            self.parts
+                .run_progress(task_id, run_id, ProgressMessage::new("info", line))
                 .await;
         }
-        self.run_progress(
-            task_id,
-            run_id,
-            ProgressMessage::new("info", "Run started."),
-        )
-        .await;
+        self.parts
+            .run_progress(
+                task_id,
+                run_id,
+                ProgressMessage::new("info", "Run started."),
+            )
+            .await;
         // Remembered text that came from outside content marks the run from the start.
         if let Some(app) = continuity.as_ref().and_then(|c| c.untrusted.clone()) {
             record.untrusted = Some(app);
-            self.tasks().store().save_run(record).await?;
+            self.parts.tasks().store().save_run(record).await?;
         }
         // What memory holds about the person for this task; those facts are the run's first
         // memory sources (`via: "prompt"`).
-        let mut system = self.agent().system_prompt() + &brief_section(task.brief.as_ref());
-        if let Some(memory) = self.agent().chat_memory() {
+        let mut system = self.parts.agent().system_prompt() + &brief_section(task.brief.as_ref());
+        if let Some(memory) = self.parts.agent().chat_memory() {
             let remembered = memory
                 .for_prompt(&format!("{}\n{}", task.name, task.description))
                 .await;
@@ -329,7 +325,8 @@ impl TaskService {
                 system.push_str("\n\n");
                 system.push_str(&remembered.section);
             }
-            self.tasks()
+            self.parts
+                .tasks()
                 .store()
                 .add_memory_sources(run_id, &remembered.sources)
                 .await?;
@@ -350,10 +347,10 @@ impl TaskService {
         &self,
         task: &Task,
         record: &crate::store::RunRecord,
-        messages: &[Message],
+        messages: Vec<Message>,
         job: &Job,
-    ) -> RunContext {
-        let config = self.config().current();
+    ) -> TaskRun {
+        let config = self.parts.config().current();
         let (task_id, run_id) = (task.task_id.clone(), record.run.run_id.clone());
         let keeps_notes = super::continuity::applies(task, &config.tasks.continuity);
         let limits = record
@@ -366,11 +363,12 @@ impl TaskService {
             tokio::sync::mpsc::unbounded_channel::<Vec<Message>>();
         let checkpointer = {
             let (engine, run_id) = (self.clone(), run_id.clone());
-            let mut saved = messages.to_vec();
+            let mut saved = messages.clone();
             tokio::spawn(async move {
                 while let Some(round) = checkpoint_rx.recv().await {
                     saved.extend(round);
                     if let Err(error) = engine
+                        .parts
                         .tasks()
                         .store()
                         .save_transcript(&run_id, &saved)
@@ -421,12 +419,13 @@ impl TaskService {
             let (engine, task_id, run_id) = (self.clone(), task_id.clone(), run_id.clone());
             tokio::spawn(async move {
                 while let Some(line) = lines_rx.recv().await {
-                    engine.run_progress(&task_id, &run_id, line).await;
+                    engine.parts.run_progress(&task_id, &run_id, line).await;
                 }
             })
         };
-        RunContext {
+        TaskRun {
             task_id,
+            messages,
             run_id,
             scope,
             scoped_apps,
@@ -443,19 +442,14 @@ impl TaskService {
     /// The agent loop, run again with a nudge when the model only announced its next step
     /// (at most [`MAX_NUDGES`] times), and once with the brief reminder when a run that used
     /// tools never touched the brief. The answer before the reminder stands if its round fails.
-    async fn loop_with_nudges(
-        &self,
-        run: &RunContext,
-        task: &Task,
-        messages: &mut Vec<Message>,
-    ) -> LoopResult {
+    async fn loop_with_nudges(&self, run: &mut TaskRun, task: &Task) -> LoopResult {
         let (task_id, run_id) = (run.task_id.as_str(), run.run_id.as_str());
         let mut nudges = 0;
         let mut reminded = false;
         let mut answer_before_reminder: Option<LoopResult> = None;
         loop {
             let input = LoopInput {
-                messages: messages.clone(),
+                messages: run.messages.clone(),
                 opts: CallOptions::new(ModelRole::Executor, "task", JobKind::Task)
                     .with_model(task.model.clone())
                     .with_cancel(run.loop_token.clone()),
@@ -474,6 +468,7 @@ impl TaskService {
             let lines = run.lines.clone();
             let (engine, ids) = (self.clone(), (task_id.to_owned(), run_id.to_owned()));
             let result = self
+                .parts
                 .agent()
                 .run_loop(input, &mut |event| match event {
                     LoopEvent::ToolCall {
@@ -500,7 +495,7 @@ impl TaskService {
                         });
                     }
                     LoopEvent::Usage { meter, .. } => {
-                        engine.bus().publish(DomainEvent::TaskRunContext {
+                        engine.parts.bus().publish(DomainEvent::TaskRunContext {
                             task_id: ids.0.clone(),
                             run_id: ids.1.clone(),
                             used: meter.context_used,
@@ -514,6 +509,7 @@ impl TaskService {
                 .await;
             // Saved as found, so a pause, a restart or a Retry keeps them.
             if let Err(error) = self
+                .parts
                 .tasks()
                 .store()
                 .add_memory_sources(run_id, &result.memory_sources)
@@ -522,7 +518,7 @@ impl TaskService {
                 tracing::warn!(%error, run_id, "could not save the run's memory sources");
             }
             // Steps include the executor's nudges; a cancelled call is dropped from the transcript.
-            messages.extend(complete_rounds(&result.added));
+            run.messages.extend(complete_rounds(&result.added));
             let announced = matches!(result.end, LoopEnd::Answered | LoopEnd::Repeat { .. })
                 && only_announces(&result.text);
             if announced && nudges < MAX_NUDGES && run.scope.limits().steps_left() > 0 {
@@ -531,7 +527,7 @@ impl TaskService {
                     "info",
                     "Reminded the model to act instead of announcing its next step.",
                 ));
-                messages.push(Message::user(NUDGE));
+                run.messages.push(Message::user(NUDGE));
                 continue;
             }
             if let Some(before) = answer_before_reminder.take()
@@ -543,7 +539,7 @@ impl TaskService {
             if result.end == LoopEnd::Answered
                 && !reminded
                 && run.scope.limits().steps_left() > 0
-                && self.used_tools(messages)
+                && self.used_tools(&run.messages)
                 && !self.brief_updated(task_id, run_id).await
             {
                 reminded = true;
@@ -551,7 +547,7 @@ impl TaskService {
                     "info",
                     "Reminded the model to update the task's brief before finishing.",
                 ));
-                messages.push(Message::user(BRIEF_REMINDER));
+                run.messages.push(Message::user(BRIEF_REMINDER));
                 answer_before_reminder = Some(result);
                 continue;
             }
@@ -570,12 +566,19 @@ impl TaskService {
         messages: &[Message],
     ) -> Result<(), crate::TaskError> {
         match result.end {
-            LoopEnd::Cancelled => self.end_run_cancelled(task_id, run_id).await,
+            LoopEnd::Cancelled => {
+                RunEnds::new(&self.parts)
+                    .end_run_cancelled(task_id, run_id)
+                    .await
+            }
             LoopEnd::Paused if let Some(asked) = scope.asked() => {
-                self.ask_question(task_id, run_id, asked).await
+                Questions::new(&self.parts)
+                    .ask_question(task_id, run_id, asked)
+                    .await
             }
             LoopEnd::NeedsOk { call, .. } => {
-                self.ask_held_call(task_id, run_id, result.untrusted.as_deref(), &call)
+                Questions::new(&self.parts)
+                    .ask_held_call(task_id, run_id, result.untrusted.as_deref(), &call)
                     .await
             }
             LoopEnd::Budget { limit } => {
@@ -583,7 +586,8 @@ impl TaskService {
                     .as_deref()
                     .and_then(Limit::parse)
                     .unwrap_or(Limit::Steps);
-                self.ask_limit(task_id, run_id, &scope.limits(), limit)
+                Questions::new(&self.parts)
+                    .ask_limit(task_id, run_id, &scope.limits(), limit)
                     .await
             }
             // The same error again and again: stuck, and the person says what to do.
@@ -593,24 +597,32 @@ impl TaskService {
                 ..
             } => {
                 let reason = format!("{tool} keeps failing with the same error: {error}");
-                self.ask_stuck(task_id, run_id, &Stuck::Errors(reason))
+                Questions::new(&self.parts)
+                    .ask_stuck(task_id, run_id, &Stuck::Errors(reason))
                     .await
             }
             LoopEnd::Repeat { tool, times, .. } => {
-                self.end_run_failed(task_id, run_id, repeat_error(&tool, times))
+                RunEnds::new(&self.parts)
+                    .end_run_failed(task_id, run_id, repeat_error(&tool, times))
                     .await
             }
-            LoopEnd::Failed(error) => self.end_run_failed(task_id, run_id, error).await,
+            LoopEnd::Failed(error) => {
+                RunEnds::new(&self.parts)
+                    .end_run_failed(task_id, run_id, error)
+                    .await
+            }
             // A pause with no question asked finishes like an answer.
             LoopEnd::Answered | LoopEnd::Paused => {
                 let outcome = result_of(&result.text, messages, |name| self.counted_app(name));
-                self.run_progress(
-                    task_id,
-                    run_id,
-                    ProgressMessage::new("final_answer", result.text.trim()),
-                )
-                .await;
-                self.finish_run(task_id, run_id, RunStatus::Completed, Some(outcome), None)
+                self.parts
+                    .run_progress(
+                        task_id,
+                        run_id,
+                        ProgressMessage::new("final_answer", result.text.trim()),
+                    )
+                    .await;
+                RunEnds::new(&self.parts)
+                    .finish_run(task_id, run_id, RunStatus::Completed, Some(outcome), None)
                     .await
             }
         }
@@ -619,9 +631,14 @@ impl TaskService {
     /// The app a call counts for in `tools_used`; `None` for Sentient's own run tools
     /// (questions, notes, the brief), which are not "tools used".
     fn counted_app(&self, name: &str) -> Option<String> {
-        let internal = self.tools().get(name).is_some_and(|t| t.def().internal);
+        let internal = self
+            .parts
+            .tools()
+            .get(name)
+            .is_some_and(|t| t.def().internal);
         (!internal).then(|| {
-            self.tools()
+            self.parts
+                .tools()
                 .plugin_of(name)
                 .unwrap_or_else(|| name.to_owned())
         })
@@ -636,7 +653,8 @@ impl TaskService {
     }
 
     async fn brief_updated(&self, task_id: &str, run_id: &str) -> bool {
-        self.tasks()
+        self.parts
+            .tasks()
             .store()
             .run(task_id, run_id)
             .await
@@ -676,8 +694,8 @@ impl TaskService {
                 }
                 if quiet < published.elapsed() && published.elapsed().as_secs() >= 10 {
                     published = std::time::Instant::now();
-                    let now = engine.clock().now();
-                    engine.bus().publish(DomainEvent::TaskRunActivity {
+                    let now = engine.parts.clock().now();
+                    engine.parts.bus().publish(DomainEvent::TaskRunActivity {
                         task_id: task_id.clone(),
                         run_id: run_id.clone(),
                         last_activity_at: now,
@@ -690,9 +708,12 @@ impl TaskService {
 
 /// One running run: its ids, its scope (limits, questions, checkpoints), the apps it is
 /// offered, its outside-content mark, the loop's token, and the writers and watchdog that run
-/// beside the loop. [`RunContext::close`] ends those in order once the loop is done.
-struct RunContext {
+/// beside the loop, and its transcript as it grows. [`TaskRun::close`] ends those in order once
+/// the loop is done.
+pub(crate) struct TaskRun {
     task_id: String,
+    /// The conversation so far: the starting messages, then each finished round.
+    messages: Vec<Message>,
     run_id: String,
     scope: Arc<TaskRunScope>,
     scoped_apps: Vec<String>,
@@ -706,12 +727,14 @@ struct RunContext {
     tool_result_limit: usize,
 }
 
-impl RunContext {
+impl TaskRun {
     /// Ends what ran beside the loop: every progress line is written and the last checkpoint
-    /// saved, so nothing lands after the run's final save. The scope is what is left to read.
-    async fn close(self) -> Arc<TaskRunScope> {
+    /// saved, so nothing lands after the run's final save. The scope and the transcript are
+    /// what is left to read.
+    async fn close(self) -> (Arc<TaskRunScope>, Vec<Message>) {
         let Self {
             scope,
+            messages,
             lines,
             writer,
             checkpointer,
@@ -724,7 +747,7 @@ impl RunContext {
         // The last checkpoint is written before the final save, never after it.
         scope.close_checkpoints();
         let _ = checkpointer.await;
-        scope
+        (scope, messages)
     }
 }
 
@@ -765,19 +788,11 @@ fn trigger_source_name(schedule: Option<&super::model::Schedule>) -> String {
         _ => "Webhooks".to_owned(),
     }
 }
-/// The progress line of a call's result: "finished" only for a call that ran (a held or refused
-/// call did not).
-pub(crate) fn tool_result_line(name: &str, ran: bool) -> String {
-    if ran {
-        format!("{name} finished")
-    } else {
-        format!("{name} was not run")
-    }
-}
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::run_text::split_result_block;
     use sentient_llm::ToolCall;
     use serde_json::json;
 

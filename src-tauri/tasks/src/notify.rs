@@ -7,8 +7,8 @@ use serde_json::{Map, Value, json};
 
 use sentient_core::domain::notification::{NewNotification, Notification};
 
-use crate::TaskService;
 use crate::model::{ClarifyingQuestion, PlanStep, RunStatus, Task};
+use crate::parts::TaskParts;
 
 /// `{task_id, event, ...extra}`; `extra` cannot change the first two.
 pub fn task_payload(task_id: &str, event: &str, extra: Map<String, Value>) -> Map<String, Value> {
@@ -46,7 +46,9 @@ pub fn questions_summary(questions: &[ClarifyingQuestion]) -> String {
 /// Anything it can't read keeps the notifications in the app ("desktop").
 pub fn delivery_value(stored: Option<Value>) -> Value {
     match stored {
-        Some(value) => crate::check_deliver_to(Some(value)).unwrap_or_else(|_| json!("desktop")),
+        Some(value) => {
+            crate::requests::check_deliver_to(Some(value)).unwrap_or_else(|_| json!("desktop"))
+        }
         None => json!("desktop"),
     }
 }
@@ -79,39 +81,7 @@ pub fn run_notification(
     }
 }
 
-impl TaskService {
-    /// A run ended: `run_completed` (with `run_id` and the result's `summary`) or `run_failed`
-    /// (with `run_id`); a cancelled run sends nothing. Reads the task itself, so the caller
-    /// needs only the ids and the outcome.
-    pub async fn notify_run_finished(
-        &self,
-        task_id: &str,
-        run_id: &str,
-        status: RunStatus,
-        summary: Option<&str>,
-        error: Option<&str>,
-    ) -> Option<Notification> {
-        let task = match self.tasks().store().task(task_id).await {
-            Ok(record) => record.task,
-            Err(error) => {
-                tracing::info!(%error, task_id, "the task went away before its run could be announced");
-                return None;
-            }
-        };
-        if crate::fixed_call::quiet_when_done(&task, status) {
-            return None;
-        }
-        let (event, title, message) = run_notification(&task.name, status, summary, error)?;
-        let mut extra = Map::new();
-        extra.insert("run_id".to_owned(), json!(run_id));
-        if event == "run_completed"
-            && let Some(summary) = summary
-        {
-            extra.insert("summary".to_owned(), json!(summary));
-        }
-        self.notify_task(&task, event, title, message, extra).await
-    }
-
+impl TaskParts {
     /// Sends a task notification: kind `task`, the task's id, `payload {task_id, event, ...extra}`.
     /// A feed that can't save it is logged rather than failing the task's own work.
     pub async fn notify_task(
@@ -166,7 +136,7 @@ impl TaskService {
             .await
     }
 
-    /// Like [`TaskService::settle_task_notifications`] with any payload changes, for one run's
+    /// Like [`TaskParts::settle_task_notifications`] with any payload changes, for one run's
     /// notifications when `run_id` is given (e.g. a question's `{status: "answered", answer}`).
     pub async fn settle_task_notifications_with(
         &self,
@@ -178,61 +148,6 @@ impl TaskService {
         self.notifier()
             .settle_task(task_id, event, run_id, changes)
             .await
-    }
-}
-
-impl TaskService {
-    /// Turns off every enabled task that uses the app `app`: triggered by it, or with a plan
-    /// step using one of its tools (`plugin_of` names a tool's app). Each gets a `disabled`
-    /// notification saying why. Returns the names of the tasks turned off.
-    pub async fn disable_tasks_using(
-        &self,
-        app: &str,
-        app_name: &str,
-        plugin_of: impl Fn(&str) -> Option<String>,
-    ) -> Vec<String> {
-        let tasks = match self.list_tasks().await {
-            Ok(tasks) => tasks,
-            Err(error) => {
-                tracing::warn!(error = %error.message(), app, "tasks using a disconnected app could not be listed");
-                return Vec::new();
-            }
-        };
-        let mut names = Vec::new();
-        for task in tasks.into_iter().filter(|t| t.enabled) {
-            let triggered = matches!(&task.schedule, Some(crate::model::Schedule::Triggered { source, .. }) if source == app);
-            let planned = task
-                .plan
-                .iter()
-                .any(|step| plugin_of(&step.tool).as_deref() == Some(app));
-            if !triggered && !planned {
-                continue;
-            }
-            let patch = crate::TaskPatch {
-                enabled: Some(false),
-                ..crate::TaskPatch::default()
-            };
-            match self.patch_task(&task.task_id, patch).await {
-                Ok(task) => {
-                    self.notify_task(
-                        &task,
-                        "disabled",
-                        format!("Turned off '{}'", task.name),
-                        format!(
-                            "{app_name} was disconnected, so '{}' can't run. Connect {app_name} again in Integrations, then turn the task back on.",
-                            task.name
-                        ),
-                        Map::new(),
-                    )
-                    .await;
-                    names.push(task.name);
-                }
-                Err(error) => {
-                    tracing::warn!(error = %error.message(), task_id = %task.task_id, "a task using a disconnected app could not be turned off");
-                }
-            }
-        }
-        names
     }
 }
 

@@ -10,9 +10,10 @@ use tokio_util::sync::CancellationToken;
 use super::model::{ClarifyingQuestion, PlanStep, Schedule, TaskChatLine, TaskStatus};
 use super::schedule;
 use crate::TaskError;
-use crate::TaskService;
 use crate::notify::{plan_summary, questions_summary};
+use crate::parts::TaskParts;
 use crate::store::{TaskRecord, TaskWrite};
+use crate::task_row::go_live;
 use sentient_llm::queue::JobKind;
 use sentient_llm::{CallOptions, ChatRequest, Message, ModelRole};
 
@@ -118,10 +119,25 @@ pub fn read_plan(value: &Value) -> Result<Planned, TaskError> {
     Ok(Planned::Steps(steps))
 }
 
-impl TaskService {
+/// Refinement and planning, as a job that writes only while the task is at the generation it
+/// started from (`migrations/0017`).
+#[derive(Clone)]
+pub(crate) struct Planner {
+    parts: TaskParts,
+}
+
+impl Planner {
+    pub(crate) fn new(parts: &TaskParts) -> Self {
+        Self {
+            parts: parts.clone(),
+        }
+    }
+}
+
+impl Planner {
     fn local_now(&self) -> (String, String) {
-        let timezone = self.user_timezone();
-        let now = self.clock().now();
+        let timezone = self.parts.user_timezone();
+        let now = self.parts.clock().now();
         let local = timezone
             .parse::<chrono_tz::Tz>()
             .map(|tz| {
@@ -145,7 +161,7 @@ impl TaskService {
         };
         let opts = CallOptions::new(ModelRole::Planner, "task_planning", JobKind::Task)
             .with_cancel(cancel.clone());
-        match self.llm().json(request, &opts).await {
+        match self.parts.llm().json(request, &opts).await {
             Ok((value, _)) if value.is_object() => Ok(value),
             Ok(_) => Err(wrong_shape()),
             Err(sentient_llm::LlmError::Garbled { .. }) => Err(wrong_shape()),
@@ -196,7 +212,7 @@ Reply with JSON only: {{\"name\": \"at most six words\", \"description\": \"one 
     /// The schedule the prompt's words name, read without a model.
     fn schedule_from_words(&self, prompt: &str, timezone: &str) -> Option<Schedule> {
         // "When an email arrives" means the email app that is connected (its tools are offered).
-        let offered = self.tools().offered(&[]);
+        let offered = self.parts.tools().offered(&[]);
         let has = |name: &str| offered.iter().any(|t| t.name == name);
         let email_source = if !has("gmail_search") && has("email_imap_search") {
             "email_imap"
@@ -204,22 +220,11 @@ Reply with JSON only: {{\"name\": \"at most six words\", \"description\": \"one 
             "gmail"
         };
         let ctx = crate::schedule_words::Context {
-            now: self.clock().now(),
+            now: self.parts.clock().now(),
             timezone,
             email_source,
         };
         crate::schedule_words::schedule_in(prompt, &ctx)
-    }
-
-    /// `POST /api/tasks/preview`.
-    pub async fn preview_task(&self, prompt: &str) -> Result<Refinement, TaskError> {
-        if prompt.trim().is_empty() {
-            return Err(TaskError::invalid(
-                "Describe the task first: the prompt is empty.",
-            ));
-        }
-        self.refine_task(prompt.trim(), &CancellationToken::new())
-            .await
     }
 
     /// Planning: steps naming tools, or questions.
@@ -228,9 +233,10 @@ Reply with JSON only: {{\"name\": \"at most six words\", \"description\": \"one 
         task_id: &str,
         cancel: &CancellationToken,
     ) -> Result<Planned, TaskError> {
-        let record = self.tasks().store().task(task_id).await?;
+        let record = self.parts.tasks().store().task(task_id).await?;
         let task = &record.task;
         let tools: Vec<String> = self
+            .parts
             .tools()
             .offered(&[])
             .iter()
@@ -277,16 +283,17 @@ instead (at most three short questions).",
     /// changed the task, nothing it does touches it (see `migrations/0017`).
     pub(crate) fn start_planning_with(&self, task_id: &str, generation: i64, refine: bool) {
         let job = self
+            .parts
             .stop()
-            .start_job_within("task planning", &self.shutdown_token());
-        let tracked = self.tasks().track(task_id, job.token().clone());
+            .start_job_within("task planning", &self.parts.shutdown_token());
+        let tracked = self.parts.tasks().track(task_id, job.token().clone());
         let engine = self.clone();
         let task_id = task_id.to_owned();
         tokio::spawn(async move {
             let outcome = engine
                 .plan_now(&task_id, generation, refine, job.token())
                 .await;
-            if outcome.is_err() && engine.shutdown_token().is_cancelled() {
+            if outcome.is_err() && engine.parts.shutdown_token().is_cancelled() {
                 // Sentient is closing: the task stays `planning` and is planned again at start.
                 tracing::info!(%task_id, "planning left for the next start");
             } else if let Err(error) = outcome {
@@ -302,7 +309,7 @@ instead (at most three short questions).",
                     .await;
             }
             // Last, so whoever sees the planning gone sees everything it wrote.
-            engine.tasks().untrack(&task_id, tracked);
+            engine.parts.tasks().untrack(&task_id, tracked);
         });
     }
 
@@ -319,16 +326,18 @@ instead (at most three short questions).",
             r.task.error = Some(message.clone());
             Ok(r.task.clone())
         };
-        let _one_at_a_time = self.tasks().changes.lock().await;
+        let _one_at_a_time = self.parts.tasks().changes.lock().await;
         match self
+            .parts
             .write_task_locked(task_id, TaskWrite::Since(generation), failed)
             .await
         {
             Ok(Some((task, _))) => {
-                self.announce_task(task_id).await;
+                self.parts.announce_task(task_id).await;
                 if tell {
                     let title = format!("Couldn't plan {}", task.name);
-                    self.notify_task(&task, "planning_failed", title, message, Map::new())
+                    self.parts
+                        .notify_task(&task, "planning_failed", title, message, Map::new())
                         .await;
                 }
             }
@@ -355,32 +364,34 @@ instead (at most three short questions).",
     ) -> Result<(), TaskError> {
         let since = TaskWrite::Since(generation);
         if refine {
-            let prompt = self.tasks().store().task(task_id).await?.prompt;
+            let prompt = self.parts.tasks().store().task(task_id).await?.prompt;
             let refined = self.refine_task(&prompt, cancel).await?;
             let written = {
-                let _one_at_a_time = self.tasks().changes.lock().await;
-                self.write_task_locked(task_id, since, |r, _| {
-                    r.task.name = refined.name;
-                    r.task.description = refined.description;
-                    r.task.priority = refined.priority;
-                    r.task.schedule = refined.schedule;
-                    Ok(())
-                })
-                .await?
+                let _one_at_a_time = self.parts.tasks().changes.lock().await;
+                self.parts
+                    .write_task_locked(task_id, since, |r, _| {
+                        r.task.name = refined.name;
+                        r.task.description = refined.description;
+                        r.task.priority = refined.priority;
+                        r.task.schedule = refined.schedule;
+                        Ok(())
+                    })
+                    .await?
             };
             if written.is_none() {
                 tracing::info!(task_id, "refinement dropped: a person changed the task");
                 return Ok(());
             }
-            self.announce_task(task_id).await;
+            self.parts.announce_task(task_id).await;
         }
         let planned = self.plan_task(task_id, cancel).await?;
-        let require_approval = self.config().current().tasks.require_plan_approval;
+        let require_approval = self.parts.config().current().tasks.require_plan_approval;
         let replanned = !refine;
         // The write and its notification under one hold of the lock: a person's approval
         // either comes before (and the plan is dropped) or after (and settles the notification).
-        let _one_at_a_time = self.tasks().changes.lock().await;
+        let _one_at_a_time = self.parts.tasks().changes.lock().await;
         let written = self
+            .parts
             .write_task_locked(task_id, since, |r, now| {
                 let task = &mut r.task;
                 match planned {
@@ -409,7 +420,7 @@ instead (at most three short questions).",
                             task.status = TaskStatus::ApprovalPending;
                             task.next_execution_at = None;
                         } else {
-                            super::go_live(task, now);
+                            go_live(task, now);
                         }
                     }
                 }
@@ -418,7 +429,7 @@ instead (at most three short questions).",
             .await?;
         match written {
             Some((task, _)) => {
-                self.announce_task(task_id).await;
+                self.parts.announce_task(task_id).await;
                 self.notify_planned(&task).await;
             }
             None => tracing::info!(task_id, "plan dropped: a person changed the task"),
@@ -441,77 +452,9 @@ instead (at most three short questions).",
             ),
             _ => return,
         };
-        self.notify_task(task, event, title, message, Map::new())
+        self.parts
+            .notify_task(task, event, title, message, Map::new())
             .await;
-    }
-
-    /// `POST /api/tasks/{id}/clarifications`: saves the answers and plans again.
-    pub async fn answer_clarifications(
-        &self,
-        task_id: &str,
-        answers: Vec<(String, String)>,
-    ) -> Result<super::model::Task, TaskError> {
-        let (_, generation) = self
-            .person_changes_task(task_id, |r, _| {
-                let task = &mut r.task;
-                if task.status != TaskStatus::ClarificationPending
-                    || task.clarifying_questions.is_empty()
-                {
-                    return Err(TaskError::conflict(
-                        "This task has no questions waiting for answers.",
-                    ));
-                }
-                for (id, answer) in &answers {
-                    let question = task
-                        .clarifying_questions
-                        .iter_mut()
-                        .find(|q| &q.question_id == id)
-                        .ok_or_else(|| {
-                            TaskError::invalid(format!("This task has no question {id}."))
-                        })?;
-                    question.answer = Some(answer.trim().to_owned());
-                }
-                task.status = TaskStatus::Planning;
-                Ok(())
-            })
-            .await?;
-        self.start_planning_with(task_id, generation, false);
-        self.get_task(task_id).await
-    }
-
-    /// `POST /api/tasks/{id}/chat`: a change request; the task is planned again.
-    pub async fn task_chat(
-        &self,
-        task_id: &str,
-        message: &str,
-    ) -> Result<super::model::Task, TaskError> {
-        let message = message.trim().to_owned();
-        if message.is_empty() {
-            return Err(TaskError::invalid("Type what should change first."));
-        }
-        let (_, generation) = self
-            .person_changes_task(task_id, |r, now| {
-            let task = &mut r.task;
-            if matches!(
-                task.status,
-                TaskStatus::Processing | TaskStatus::WaitingForUser | TaskStatus::Planning
-            ) {
-                return Err(TaskError::conflict(
-                    "This task is busy; ask for the change once its run has finished or its question is answered.",
-                ));
-            }
-            task.chat_history.push(TaskChatLine {
-                role: "user".to_owned(),
-                content: message,
-                timestamp: now,
-            });
-            task.status = TaskStatus::Planning;
-            task.next_execution_at = None;
-            Ok(())
-        })
-        .await?;
-        self.start_planning_with(task_id, generation, false);
-        self.get_task(task_id).await
     }
 }
 

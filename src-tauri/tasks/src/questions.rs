@@ -1,23 +1,22 @@
 //! Runs that wait for the person (contract section 4, "Tasks that ask you a question", "Limits
 //! on a run", "Stuck runs", and the held call after outside content): the pause, the question
-//! stored on the run with the parts the API never shows, and what each answer does. Also Retry.
+//! stored on the run with the parts the API never shows. What each answer does is in
+//! `answers.rs`.
 
-use super::recall::{ANSWER_PREFIX, STUCK_ANSWER_PREFIX};
 use serde_json::{Value, json};
 
-use super::limits::{Limit, Limits, says};
+use super::limits::{Limit, Limits};
 use super::model::{ProgressMessage, RunStatus, TaskStatus};
 use super::run_scope::{Asked, Stuck};
 use crate::TaskError;
-use crate::TaskService;
-use sentient_llm::types::Speaker;
-use sentient_llm::{Message, ToolCall};
+use crate::parts::TaskParts;
+use sentient_llm::ToolCall;
 
-const KEEP_GOING: &str = "Keep going";
+pub(crate) const KEEP_GOING: &str = "Keep going";
 const STOP_HERE: &str = "Stop here";
-const YES: &str = "Yes, go ahead";
+pub(crate) const YES: &str = "Yes, go ahead";
 const NO: &str = "No, stop the task";
-const STUCK_OPTIONS: [&str; 3] = ["Try again", "Skip this step", "Cancel"];
+pub(crate) const STUCK_OPTIONS: [&str; 3] = ["Try again", "Skip this step", "Cancel"];
 
 /// Says what the held call would do, e.g. `web_fetch(url: https://…)`.
 fn call_details(call: &ToolCall) -> String {
@@ -39,45 +38,63 @@ fn call_details(call: &ToolCall) -> String {
     format!("{}({details})", call.name)
 }
 
-impl TaskService {
+/// Asking the person from a run: a question, a limit reached, being stuck, a held call; the run
+/// waits with its question stored.
+#[derive(Clone)]
+pub(crate) struct Questions {
+    parts: TaskParts,
+}
+
+impl Questions {
+    pub(crate) fn new(parts: &TaskParts) -> Self {
+        Self {
+            parts: parts.clone(),
+        }
+    }
+}
+
+impl Questions {
     /// Pauses a run on a question: stored on the run, run and task `waiting_for_user` (the task
     /// only when no other run of it works), the log says so.
     async fn pause_run(&self, task_id: &str, run_id: &str, stored: Value) -> Result<(), TaskError> {
         let question = stored["question"].as_str().unwrap_or_default().to_owned();
-        let mut record = self.tasks().store().run(task_id, run_id).await?;
+        let mut record = self.parts.tasks().store().run(task_id, run_id).await?;
         record.run.status = RunStatus::WaitingForUser;
         record.question = Some(stored);
-        self.tasks().store().save_run(&record).await?;
-        self.run_progress(
-            task_id,
-            run_id,
-            ProgressMessage::new("info", format!("Waiting for your answer: {question}")),
-        )
-        .await;
+        self.parts.tasks().store().save_run(&record).await?;
+        self.parts
+            .run_progress(
+                task_id,
+                run_id,
+                ProgressMessage::new("info", format!("Waiting for your answer: {question}")),
+            )
+            .await;
         let others_working = self
+            .parts
             .tasks()
             .store()
             .runs_of(task_id)
             .await?
             .iter()
             .any(|r| r.run_id != run_id && r.status == RunStatus::Processing);
-        self.change_task(task_id, |r, _| {
-            if !others_working {
-                r.task.status = TaskStatus::WaitingForUser;
-            }
-            Ok(())
-        })
-        .await?;
+        self.parts
+            .change_task(task_id, |r, _| {
+                if !others_working {
+                    r.task.status = TaskStatus::WaitingForUser;
+                }
+                Ok(())
+            })
+            .await?;
         self.notify_question(task_id, run_id).await;
         Ok(())
     }
 
     /// "<name> needs your answer" (or "<name> is stuck"), with the question and its options.
     async fn notify_question(&self, task_id: &str, run_id: &str) {
-        let Ok(record) = self.tasks().store().run(task_id, run_id).await else {
+        let Ok(record) = self.parts.tasks().store().run(task_id, run_id).await else {
             return;
         };
-        let Ok(task) = self.get_task(task_id).await else {
+        let Ok(task) = self.parts.get_task(task_id).await else {
             return;
         };
         let Some(stored) = record.question else {
@@ -102,12 +119,13 @@ impl TaskService {
         } else {
             (format!("{} needs your answer", task.name), question)
         };
-        self.notify_task(&task, "question", title, message, extra)
+        self.parts
+            .notify_task(&task, "question", title, message, extra)
             .await;
     }
 
     fn stored_question(&self, question: &str, options: &[&str], kind: &str) -> Value {
-        json!({"question": question, "options": options, "asked_at": self.clock().now(), "kind": kind, "reason": null})
+        json!({"question": question, "options": options, "asked_at": self.parts.clock().now(), "kind": kind, "reason": null})
     }
 
     pub(crate) async fn ask_question(
@@ -117,7 +135,7 @@ impl TaskService {
         asked: Asked,
     ) -> Result<(), TaskError> {
         let mut stored = json!({"question": asked.question, "options": asked.options,
-                                "asked_at": self.clock().now(), "kind": "question", "reason": null});
+                                "asked_at": self.parts.clock().now(), "kind": "question", "reason": null});
         stored["call_id"] = json!(asked.call_id);
         self.pause_run(task_id, run_id, stored).await
     }
@@ -173,255 +191,6 @@ impl TaskService {
         stored["stop_error"] = json!("You said no, so the task stopped without doing that step.");
         self.pause_run(task_id, run_id, stored).await
     }
-
-    /// `POST /api/tasks/{id}/runs/{run_id}/answer`.
-    pub async fn answer_run(
-        &self,
-        task_id: &str,
-        run_id: &str,
-        answer: &str,
-    ) -> Result<super::model::Task, TaskError> {
-        let answer = answer.trim().to_owned();
-        if answer.is_empty() {
-            return Err(TaskError::invalid("Type an answer first."));
-        }
-        let mut record = self.tasks().store().run(task_id, run_id).await?;
-        let stored = match (&record.run.status, &record.question) {
-            (RunStatus::WaitingForUser, Some(q)) => q.clone(),
-            _ => {
-                return Err(TaskError::conflict(
-                    "This run isn't waiting for an answer (it may have been answered or cancelled already).",
-                ));
-            }
-        };
-        let kind = stored["kind"].as_str().unwrap_or("question");
-        self.run_progress(
-            task_id,
-            run_id,
-            ProgressMessage::new("info", format!("You answered: {answer}")),
-        )
-        .await;
-        self.settle_task_notifications_with(
-            task_id,
-            "question",
-            Some(run_id),
-            serde_json::Map::from_iter([
-                ("status".to_owned(), json!("answered")),
-                ("answer".to_owned(), json!(answer)),
-            ]),
-        )
-        .await;
-        let stop_error = stored["stop_error"].as_str().map(str::to_owned);
-        if stored["untrusted_call"] == json!(true) {
-            if !says(&answer, YES) && !says(&answer, "yes") {
-                let error = stop_error.unwrap_or_default();
-                return self.fail_waiting(task_id, run_id, error).await;
-            }
-            let call: ToolCall = serde_json::from_value(stored["held_call"].clone())
-                .map_err(|e| TaskError::internal(&e))?;
-            self.run_held_call(&mut record, &call).await?;
-        } else if kind == "limit" {
-            if !says(&answer, KEEP_GOING) {
-                let error = stop_error.unwrap_or_default();
-                return self.fail_waiting(task_id, run_id, error).await;
-            }
-            let mut limits: Limits = record
-                .limits
-                .as_ref()
-                .and_then(|l| serde_json::from_value(l.clone()).ok())
-                .unwrap_or_default();
-            if let Some(limit) = stored["limit"].as_str().and_then(Limit::parse) {
-                limits.raise(limit);
-            }
-            let asked = record.question_count();
-            record.limits = serde_json::to_value(limits).ok();
-            record.set_question_count(asked);
-        } else if kind == "stuck" {
-            if says(&answer, "Cancel") {
-                let line = "Cancelled after getting stuck.";
-                self.run_progress(task_id, run_id, ProgressMessage::new("info", line))
-                    .await;
-                self.finish_run(
-                    task_id,
-                    run_id,
-                    RunStatus::Cancelled,
-                    None,
-                    Some(line.to_owned()),
-                )
-                .await?;
-                return self.get_task(task_id).await;
-            }
-            // A button's meaning is the engine's wording; typed words are the person's own.
-            let note = if says(&answer, STUCK_OPTIONS[0]) {
-                "The person chose to try again: try that step again, and differently if it fails the same way."
-                    .to_owned()
-            } else if says(&answer, STUCK_OPTIONS[1]) {
-                "The person chose to skip it: skip that step, and say so in your final answer."
-                    .to_owned()
-            } else {
-                format!("{STUCK_ANSWER_PREFIX}{answer}")
-            };
-            record.transcript.push(Message::user(note));
-        } else {
-            // The answer takes the place of the ask_user call's result.
-            let call_id = stored["call_id"].as_str().unwrap_or_default();
-            let text = format!("{ANSWER_PREFIX}{answer}");
-            match record
-                .transcript
-                .iter_mut()
-                .rev()
-                .find(|m| m.role == Speaker::Tool && m.tool_call_id.as_deref() == Some(call_id))
-            {
-                Some(message) => message.content = text,
-                None => record.transcript.push(Message::user(text)),
-            }
-        }
-        record.question = None;
-        record.run.status = RunStatus::Processing;
-        self.tasks().store().save_run(&record).await?;
-        self.resume_run(task_id, run_id).await?;
-        self.get_task(task_id).await
-    }
-
-    /// Runs the call the person said yes to, exactly once: a note that it was started is saved
-    /// first, so a restart in between never repeats it.
-    async fn run_held_call(
-        &self,
-        record: &mut super::store::RunRecord,
-        call: &ToolCall,
-    ) -> Result<(), TaskError> {
-        let started = json!({"error": "The user said yes, but Sentient stopped while doing this, so it is not known whether it went through. Check before trying it again."}).to_string();
-        set_result(&mut record.transcript, call, started);
-        self.tasks().store().save_run(record).await?;
-        let ctx = self.agent().tool_ctx(call.id.clone());
-        let limit =
-            usize::try_from(self.config().current().chat.tool_result_max_chars).unwrap_or(16_000);
-        let outcome = self
-            .tools()
-            .invoke(&call.name, call.arguments.clone(), &ctx, limit)
-            .await;
-        set_result(&mut record.transcript, call, outcome.content);
-        Ok(())
-    }
-
-    async fn fail_waiting(
-        &self,
-        task_id: &str,
-        run_id: &str,
-        error: String,
-    ) -> Result<super::model::Task, TaskError> {
-        self.run_progress(
-            task_id,
-            run_id,
-            ProgressMessage::new("error", error.clone()),
-        )
-        .await;
-        self.finish_run(task_id, run_id, RunStatus::Error, None, Some(error))
-            .await?;
-        self.get_task(task_id).await
-    }
-
-    /// Continues a run from its transcript, as a new stretch of work.
-    pub(crate) async fn resume_run(&self, task_id: &str, run_id: &str) -> Result<(), TaskError> {
-        self.change_task(task_id, |r, _| {
-            r.task.status = TaskStatus::Processing;
-            Ok(())
-        })
-        .await?;
-        self.launch_run(task_id, run_id, false);
-        Ok(())
-    }
-
-    /// `POST /api/tasks/{id}/runs/{run_id}/retry`: a new run that continues from the old one's
-    /// transcript, told what went wrong; without a transcript it starts afresh.
-    pub async fn retry_run(
-        &self,
-        task_id: &str,
-        run_id: &str,
-    ) -> Result<super::model::Task, TaskError> {
-        let task = self.get_task(task_id).await?;
-        let old = self.tasks().store().run(task_id, run_id).await?;
-        if !matches!(old.run.status, RunStatus::Error | RunStatus::Cancelled) {
-            return Err(TaskError::conflict(
-                "Only a failed or cancelled run can be retried.",
-            ));
-        }
-        if task.task_type == "swarm" {
-            return Err(TaskError::conflict(
-                "A swarm task can't retry one run; use Run now to start it again.",
-            ));
-        }
-        let one_off = matches!(
-            task.schedule,
-            None | Some(super::model::Schedule::Once { .. })
-        );
-        if one_off && task.runs.iter().any(|r| r.status.is_live()) {
-            return Err(TaskError::conflict("This task is already running."));
-        }
-        let mut transcript = old.transcript.clone();
-        if !transcript.is_empty() {
-            let what = old
-                .run
-                .error
-                .clone()
-                .unwrap_or_else(|| "it was cancelled".to_owned());
-            transcript.push(Message::user(format!(
-                "The previous attempt stopped: {what} Carry on from where it stopped; don't repeat steps that already finished."
-            )));
-        }
-        // Notes the failed attempt saved stay pending for the retry: its transcript says "Saved.",
-        // so the model will not save them again. Not when the person changed the notes since.
-        let store = self.tasks().store();
-        let unchanged =
-            store.run_notepad_version(run_id).await? == store.notepad_version(task_id).await?;
-        let carried_notes = unchanged.then(|| saved_notes(&transcript)).flatten();
-        // A retry that continues the transcript had the same memories in mind.
-        let (retry, memory_sources) = if transcript.is_empty() {
-            (None, Vec::new())
-        } else {
-            (Some(transcript), old.run.memory_sources.clone())
-        };
-        let start = crate::RunStart {
-            trigger_event_data: old.run.trigger_event_data.clone(),
-            retry_of: Some(run_id.to_owned()),
-            transcript: retry,
-            carried_notes,
-            memory_sources,
-            by_person: false,
-        };
-        self.start_run_from(task_id, start).await?;
-        self.get_task(task_id).await
-    }
-}
-
-/// The notes the last `task_notepad` call in `transcript` saved, if it was saved.
-fn saved_notes(transcript: &[Message]) -> Option<String> {
-    transcript.iter().rev().find_map(|m| {
-        let call = m
-            .tool_calls
-            .iter()
-            .rev()
-            .find(|c| c.name == "task_notepad")?;
-        let saved = transcript.iter().any(|r| {
-            r.role == Speaker::Tool
-                && r.tool_call_id.as_deref() == Some(call.id.as_str())
-                && r.content.contains("Saved.")
-        });
-        let text = call.arguments.get("text")?.as_str()?;
-        saved.then(|| text.trim().to_owned())
-    })
-}
-
-/// Puts `content` as the result of `call` in a transcript (replacing its old result).
-fn set_result(transcript: &mut Vec<Message>, call: &ToolCall, content: String) {
-    match transcript
-        .iter_mut()
-        .rev()
-        .find(|m| m.role == Speaker::Tool && m.tool_call_id.as_deref() == Some(call.id.as_str()))
-    {
-        Some(message) => message.content = content,
-        None => transcript.push(Message::tool_result(call, content)),
-    }
 }
 
 #[cfg(test)]
@@ -439,18 +208,5 @@ mod tests {
             call_details(&call),
             "web_fetch(url: https://example.org/?q=secret)"
         );
-    }
-
-    #[test]
-    fn a_result_is_replaced_in_place() {
-        let call = ToolCall {
-            id: "c1".into(),
-            name: "ask_user".into(),
-            arguments: Value::Null,
-        };
-        let mut transcript = vec![Message::tool_result(&call, "waiting".to_owned())];
-        set_result(&mut transcript, &call, "The person answered: Berlin".into());
-        assert_eq!(transcript.len(), 1);
-        assert_eq!(transcript[0].content, "The person answered: Berlin");
     }
 }

@@ -2,8 +2,10 @@
 //! commands), with the checks that belong to the request itself.
 
 use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
 
 use crate::TaskError;
+use crate::model::PlanStep;
 
 /// `POST /api/tasks/preview`: the prompt to make sense of.
 #[derive(Debug, Clone, Deserialize, Serialize, specta::Type, utoipa::ToSchema)]
@@ -50,6 +52,126 @@ pub struct RunAnswerRequest {
     pub answer: String,
 }
 
+/// `POST /api/tasks`.
+#[derive(Debug, Clone, Deserialize, specta::Type, utoipa::ToSchema)]
+pub struct NewTask {
+    pub prompt: String,
+    #[serde(default)]
+    pub is_swarm: bool,
+    #[serde(default)]
+    pub assignee: Option<String>,
+    #[serde(default)]
+    pub model: Option<String>,
+    #[serde(default)]
+    pub browser_profile: Option<String>,
+}
+
+/// `PATCH /api/tasks/{id}`: any of these fields.
+#[derive(Debug, Clone, Default, Deserialize, specta::Type, utoipa::ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct TaskPatch {
+    pub name: Option<String>,
+    pub description: Option<String>,
+    pub priority: Option<i32>,
+    #[schema(value_type = Option<Object>)]
+    #[specta(type = Option<std::collections::BTreeMap<String, String>>)]
+    pub schedule: Option<Value>,
+    pub plan: Option<Vec<PlanStep>>,
+    pub enabled: Option<bool>,
+    pub status: Option<String>,
+    /// A model string, or null/"" for the executor role's model.
+    #[serde(default, deserialize_with = "present")]
+    #[specta(type = Option<String>)]
+    pub model: Option<Option<String>>,
+    #[serde(default, deserialize_with = "present")]
+    #[specta(type = Option<String>)]
+    pub browser_profile: Option<Option<String>>,
+    #[schema(value_type = Option<Value>)]
+    #[specta(type = Option<String>)]
+    #[serde(default, deserialize_with = "present")]
+    pub deliver_to: Option<Option<Value>>,
+    /// Notes between runs: text (trimmed, at most `tasks.continuity.notepad_chars`), or null/"" to clear.
+    #[serde(default, deserialize_with = "present")]
+    #[specta(type = Option<String>)]
+    pub notepad: Option<Option<String>>,
+    /// With a Clear: runs finished before now are no longer remembered either.
+    pub forget_earlier_runs: Option<bool>,
+    /// Brief fields the person writes (field → text, or null/"" to clear); runs may not change them.
+    #[schema(value_type = Option<Object>)]
+    #[specta(type = Option<std::collections::BTreeMap<String, Option<String>>>)]
+    pub brief: Option<serde_json::Map<String, Value>>,
+    /// A script for a script task (contract section 4). Script tasks are not built yet: any value
+    /// is refused with a 400 that says so (not a 422 for an unknown field).
+    #[schema(value_type = Option<Object>)]
+    #[specta(skip)]
+    #[serde(default, deserialize_with = "present")]
+    pub script: Option<Option<Value>>,
+}
+
+/// What `PATCH /api/tasks/{id}` says to a script until script tasks exist.
+pub const NO_SCRIPT_TASKS: &str =
+    "Script tasks are not available yet. Describe what the task should do in its prompt instead.";
+
+/// Priorities a task can have: 0 (low) to 2 (high).
+pub const PRIORITIES: std::ops::RangeInclusive<i32> = 0..=2;
+
+/// Tells "absent" (None) from "null" (Some(None)).
+fn present<'de, D, T>(d: D) -> Result<Option<Option<T>>, D::Error>
+where
+    D: serde::Deserializer<'de>,
+    T: Deserialize<'de>,
+{
+    Option::<T>::deserialize(d).map(Some)
+}
+
+/// The first words of a prompt, as a name until the planner gives a better one.
+pub(crate) fn provisional_name(prompt: &str) -> String {
+    let words: Vec<&str> = prompt.split_whitespace().take(8).collect();
+    let mut name = words.join(" ");
+    if name.chars().count() > 60 {
+        name = name.chars().take(60).collect::<String>() + "…";
+    }
+    name
+}
+
+/// `deliver_to`: "default" (or null), "desktop", or up to 10 `{channel, chat_id}`; an empty
+/// list is "desktop".
+pub fn check_deliver_to(value: Option<Value>) -> Result<Value, TaskError> {
+    const CHANNELS: [&str; 3] = ["telegram", "discord", "whatsapp"];
+    match value {
+        None | Some(Value::Null) => Ok(json!("default")),
+        Some(Value::String(s)) if s == "default" || s == "desktop" => Ok(Value::String(s)),
+        Some(Value::Array(list)) if list.is_empty() => Ok(json!("desktop")),
+        Some(Value::Array(list)) if list.len() <= 10 => {
+            let mut chats = Vec::new();
+            for item in list {
+                let channel = item
+                    .get("channel")
+                    .and_then(Value::as_str)
+                    .unwrap_or_default();
+                let chat_id = item
+                    .get("chat_id")
+                    .and_then(Value::as_str)
+                    .unwrap_or_default();
+                if !CHANNELS.contains(&channel) {
+                    return Err(TaskError::invalid(format!(
+                        "deliver_to names an unknown channel \"{channel}\"; use telegram, discord or whatsapp."
+                    )));
+                }
+                if chat_id.trim().is_empty() {
+                    return Err(TaskError::invalid("Each deliver_to entry needs a chat_id."));
+                }
+                chats.push(json!({"channel": channel, "chat_id": chat_id.trim()}));
+            }
+            Ok(Value::Array(chats))
+        }
+        Some(Value::Array(_)) => Err(TaskError::invalid("deliver_to can list at most 10 chats.")),
+        Some(_) => Err(TaskError::invalid(
+            "deliver_to is \"default\", \"desktop\" or a list of {channel, chat_id}.",
+        )),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -72,6 +194,34 @@ mod tests {
         assert_eq!(
             given.checked().expect("answered"),
             [("q1".to_owned(), "Lisbon".to_owned())]
+        );
+    }
+
+    #[test]
+    fn deliver_to_takes_the_contract_shapes_only() {
+        assert_eq!(check_deliver_to(None).ok(), Some(json!("default")));
+        assert_eq!(
+            check_deliver_to(Some(json!([]))).ok(),
+            Some(json!("desktop"))
+        );
+        assert_eq!(
+            check_deliver_to(Some(json!([{"channel": "telegram", "chat_id": " 42 "}]))).ok(),
+            Some(json!([{"channel": "telegram", "chat_id": "42"}]))
+        );
+        assert!(check_deliver_to(Some(json!("email"))).is_err());
+        assert!(check_deliver_to(Some(json!([{"channel": "fax", "chat_id": "1"}]))).is_err());
+        assert!(check_deliver_to(Some(json!([{"channel": "discord"}]))).is_err());
+        let eleven: Vec<Value> = (0..11)
+            .map(|i| json!({"channel": "discord", "chat_id": i.to_string()}))
+            .collect();
+        assert!(check_deliver_to(Some(Value::Array(eleven))).is_err());
+    }
+
+    #[test]
+    fn names_come_from_the_first_words() {
+        assert_eq!(
+            provisional_name("Every morning send me the three top headlines about Rust please"),
+            "Every morning send me the three top headlines"
         );
     }
 }

@@ -9,7 +9,7 @@
 //!   start when a slot frees. Run now (a person's direct request) is never held back.
 //! - A claim and its run row are one transaction (`TaskStore::claim_to_run`), so concurrent
 //!   schedulers start a task once and a crash can't lose a claimed task: its `processing` run
-//!   is resumed at the next start by [`TaskService::recover_interrupted_runs`].
+//!   is resumed at the next start by `Scheduler::recover_interrupted_runs`.
 
 use sentient_core::sync::MutexExt;
 use std::collections::{BTreeMap, HashMap};
@@ -24,7 +24,10 @@ use super::model::{ProgressMessage, RunStatus, Schedule, TaskStatus};
 use super::schedule::{self, CatchUpDecision};
 use super::store::{Claim, DueTask, RunRecord};
 use crate::TaskError;
-use crate::TaskService;
+use crate::executor::Executor;
+use crate::parts::TaskParts;
+use crate::planner::Planner;
+use crate::run_end::RunEnds;
 use sentient_core::bus::DomainEvent;
 use sentient_core::domain::notification::NewNotification;
 
@@ -201,7 +204,24 @@ impl SchedulerState {
 /// Ran and skipped tasks of one tick, by why they were missed.
 type Report = BTreeMap<CatchUpReason, (Vec<CaughtUpTask>, Vec<CaughtUpTask>)>;
 
-impl TaskService {
+/// The scheduler: ticks, claims, catch-up and what a restart left; with what it remembers
+/// between ticks.
+#[derive(Clone)]
+pub(crate) struct Scheduler {
+    parts: TaskParts,
+    state: std::sync::Arc<SchedulerState>,
+}
+
+impl Scheduler {
+    pub(crate) fn new(parts: &TaskParts, state: &std::sync::Arc<SchedulerState>) -> Self {
+        Self {
+            parts: parts.clone(),
+            state: state.clone(),
+        }
+    }
+}
+
+impl Scheduler {
     /// Starts the scheduler until shutdown, after dealing with runs a restart interrupted. Reads
     /// what was left unfinished before it returns, so call it before the gateway serves.
     pub async fn start_scheduler(&self) {
@@ -210,7 +230,7 @@ impl TaskService {
         tokio::spawn(async move { engine.recover_interrupted_work().await });
         let engine = self.clone();
         tokio::spawn(async move {
-            match engine.tasks().store().reindex_old_transcripts().await {
+            match engine.parts.tasks().store().reindex_old_transcripts().await {
                 Ok(0) => {}
                 Ok(runs) => {
                     tracing::info!(runs, "indexed task conversations again with their authors")
@@ -220,12 +240,12 @@ impl TaskService {
         });
         let engine = self.clone();
         // Subscribed before the first tick, so no Resume or run end is missed.
-        let mut events = self.bus().subscribe();
-        let shutdown = self.shutdown_token();
+        let mut events = self.parts.bus().subscribe();
+        let shutdown = self.parts.shutdown_token();
         tokio::spawn(async move {
             let mut listening = true;
             loop {
-                let now = engine.clock().now();
+                let now = engine.parts.clock().now();
                 if let Err(error) = engine.scheduler_tick(now).await {
                     tracing::warn!(error = %error.message(), "the task scheduler could not check for due tasks");
                 }
@@ -237,18 +257,18 @@ impl TaskService {
                         event = events.recv(), if listening => match event {
                             Ok(envelope) => match envelope.event {
                                 DomainEvent::StopUpdated(state) if state.stopped => {
-                                    engine.tasks().scheduler.paused.store(true, Ordering::SeqCst);
+                                    engine.state.paused.store(true, Ordering::SeqCst);
                                 }
                                 // Resume: carry on with what a restart left, and catch up now.
                                 DomainEvent::StopUpdated(_) => {
-                                    if engine.tasks().scheduler.recovery_waits_for_resume.swap(false, Ordering::SeqCst) {
+                                    if engine.state.recovery_waits_for_resume.swap(false, Ordering::SeqCst) {
                                         let engine = engine.clone();
                                         tokio::spawn(async move { engine.recover_interrupted_work().await });
                                     }
                                     break;
                                 }
                                 DomainEvent::TaskRunFinished { .. }
-                                    if engine.tasks().scheduler.has_waiting() => break,
+                                    if engine.state.has_waiting() => break,
                                 _ => {}
                             },
                             Err(RecvError::Lagged(_)) => break,
@@ -262,10 +282,11 @@ impl TaskService {
 
     /// How long the scheduler sleeps: until the next task falls due, at most one tick.
     async fn scheduler_wait(&self) -> Duration {
-        let tick =
-            Duration::from_secs(u64::from(self.config().current().tasks.tick_seconds.max(1)));
-        let now = self.clock().now();
-        match self.tasks().store().next_due_after(now).await {
+        let tick = Duration::from_secs(u64::from(
+            self.parts.config().current().tasks.tick_seconds.max(1),
+        ));
+        let now = self.parts.clock().now();
+        match self.parts.tasks().store().next_due_after(now).await {
             Ok(Some(next)) => (next - now)
                 .to_std()
                 .map_or(Duration::ZERO, |d| d + Duration::from_millis(1))
@@ -282,13 +303,13 @@ impl TaskService {
     /// `tasks.max_concurrent_runs` working at once, and sends the catch-up notification.
     /// Returns the ids of the runs started. Tests call it with the time they want.
     pub async fn scheduler_tick(&self, now: DateTime<Utc>) -> Result<Vec<String>, TaskError> {
-        let state = &self.tasks().scheduler;
+        let state = &self.state;
         let mut memory = state.memory.lock().await;
-        if self.stop().is_stopped() {
+        if self.parts.stop().is_stopped() {
             state.paused.store(true, Ordering::SeqCst);
             return Ok(Vec::new());
         }
-        let config = self.config().current();
+        let config = self.parts.config().current();
         let tick_seconds = config.tasks.tick_seconds.max(1);
         let resumed = state.paused.swap(false, Ordering::SeqCst);
         if let Some(last) = memory.last_tick
@@ -304,7 +325,7 @@ impl TaskService {
         memory.ticked = true;
         memory.last_tick = Some(now);
 
-        let store = self.tasks().store();
+        let store = self.parts.tasks().store();
         let due = store.due(now, DUE_BATCH).await?;
         memory.deferred.retain(|id, d| {
             due.iter()
@@ -319,7 +340,7 @@ impl TaskService {
             let id = task.task_id.clone();
             let schedule = task.schedule.clone().unwrap_or_else(|| Schedule::Once {
                 run_at: None,
-                timezone: self.user_timezone(),
+                timezone: self.parts.user_timezone(),
                 catch_up: None,
             });
             let (seen_at, why) = memory
@@ -364,14 +385,14 @@ impl TaskService {
             };
             let run = RunRecord::start(&id, task.plan.clone(), None, None, Vec::new(), now);
             let claim = {
-                let _one_at_a_time = self.tasks().changes.lock().await;
+                let _one_at_a_time = self.parts.tasks().changes.lock().await;
                 store.claim_to_run(item, next, &run, max_working).await?
             };
             match claim {
                 Claim::Claimed => {
                     memory.deferred.remove(&id);
                     // The run announces its task itself, so the tick doesn't wait on that.
-                    self.launch_run(&id, &run.run.run_id, true);
+                    Executor::new(&self.parts).launch_run(&id, &run.run.run_id, true);
                     if decision == CatchUpDecision::RunNow {
                         report.entry(why).or_default().0.push(listed);
                     }
@@ -397,7 +418,7 @@ impl TaskService {
 
         for (why, (ran, skipped)) in report {
             if let Some(notice) = catch_up_notice(why, &ran, &skipped)
-                && let Err(error) = self.notify(notice).await
+                && let Err(error) = self.parts.notify(notice).await
             {
                 tracing::warn!(error = %error.message(), "could not send the catch-up notification");
             }
@@ -433,14 +454,15 @@ impl TaskService {
             )
         };
         let claimed = {
-            let _one_at_a_time = self.tasks().changes.lock().await;
-            self.tasks()
+            let _one_at_a_time = self.parts.tasks().changes.lock().await;
+            self.parts
+                .tasks()
                 .store()
                 .claim_to_skip(item, next, status, error.as_deref(), now)
                 .await?
         };
         if claimed {
-            self.announce_task(&task.task_id).await;
+            self.parts.announce_task(&task.task_id).await;
         }
         Ok(claimed)
     }
@@ -450,9 +472,8 @@ impl TaskService {
     /// else end with "Interrupted by restart.". Runs waiting for an answer keep waiting. While
     /// Stop everything is on nothing is taken up: this runs again after Resume (section 17).
     pub async fn recover_interrupted_work(&self) {
-        if self.stop().is_stopped() {
-            self.tasks()
-                .scheduler
+        if self.parts.stop().is_stopped() {
+            self.state
                 .recovery_waits_for_resume
                 .store(true, Ordering::SeqCst);
             return;
@@ -463,7 +484,7 @@ impl TaskService {
 
     /// Notes the tasks left planning and the runs left processing by the last engine.
     async fn note_left_at_start(&self) {
-        let store = self.tasks().store();
+        let store = self.parts.tasks().store();
         let planning = match store.tasks_with_status(TaskStatus::Planning).await {
             Ok(tasks) => tasks.into_iter().map(|t| t.task_id).collect(),
             Err(error) => {
@@ -478,11 +499,11 @@ impl TaskService {
                 Default::default()
             }
         };
-        *self.tasks().scheduler.left_at_start.lock_unpoisoned() = LeftAtStart { planning, runs };
+        *self.state.left_at_start.lock_unpoisoned() = LeftAtStart { planning, runs };
     }
 
     fn left_at_start(&self, planning: bool, id: &str) -> bool {
-        let left = self.tasks().scheduler.left_at_start.lock_unpoisoned();
+        let left = self.state.left_at_start.lock_unpoisoned();
         if planning {
             left.planning.contains(id)
         } else {
@@ -494,6 +515,7 @@ impl TaskService {
     /// had not begun to change it is refined first, as a new task is.
     async fn replan_interrupted_planning(&self) {
         let tasks = match self
+            .parts
             .tasks()
             .store()
             .tasks_with_status(TaskStatus::Planning)
@@ -506,12 +528,15 @@ impl TaskService {
             }
         };
         for task in tasks {
-            if self.tasks().is_running(&task.task_id) || !self.left_at_start(true, &task.task_id) {
+            if self.parts.tasks().is_running(&task.task_id)
+                || !self.left_at_start(true, &task.task_id)
+            {
                 continue;
             }
             // From the generation it has while still `planning`: one a person settled since
             // the list was read is left alone.
             let generation = match self
+                .parts
                 .tasks()
                 .store()
                 .planning_generation(&task.task_id)
@@ -526,13 +551,14 @@ impl TaskService {
             };
             let refine = task.plan.is_empty() && task.chat_history.is_empty();
             tracing::info!(task_id = %task.task_id, refine, "planning a task a restart interrupted");
-            self.start_planning_with(&task.task_id, generation, refine);
+            Planner::new(&self.parts).start_planning_with(&task.task_id, generation, refine);
         }
     }
 
     async fn recover_interrupted_runs(&self) {
-        let resume = self.config().current().tasks.resume_interrupted_runs;
+        let resume = self.parts.config().current().tasks.resume_interrupted_runs;
         let runs = match self
+            .parts
             .tasks()
             .store()
             .runs_with_status(&[RunStatus::Processing])
@@ -546,26 +572,28 @@ impl TaskService {
         };
         for record in runs {
             let (task_id, run_id) = (record.task_id.clone(), record.run.run_id.clone());
-            if self.tasks().is_running(&run_id) || !self.left_at_start(false, &run_id) {
+            if self.parts.tasks().is_running(&run_id) || !self.left_at_start(false, &run_id) {
                 continue;
             }
             if resume {
-                self.run_progress(
-                    &task_id,
-                    &run_id,
-                    ProgressMessage::new(
-                        "info",
-                        "Sentient restarted; carrying on from where the run stopped.",
-                    ),
-                )
-                .await;
+                self.parts
+                    .run_progress(
+                        &task_id,
+                        &run_id,
+                        ProgressMessage::new(
+                            "info",
+                            "Sentient restarted; carrying on from where the run stopped.",
+                        ),
+                    )
+                    .await;
                 // As before: the swarm service decides how its own runs resume.
-                self.launch_run(&task_id, &run_id, false);
+                Executor::new(&self.parts).launch_run(&task_id, &run_id, false);
             } else {
                 let message = "Interrupted by restart.";
-                self.run_progress(&task_id, &run_id, ProgressMessage::new("error", message))
+                self.parts
+                    .run_progress(&task_id, &run_id, ProgressMessage::new("error", message))
                     .await;
-                if let Err(error) = self
+                if let Err(error) = RunEnds::new(&self.parts)
                     .finish_run(
                         &task_id,
                         &run_id,

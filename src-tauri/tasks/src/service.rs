@@ -1,28 +1,32 @@
-//! [`TaskService`]: the tasks area as one service. It holds the agent (for the loop, the prompt
-//! and the tools), the tasks' own state and store, the notifications feed through the narrow
-//! [`Notifier`], and the engine's shutdown token; every task method is written on it, in the
-//! file of the step it belongs to (planning in `planner.rs`, runs in `executor.rs`, ...).
+//! [`TaskService`]: what the doors and the other areas call on tasks (the life cycle in
+//! `lifecycle.rs`, the queries, the tools' [`TaskHandle`], starting the scheduler and the
+//! triggers). The work itself is done by the parts, each holding only [`TaskParts`]: the
+//! `Planner`, the `Executor` and the [`TaskRun`] it carries, `RunEnds`, `Questions` and
+//! `Answers`, the `Scheduler` and `Triggers`.
+//!
+//! [`TaskRun`]: crate::executor::TaskRun
 
 use std::sync::{Arc, Weak};
 
-use crate::TaskError;
+use chrono::{DateTime, Utc};
 use sentient_agent::Agent;
-use sentient_agent::tools::ToolRegistry;
-use sentient_core::bus::EventBus;
-use sentient_core::clock::SharedClock;
-use sentient_core::config::ConfigService;
-use sentient_core::domain::notification::{NewNotification, Notification, Notifier};
-use sentient_core::stop::StopService;
-use sentient_llm::LlmService;
+use sentient_core::domain::notification::{Notification, Notifier};
+use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
-use crate::Tasks;
+use crate::answers::Answers;
+use crate::error::TaskError;
+use crate::model::{RunStatus, Task};
+use crate::parts::{TaskParts, Tasks};
+use crate::run_end::RunEnds;
+use crate::scheduler::{Scheduler, SchedulerState};
+use crate::store::TaskStore;
+use crate::triggers::Triggers;
 
 struct Inner {
-    agent: Agent,
-    tasks: Tasks,
-    notifier: Arc<dyn Notifier>,
-    shutdown: CancellationToken,
+    parts: TaskParts,
+    /// What the scheduler remembers between ticks.
+    scheduler: Arc<SchedulerState>,
 }
 
 /// The tasks service; cheap to clone (every clone is the same service).
@@ -50,24 +54,18 @@ impl TaskHandle {
 }
 
 impl TaskService {
-    /// The service, with the task apps (tasks, notes between runs, the brief, conversation
-    /// search) registered on the agent's registry.
-    pub fn new(agent: Agent, notifier: Arc<dyn Notifier>, shutdown: CancellationToken) -> Self {
-        let tasks = Tasks::new(agent.store().clone());
-        let service = Self {
+    /// The service on its parts, with nothing registered yet (see `TaskService::new`).
+    pub(crate) fn assemble(
+        agent: Agent,
+        notifier: Arc<dyn Notifier>,
+        shutdown: CancellationToken,
+    ) -> Self {
+        Self {
             inner: Arc::new(Inner {
-                agent,
-                tasks,
-                notifier,
-                shutdown,
+                parts: TaskParts::new(agent, notifier, shutdown),
+                scheduler: Arc::new(SchedulerState::default()),
             }),
-        };
-        for plugin in crate::tools::plugins(&service.handle()) {
-            if let Err(error) = service.tools().register(plugin) {
-                tracing::error!(%error, "a task app could not be registered");
-            }
         }
-        service
     }
 
     /// A handle for tools and other long-lived holders.
@@ -75,50 +73,102 @@ impl TaskService {
         TaskHandle(Arc::downgrade(&self.inner))
     }
 
-    /// The agent runs go through.
-    pub fn agent(&self) -> &Agent {
-        &self.inner.agent
+    /// What the parts of tasks share.
+    pub(crate) fn parts(&self) -> &TaskParts {
+        &self.inner.parts
     }
-    /// The tasks' own state: the store, the change lock, the running runs.
+
+    /// The tasks' own state: the store, the change lock, the running runs and plannings.
     pub fn tasks(&self) -> &Tasks {
-        &self.inner.tasks
+        self.inner.parts.tasks()
     }
+
     /// The task store.
-    pub fn store(&self) -> &crate::store::TaskStore {
-        self.inner.tasks.store()
+    pub fn store(&self) -> &TaskStore {
+        self.inner.parts.store()
     }
-    pub fn bus(&self) -> &EventBus {
-        self.inner.agent.bus()
+
+    fn scheduler(&self) -> Scheduler {
+        Scheduler::new(&self.inner.parts, &self.inner.scheduler)
     }
-    pub fn clock(&self) -> &SharedClock {
-        self.inner.agent.clock()
+
+    pub async fn get_task(&self, task_id: &str) -> Result<Task, TaskError> {
+        self.parts().get_task(task_id).await
     }
-    pub fn config(&self) -> &ConfigService {
-        self.inner.agent.config()
+
+    /// Starts the scheduler until shutdown, after dealing with runs a restart interrupted. Reads
+    /// what was left unfinished before it returns, so call it before the gateway serves.
+    pub async fn start_scheduler(&self) {
+        self.scheduler().start_scheduler().await;
     }
-    pub fn stop(&self) -> &StopService {
-        self.inner.agent.stop()
+
+    /// One scheduler tick at `now`: the ids of the tasks it started.
+    pub async fn scheduler_tick(&self, now: DateTime<Utc>) -> Result<Vec<String>, TaskError> {
+        self.scheduler().scheduler_tick(now).await
     }
-    pub fn llm(&self) -> &LlmService {
-        self.inner.agent.llm()
+
+    /// Starts listening for `source.items` until shutdown.
+    pub fn start_triggers(&self) {
+        Triggers::new(self.parts()).start_triggers();
     }
-    pub fn tools(&self) -> &ToolRegistry {
-        self.inner.agent.tools()
+
+    /// Starts the triggered tasks `items` of `source`/`event` are for: the ids of the runs.
+    pub async fn fire_triggers(
+        &self,
+        source: &str,
+        event: &str,
+        items: &[Value],
+    ) -> Result<Vec<String>, TaskError> {
+        Triggers::new(self.parts())
+            .fire_triggers(source, event, items)
+            .await
     }
-    /// Fires when the engine begins shutting down; the scheduler and trigger loops end on it.
-    pub fn shutdown_token(&self) -> CancellationToken {
-        self.inner.shutdown.clone()
+
+    /// `POST /api/tasks/{id}/runs/{run_id}/answer`.
+    pub async fn answer_run(
+        &self,
+        task_id: &str,
+        run_id: &str,
+        answer: &str,
+    ) -> Result<Task, TaskError> {
+        Answers::new(self.parts())
+            .answer_run(task_id, run_id, answer)
+            .await
     }
-    /// The user's time zone by IANA name (the agent's reading of the setting).
-    pub fn user_timezone(&self) -> String {
-        self.inner.agent.user_timezone()
+
+    /// `POST /api/tasks/{id}/runs/{run_id}/retry`.
+    pub async fn retry_run(&self, task_id: &str, run_id: &str) -> Result<Task, TaskError> {
+        Answers::new(self.parts()).retry_run(task_id, run_id).await
     }
-    /// Puts a notification in the feed.
-    pub async fn notify(&self, new: NewNotification) -> Result<Notification, TaskError> {
-        Ok(self.inner.notifier.notify(new).await?)
+
+    /// The notification a run's end sends (see [`RunEnds::notify_run_finished`]).
+    pub async fn notify_run_finished(
+        &self,
+        task_id: &str,
+        run_id: &str,
+        status: RunStatus,
+        summary: Option<&str>,
+        error: Option<&str>,
+    ) -> Option<Notification> {
+        RunEnds::new(self.parts())
+            .notify_run_finished(task_id, run_id, status, summary, error)
+            .await
     }
-    /// The feed, for settling a task's notifications once the person answered them.
-    pub(crate) fn notifier(&self) -> &dyn Notifier {
-        self.inner.notifier.as_ref()
+
+    /// Settles the task's `event` notifications with `payload.status = status`.
+    pub async fn settle_task_notifications(
+        &self,
+        task_id: &str,
+        event: &str,
+        status: &str,
+    ) -> Vec<Notification> {
+        self.parts()
+            .settle_task_notifications(task_id, event, status)
+            .await
+    }
+
+    /// Where a task's notifications go besides the app.
+    pub async fn delivery_for(&self, task_id: &str) -> Value {
+        self.parts().delivery_for(task_id).await
     }
 }

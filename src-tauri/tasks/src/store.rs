@@ -73,7 +73,7 @@ impl RunRecord {
         Self {
             task_id: task_id.to_owned(),
             run: Run {
-                run_id: super::new_id(),
+                run_id: sentient_core::store::new_id(),
                 status: RunStatus::Processing,
                 created_at: now,
                 execution_start_time: Some(now),
@@ -275,6 +275,11 @@ pub struct TaskStore {
 impl TaskStore {
     pub fn new(store: Store) -> Self {
         Self { store }
+    }
+
+    /// The columns of notes between runs (the person's versions and a run's pending notes).
+    pub fn notes(&self) -> TaskNotes<'_> {
+        TaskNotes(self)
     }
 
     fn task_from(row: &SqliteRow) -> TaskRecord {
@@ -596,79 +601,6 @@ impl TaskStore {
         Ok(())
     }
 
-    /// The version of a task's notes: every edit or Clear by the person bumps it.
-    pub async fn notepad_version(&self, task_id: &str) -> Result<i64, TaskStoreError> {
-        let row: Option<(i64,)> = sqlx::query_as("SELECT notepad_version FROM tasks WHERE id = ?")
-            .bind(task_id)
-            .fetch_optional(self.store.pool())
-            .await?;
-        row.map(|r| r.0)
-            .ok_or_else(|| TaskStoreError::NoTask(task_id.to_owned()))
-    }
-
-    /// Records an edit or Clear by the person (and, with `forget`, that runs finished before
-    /// `now` are no longer remembered).
-    pub async fn bump_notepad_version(
-        &self,
-        task_id: &str,
-        forget: Option<DateTime<Utc>>,
-    ) -> Result<(), TaskStoreError> {
-        sqlx::query(
-            "UPDATE tasks SET notepad_version = notepad_version + 1, forget_before = COALESCE(?, forget_before)
-             WHERE id = ?",
-        )
-        .bind(stamp(forget))
-        .bind(task_id)
-        .execute(self.store.pool())
-        .await?;
-        Ok(())
-    }
-
-    pub async fn forget_before(
-        &self,
-        task_id: &str,
-    ) -> Result<Option<DateTime<Utc>>, TaskStoreError> {
-        let row: Option<(Option<String>,)> =
-            sqlx::query_as("SELECT forget_before FROM tasks WHERE id = ?")
-                .bind(task_id)
-                .fetch_optional(self.store.pool())
-                .await?;
-        Ok(row.and_then(|r| time(r.0)))
-    }
-
-    /// The notes version a run started with.
-    pub async fn run_notepad_version(&self, run_id: &str) -> Result<i64, TaskStoreError> {
-        let row: Option<(i64,)> =
-            sqlx::query_as("SELECT notepad_version FROM task_runs WHERE id = ?")
-                .bind(run_id)
-                .fetch_optional(self.store.pool())
-                .await?;
-        row.map(|r| r.0)
-            .ok_or_else(|| TaskStoreError::NoRun(run_id.to_owned()))
-    }
-
-    pub async fn pending_notepad(&self, run_id: &str) -> Result<Option<String>, TaskStoreError> {
-        let row: Option<(Option<String>,)> =
-            sqlx::query_as("SELECT pending_notepad FROM task_runs WHERE id = ?")
-                .bind(run_id)
-                .fetch_optional(self.store.pool())
-                .await?;
-        Ok(row.and_then(|r| r.0))
-    }
-
-    pub async fn set_pending_notepad(
-        &self,
-        run_id: &str,
-        text: Option<&str>,
-    ) -> Result<(), TaskStoreError> {
-        sqlx::query("UPDATE task_runs SET pending_notepad = ? WHERE id = ?")
-            .bind(text)
-            .bind(run_id)
-            .execute(self.store.pool())
-            .await?;
-        Ok(())
-    }
-
     /// Saves a run's transcript alone (the checkpoint after each round).
     pub async fn save_transcript(
         &self,
@@ -906,6 +838,87 @@ impl TaskStore {
     }
 }
 
+/// Notes between runs, as the task and run rows keep them: the version every edit or Clear by
+/// the person bumps, the version a run started from, and the notes a run saved but has not
+/// committed yet.
+#[derive(Debug, Clone, Copy)]
+pub struct TaskNotes<'a>(&'a TaskStore);
+
+impl TaskNotes<'_> {
+    /// The version of a task's notes: every edit or Clear by the person bumps it.
+    pub async fn notepad_version(&self, task_id: &str) -> Result<i64, TaskStoreError> {
+        let row: Option<(i64,)> = sqlx::query_as("SELECT notepad_version FROM tasks WHERE id = ?")
+            .bind(task_id)
+            .fetch_optional(self.0.store.pool())
+            .await?;
+        row.map(|r| r.0)
+            .ok_or_else(|| TaskStoreError::NoTask(task_id.to_owned()))
+    }
+
+    /// Records an edit or Clear by the person (and, with `forget`, that runs finished before
+    /// `now` are no longer remembered).
+    pub async fn bump_notepad_version(
+        &self,
+        task_id: &str,
+        forget: Option<DateTime<Utc>>,
+    ) -> Result<(), TaskStoreError> {
+        sqlx::query(
+            "UPDATE tasks SET notepad_version = notepad_version + 1, forget_before = COALESCE(?, forget_before)
+             WHERE id = ?",
+        )
+        .bind(stamp(forget))
+        .bind(task_id)
+        .execute(self.0.store.pool())
+        .await?;
+        Ok(())
+    }
+
+    pub async fn forget_before(
+        &self,
+        task_id: &str,
+    ) -> Result<Option<DateTime<Utc>>, TaskStoreError> {
+        let row: Option<(Option<String>,)> =
+            sqlx::query_as("SELECT forget_before FROM tasks WHERE id = ?")
+                .bind(task_id)
+                .fetch_optional(self.0.store.pool())
+                .await?;
+        Ok(row.and_then(|r| time(r.0)))
+    }
+
+    /// The notes version a run started with.
+    pub async fn run_notepad_version(&self, run_id: &str) -> Result<i64, TaskStoreError> {
+        let row: Option<(i64,)> =
+            sqlx::query_as("SELECT notepad_version FROM task_runs WHERE id = ?")
+                .bind(run_id)
+                .fetch_optional(self.0.store.pool())
+                .await?;
+        row.map(|r| r.0)
+            .ok_or_else(|| TaskStoreError::NoRun(run_id.to_owned()))
+    }
+
+    pub async fn pending_notepad(&self, run_id: &str) -> Result<Option<String>, TaskStoreError> {
+        let row: Option<(Option<String>,)> =
+            sqlx::query_as("SELECT pending_notepad FROM task_runs WHERE id = ?")
+                .bind(run_id)
+                .fetch_optional(self.0.store.pool())
+                .await?;
+        Ok(row.and_then(|r| r.0))
+    }
+
+    pub async fn set_pending_notepad(
+        &self,
+        run_id: &str,
+        text: Option<&str>,
+    ) -> Result<(), TaskStoreError> {
+        sqlx::query("UPDATE task_runs SET pending_notepad = ? WHERE id = ?")
+            .bind(text)
+            .bind(run_id)
+            .execute(self.0.store.pool())
+            .await?;
+        Ok(())
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -919,7 +932,7 @@ mod tests {
             .await
             .expect("store");
         let tasks = TaskStore::new(store);
-        let task = crate::new_task_row(
+        let task = crate::task_row::new_task_row(
             "Water the plants".to_owned(),
             "water the plants every morning".to_owned(),
             TaskStatus::Planning,

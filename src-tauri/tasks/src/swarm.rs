@@ -19,10 +19,11 @@ use futures::StreamExt;
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
-use super::executor::result_of;
 use super::model::{ProgressMessage, RunStatus, Task};
 use crate::TaskError;
-use crate::TaskService;
+use crate::parts::TaskParts;
+use crate::run_end::RunEnds;
+use crate::run_text::{result_of, tool_result_line};
 use sentient_agent::approvals::Origin;
 use sentient_agent::run_loop::{LoopEnd, LoopEvent, LoopInput};
 use sentient_agent::tools::RunScope;
@@ -275,12 +276,28 @@ fn short(text: &str, chars: usize) -> String {
     }
 }
 
-impl TaskService {
+/// A swarm task's run: the goal split into parts, helpers working on them, one merged answer.
+#[derive(Clone)]
+pub(crate) struct SwarmRun {
+    parts: TaskParts,
+}
+
+impl SwarmRun {
+    pub(crate) fn new(parts: &TaskParts) -> Self {
+        Self {
+            parts: parts.clone(),
+        }
+    }
+}
+
+impl SwarmRun {
     /// Runs one swarm run to its end. Cancel, Stop everything and shutdown reach every helper
     /// through `job`.
     pub(crate) async fn execute_swarm(&self, task_id: &str, run_id: &str, job: Job) {
         if let Err(error) = self.execute_swarm_inner(task_id, run_id, &job).await {
-            self.fail_inside(task_id, run_id, &error).await;
+            RunEnds::new(&self.parts)
+                .fail_inside(task_id, run_id, &error)
+                .await;
         }
     }
 
@@ -290,44 +307,55 @@ impl TaskService {
         run_id: &str,
         job: &Job,
     ) -> Result<(), TaskError> {
-        let record = self.tasks().store().task(task_id).await?;
+        let record = self.parts.tasks().store().task(task_id).await?;
         let task = record.task;
         let goal = task.description.trim().to_owned();
-        let config = self.config().current();
-        self.run_progress(
-            task_id,
-            run_id,
-            ProgressMessage::new("info", "Swarm started: splitting the goal into parts."),
-        )
-        .await;
+        let config = self.parts.config().current();
+        self.parts
+            .run_progress(
+                task_id,
+                run_id,
+                ProgressMessage::new("info", "Swarm started: splitting the goal into parts."),
+            )
+            .await;
 
         let items = match self.split_goal(&task, &record.prompt, job.token()).await {
             Ok(items) => items,
-            Err(_) if job.is_cancelled() => return self.end_run_cancelled(task_id, run_id).await,
-            Err(error) => return self.end_run_failed(task_id, run_id, error).await,
+            Err(_) if job.is_cancelled() => {
+                return RunEnds::new(&self.parts)
+                    .end_run_cancelled(task_id, run_id)
+                    .await;
+            }
+            Err(error) => {
+                return RunEnds::new(&self.parts)
+                    .end_run_failed(task_id, run_id, error)
+                    .await;
+            }
         };
         let total = items.len();
         let details = fresh_details(&goal, &items);
-        self.change_task(task_id, |r, _| {
-            r.task.swarm_details = Some(details);
-            Ok(())
-        })
-        .await?;
+        self.parts
+            .change_task(task_id, |r, _| {
+                r.task.swarm_details = Some(details);
+                Ok(())
+            })
+            .await?;
         let max_agents = usize::try_from(config.tasks.swarm_max_agents.max(1)).unwrap_or(1);
-        self.run_progress(
-            task_id,
-            run_id,
-            ProgressMessage::new(
-                "info",
-                format!(
-                    "Split into {total} part{}; up to {} helper{} work at a time.",
-                    plural(total),
-                    max_agents.min(total),
-                    plural(max_agents.min(total))
+        self.parts
+            .run_progress(
+                task_id,
+                run_id,
+                ProgressMessage::new(
+                    "info",
+                    format!(
+                        "Split into {total} part{}; up to {} helper{} work at a time.",
+                        plural(total),
+                        max_agents.min(total),
+                        plural(max_agents.min(total))
+                    ),
                 ),
-            ),
-        )
-        .await;
+            )
+            .await;
 
         // The time limit stops the whole swarm; the budget stops each helper before its next call.
         let work = job.token().child_token();
@@ -370,14 +398,17 @@ impl TaskService {
         };
 
         let result = if job.is_cancelled() {
-            self.end_run_cancelled(task_id, run_id).await
+            RunEnds::new(&self.parts)
+                .end_run_cancelled(task_id, run_id)
+                .await
         } else if timed_out.load(Ordering::SeqCst) {
-            self.end_run_failed(
-                task_id,
-                run_id,
-                format!("Stopped after {minutes} minutes without finishing."),
-            )
-            .await
+            RunEnds::new(&self.parts)
+                .end_run_failed(
+                    task_id,
+                    run_id,
+                    format!("Stopped after {minutes} minutes without finishing."),
+                )
+                .await
         } else {
             self.aggregate(task_id, run_id, &task, &goal, outcomes, &work, &timed_out)
                 .await
@@ -410,7 +441,7 @@ one per step."
         };
         let opts = CallOptions::new(ModelRole::Planner, "task_planning", JobKind::Task)
             .with_cancel(cancel.clone());
-        match self.llm().complete(request, &opts).await {
+        match self.parts.llm().complete(request, &opts).await {
             Ok(outcome) => read_items(&outcome.reply.text).ok_or_else(|| WRONG_SHAPE.to_owned()),
             Err(LlmError::Garbled { .. }) => Err(WRONG_SHAPE.to_owned()),
             Err(error) => Err(error.to_string()),
@@ -421,6 +452,7 @@ one per step."
     /// left alone (deleting it cancels the run).
     async fn swarm_note(&self, task_id: &str, update: Value, outcome: Option<(usize, Value)>) {
         let saved = self
+            .parts
             .change_task(task_id, |r, _| {
                 let details = r.task.swarm_details.get_or_insert_with(|| json!({}));
                 note(details, update, outcome);
@@ -435,7 +467,7 @@ one per step."
     fn swarm_update(&self, worker_id: &str, status: &str, message: &str) -> Value {
         json!({
             "worker_id": worker_id,
-            "timestamp": self.clock().now(),
+            "timestamp": self.parts.clock().now(),
             "status": status,
             "message": message,
         })
@@ -453,7 +485,7 @@ one per step."
             budget,
         } = helper;
         let worker_id = format!("agent-{}", index + 1);
-        let config = self.config().current();
+        let config = self.parts.config().current();
         let mut outcome = WorkerOutcome {
             item: item.clone(),
             result: Err(String::new()),
@@ -478,7 +510,7 @@ one per step."
         .await;
         let input = LoopInput {
             messages: vec![
-                Message::system(self.agent().system_prompt()),
+                Message::system(self.parts.agent().system_prompt()),
                 Message::user(worker_kickoff(goal, &item, index + 1, total)),
             ],
             opts: CallOptions::new(ModelRole::Executor, "task", JobKind::Task)
@@ -498,6 +530,7 @@ one per step."
         };
         let mut lines: Vec<ProgressMessage> = Vec::new();
         let result = self
+            .parts
             .agent()
             .run_loop(input, &mut |event| match event {
                 LoopEvent::ToolCall {
@@ -525,17 +558,14 @@ one per step."
                     is_error: Some(is_error),
                     ..ProgressMessage::new(
                         "tool_result",
-                        format!(
-                            "{worker_id}: {}",
-                            super::executor::tool_result_line(&name, ran)
-                        ),
+                        format!("{worker_id}: {}", tool_result_line(&name, ran)),
                     )
                 }),
                 _ => {}
             })
             .await;
         for line in lines {
-            self.run_progress(task_id, run_id, line).await;
+            self.parts.run_progress(task_id, run_id, line).await;
         }
         outcome.added = result.added.clone();
         let text = result.text.trim();
@@ -588,7 +618,7 @@ one per step."
             ),
         };
         self.swarm_note(task_id, update, Some((index, entry))).await;
-        self.run_progress(task_id, run_id, line).await;
+        self.parts.run_progress(task_id, run_id, line).await;
     }
 
     /// The aggregator: one executor call that merges the helpers' results into the answer.
@@ -610,8 +640,7 @@ one per step."
                 .find_map(|o| o.result.as_ref().err())
                 .cloned()
                 .unwrap_or_default();
-            return self
-                .end_run_failed(
+            return RunEnds::new(&self.parts).end_run_failed(
                     task_id,
                     run_id,
                     format!(
@@ -631,7 +660,8 @@ one per step."
             None,
         )
         .await;
-        self.run_progress(task_id, run_id, ProgressMessage::new("info", merging))
+        self.parts
+            .run_progress(task_id, run_id, ProgressMessage::new("info", merging))
             .await;
         let request = ChatRequest {
             messages: vec![
@@ -643,7 +673,7 @@ one per step."
         let opts = CallOptions::new(ModelRole::Executor, "task", JobKind::Task)
             .with_model(task.model.clone())
             .with_cancel(work.clone());
-        let answer = match self.llm().complete(request, &opts).await {
+        let answer = match self.parts.llm().complete(request, &opts).await {
             Ok(outcome) => {
                 let text = outcome.reply.text.trim().to_owned();
                 if text.is_empty() {
@@ -653,18 +683,27 @@ one per step."
                 }
             }
             Err(LlmError::Cancelled) if timed_out.load(Ordering::SeqCst) => {
-                return self
+                return RunEnds::new(&self.parts)
                     .end_run_failed(
                         task_id,
                         run_id,
                         format!(
                             "Stopped after {} minutes without finishing.",
-                            self.config().current().tasks.run_timeout_minutes.max(1)
+                            self.parts
+                                .config()
+                                .current()
+                                .tasks
+                                .run_timeout_minutes
+                                .max(1)
                         ),
                     )
                     .await;
             }
-            Err(LlmError::Cancelled) => return self.end_run_cancelled(task_id, run_id).await,
+            Err(LlmError::Cancelled) => {
+                return RunEnds::new(&self.parts)
+                    .end_run_cancelled(task_id, run_id)
+                    .await;
+            }
             Err(error) => Err(error.to_string()),
         };
         let text = match answer {
@@ -676,7 +715,9 @@ one per step."
                     None,
                 )
                 .await;
-                return self.end_run_failed(task_id, run_id, error).await;
+                return RunEnds::new(&self.parts)
+                    .end_run_failed(task_id, run_id, error)
+                    .await;
             }
         };
         self.swarm_note(
@@ -686,13 +727,14 @@ one per step."
         )
         .await;
         let added: Vec<Message> = outcomes.iter().flat_map(|o| o.added.clone()).collect();
-        let result = result_of(&text, &added, |name| self.tools().plugin_of(name));
-        self.run_progress(
-            task_id,
-            run_id,
-            ProgressMessage::new("final_answer", text.clone()),
-        )
-        .await;
+        let result = result_of(&text, &added, |name| self.parts.tools().plugin_of(name));
+        self.parts
+            .run_progress(
+                task_id,
+                run_id,
+                ProgressMessage::new("final_answer", text.clone()),
+            )
+            .await;
         let status = if failed == 0 {
             RunStatus::Completed
         } else {
@@ -705,7 +747,8 @@ one per step."
                 plural(outcomes.len())
             )
         });
-        self.finish_run(task_id, run_id, status, Some(result), error)
+        RunEnds::new(&self.parts)
+            .finish_run(task_id, run_id, status, Some(result), error)
             .await
     }
 }

@@ -23,7 +23,9 @@ use tokio::sync::broadcast::error::RecvError;
 
 use super::model::{Schedule, TaskStatus};
 use crate::TaskError;
-use crate::TaskService;
+use crate::executor::Executor;
+use crate::executor::RunStart;
+use crate::parts::TaskParts;
 use sentient_core::bus::DomainEvent;
 
 /// The task statuses that take events.
@@ -97,13 +99,27 @@ fn item_id(item: &Value) -> Option<String> {
     }
 }
 
-impl TaskService {
+/// Triggered tasks: the `source.items` listener and one run per new item.
+#[derive(Clone)]
+pub(crate) struct Triggers {
+    parts: TaskParts,
+}
+
+impl Triggers {
+    pub(crate) fn new(parts: &TaskParts) -> Self {
+        Self {
+            parts: parts.clone(),
+        }
+    }
+}
+
+impl Triggers {
     /// Starts the triggered-task listener until shutdown: it follows `source.items` (and the
     /// end of runs, to put a task back to waiting for its answer).
     pub fn start_triggers(&self) {
         // Subscribed now, so no event published after start is missed.
-        let mut events = self.bus().subscribe();
-        let shutdown = self.shutdown_token();
+        let mut events = self.parts.bus().subscribe();
+        let shutdown = self.parts.shutdown_token();
         // The bus listener only hands deliveries on, so it never falls behind a burst of
         // webhook calls; the worker handles them one at a time, in order.
         let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<Delivery>();
@@ -167,10 +183,10 @@ impl TaskService {
         items: &[Value],
     ) -> Result<Vec<String>, TaskError> {
         let mut started = Vec::new();
-        if items.is_empty() || self.stop().is_stopped() {
+        if items.is_empty() || self.parts.stop().is_stopped() {
             return Ok(started);
         }
-        let pool = self.tasks().store().store.pool().clone();
+        let pool = self.parts.tasks().store().store.pool().clone();
         let ids: Vec<(String,)> = sqlx::query_as(
             "SELECT id FROM tasks
              WHERE enabled = 1 AND status IN ('active', 'processing', 'waiting_for_user')
@@ -186,7 +202,7 @@ impl TaskService {
         for (task_id,) in ids {
             for item in items {
                 // Read again for every item: the task may have been paused or changed meanwhile.
-                let record = match self.tasks().store().task(&task_id).await {
+                let record = match self.parts.tasks().store().task(&task_id).await {
                     Ok(record) => record,
                     Err(super::store::TaskStoreError::NoTask(_)) => break,
                     Err(e) => return Err(e.into()),
@@ -207,12 +223,12 @@ impl TaskService {
                 if !filter_matches(filter, item) {
                     continue;
                 }
-                if self.stop().is_stopped() {
+                if self.parts.stop().is_stopped() {
                     return Ok(started);
                 }
                 let key = item_id(item);
                 if let Some(key) = &key {
-                    let now = self.clock().now().to_rfc3339();
+                    let now = self.parts.clock().now().to_rfc3339();
                     let claimed = sqlx::query(
                         "INSERT OR IGNORE INTO task_trigger_items (task_id, item_id, handled_at) VALUES (?, ?, ?)",
                     )
@@ -226,12 +242,12 @@ impl TaskService {
                         continue;
                     }
                 }
-                match self
+                match Executor::new(&self.parts)
                     .start_run_from(
                         &task_id,
-                        crate::RunStart {
+                        RunStart {
                             trigger_event_data: Some(item.clone()),
-                            ..crate::RunStart::default()
+                            ..RunStart::default()
                         },
                     )
                     .await
@@ -274,8 +290,8 @@ impl TaskService {
     /// only live runs wait for an answer, it goes back to `waiting_for_user`.
     async fn settle_triggered_task(&self, task_id: &str) -> Result<(), TaskError> {
         let changed = {
-            let _one_at_a_time = self.tasks().changes.lock().await;
-            let mut record = match self.tasks().store().task(task_id).await {
+            let _one_at_a_time = self.parts.tasks().changes.lock().await;
+            let mut record = match self.parts.tasks().store().task(task_id).await {
                 Ok(record) => record,
                 Err(super::store::TaskStoreError::NoTask(_)) => return Ok(()),
                 Err(e) => return Err(e.into()),
@@ -293,19 +309,19 @@ impl TaskService {
                  WHERE task_id = ? AND status IN ('processing', 'waiting_for_user')",
             )
             .bind(task_id)
-            .fetch_all(self.tasks().store().store.pool())
+            .fetch_all(self.parts.tasks().store().store.pool())
             .await
             .map_err(|e| TaskError::internal(&e))?;
             if live.len() != 1 || live[0].0 != "waiting_for_user" {
                 return Ok(());
             }
             record.task.status = TaskStatus::WaitingForUser;
-            record.task.updated_at = self.clock().now();
-            self.tasks().store().save(&record).await?;
+            record.task.updated_at = self.parts.clock().now();
+            self.parts.tasks().store().save(&record).await?;
             true
         };
         if changed {
-            self.announce_task(task_id).await;
+            self.parts.announce_task(task_id).await;
         }
         Ok(())
     }

@@ -309,6 +309,7 @@ impl Tool for NotepadTool {
             }
             let (engine, task_id, run_id) = task_run(ctx, &self.tasks, "task_notepad")?;
             engine
+                .parts()
                 .stage_notepad(&task_id, &run_id, &args.text)
                 .await
                 .map_err(ToolError::Failed)?;
@@ -340,6 +341,7 @@ impl Tool for BriefTool {
             }
             let (engine, task_id, run_id) = task_run(ctx, &self.tasks, "task_brief_update")?;
             let brief = engine
+                .parts()
                 .update_brief_from_run(&task_id, &run_id, changes)
                 .await
                 .map_err(ToolError::Failed)?;
