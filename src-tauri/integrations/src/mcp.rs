@@ -7,6 +7,7 @@
 
 mod server;
 pub mod sign_in;
+pub mod slug_risk;
 pub mod tools;
 mod values;
 

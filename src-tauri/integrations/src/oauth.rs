@@ -13,6 +13,7 @@ use axum::extract::{Query, State};
 use axum::response::Html;
 use axum::routing::get;
 use base64::Engine as _;
+use serde::{Deserialize, Serialize};
 use sha2::Digest;
 
 use crate::{Inner, IntegrationError, IntegrationService};
@@ -44,6 +45,20 @@ impl Default for Pkce {
     }
 }
 
+/// A tool server's authorization server endpoints, as discovered (`mcp::sign_in`); here beside
+/// [`Pkce`] because a pending sign-in carries them.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Metadata {
+    pub authorization_endpoint: String,
+    pub token_endpoint: String,
+    #[serde(default)]
+    pub registration_endpoint: Option<String>,
+    /// The resource to ask tokens for (RFC 8707).
+    pub resource: String,
+    #[serde(default)]
+    pub scopes: Vec<String>,
+}
+
 /// The S256 challenge of a verifier: base64url(SHA-256(verifier)), no padding.
 pub fn challenge_of(verifier: &str) -> String {
     base64::engine::general_purpose::URL_SAFE_NO_PAD
@@ -59,7 +74,7 @@ pub struct Pending {
     pub redirect_uri: String,
     pub started: Instant,
     /// A tool server's authorization server, client and address.
-    pub metadata: Option<crate::mcp::sign_in::Metadata>,
+    pub metadata: Option<Metadata>,
     pub client_id: Option<String>,
     pub server_url: Option<String>,
 }
@@ -168,7 +183,7 @@ impl OAuthListener {
         app: &str,
         verifier: String,
         redirect_uri: String,
-        metadata: Option<crate::mcp::sign_in::Metadata>,
+        metadata: Option<Metadata>,
         client_id: Option<String>,
         server_url: Option<String>,
     ) -> String {

@@ -13,6 +13,7 @@ use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
+pub use crate::oauth::Metadata;
 use crate::oauth::{Pending, Pkce};
 use crate::{IntegrationError, IntegrationService};
 
@@ -32,19 +33,6 @@ fn oauth_entry(name: &str) -> String {
 
 fn client_entry(name: &str) -> String {
     format!("mcp:{name}:client")
-}
-
-/// The authorization server's endpoints, as discovered.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct Metadata {
-    pub authorization_endpoint: String,
-    pub token_endpoint: String,
-    #[serde(default)]
-    pub registration_endpoint: Option<String>,
-    /// The resource to ask tokens for (RFC 8707).
-    pub resource: String,
-    #[serde(default)]
-    pub scopes: Vec<String>,
 }
 
 /// A stored sign-in.
