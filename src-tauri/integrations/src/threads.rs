@@ -5,16 +5,19 @@
 
 use sentient_core::sync::MutexExt;
 use std::collections::{BTreeMap, HashMap};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
 use chrono::{DateTime, Duration, Utc};
 use reqwest::Method;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
+use crate::ctx::AppCtx;
+use crate::email_imap::EmailImap;
 use crate::email_imap::client::pick_sent_mailbox;
+use crate::emit::ItemsDoor;
+use crate::error::IntegrationError;
 use crate::google::call_ok;
-use crate::{IntegrationError, IntegrationService};
 
 /// Gmail's thread listing: pages of 50, at most 5.
 const GMAIL_PAGE: u32 = 50;
@@ -48,9 +51,13 @@ pub struct PollStatus {
     pub last_error: Option<String>,
 }
 
-/// Poll records by source.
-#[derive(Default)]
-pub struct Polls(Mutex<HashMap<String, PollStatus>>);
+/// Polls and follow-up reads of the mail and calendar apps, with each source's poll record.
+pub struct Polls {
+    apps: AppCtx,
+    door: Arc<ItemsDoor>,
+    imap: Arc<EmailImap>,
+    records: Mutex<HashMap<String, PollStatus>>,
+}
 
 fn text<'a>(value: &'a Value, key: &str) -> &'a str {
     value.get(key).and_then(Value::as_str).unwrap_or_default()
@@ -62,11 +69,18 @@ fn date_of(item: &Value) -> Option<DateTime<Utc>> {
         .map(|d| d.with_timezone(&Utc))
 }
 
-impl IntegrationService {
+impl Polls {
+    pub fn new(apps: AppCtx, door: Arc<ItemsDoor>, imap: Arc<EmailImap>) -> Self {
+        Self {
+            apps,
+            door,
+            imap,
+            records: Mutex::default(),
+        }
+    }
+
     pub fn poll_status(&self, source: &str) -> PollStatus {
-        self.inner
-            .polls
-            .0
+        self.records
             .lock_unpoisoned()
             .get(source)
             .cloned()
@@ -74,8 +88,8 @@ impl IntegrationService {
     }
 
     fn record_poll(&self, source: &str, error: Option<String>) {
-        let now = self.parts().clock.now();
-        self.inner.polls.0.lock_unpoisoned().insert(
+        let now = self.apps.clock().now();
+        self.records.lock_unpoisoned().insert(
             source.to_owned(),
             PollStatus {
                 last_poll_at: Some(now),
@@ -94,12 +108,12 @@ impl IntegrationService {
         if !matches!(source, "gmail" | "gcalendar") {
             return Err(IntegrationError::NoFeed(source.to_owned()));
         }
-        if !self.is_connected(source) {
+        if !self.apps.is_connected(source) {
             return Err(IntegrationError::Invalid(format!(
                 "{source} isn't connected."
             )));
         }
-        let since = since.unwrap_or_else(|| self.parts().clock.now() - Duration::days(1));
+        let since = since.unwrap_or_else(|| self.apps.clock().now() - Duration::days(1));
         let found = match source {
             "gmail" => self.poll_gmail(since).await,
             _ => self.poll_calendar(since).await,
@@ -107,7 +121,7 @@ impl IntegrationService {
         match found {
             Ok(items) => {
                 self.record_poll(source, None);
-                self.emit_items(source, "poll", items, None).await
+                self.door.emit(source, "poll", items, None).await
             }
             Err(error) => {
                 self.record_poll(source, Some(error.to_string()));
@@ -117,16 +131,21 @@ impl IntegrationService {
     }
 
     async fn poll_gmail(&self, since: DateTime<Utc>) -> Result<Vec<Value>, IntegrationError> {
-        crate::gmail::search(self, &format!("in:inbox after:{}", since.timestamp()), 50).await
+        crate::gmail::search(
+            &self.apps,
+            &format!("in:inbox after:{}", since.timestamp()),
+            50,
+        )
+        .await
     }
 
     async fn poll_calendar(&self, since: DateTime<Utc>) -> Result<Vec<Value>, IntegrationError> {
         let url = format!(
             "{}/calendars/primary/events",
-            self.parts().endpoints.calendar.trim_end_matches('/')
+            self.apps.endpoints().calendar.trim_end_matches('/')
         );
         let value = call_ok(
-            self,
+            &self.apps,
             "gcalendar",
             Method::GET,
             &url,
@@ -138,7 +157,7 @@ impl IntegrationService {
             None,
         )
         .await?;
-        let now = self.parts().clock.now();
+        let now = self.apps.clock().now();
         Ok(value
             .get("items")
             .and_then(Value::as_array)
@@ -162,12 +181,12 @@ impl IntegrationService {
         idle_days: i64,
         limit: usize,
     ) -> Result<RecentThreads, IntegrationError> {
-        if !self.is_connected(source) {
+        if !self.apps.is_connected(source) {
             return Err(IntegrationError::Invalid(format!(
                 "{source} isn't connected."
             )));
         }
-        let now = self.parts().clock.now();
+        let now = self.apps.clock().now();
         let oldest = now - Duration::days(newer_than_days.max(1));
         let idle_cutoff = now - Duration::days(idle_days.max(0));
         let found = match source {
@@ -176,13 +195,8 @@ impl IntegrationService {
             other => return Err(IntegrationError::NoFeed(other.to_owned())),
         };
         // A thread goes whole when the filters hide any of its messages or people.
-        let filters = self.inner.states.filters(source).await?;
-        let mask = self
-            .parts()
-            .config
-            .current()
-            .integrations
-            .hide_one_time_codes;
+        let filters = self.apps.filters(source).await?;
+        let mask = self.apps.masks_codes();
         let mut threads = Vec::new();
         for mut thread in found.threads {
             let messages = thread["messages"].as_array().cloned().unwrap_or_default();
@@ -207,12 +221,12 @@ impl IntegrationService {
         idle_cutoff: DateTime<Utc>,
         limit: usize,
     ) -> Result<RecentThreads, IntegrationError> {
-        let base = crate::gmail::base(self);
-        let own = self.state("gmail").account_label.unwrap_or_default();
+        let base = crate::gmail::base(&self.apps);
+        let own = self.apps.state("gmail").account_label.unwrap_or_default();
         let mut addresses = vec![own.clone()];
         let mut threads = Vec::new();
         let mut page: Option<String> = None;
-        let days = (self.parts().clock.now() - oldest).num_days().max(1);
+        let days = (self.apps.clock().now() - oldest).num_days().max(1);
         'pages: for _ in 0..GMAIL_PAGES {
             let mut query = vec![
                 ("q", format!("newer_than:{days}d")),
@@ -222,7 +236,7 @@ impl IntegrationService {
                 query.push(("pageToken", p.clone()));
             }
             let list = call_ok(
-                self,
+                &self.apps,
                 "gmail",
                 Method::GET,
                 &format!("{base}/threads"),
@@ -238,7 +252,7 @@ impl IntegrationService {
                 .filter_map(|t| t.get("id").and_then(Value::as_str))
             {
                 let thread = call_ok(
-                    self,
+                    &self.apps,
                     "gmail",
                     Method::GET,
                     &format!("{base}/threads/{id}"),
@@ -255,7 +269,7 @@ impl IntegrationService {
                     .collect();
                 let mut messages = Vec::new();
                 for message_id in ids {
-                    let mut item = crate::gmail::message(self, message_id).await?;
+                    let mut item = crate::gmail::message(&self.apps, message_id).await?;
                     let from_me = item["labels"]
                         .as_array()
                         .is_some_and(|l| l.iter().any(|x| x == "SENT"))
@@ -305,7 +319,7 @@ impl IntegrationService {
         idle_cutoff: DateTime<Utc>,
         limit: usize,
     ) -> Result<RecentThreads, IntegrationError> {
-        let imap = self.email_imap();
+        let imap = &self.imap;
         let found = imap
             .with_session(move |session, account| {
                 Box::pin(async move {
