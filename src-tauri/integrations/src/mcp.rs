@@ -30,6 +30,7 @@ use crate::error::IntegrationError;
 use crate::oauth::{OAuthListener, Pending, SIGN_IN_WINDOW};
 use server::Server;
 pub use server::{McpToolInfo, ServerStatus};
+pub use values::NewMcpServer;
 
 /// How long adding a server (or filling in its values) waits for its first connection.
 pub const FIRST_CONNECTION: Duration = Duration::from_secs(15);
@@ -64,30 +65,6 @@ pub struct McpServerInfo {
     pub status: String,
     pub tools: Vec<McpToolInfo>,
     pub error: Option<String>,
-}
-
-/// `POST /api/integrations/mcp`.
-#[derive(Debug, Clone, Default, Deserialize, specta::Type, utoipa::ToSchema)]
-#[serde(deny_unknown_fields)]
-pub struct NewMcpServer {
-    pub name: String,
-    pub transport: String,
-    #[serde(default)]
-    pub command: Option<String>,
-    #[serde(default)]
-    pub args: Option<Vec<String>>,
-    #[serde(default)]
-    pub url: Option<String>,
-    #[serde(default)]
-    pub env: Option<BTreeMap<String, String>>,
-    #[serde(default)]
-    pub headers: Option<BTreeMap<String, String>>,
-    #[serde(default)]
-    pub auth: Option<String>,
-    #[serde(default)]
-    pub enabled: Option<bool>,
-    #[serde(default)]
-    pub access: Option<String>,
 }
 
 /// `POST /api/integrations/mcp/{name}/values`.

@@ -4,11 +4,36 @@
 
 use std::collections::BTreeMap;
 
+use serde::Deserialize;
+
 use sentient_core::config::{McpAuth, McpServerConfig, McpTransport};
 
-use super::NewMcpServer;
 use crate::ctx::AppCtx;
 use crate::error::IntegrationError;
+
+/// `POST /api/integrations/mcp`.
+#[derive(Debug, Clone, Default, Deserialize, specta::Type, utoipa::ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct NewMcpServer {
+    pub name: String,
+    pub transport: String,
+    #[serde(default)]
+    pub command: Option<String>,
+    #[serde(default)]
+    pub args: Option<Vec<String>>,
+    #[serde(default)]
+    pub url: Option<String>,
+    #[serde(default)]
+    pub env: Option<BTreeMap<String, String>>,
+    #[serde(default)]
+    pub headers: Option<BTreeMap<String, String>>,
+    #[serde(default)]
+    pub auth: Option<String>,
+    #[serde(default)]
+    pub enabled: Option<bool>,
+    #[serde(default)]
+    pub access: Option<String>,
+}
 
 /// A server's values as read from the keychain.
 #[derive(Debug, Clone, Default)]
