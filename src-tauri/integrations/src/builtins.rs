@@ -5,7 +5,9 @@
 //! builders and parsers; the `tools` modules do the asking.
 
 pub mod cache;
+#[cfg(feature = "charts")]
 pub mod charts;
+#[cfg(feature = "charts")]
 pub mod charts_tool;
 pub mod keyed;
 pub mod maps;
@@ -53,6 +55,7 @@ pub fn plugins(builtins: &Arc<Builtins>) -> Vec<Plugin> {
         weather::tools::plugin(builtins.clone()),
         maps::tools::plugin(builtins.clone()),
         news::tools::plugin(builtins.clone()),
+        #[cfg(feature = "charts")]
         charts_tool::plugin(),
     ]
 }

@@ -15,17 +15,24 @@
 pub mod builtins;
 pub mod catalog;
 pub mod ctx;
+#[cfg(feature = "email")]
 pub mod email_imap;
 pub mod emit;
 pub mod endpoints;
 pub mod error;
 pub mod feed;
 pub mod feeds;
+#[cfg(feature = "google")]
 pub mod gcalendar;
+#[cfg(feature = "github")]
 pub mod github;
+#[cfg(feature = "google")]
 pub mod gmail;
+#[cfg(feature = "google")]
 pub mod google;
+#[cfg(feature = "mcp")]
 pub mod mcp;
+#[cfg(any(feature = "google", feature = "mcp"))]
 pub mod oauth;
 pub mod privacy;
 pub mod redact;

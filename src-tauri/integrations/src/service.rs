@@ -22,21 +22,30 @@ use sentient_core::store::Store;
 use crate::builtins::{self, Builtins};
 use crate::catalog::{self, AuthType, Entry};
 use crate::ctx::{AppCtx, CtxParts, parse_access};
+#[cfg(feature = "email")]
 use crate::email_imap::EmailImap;
 use crate::emit::ItemsDoor;
 use crate::endpoints::Endpoints;
 use crate::error::IntegrationError;
+#[cfg(any(feature = "email", feature = "google"))]
 use crate::feed::Feed;
 use crate::feeds::{FeedStatus, FeedSyncReply, Feeds};
+#[cfg(feature = "google")]
 use crate::gcalendar::CalendarFeed;
+#[cfg(feature = "github")]
+use crate::github;
+#[cfg(feature = "google")]
 use crate::gmail::GmailFeed;
+#[cfg(feature = "google")]
+use crate::google;
+#[cfg(feature = "mcp")]
 use crate::mcp::{self, McpManager};
+#[cfg(any(feature = "google", feature = "mcp"))]
 use crate::oauth::{OAuthListener, Pending, SignIns};
 use crate::privacy::FilterLists;
 use crate::state::{AppState, StateStore};
 use crate::threads::{PollStatus, Polls, RecentThreads};
 use crate::wire::{ConnectAnswer, ConnectRequest, IntegrationTest, not_available};
-use crate::{github, google};
 
 /// What the service asks of webhooks: the hooks, whose triggers the webhook app lists.
 pub trait HookTriggers: Send + Sync {
@@ -74,9 +83,12 @@ struct Inner {
     tasks: Arc<dyn DependentTasks>,
     /// Apps being connected or changed, one change per app at a time.
     changing: tokio::sync::Mutex<()>,
+    #[cfg(feature = "mcp")]
     mcp: McpManager,
+    #[cfg(feature = "email")]
     imap: Arc<EmailImap>,
     feeds: Arc<Feeds>,
+    #[cfg(feature = "google")]
     oauth: OAuthListener,
     polls: Polls,
     builtins: Arc<Builtins>,
@@ -132,21 +144,40 @@ impl IntegrationService {
                     })
                 }),
             });
-            let sign_ins: Weak<dyn SignIns> = weak.clone();
-            let oauth = OAuthListener::new(apps.clone(), sign_ins);
+            #[cfg(any(feature = "google", feature = "mcp"))]
+            let oauth = {
+                let sign_ins: Weak<dyn SignIns> = weak.clone();
+                OAuthListener::new(apps.clone(), sign_ins)
+            };
             let door = Arc::new(ItemsDoor::new(apps.clone(), seen, stop, bus.clone()));
+            #[cfg(feature = "email")]
             let imap = Arc::new(EmailImap::new(apps.clone()));
+            // In the order `GET /api/integrations/feeds` lists them.
+            #[cfg(any(feature = "email", feature = "google"))]
             let app_feeds: Vec<Arc<dyn Feed>> = vec![
+                #[cfg(feature = "google")]
                 Arc::new(GmailFeed { apps: apps.clone() }),
+                #[cfg(feature = "google")]
                 Arc::new(CalendarFeed { apps: apps.clone() }),
+                #[cfg(feature = "email")]
                 imap.clone(),
             ];
+            #[cfg(not(any(feature = "email", feature = "google")))]
+            let app_feeds = Vec::new();
             Inner {
+                #[cfg(feature = "mcp")]
                 mcp: McpManager::new(apps.clone(), tools.clone(), oauth.clone()),
                 feeds: Arc::new(Feeds::new(apps.clone(), door.clone(), app_feeds)),
-                polls: Polls::new(apps.clone(), door, imap.clone()),
+                polls: Polls::new(
+                    apps.clone(),
+                    door,
+                    #[cfg(feature = "email")]
+                    imap.clone(),
+                ),
                 builtins: Arc::new(Builtins::new(apps.clone())),
+                #[cfg(feature = "email")]
                 imap,
+                #[cfg(feature = "google")]
                 oauth,
                 apps,
                 bus,
@@ -166,10 +197,12 @@ impl IntegrationService {
         &self.inner.apps
     }
 
+    #[cfg(feature = "mcp")]
     pub fn mcp(&self) -> &McpManager {
         &self.inner.mcp
     }
 
+    #[cfg(feature = "email")]
     pub fn email_imap(&self) -> &EmailImap {
         &self.inner.imap
     }
@@ -177,25 +210,33 @@ impl IntegrationService {
     /// Starts what runs in the background: MCP servers that are on, and the change feeds of
     /// connected apps.
     pub async fn start(&self) {
+        #[cfg(feature = "mcp")]
         self.mcp().start_all().await;
         self.inner.feeds.start_feeds();
     }
 
     /// Stops MCP servers (their whole process trees) and feeds; called on quit.
     pub async fn shutdown(&self) {
+        #[cfg(feature = "mcp")]
         self.mcp().stop_all().await;
     }
 
     fn register_app_tools(&self) {
+        #[cfg(any(feature = "email", feature = "google", feature = "github"))]
         let apps = self.apps();
-        for plugin in [
+        let app_plugins = vec![
+            #[cfg(feature = "google")]
             crate::gmail::plugin(apps.clone()),
+            #[cfg(feature = "google")]
             crate::gcalendar::plugin(apps.clone()),
+            #[cfg(feature = "email")]
             crate::email_imap::tools::plugin(apps.clone(), self.inner.imap.clone()),
+            #[cfg(feature = "github")]
             github::tools::plugin(apps.clone()),
-        ]
-        .into_iter()
-        .chain(builtins::plugins(&self.inner.builtins))
+        ];
+        for plugin in app_plugins
+            .into_iter()
+            .chain(builtins::plugins(&self.inner.builtins))
         {
             if let Err(error) = self.inner.tools.register(plugin) {
                 tracing::error!(%error, "an app's tools could not be registered");
@@ -232,6 +273,7 @@ impl IntegrationService {
             out.push(self.integration(&entry).await);
         }
         out.push(self.webhook().await);
+        #[cfg(feature = "mcp")]
         out.extend(self.mcp().integrations());
         out
     }
@@ -244,9 +286,11 @@ impl IntegrationService {
         if let Some(entry) = catalog::entry(id) {
             return Ok(self.integration(&entry).await);
         }
-        self.mcp()
-            .integration(id)
-            .ok_or_else(|| IntegrationError::UnknownApp(id.to_owned()))
+        #[cfg(feature = "mcp")]
+        if let Some(integration) = self.mcp().integration(id) {
+            return Ok(integration);
+        }
+        Err(IntegrationError::UnknownApp(id.to_owned()))
     }
 
     async fn webhook(&self) -> Integration {
@@ -281,8 +325,11 @@ impl IntegrationService {
         } else {
             AppState::default()
         };
+        #[cfg(feature = "google")]
         let saved_client =
             matches!(entry.id, "gmail" | "gcalendar") && google::has_client(self.apps()).await;
+        #[cfg(not(feature = "google"))]
+        let saved_client = false;
         Integration {
             id: entry.id.to_owned(),
             display_name: entry.display_name.to_owned(),
@@ -343,6 +390,7 @@ impl IntegrationService {
         let before = apps.state(id);
         apps.set_state(id, AppState::connecting(before.account_label.clone()))
             .await;
+        #[cfg(feature = "github")]
         if id == "github" && github::wants_device_flow(apps, &request.fields) {
             return match github::start_device_flow(apps).await {
                 Ok(sign_in) => Ok(sign_in),
@@ -356,6 +404,7 @@ impl IntegrationService {
                 }
             };
         }
+        #[cfg(feature = "google")]
         if matches!(id, "gmail" | "gcalendar") {
             return match google::start_sign_in(apps, &self.inner.oauth, id, &request.fields).await {
                 Ok(sign_in) => Ok(sign_in),
@@ -370,7 +419,9 @@ impl IntegrationService {
             };
         }
         let outcome = match id {
+            #[cfg(feature = "email")]
             "email_imap" => self.email_imap().connect(&request.fields).await,
+            #[cfg(feature = "github")]
             "github" => github::connect(apps, &request.fields).await,
             id if builtins::keyed::alternative_for(id).is_some() => {
                 builtins::keyed::connect(apps, id, &request.fields).await
@@ -402,12 +453,13 @@ impl IntegrationService {
     /// Disconnects an app: its tokens are deleted, its cursors forgotten and the tasks that
     /// use it turned off.
     pub async fn disconnect(&self, id: &str) -> Result<Integration, IntegrationError> {
-        let entry = catalog::entry(id);
+        #[cfg(feature = "mcp")]
         if let Some(name) = mcp::server_of(id) {
             self.mcp().set_enabled(name, &Value::Bool(false)).await?;
             return self.get(id).await;
         }
-        let entry = entry.ok_or_else(|| IntegrationError::UnknownApp(id.to_owned()))?;
+        let entry =
+            catalog::entry(id).ok_or_else(|| IntegrationError::UnknownApp(id.to_owned()))?;
         if entry.auth_type == AuthType::Builtin {
             return self.get(id).await;
         }
@@ -415,8 +467,11 @@ impl IntegrationService {
         self.inner.feeds.stop(id);
         let apps = self.apps();
         match id {
+            #[cfg(feature = "email")]
             "email_imap" => self.email_imap().forget().await?,
+            #[cfg(feature = "github")]
             "github" => github::forget(apps).await?,
+            #[cfg(feature = "google")]
             "gmail" | "gcalendar" => google::forget(apps, &self.inner.oauth, id).await?,
             id if builtins::keyed::alternative_for(id).is_some() => {
                 builtins::keyed::forget(apps, id).await?;
@@ -445,6 +500,7 @@ impl IntegrationService {
                 detail: format!("{} is built in and always on.", integration.display_name),
             });
         }
+        #[cfg(feature = "mcp")]
         if let Some(name) = mcp::server_of(id) {
             let tested = self.mcp().test(name).await?;
             return Ok(IntegrationTest {
@@ -461,8 +517,11 @@ impl IntegrationService {
             });
         }
         let checked = match id {
+            #[cfg(feature = "email")]
             "email_imap" => self.email_imap().test().await,
+            #[cfg(feature = "github")]
             "github" => github::test(self.apps()).await,
+            #[cfg(feature = "google")]
             "gmail" | "gcalendar" => google::test(self.apps(), id).await,
             id if builtins::keyed::alternative_for(id).is_some() => {
                 builtins::keyed::test(self.apps(), id).await
@@ -568,6 +627,7 @@ impl IntegrationService {
 }
 
 /// The browser's return, for every app that signs in through the loopback listener.
+#[cfg(any(feature = "google", feature = "mcp"))]
 impl SignIns for Inner {
     fn finish<'a>(
         &'a self,
@@ -575,17 +635,27 @@ impl SignIns for Inner {
         code: &'a str,
     ) -> BoxFuture<'a, Result<(), IntegrationError>> {
         Box::pin(async move {
+            #[cfg(feature = "mcp")]
             if let Some(server) = pending.app.strip_prefix("mcp:") {
                 return self.mcp.finish_sign_in(server, pending, code).await;
             }
-            google::finish_sign_in(&self.apps, pending, code).await?;
-            self.feeds.start_feed(&pending.app);
-            Ok(())
+            #[cfg(feature = "google")]
+            {
+                google::finish_sign_in(&self.apps, pending, code).await?;
+                self.feeds.start_feed(&pending.app);
+                Ok(())
+            }
+            #[cfg(not(feature = "google"))]
+            {
+                let _ = code;
+                Err(IntegrationError::UnknownApp(pending.app.clone()))
+            }
         })
     }
 
     fn failed<'a>(&'a self, app: &'a str, text: &'a str) -> BoxFuture<'a, ()> {
         Box::pin(async move {
+            #[cfg(feature = "mcp")]
             if let Some(server) = app.strip_prefix("mcp:") {
                 self.mcp.sign_in_failed(server, text).await;
                 return;

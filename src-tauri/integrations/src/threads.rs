@@ -4,28 +4,41 @@
 //! old, for follow-ups). Both read only; privacy filters and code masking apply.
 
 use sentient_core::sync::MutexExt;
-use std::collections::{BTreeMap, HashMap};
+#[cfg(feature = "email")]
+use std::collections::BTreeMap;
+use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
 use chrono::{DateTime, Duration, Utc};
+#[cfg(feature = "google")]
 use reqwest::Method;
 use serde::{Deserialize, Serialize};
-use serde_json::{Value, json};
+use serde_json::Value;
+#[cfg(feature = "email")]
+use serde_json::json;
 
 use crate::ctx::AppCtx;
+#[cfg(feature = "email")]
 use crate::email_imap::EmailImap;
+#[cfg(feature = "email")]
 use crate::email_imap::client::pick_sent_mailbox;
 use crate::emit::ItemsDoor;
 use crate::error::IntegrationError;
+#[cfg(feature = "google")]
 use crate::google::call_ok;
 
 /// Gmail's thread listing: pages of 50, at most 5.
+#[cfg(feature = "google")]
 const GMAIL_PAGE: u32 = 50;
+#[cfg(feature = "google")]
 const GMAIL_PAGES: usize = 5;
 /// IMAP: the newest quiet messages (before the idle cutoff) and recent ones read per mailbox.
+#[cfg(feature = "email")]
 const QUIET_CAP: usize = 150;
+#[cfg(feature = "email")]
 const RECENT_CAP: usize = 400;
 /// The headers a follow-up message keeps.
+#[cfg(feature = "email")]
 const KEPT_HEADERS: [&str; 5] = [
     "list-unsubscribe",
     "list-id",
@@ -55,14 +68,17 @@ pub struct PollStatus {
 pub struct Polls {
     apps: AppCtx,
     door: Arc<ItemsDoor>,
+    #[cfg(feature = "email")]
     imap: Arc<EmailImap>,
     records: Mutex<HashMap<String, PollStatus>>,
 }
 
+#[cfg(feature = "email")]
 fn text<'a>(value: &'a Value, key: &str) -> &'a str {
     value.get(key).and_then(Value::as_str).unwrap_or_default()
 }
 
+#[cfg(feature = "email")]
 fn date_of(item: &Value) -> Option<DateTime<Utc>> {
     DateTime::parse_from_rfc3339(text(item, "date"))
         .ok()
@@ -70,10 +86,15 @@ fn date_of(item: &Value) -> Option<DateTime<Utc>> {
 }
 
 impl Polls {
-    pub fn new(apps: AppCtx, door: Arc<ItemsDoor>, imap: Arc<EmailImap>) -> Self {
+    pub fn new(
+        apps: AppCtx,
+        door: Arc<ItemsDoor>,
+        #[cfg(feature = "email")] imap: Arc<EmailImap>,
+    ) -> Self {
         Self {
             apps,
             door,
+            #[cfg(feature = "email")]
             imap,
             records: Mutex::default(),
         }
@@ -114,9 +135,15 @@ impl Polls {
             )));
         }
         let since = since.unwrap_or_else(|| self.apps.clock().now() - Duration::days(1));
+        #[cfg(feature = "google")]
         let found = match source {
             "gmail" => self.poll_gmail(since).await,
             _ => self.poll_calendar(since).await,
+        };
+        #[cfg(not(feature = "google"))]
+        let found: Result<Vec<Value>, IntegrationError> = {
+            let _ = since;
+            Err(IntegrationError::NoFeed(source.to_owned()))
         };
         match found {
             Ok(items) => {
@@ -130,6 +157,7 @@ impl Polls {
         }
     }
 
+    #[cfg(feature = "google")]
     async fn poll_gmail(&self, since: DateTime<Utc>) -> Result<Vec<Value>, IntegrationError> {
         crate::gmail::search(
             &self.apps,
@@ -139,6 +167,7 @@ impl Polls {
         .await
     }
 
+    #[cfg(feature = "google")]
     async fn poll_calendar(&self, since: DateTime<Utc>) -> Result<Vec<Value>, IntegrationError> {
         let url = format!(
             "{}/calendars/primary/events",
@@ -189,11 +218,7 @@ impl Polls {
         let now = self.apps.clock().now();
         let oldest = now - Duration::days(newer_than_days.max(1));
         let idle_cutoff = now - Duration::days(idle_days.max(0));
-        let found = match source {
-            "gmail" => self.gmail_threads(oldest, idle_cutoff, limit).await?,
-            "email_imap" => self.imap_threads(oldest, idle_cutoff, limit).await?,
-            other => return Err(IntegrationError::NoFeed(other.to_owned())),
-        };
+        let found = self.threads_of(source, oldest, idle_cutoff, limit).await?;
         // A thread goes whole when the filters hide any of its messages or people.
         let filters = self.apps.filters(source).await?;
         let mask = self.apps.masks_codes();
@@ -215,6 +240,36 @@ impl Polls {
         })
     }
 
+    /// The source's quiet threads, before filters and masking.
+    #[cfg(feature = "email")]
+    async fn threads_of(
+        &self,
+        source: &str,
+        oldest: DateTime<Utc>,
+        idle_cutoff: DateTime<Utc>,
+        limit: usize,
+    ) -> Result<RecentThreads, IntegrationError> {
+        match source {
+            #[cfg(feature = "google")]
+            "gmail" => self.gmail_threads(oldest, idle_cutoff, limit).await,
+            "email_imap" => self.imap_threads(oldest, idle_cutoff, limit).await,
+            other => Err(IntegrationError::NoFeed(other.to_owned())),
+        }
+    }
+
+    /// Without the mail apps no source has threads.
+    #[cfg(not(feature = "email"))]
+    async fn threads_of(
+        &self,
+        source: &str,
+        _oldest: DateTime<Utc>,
+        _idle_cutoff: DateTime<Utc>,
+        _limit: usize,
+    ) -> Result<RecentThreads, IntegrationError> {
+        Err(IntegrationError::NoFeed(source.to_owned()))
+    }
+
+    #[cfg(feature = "google")]
     async fn gmail_threads(
         &self,
         oldest: DateTime<Utc>,
@@ -313,6 +368,7 @@ impl Polls {
         })
     }
 
+    #[cfg(feature = "email")]
     async fn imap_threads(
         &self,
         oldest: DateTime<Utc>,
@@ -407,6 +463,7 @@ impl Polls {
 }
 
 /// Keeps only the headers follow-ups read.
+#[cfg(feature = "email")]
 fn keep_headers(item: &mut Value) {
     let kept: serde_json::Map<String, Value> = item
         .get("headers")
