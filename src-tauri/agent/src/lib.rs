@@ -17,7 +17,6 @@ pub mod prompt;
 pub mod run_loop;
 pub mod script_calls;
 pub mod sessions;
-pub mod slug_risk;
 pub mod tools;
 
 use std::sync::{Arc, OnceLock};

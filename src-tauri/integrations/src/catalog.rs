@@ -102,7 +102,7 @@ pub fn entries() -> Vec<Entry> {
             docs_url: Some("https://developers.google.com/gmail/api/quickstart"),
             privacy_filters: true,
             triggers: vec![trigger("new_email", "New email")],
-            available: true,
+            available: cfg!(feature = "google"),
             tool_names: None,
         },
         Entry {
@@ -120,7 +120,7 @@ pub fn entries() -> Vec<Entry> {
                 trigger("new_event", "New event"),
                 trigger("updated_event", "Changed event"),
             ],
-            available: true,
+            available: cfg!(feature = "google"),
             tool_names: None,
         },
         Entry {
@@ -192,7 +192,7 @@ pub fn entries() -> Vec<Entry> {
             docs_url: None,
             privacy_filters: true,
             triggers: vec![trigger("new_email", "New email")],
-            available: true,
+            available: cfg!(feature = "email"),
             tool_names: None,
         },
         Entry {
@@ -215,7 +215,7 @@ pub fn entries() -> Vec<Entry> {
             ),
             privacy_filters: false,
             triggers: Vec::new(),
-            available: true,
+            available: cfg!(feature = "github"),
             tool_names: None,
         },
         Entry {
@@ -292,12 +292,15 @@ pub fn entries() -> Vec<Entry> {
             "News searches and the day's headlines, from Google News' public feeds; no key needed.",
             "news",
         ),
-        builtin(
-            "charts",
-            "Charts",
-            "Draws bar, line, pie and scatter charts on this computer.",
-            "chart",
-        ),
+        Entry {
+            available: cfg!(feature = "charts"),
+            ..builtin(
+                "charts",
+                "Charts",
+                "Draws bar, line, pie and scatter charts on this computer.",
+                "chart",
+            )
+        },
         keyed(
             "accuweather",
             "AccuWeather",
@@ -457,7 +460,25 @@ mod tests {
         ids.dedup();
         assert_eq!(ids.len(), all.len());
         let unavailable: Vec<&str> = all.iter().filter(|e| !e.available).map(|e| e.id).collect();
-        assert_eq!(unavailable, ["slack", "notion"]);
+        // An app whose cargo feature is off is listed but not available in that build.
+        let off: Vec<&str> = [
+            ("gmail", cfg!(feature = "google")),
+            ("gcalendar", cfg!(feature = "google")),
+            ("email_imap", cfg!(feature = "email")),
+            ("github", cfg!(feature = "github")),
+            ("charts", cfg!(feature = "charts")),
+        ]
+        .into_iter()
+        .filter(|(_, on)| !on)
+        .map(|(id, _)| id)
+        .chain(["slack", "notion"])
+        .collect();
+        let expected: Vec<&str> = all
+            .iter()
+            .map(|e| e.id)
+            .filter(|id| off.contains(id))
+            .collect();
+        assert_eq!(unavailable, expected);
         assert!(entry("gmail").is_some_and(|e| e.auth_type == AuthType::Oauth));
         assert!(entry("nope").is_none());
     }

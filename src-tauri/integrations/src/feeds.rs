@@ -1,12 +1,12 @@
-//! Change feeds (contract sections 5 and 16): each connected app with a feed keeps a cursor and
-//! publishes what is new through [`IntegrationService::emit_items`]. A failed sync never moves
+//! Change feeds (contract sections 5 and 16): each connected app with a feed ([`Feed`]) keeps a
+//! cursor and publishes what is new through the [`ItemsDoor`]. A failed sync never moves
 //! the cursor and backs off, doubling up to 30 minutes; after 3 failures in a row the feed
 //! counts as inactive (timer polling takes over). `GET /api/integrations/feeds` and
 //! `POST /api/integrations/feeds/{source}/sync` read and drive them.
 
 use sentient_core::sync::MutexExt;
 use std::collections::HashMap;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use chrono::{DateTime, Utc};
@@ -17,15 +17,11 @@ use tokio_util::sync::CancellationToken;
 
 use sentient_core::store::{parse_stamp, stamp};
 
-use crate::email_imap::IdleWait;
-use crate::{IntegrationError, IntegrationService};
-
-/// The sources that have a change feed, with their kind and name.
-pub const FEED_SOURCES: &[(&str, &str, &str)] = &[
-    ("gmail", "Gmail", "gmail_history"),
-    ("gcalendar", "Google Calendar", "calendar_sync_token"),
-    ("email_imap", "Email (IMAP)", "imap_idle"),
-];
+use crate::ctx::AppCtx;
+use crate::emit::ItemsDoor;
+pub use crate::emit::{default_event, seen_key};
+use crate::error::IntegrationError;
+pub use crate::feed::{Feed, IdleWait, SyncOutcome};
 
 /// The longest wait between failed syncs.
 pub const MAX_BACKOFF: Duration = Duration::from_secs(30 * 60);
@@ -70,24 +66,37 @@ pub struct FeedSyncReply {
     pub skipped: Option<String>,
 }
 
-/// What one sync found.
-#[derive(Debug, Default)]
-pub struct SyncOutcome {
-    pub items: Vec<Value>,
-    pub cursor: Value,
-    pub rebaselined: bool,
-    pub note: Option<String>,
-}
-
-/// The feeds running now.
-#[derive(Default)]
+/// The apps' feeds and the ones running now.
 pub struct Feeds {
+    ctx: AppCtx,
+    door: Arc<ItemsDoor>,
+    /// The feeds this build has, in the order `GET /api/integrations/feeds` lists them.
+    feeds: Vec<Arc<dyn Feed>>,
     running: Mutex<HashMap<String, CancellationToken>>,
     /// One sync of a source at a time (the loop and "Sync now").
     syncing: tokio::sync::Mutex<()>,
 }
 
 impl Feeds {
+    pub fn new(ctx: AppCtx, door: Arc<ItemsDoor>, feeds: Vec<Arc<dyn Feed>>) -> Self {
+        Self {
+            ctx,
+            door,
+            feeds,
+            running: Mutex::default(),
+            syncing: tokio::sync::Mutex::new(()),
+        }
+    }
+
+    /// The door new items go through.
+    pub fn door(&self) -> &ItemsDoor {
+        &self.door
+    }
+
+    fn feed(&self, source: &str) -> Option<&Arc<dyn Feed>> {
+        self.feeds.iter().find(|f| f.source() == source)
+    }
+
     pub fn stop(&self, source: &str) {
         if let Some(token) = self.running.lock_unpoisoned().remove(source) {
             token.cancel();
@@ -96,36 +105,6 @@ impl Feeds {
 
     fn is_running(&self, source: &str) -> bool {
         self.running.lock_unpoisoned().contains_key(source)
-    }
-}
-
-/// The key an item is recorded under in the seen record.
-pub fn seen_key(source: &str, item: &Value) -> String {
-    let text = |k: &str| match item.get(k) {
-        Some(Value::String(s)) => s.clone(),
-        Some(Value::Number(n)) => n.to_string(),
-        _ => String::new(),
-    };
-    match source {
-        // A changed event is new again: its key carries when it changed.
-        "gcalendar" => format!("{}:{}", text("id"), text("updated")),
-        "email_imap" => {
-            let id = text("message_id");
-            if id.is_empty() {
-                format!("{}:{}", text("labels"), text("id"))
-            } else {
-                id
-            }
-        }
-        _ => text("id"),
-    }
-}
-
-/// The trigger event a source's items start when none is named.
-pub fn default_event(source: &str) -> &'static str {
-    match source {
-        "gcalendar" => "new_event",
-        _ => "new_email",
     }
 }
 
@@ -148,11 +127,11 @@ pub fn backoff(interval: Duration, failures: u32) -> Duration {
     doubled.min(MAX_BACKOFF)
 }
 
-impl IntegrationService {
+impl Feeds {
     pub(crate) async fn feed_row(&self, source: &str) -> Result<FeedRow, IntegrationError> {
         let row = sqlx::query("SELECT * FROM feed_state WHERE source = ?")
             .bind(source)
-            .fetch_optional(self.parts().store.pool())
+            .fetch_optional(self.ctx.store().pool())
             .await
             .map_err(|e| IntegrationError::Internal(e.to_string()))?;
         let Some(row) = row else {
@@ -195,7 +174,7 @@ impl IntegrationService {
         .bind(i64::from(row.failures))
         .bind(row.next_attempt_at.map(stamp))
         .bind(i64::try_from(row.emitted).unwrap_or(i64::MAX))
-        .execute(self.parts().store.pool())
+        .execute(self.ctx.store().pool())
         .await
         .map_err(|e| IntegrationError::Internal(e.to_string()))?;
         Ok(())
@@ -205,23 +184,23 @@ impl IntegrationService {
     pub(crate) async fn forget_feed(&self, source: &str) -> Result<(), IntegrationError> {
         sqlx::query("DELETE FROM feed_state WHERE source = ?")
             .bind(source)
-            .execute(self.parts().store.pool())
+            .execute(self.ctx.store().pool())
             .await
             .map_err(|e| IntegrationError::Internal(e.to_string()))?;
-        self.parts().seen.forget(source).await?;
+        self.door.forget(source).await?;
         Ok(())
     }
 
     fn feed_interval(&self) -> Option<Duration> {
-        let seconds = self.parts().config.current().integrations.fast_sync_seconds;
+        let seconds = self.ctx.config().current().integrations.fast_sync_seconds;
         (seconds > 0).then(|| Duration::from_secs(u64::from(seconds)))
     }
 
     /// `feed_active`: a change feed keeps `source` current, so timer polling can skip it.
     pub async fn feed_active(&self, source: &str) -> bool {
-        if !self.is_connected(source)
+        if !self.ctx.is_connected(source)
             || self.feed_interval().is_none()
-            || !self.feeds().is_running(source)
+            || !self.is_running(source)
         {
             return false;
         }
@@ -233,10 +212,11 @@ impl IntegrationService {
     /// `GET /api/integrations/feeds`.
     pub async fn feed_status(&self) -> Vec<FeedStatus> {
         let mut out = Vec::new();
-        for (source, name, kind) in FEED_SOURCES {
+        for feed in &self.feeds {
+            let (source, name, kind) = (feed.source(), feed.display_name(), feed.kind());
             let row = self.feed_row(source).await.unwrap_or_default();
-            let connected = self.is_connected(source);
-            let running = self.feeds().is_running(source);
+            let connected = self.ctx.is_connected(source);
+            let running = self.is_running(source);
             let status = if !connected {
                 "disconnected"
             } else if self.feed_interval().is_none() || !running {
@@ -249,9 +229,9 @@ impl IntegrationService {
                 "ok"
             };
             out.push(FeedStatus {
-                source: (*source).to_owned(),
-                display_name: (*name).to_owned(),
-                kind: (*kind).to_owned(),
+                source: source.to_owned(),
+                display_name: name.to_owned(),
+                kind: kind.to_owned(),
                 connected,
                 active: connected && running && row.failures < INACTIVE_AFTER,
                 status: status.to_owned(),
@@ -269,10 +249,10 @@ impl IntegrationService {
 
     /// Runs one sync of `source` now and records how it went (`POST .../feeds/{source}/sync`).
     pub async fn sync_feed(&self, source: &str) -> Result<FeedSyncReply, IntegrationError> {
-        if !FEED_SOURCES.iter().any(|(s, _, _)| *s == source) {
+        let Some(feed) = self.feed(source).cloned() else {
             return Err(IntegrationError::NoFeed(source.to_owned()));
-        }
-        if !self.is_connected(source) {
+        };
+        if !self.ctx.is_connected(source) {
             return Ok(FeedSyncReply {
                 ok: false,
                 emitted: 0,
@@ -283,7 +263,7 @@ impl IntegrationService {
                 skipped: Some("not connected".to_owned()),
             });
         }
-        if self.parts().stop.is_stopped() {
+        if self.door.is_stopped() {
             // The cursor stays put, so what arrives meanwhile is announced after Resume.
             return Ok(FeedSyncReply {
                 ok: false,
@@ -295,20 +275,16 @@ impl IntegrationService {
                 skipped: Some("stopped".to_owned()),
             });
         }
-        let _one = self.feeds().syncing.lock().await;
+        let _one = self.syncing.lock().await;
         let mut row = self.feed_row(source).await?;
-        let now = self.parts().clock.now();
+        let now = self.ctx.clock().now();
         row.last_sync_at = Some(now);
-        let outcome = match source {
-            "email_imap" => self.email_imap().sync(row.cursor.clone()).await,
-            "gmail" => crate::gmail::sync(self, row.cursor.clone()).await,
-            _ => crate::gcalendar::sync(self, row.cursor.clone()).await,
-        };
+        let outcome = feed.sync(row.cursor.clone()).await;
         match outcome {
             Ok(outcome) => {
                 // Published before the cursor moves: a crash in between repeats items, and the
                 // seen record drops the repeats.
-                let published = self.emit_items(source, "feed", outcome.items, None).await?;
+                let published = self.door.emit(source, "feed", outcome.items, None).await?;
                 let emitted = published.len() as u64;
                 row.cursor = Some(outcome.cursor);
                 row.last_success_at = Some(now);
@@ -353,45 +329,47 @@ impl IntegrationService {
     }
 
     /// Starts the feeds of every connected app (at start).
-    pub(crate) fn start_feeds(&self) {
-        for (source, _, _) in FEED_SOURCES {
-            if self.is_connected(source) {
+    pub(crate) fn start_feeds(self: &Arc<Self>) {
+        for source in self.feeds.iter().map(|f| f.source()) {
+            if self.ctx.is_connected(source) {
                 self.start_feed(source);
             }
         }
     }
 
     /// Starts (or restarts) `source`'s feed loop, when it has one and feeds are on.
-    pub(crate) fn start_feed(&self, source: &str) {
-        if !FEED_SOURCES.iter().any(|(s, _, _)| *s == source) || self.feed_interval().is_none() {
+    pub(crate) fn start_feed(self: &Arc<Self>, source: &str) {
+        let Some(feed) = self.feed(source).cloned() else {
+            return;
+        };
+        if self.feed_interval().is_none() {
             return;
         }
-        let token = self.parts().shutdown.child_token();
+        let token = self.ctx.shutdown().child_token();
         if let Some(old) = self
-            .feeds()
             .running
             .lock_unpoisoned()
             .insert(source.to_owned(), token.clone())
         {
             old.cancel();
         }
-        let service = self.clone();
-        let source = source.to_owned();
-        tokio::spawn(async move { service.run_feed(&source, &token).await });
+        let feeds = self.clone();
+        tokio::spawn(async move { feeds.run_feed(feed.as_ref(), &token).await });
     }
 
     /// One feed's loop. It keeps to the engine's clock: the next sync is due at the feed row's
     /// `next_attempt_at` (set by each sync from the same clock), and the loop looks at the clock
     /// every [`CLOCK_CHECK`], so a test's `ManualClock` moves feeds as it moves schedules. While
     /// Stop everything is on it only waits; a sync that fell due meanwhile runs after Resume.
-    async fn run_feed(&self, source: &str, token: &CancellationToken) {
-        let mut due = self.parts().clock.now();
+    async fn run_feed(&self, feed: &dyn Feed, token: &CancellationToken) {
+        let source = feed.source();
+        let mut due = self.ctx.clock().now();
         loop {
             if token.is_cancelled() {
                 return;
             }
-            let now = self.parts().clock.now();
-            if self.parts().stop.is_stopped() || now < due {
+            let now = self.ctx.clock().now();
+            if self.door.is_stopped() || now < due {
                 let left = (due - now).to_std().unwrap_or_default();
                 tokio::select! {
                     () = token.cancelled() => return,
@@ -414,13 +392,9 @@ impl IntegrationService {
             .unwrap_or_else(|| now + self.interval_or_default());
             // IMAP waits in IDLE, so the server says when mail arrives; a change makes the next
             // sync due at once.
-            if source == "email_imap" {
-                let wait = (due - self.parts().clock.now())
-                    .to_std()
-                    .unwrap_or_default();
-                if self.email_imap().wait_for_change(wait, token).await == IdleWait::Changed {
-                    due = self.parts().clock.now();
-                }
+            let wait = (due - self.ctx.clock().now()).to_std().unwrap_or_default();
+            if feed.wait_for_change(wait, token).await == IdleWait::Changed {
+                due = self.ctx.clock().now();
             }
         }
     }

@@ -16,18 +16,19 @@ use sentient_agent::tools::{
     CallDescription, Plugin, Risk, Tool, ToolCtx, ToolDef, ToolError, ToolOutput, parse_args,
 };
 
-use crate::feeds::SyncOutcome;
+use crate::ctx::AppCtx;
+use crate::error::IntegrationError;
+use crate::feed::{Feed, SyncOutcome};
 use crate::google::{call, call_ok};
-use crate::{IntegrationError, IntegrationService};
 
 const APP: &str = "gcalendar";
 /// Most pages a resync reads (250 events each).
 const MAX_PAGES: usize = 40;
 
-fn events_url(service: &IntegrationService) -> String {
+fn events_url(apps: &AppCtx) -> String {
     format!(
         "{}/calendars/primary/events",
-        service.parts().endpoints.calendar.trim_end_matches('/')
+        apps.endpoints().calendar.trim_end_matches('/')
     )
 }
 
@@ -110,23 +111,44 @@ pub fn event_kind(item: &Value, now: DateTime<Utc>) -> Option<&'static str> {
     }
 }
 
+/// Calendar's sync-token feed.
+pub struct CalendarFeed {
+    pub apps: AppCtx,
+}
+
+#[async_trait::async_trait]
+impl Feed for CalendarFeed {
+    fn source(&self) -> &'static str {
+        APP
+    }
+
+    fn display_name(&self) -> &'static str {
+        "Google Calendar"
+    }
+
+    fn kind(&self) -> &'static str {
+        "calendar_sync_token"
+    }
+
+    async fn sync(&self, cursor: Option<Value>) -> Result<SyncOutcome, IntegrationError> {
+        sync(&self.apps, cursor).await
+    }
+}
+
 /// One feed sync: the changes since the sync token.
-pub async fn sync(
-    service: &IntegrationService,
-    cursor: Option<Value>,
-) -> Result<SyncOutcome, IntegrationError> {
+pub async fn sync(apps: &AppCtx, cursor: Option<Value>) -> Result<SyncOutcome, IntegrationError> {
     let token = cursor
         .as_ref()
         .and_then(|c| c.get("sync_token"))
         .and_then(Value::as_str)
         .map(str::to_owned);
-    let url = events_url(service);
+    let url = events_url(apps);
     let Some(token) = token else {
-        return resync(service, &url).await;
+        return resync(apps, &url).await;
     };
     let mut items = Vec::new();
     let mut page: Option<String> = None;
-    let now = service.parts().clock.now();
+    let now = apps.clock().now();
     for _ in 0..MAX_PAGES {
         let mut query = vec![
             ("syncToken", token.clone()),
@@ -135,9 +157,9 @@ pub async fn sync(
         if let Some(p) = &page {
             query.push(("pageToken", p.clone()));
         }
-        let (status, value) = call(service, APP, Method::GET, &url, &query, None).await?;
+        let (status, value) = call(apps, APP, Method::GET, &url, &query, None).await?;
         if status == 410 {
-            return resync(service, &url).await;
+            return resync(apps, &url).await;
         }
         if !(200..300).contains(&status) {
             return Err(IntegrationError::Service(format!(
@@ -178,7 +200,7 @@ pub async fn sync(
 }
 
 /// Reads the whole calendar once to get a fresh sync token; announces nothing.
-async fn resync(service: &IntegrationService, url: &str) -> Result<SyncOutcome, IntegrationError> {
+async fn resync(apps: &AppCtx, url: &str) -> Result<SyncOutcome, IntegrationError> {
     let mut page: Option<String> = None;
     for _ in 0..MAX_PAGES {
         let mut query = vec![
@@ -188,7 +210,7 @@ async fn resync(service: &IntegrationService, url: &str) -> Result<SyncOutcome, 
         if let Some(p) = &page {
             query.push(("pageToken", p.clone()));
         }
-        let value = call_ok(service, APP, Method::GET, url, &query, None).await?;
+        let value = call_ok(apps, APP, Method::GET, url, &query, None).await?;
         if let Some(next) = value.get("nextSyncToken").and_then(Value::as_str) {
             return Ok(SyncOutcome {
                 items: Vec::new(),
@@ -276,7 +298,7 @@ enum Action {
 struct CalendarTool {
     def: ToolDef,
     action: Action,
-    service: IntegrationService,
+    apps: AppCtx,
 }
 
 fn failed(error: IntegrationError) -> ToolError {
@@ -318,12 +340,12 @@ fn event_body(
 
 impl CalendarTool {
     async fn run(&self, args: Value) -> Result<Value, ToolError> {
-        let service = &self.service;
-        let url = events_url(service);
+        let apps = &self.apps;
+        let url = events_url(apps);
         match self.action {
             Action::List => {
                 let args: ListArgs = parse_args(args)?;
-                let now = service.parts().clock.now();
+                let now = apps.clock().now();
                 let min = match args.time_min.as_deref() {
                     Some(t) => parse_time(Some(t)).ok_or_else(|| {
                         ToolError::InvalidArguments(format!("time_min \"{t}\" is not a time."))
@@ -349,7 +371,7 @@ impl CalendarTool {
                 if let Some(q) = args.query.filter(|q| !q.trim().is_empty()) {
                     query.push(("q", q));
                 }
-                let value = call_ok(service, APP, Method::GET, &url, &query, None)
+                let value = call_ok(apps, APP, Method::GET, &url, &query, None)
                     .await
                     .map_err(failed)?;
                 let items: Vec<Value> = value
@@ -357,7 +379,7 @@ impl CalendarTool {
                     .and_then(Value::as_array)
                     .map(|l| l.iter().map(event_item).collect())
                     .unwrap_or_default();
-                Ok(json!(service.screen(APP, items).await))
+                Ok(json!(apps.screen(APP, items).await))
             }
             Action::Create => {
                 let args: CreateArgs = parse_args(args)?;
@@ -370,7 +392,7 @@ impl CalendarTool {
                     args.attendees,
                 )?;
                 let event = call_ok(
-                    service,
+                    apps,
                     APP,
                     Method::POST,
                     &url,
@@ -397,7 +419,7 @@ impl CalendarTool {
                     ));
                 }
                 let event = call_ok(
-                    service,
+                    apps,
                     APP,
                     Method::PATCH,
                     &format!("{url}/{}", args.event_id),
@@ -411,7 +433,7 @@ impl CalendarTool {
             Action::Delete => {
                 let args: DeleteArgs = parse_args(args)?;
                 call_ok(
-                    service,
+                    apps,
                     APP,
                     Method::DELETE,
                     &format!("{url}/{}", args.event_id),
@@ -453,7 +475,7 @@ impl Tool for CalendarTool {
     fn exfiltrates_for(&self, args: &Value) -> bool {
         match self.action {
             Action::Create => {
-                let owner = self.service.state(APP).account_label.unwrap_or_default();
+                let owner = self.apps.state(APP).account_label.unwrap_or_default();
                 invites_others(args, &owner)
             }
             _ => self.def.exfiltrates,
@@ -461,7 +483,7 @@ impl Tool for CalendarTool {
     }
 
     fn available(&self) -> bool {
-        self.service.offers(APP)
+        self.apps.offers(APP)
     }
 }
 
@@ -478,12 +500,12 @@ pub fn invites_others(args: &Value, owner: &str) -> bool {
 
 /// The Calendar app with its four tools. Changing an event can invite people, so it counts as
 /// moving data out; creating one does when it invites anyone but the owner.
-pub fn plugin(service: IntegrationService) -> Plugin {
+pub fn plugin(apps: AppCtx) -> Plugin {
     let tool = |def: ToolDef, action| {
         Arc::new(CalendarTool {
             def,
             action,
-            service: service.clone(),
+            apps: apps.clone(),
         }) as Arc<dyn Tool>
     };
     Plugin {

@@ -10,41 +10,43 @@ use std::time::Duration;
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
+use crate::ctx::AppCtx;
+use crate::error::IntegrationError;
 use crate::state::AppState;
-use crate::{ConnectAnswer, IntegrationError, IntegrationService};
+use crate::wire::ConnectAnswer;
 
 /// The keychain entry of the token.
 pub const SECRET: &str = "github";
 
 /// The token, from the keychain.
-pub async fn token(service: &IntegrationService) -> Result<String, IntegrationError> {
-    service.parts().secrets.get(SECRET).await?.ok_or_else(|| {
+pub async fn token(apps: &AppCtx) -> Result<String, IntegrationError> {
+    apps.secrets().get(SECRET).await?.ok_or_else(|| {
         IntegrationError::Invalid("GitHub isn't connected. Connect it in Integrations.".to_owned())
     })
 }
 
 /// One REST call with the token; a plain sentence for each way it can fail.
 pub async fn request(
-    service: &IntegrationService,
+    apps: &AppCtx,
     method: reqwest::Method,
     path: &str,
     query: &[(&str, String)],
     body: Option<Value>,
 ) -> Result<Value, IntegrationError> {
-    let token = token(service).await?;
-    call(service, &token, method, path, query, body).await
+    let token = token(apps).await?;
+    call(apps, &token, method, path, query, body).await
 }
 
 async fn call(
-    service: &IntegrationService,
+    apps: &AppCtx,
     token: &str,
     method: reqwest::Method,
     path: &str,
     query: &[(&str, String)],
     body: Option<Value>,
 ) -> Result<Value, IntegrationError> {
-    let base = service.parts().endpoints.github_api.trim_end_matches('/');
-    let mut builder = IntegrationService::http()
+    let base = apps.endpoints().github_api.trim_end_matches('/');
+    let mut builder = crate::ctx::http_client()
         .request(method, format!("{base}{path}"))
         .bearer_auth(token)
         .header("Accept", "application/vnd.github+json")
@@ -85,8 +87,8 @@ fn short(error: &reqwest::Error) -> String {
 }
 
 /// Checks the token and returns the account's login.
-async fn login_of(service: &IntegrationService, token: &str) -> Result<String, IntegrationError> {
-    let user = call(service, token, reqwest::Method::GET, "/user", &[], None)
+async fn login_of(apps: &AppCtx, token: &str) -> Result<String, IntegrationError> {
+    let user = call(apps, token, reqwest::Method::GET, "/user", &[], None)
         .await
         .map_err(|e| match e {
             IntegrationError::Service(text) => IntegrationError::Invalid(text),
@@ -101,7 +103,7 @@ async fn login_of(service: &IntegrationService, token: &str) -> Result<String, I
 
 /// Connects with a token, or starts the device flow.
 pub async fn connect(
-    service: &IntegrationService,
+    apps: &AppCtx,
     fields: &Map<String, Value>,
 ) -> Result<Option<String>, IntegrationError> {
     let token = fields
@@ -119,19 +121,14 @@ pub async fn connect(
             "A GitHub token has no spaces; copy it again.".to_owned(),
         ));
     }
-    let login = login_of(service, token).await?;
-    service.parts().secrets.put(SECRET, token).await?;
+    let login = login_of(apps, token).await?;
+    apps.secrets().put(SECRET, token).await?;
     Ok(Some(login))
 }
 
 /// Whether a connect should start the device flow instead (a client id is set, no token given).
-pub fn wants_device_flow(service: &IntegrationService, fields: &Map<String, Value>) -> bool {
-    let client_id = &service
-        .parts()
-        .config
-        .current()
-        .integrations
-        .github_oauth_client_id;
+pub fn wants_device_flow(apps: &AppCtx, fields: &Map<String, Value>) -> bool {
+    let client_id = &apps.config().current().integrations.github_oauth_client_id;
     let token_given = fields
         .get("token")
         .and_then(Value::as_str)
@@ -152,24 +149,16 @@ struct DeviceCode {
 
 /// Starts GitHub's device flow: the answer names the code to type; the token arrives in the
 /// background and the app turns connected (`integration.updated`).
-pub async fn start_device_flow(
-    service: &IntegrationService,
-) -> Result<ConnectAnswer, IntegrationError> {
-    let client_id = service
-        .parts()
-        .config
+pub async fn start_device_flow(apps: &AppCtx) -> Result<ConnectAnswer, IntegrationError> {
+    let client_id = apps
+        .config()
         .current()
         .integrations
         .github_oauth_client_id
         .trim()
         .to_owned();
-    let web = service
-        .parts()
-        .endpoints
-        .github_web
-        .trim_end_matches('/')
-        .to_owned();
-    let response = IntegrationService::http()
+    let web = apps.endpoints().github_web.trim_end_matches('/').to_owned();
+    let response = crate::ctx::http_client()
         .post(format!("{web}/login/device/code"))
         .header("Accept", "application/json")
         .form(&[("client_id", client_id.as_str()), ("scope", "repo")])
@@ -193,32 +182,28 @@ pub async fn start_device_flow(
         state,
         user_code: Some(code.user_code.clone()),
     };
-    let service = service.clone();
+    let apps = apps.clone();
     tokio::spawn(async move {
-        let outcome = poll_device_flow(&service, &web, &client_id, &code).await;
+        let outcome = poll_device_flow(&apps, &web, &client_id, &code).await;
         match outcome {
-            Ok(token) => match login_of(&service, &token).await {
+            Ok(token) => match login_of(&apps, &token).await {
                 Ok(login) => {
-                    if let Err(error) = service.parts().secrets.put(SECRET, &token).await {
-                        service
-                            .set_state("github", AppState::failed(error.to_string(), None))
+                    if let Err(error) = apps.secrets().put(SECRET, &token).await {
+                        apps.set_state("github", AppState::failed(error.to_string(), None))
                             .await;
                         return;
                     }
-                    service
-                        .set_state("github", AppState::connected(Some(login)))
+                    apps.set_state("github", AppState::connected(Some(login)))
                         .await;
                 }
                 Err(error) => {
-                    service
-                        .set_state("github", AppState::failed(error.to_string(), None))
+                    apps.set_state("github", AppState::failed(error.to_string(), None))
                         .await;
                 }
             },
             Err(error) => {
-                if service.state("github").status == "connecting" {
-                    service
-                        .set_state("github", AppState::failed(error.to_string(), None))
+                if apps.state("github").status == "connecting" {
+                    apps.set_state("github", AppState::failed(error.to_string(), None))
                         .await;
                 }
             }
@@ -229,7 +214,7 @@ pub async fn start_device_flow(
 
 /// Polls for the token at the interval GitHub asks, slowing down when told to.
 async fn poll_device_flow(
-    service: &IntegrationService,
+    apps: &AppCtx,
     web: &str,
     client_id: &str,
     code: &DeviceCode,
@@ -237,14 +222,14 @@ async fn poll_device_flow(
     let mut interval = Duration::from_secs(code.interval.unwrap_or(5).max(1));
     let deadline =
         tokio::time::Instant::now() + Duration::from_secs(code.expires_in.unwrap_or(900).min(900));
-    let shutdown = service.parts().shutdown.clone();
+    let shutdown = apps.shutdown().clone();
     loop {
         tokio::select! {
             () = shutdown.cancelled() => return Err(IntegrationError::Invalid("Sentient was closed during the sign-in.".to_owned())),
             () = tokio::time::sleep(interval) => {}
         }
         // A disconnect (or the window's Cancel) ends the wait.
-        if service.state("github").status != "connecting" {
+        if apps.state("github").status != "connecting" {
             return Err(IntegrationError::Invalid(
                 "The GitHub sign-in was cancelled.".to_owned(),
             ));
@@ -254,7 +239,7 @@ async fn poll_device_flow(
                 "The GitHub sign-in code expired. Connect again to get a new one.".to_owned(),
             ));
         }
-        let response = IntegrationService::http()
+        let response = crate::ctx::http_client()
             .post(format!("{web}/login/oauth/access_token"))
             .header("Accept", "application/json")
             .form(&[
@@ -295,15 +280,15 @@ async fn poll_device_flow(
 }
 
 /// Checks the saved token.
-pub async fn test(service: &IntegrationService) -> Result<String, IntegrationError> {
-    let token = token(service).await?;
-    let login = login_of(service, &token).await?;
+pub async fn test(apps: &AppCtx) -> Result<String, IntegrationError> {
+    let token = token(apps).await?;
+    let login = login_of(apps, &token).await?;
     Ok(format!("Connected to GitHub as {login}."))
 }
 
 /// Deletes the token (disconnect).
-pub async fn forget(service: &IntegrationService) -> Result<(), IntegrationError> {
-    service.parts().secrets.delete(SECRET).await?;
+pub async fn forget(apps: &AppCtx) -> Result<(), IntegrationError> {
+    apps.secrets().delete(SECRET).await?;
     Ok(())
 }
 

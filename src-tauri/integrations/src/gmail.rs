@@ -15,29 +15,27 @@ use sentient_agent::tools::{
     CallDescription, Plugin, Risk, Tool, ToolCtx, ToolDef, ToolError, ToolOutput, parse_args,
 };
 
+use crate::ctx::AppCtx;
 use crate::email_imap::message::item_from_raw;
 use crate::email_imap::smtp::{OutgoingMail, compose};
-use crate::feeds::SyncOutcome;
+use crate::error::IntegrationError;
+use crate::feed::{Feed, SyncOutcome};
 use crate::google::{call, call_ok};
-use crate::{IntegrationError, IntegrationService};
 
 const APP: &str = "gmail";
 const MAX_BODY_CHARS: usize = 8000;
 /// Most new messages one sync publishes.
 const MAX_NEW_PER_SYNC: usize = 50;
 
-pub(crate) fn base(service: &IntegrationService) -> String {
-    format!(
-        "{}/users/me",
-        service.parts().endpoints.gmail.trim_end_matches('/')
-    )
+pub(crate) fn base(apps: &AppCtx) -> String {
+    format!("{}/users/me", apps.endpoints().gmail.trim_end_matches('/'))
 }
 
 /// One message in the gmail item shape.
-pub async fn message(service: &IntegrationService, id: &str) -> Result<Value, IntegrationError> {
-    let url = format!("{}/messages/{id}", base(service));
+pub async fn message(apps: &AppCtx, id: &str) -> Result<Value, IntegrationError> {
+    let url = format!("{}/messages/{id}", base(apps));
     let value = call_ok(
-        service,
+        apps,
         APP,
         Method::GET,
         &url,
@@ -78,13 +76,13 @@ pub async fn message(service: &IntegrationService, id: &str) -> Result<Value, In
 
 /// Messages matching a Gmail search, newest first.
 pub(crate) async fn search(
-    service: &IntegrationService,
+    apps: &AppCtx,
     query: &str,
     limit: u32,
 ) -> Result<Vec<Value>, IntegrationError> {
-    let url = format!("{}/messages", base(service));
+    let url = format!("{}/messages", base(apps));
     let list = call_ok(
-        service,
+        apps,
         APP,
         Method::GET,
         &url,
@@ -100,7 +98,7 @@ pub(crate) async fn search(
         .flatten()
         .filter_map(|m| m.get("id").and_then(Value::as_str))
     {
-        items.push(message(service, id).await?);
+        items.push(message(apps, id).await?);
     }
     Ok(items)
 }
@@ -110,17 +108,38 @@ fn raw_of(mail: &OutgoingMail) -> Result<String, IntegrationError> {
     Ok(base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(composed.raw))
 }
 
-async fn own_address(service: &IntegrationService) -> Result<String, IntegrationError> {
-    service.state(APP).account_label.ok_or_else(|| {
+async fn own_address(apps: &AppCtx) -> Result<String, IntegrationError> {
+    apps.state(APP).account_label.ok_or_else(|| {
         IntegrationError::Invalid("Gmail isn't connected. Connect it in Integrations.".to_owned())
     })
 }
 
+/// Gmail's history feed.
+pub struct GmailFeed {
+    pub apps: AppCtx,
+}
+
+#[async_trait::async_trait]
+impl Feed for GmailFeed {
+    fn source(&self) -> &'static str {
+        APP
+    }
+
+    fn display_name(&self) -> &'static str {
+        "Gmail"
+    }
+
+    fn kind(&self) -> &'static str {
+        "gmail_history"
+    }
+
+    async fn sync(&self, cursor: Option<Value>) -> Result<SyncOutcome, IntegrationError> {
+        sync(&self.apps, cursor).await
+    }
+}
+
 /// One feed sync: INBOX additions since the cursor's history id.
-pub async fn sync(
-    service: &IntegrationService,
-    cursor: Option<Value>,
-) -> Result<SyncOutcome, IntegrationError> {
+pub async fn sync(apps: &AppCtx, cursor: Option<Value>) -> Result<SyncOutcome, IntegrationError> {
     let history_id = cursor
         .as_ref()
         .and_then(|c| c.get("history_id"))
@@ -128,10 +147,10 @@ pub async fn sync(
         .map(str::to_owned);
     let baseline = |note: Option<String>| async move {
         let profile = call_ok(
-            service,
+            apps,
             APP,
             Method::GET,
-            &format!("{}/profile", base(service)),
+            &format!("{}/profile", base(apps)),
             &[],
             None,
         )
@@ -156,9 +175,9 @@ pub async fn sync(
     let Some(history_id) = history_id else {
         return baseline(None).await;
     };
-    let url = format!("{}/history", base(service));
+    let url = format!("{}/history", base(apps));
     let (status, value) = call(
-        service,
+        apps,
         APP,
         Method::GET,
         &url,
@@ -205,7 +224,7 @@ pub async fn sync(
     ids.truncate(MAX_NEW_PER_SYNC);
     let mut items = Vec::new();
     for id in &ids {
-        match message(service, id).await {
+        match message(apps, id).await {
             Ok(item) => items.push(item),
             // A message deleted meanwhile is simply gone.
             Err(IntegrationError::Service(text)) if text.contains("found nothing") => {}
@@ -273,7 +292,7 @@ enum Action {
 struct GmailTool {
     def: ToolDef,
     action: Action,
-    service: IntegrationService,
+    apps: AppCtx,
 }
 
 fn failed(error: IntegrationError) -> ToolError {
@@ -288,7 +307,7 @@ impl GmailTool {
             ));
         }
         let mail = OutgoingMail {
-            from: own_address(&self.service).await.map_err(failed)?,
+            from: own_address(&self.apps).await.map_err(failed)?,
             to: args.to,
             cc: args.cc.unwrap_or_default(),
             subject: args.subject,
@@ -299,20 +318,19 @@ impl GmailTool {
     }
 
     async fn run(&self, args: Value) -> Result<Value, ToolError> {
-        let service = &self.service;
+        let apps = &self.apps;
         match self.action {
             Action::Search => {
                 let args: SearchArgs = parse_args(args)?;
-                let items = search(service, &args.query, args.limit.unwrap_or(10).clamp(1, 25))
+                let items = search(apps, &args.query, args.limit.unwrap_or(10).clamp(1, 25))
                     .await
                     .map_err(failed)?;
-                Ok(json!(service.screen(APP, items).await))
+                Ok(json!(apps.screen(APP, items).await))
             }
             Action::Read => {
                 let args: IdArgs = parse_args(args)?;
-                let item = message(service, &args.id).await.map_err(failed)?;
-                service
-                    .screen(APP, vec![item])
+                let item = message(apps, &args.id).await.map_err(failed)?;
+                apps.screen(APP, vec![item])
                     .await
                     .into_iter()
                     .next()
@@ -325,9 +343,9 @@ impl GmailTool {
             Action::Draft => {
                 let args: NewMailArgs = parse_args(args)?;
                 let raw = self.new_mail(args).await?;
-                let url = format!("{}/drafts", base(service));
+                let url = format!("{}/drafts", base(apps));
                 let draft = call_ok(
-                    service,
+                    apps,
                     APP,
                     Method::POST,
                     &url,
@@ -340,15 +358,15 @@ impl GmailTool {
             }
             Action::Trash => {
                 let args: IdArgs = parse_args(args)?;
-                let url = format!("{}/messages/{}/trash", base(service), args.id);
-                call_ok(service, APP, Method::POST, &url, &[], None)
+                let url = format!("{}/messages/{}/trash", base(apps), args.id);
+                call_ok(apps, APP, Method::POST, &url, &[], None)
                     .await
                     .map_err(failed)?;
                 Ok(json!({"ok": true, "id": args.id}))
             }
             Action::Reply => {
                 let args: ReplyArgs = parse_args(args)?;
-                let original = message(service, &args.id).await.map_err(failed)?;
+                let original = message(apps, &args.id).await.map_err(failed)?;
                 let text = |k: &str| {
                     original
                         .get(k)
@@ -363,7 +381,7 @@ impl GmailTool {
                     format!("Re: {subject}")
                 };
                 let mail = OutgoingMail {
-                    from: own_address(service).await.map_err(failed)?,
+                    from: own_address(apps).await.map_err(failed)?,
                     to: vec![text("sender_email")],
                     cc: Vec::new(),
                     subject,
@@ -371,9 +389,9 @@ impl GmailTool {
                     in_reply_to: Some(text("message_id")).filter(|m| !m.is_empty()),
                 };
                 let raw = raw_of(&mail).map_err(failed)?;
-                let url = format!("{}/messages/send", base(service));
+                let url = format!("{}/messages/send", base(apps));
                 let sent = call_ok(
-                    service,
+                    apps,
                     APP,
                     Method::POST,
                     &url,
@@ -387,9 +405,9 @@ impl GmailTool {
             Action::Send => {
                 let args: NewMailArgs = parse_args(args)?;
                 let raw = self.new_mail(args).await?;
-                let url = format!("{}/messages/send", base(service));
+                let url = format!("{}/messages/send", base(apps));
                 let sent = call_ok(
-                    service,
+                    apps,
                     APP,
                     Method::POST,
                     &url,
@@ -433,17 +451,17 @@ impl Tool for GmailTool {
     }
 
     fn available(&self) -> bool {
-        self.service.offers(APP)
+        self.apps.offers(APP)
     }
 }
 
 /// The Gmail app with its six tools.
-pub fn plugin(service: IntegrationService) -> Plugin {
+pub fn plugin(apps: AppCtx) -> Plugin {
     let tool = |def: ToolDef, action| {
         Arc::new(GmailTool {
             def,
             action,
-            service: service.clone(),
+            apps: apps.clone(),
         }) as Arc<dyn Tool>
     };
     Plugin {

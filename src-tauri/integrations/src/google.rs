@@ -6,9 +6,11 @@ use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use crate::oauth::{Pending, Pkce};
+use crate::ctx::AppCtx;
+use crate::error::IntegrationError;
+use crate::oauth::{OAuthListener, Pending, Pkce};
 use crate::state::AppState;
-use crate::{ConnectAnswer, IntegrationError, IntegrationService};
+use crate::wire::ConnectAnswer;
 
 const CLIENT_ENTRY: &str = "google:client";
 /// Tokens are refreshed this long before they expire.
@@ -39,15 +41,12 @@ fn scope(app: &str) -> &'static str {
 }
 
 /// Whether the shared client is saved (the setup fields turn optional).
-pub async fn has_client(service: &IntegrationService) -> bool {
-    matches!(
-        service.parts().secrets.read_entry(CLIENT_ENTRY).await,
-        Ok(Some(_))
-    )
+pub async fn has_client(apps: &AppCtx) -> bool {
+    matches!(apps.secrets().read_entry(CLIENT_ENTRY).await, Ok(Some(_)))
 }
 
-async fn client(service: &IntegrationService) -> Result<Client, IntegrationError> {
-    let text = service.parts().secrets.read_entry(CLIENT_ENTRY).await?;
+async fn client(apps: &AppCtx) -> Result<Client, IntegrationError> {
+    let text = apps.secrets().read_entry(CLIENT_ENTRY).await?;
     text.and_then(|t| serde_json::from_str(&t).ok())
         .ok_or_else(|| {
             IntegrationError::Invalid(
@@ -58,7 +57,8 @@ async fn client(service: &IntegrationService) -> Result<Client, IntegrationError
 
 /// Saves the client from the fields (when given) and starts the browser sign-in.
 pub async fn start_sign_in(
-    service: &IntegrationService,
+    apps: &AppCtx,
+    oauth: &OAuthListener,
     app: &str,
     fields: &Map<String, Value>,
 ) -> Result<ConnectAnswer, IntegrationError> {
@@ -87,20 +87,14 @@ pub async fn start_sign_in(
             client_secret: secret,
         })
         .map_err(|e| IntegrationError::Internal(e.to_string()))?;
-        service
-            .parts()
-            .secrets
-            .write_entry(CLIENT_ENTRY, &saved)
-            .await?;
+        apps.secrets().write_entry(CLIENT_ENTRY, &saved).await?;
     }
-    let client = client(service).await?;
-    let redirect_uri = service.oauth().redirect_uri().await?;
+    let client = client(apps).await?;
+    let redirect_uri = oauth.redirect_uri().await?;
     let pkce = Pkce::new();
-    service.oauth().cancel(app);
-    let state = service
-        .oauth()
-        .begin(app, pkce.verifier, redirect_uri.clone());
-    let mut url = reqwest::Url::parse(&service.parts().endpoints.google_auth)
+    oauth.cancel(app);
+    let state = oauth.begin(app, pkce.verifier, redirect_uri.clone());
+    let mut url = reqwest::Url::parse(&apps.endpoints().google_auth)
         .map_err(|e| IntegrationError::Internal(e.to_string()))?;
     url.query_pairs_mut()
         .append_pair("client_id", &client.client_id)
@@ -112,7 +106,7 @@ pub async fn start_sign_in(
         .append_pair("state", &state)
         .append_pair("access_type", "offline")
         .append_pair("prompt", "consent");
-    crate::oauth::expire_later(service, app);
+    oauth.expire_later(app);
     Ok(ConnectAnswer::SignIn {
         auth_url: url.to_string(),
         state,
@@ -128,11 +122,11 @@ struct TokenAnswer {
 }
 
 async fn token_request(
-    service: &IntegrationService,
+    apps: &AppCtx,
     form: &[(&str, &str)],
 ) -> Result<TokenAnswer, IntegrationError> {
-    let response = IntegrationService::http()
-        .post(&service.parts().endpoints.google_token)
+    let response = crate::ctx::http_client()
+        .post(&apps.endpoints().google_token)
         .form(form)
         .send()
         .await
@@ -159,84 +153,51 @@ async fn token_request(
         .map_err(|_| IntegrationError::Service("Google's answer wasn't understood.".to_owned()))
 }
 
-impl IntegrationService {
-    pub(crate) fn oauth(&self) -> &crate::oauth::OAuthListener {
-        &self.inner.oauth
-    }
-
-    /// The callback's code: exchanged for tokens, saved, and the app connected.
-    pub(crate) async fn finish_sign_in(
-        &self,
-        pending: &Pending,
-        code: &str,
-    ) -> Result<(), IntegrationError> {
-        if let Some(server) = pending.app.strip_prefix("mcp:") {
-            return self.mcp().finish_sign_in(server, pending, code).await;
-        }
-        let client = client(self).await?;
-        let answer = token_request(
-            self,
-            &[
-                ("grant_type", "authorization_code"),
-                ("code", code),
-                ("client_id", &client.client_id),
-                ("client_secret", &client.client_secret),
-                ("redirect_uri", &pending.redirect_uri),
-                ("code_verifier", &pending.verifier),
-            ],
-        )
-        .await?;
-        let tokens = Tokens {
-            access_token: answer.access_token,
-            refresh_token: answer.refresh_token,
-            expires_at: self.parts().clock.now()
-                + chrono::Duration::seconds(answer.expires_in.unwrap_or(3600)),
-        };
-        save_tokens(self, &pending.app, &tokens).await?;
-        let account = account_of(self, &pending.app).await.ok();
-        self.set_state(&pending.app, AppState::connected(account))
-            .await;
-        self.start_feed(&pending.app);
-        Ok(())
-    }
-
-    pub(crate) async fn sign_in_failed(&self, app: &str, text: &str) {
-        if let Some(server) = app.strip_prefix("mcp:") {
-            self.mcp().sign_in_failed(server, text).await;
-            return;
-        }
-        let label = self.state(app).account_label;
-        self.set_state(app, AppState::failed(text.to_owned(), label))
-            .await;
-    }
+/// The callback's code of a Gmail or Calendar sign-in: exchanged for tokens and saved; the
+/// app then counts as connected.
+pub async fn finish_sign_in(
+    apps: &AppCtx,
+    pending: &Pending,
+    code: &str,
+) -> Result<(), IntegrationError> {
+    let client = client(apps).await?;
+    let answer = token_request(
+        apps,
+        &[
+            ("grant_type", "authorization_code"),
+            ("code", code),
+            ("client_id", &client.client_id),
+            ("client_secret", &client.client_secret),
+            ("redirect_uri", &pending.redirect_uri),
+            ("code_verifier", &pending.verifier),
+        ],
+    )
+    .await?;
+    let tokens = Tokens {
+        access_token: answer.access_token,
+        refresh_token: answer.refresh_token,
+        expires_at: apps.clock().now()
+            + chrono::Duration::seconds(answer.expires_in.unwrap_or(3600)),
+    };
+    save_tokens(apps, &pending.app, &tokens).await?;
+    let account = account_of(apps, &pending.app).await.ok();
+    apps.set_state(&pending.app, AppState::connected(account))
+        .await;
+    Ok(())
 }
 
-async fn save_tokens(
-    service: &IntegrationService,
-    app: &str,
-    tokens: &Tokens,
-) -> Result<(), IntegrationError> {
+async fn save_tokens(apps: &AppCtx, app: &str, tokens: &Tokens) -> Result<(), IntegrationError> {
     let text =
         serde_json::to_string(tokens).map_err(|e| IntegrationError::Internal(e.to_string()))?;
-    service
-        .parts()
-        .secrets
+    apps.secrets()
         .write_entry(&tokens_entry(app), &text)
         .await?;
     Ok(())
 }
 
 /// The app's access token, refreshed when it expires within a minute (or `force`).
-async fn access_token(
-    service: &IntegrationService,
-    app: &str,
-    force: bool,
-) -> Result<String, IntegrationError> {
-    let text = service
-        .parts()
-        .secrets
-        .read_entry(&tokens_entry(app))
-        .await?;
+async fn access_token(apps: &AppCtx, app: &str, force: bool) -> Result<String, IntegrationError> {
+    let text = apps.secrets().read_entry(&tokens_entry(app)).await?;
     let mut tokens: Tokens = text
         .and_then(|t| serde_json::from_str(&t).ok())
         .ok_or_else(|| {
@@ -245,7 +206,7 @@ async fn access_token(
                 name(app)
             ))
         })?;
-    let now = service.parts().clock.now();
+    let now = apps.clock().now();
     if force || tokens.expires_at - chrono::Duration::seconds(REFRESH_EARLY) <= now {
         let Some(refresh) = tokens.refresh_token.clone() else {
             return Err(IntegrationError::Invalid(format!(
@@ -253,9 +214,9 @@ async fn access_token(
                 name(app)
             )));
         };
-        let client = client(service).await?;
+        let client = client(apps).await?;
         let answer = token_request(
-            service,
+            apps,
             &[
                 ("grant_type", "refresh_token"),
                 ("refresh_token", &refresh),
@@ -269,7 +230,7 @@ async fn access_token(
             tokens.refresh_token = answer.refresh_token;
         }
         tokens.expires_at = now + chrono::Duration::seconds(answer.expires_in.unwrap_or(3600));
-        save_tokens(service, app, &tokens).await?;
+        save_tokens(apps, app, &tokens).await?;
     }
     Ok(tokens.access_token)
 }
@@ -285,7 +246,7 @@ fn name(app: &str) -> &'static str {
 /// A Google API call with the app's token; a 401 refreshes once and tries again. Answers the
 /// status and the JSON body (`Null` when empty).
 pub async fn call(
-    service: &IntegrationService,
+    apps: &AppCtx,
     app: &str,
     method: reqwest::Method,
     url: &str,
@@ -294,8 +255,8 @@ pub async fn call(
 ) -> Result<(u16, Value), IntegrationError> {
     let mut forced = false;
     loop {
-        let token = access_token(service, app, forced).await?;
-        let mut request = IntegrationService::http()
+        let token = access_token(apps, app, forced).await?;
+        let mut request = crate::ctx::http_client()
             .request(method.clone(), url)
             .bearer_auth(&token)
             .query(query);
@@ -320,14 +281,14 @@ pub async fn call(
 
 /// [`call`] that turns every non-2xx answer into a plain error.
 pub async fn call_ok(
-    service: &IntegrationService,
+    apps: &AppCtx,
     app: &str,
     method: reqwest::Method,
     url: &str,
     query: &[(&str, String)],
     body: Option<&Value>,
 ) -> Result<Value, IntegrationError> {
-    let (status, value) = call(service, app, method, url, query, body).await?;
+    let (status, value) = call(apps, app, method, url, query, body).await?;
     if (200..300).contains(&status) {
         return Ok(value);
     }
@@ -349,14 +310,14 @@ pub async fn call_ok(
 }
 
 /// The signed-in account's address.
-async fn account_of(service: &IntegrationService, app: &str) -> Result<String, IntegrationError> {
-    let endpoints = &service.parts().endpoints;
+async fn account_of(apps: &AppCtx, app: &str) -> Result<String, IntegrationError> {
+    let endpoints = &apps.endpoints();
     let value = if app == "gcalendar" {
         let url = format!("{}/users/me/calendarList/primary", endpoints.calendar);
-        call_ok(service, app, reqwest::Method::GET, &url, &[], None).await?
+        call_ok(apps, app, reqwest::Method::GET, &url, &[], None).await?
     } else {
         let url = format!("{}/users/me/profile", endpoints.gmail);
-        call_ok(service, app, reqwest::Method::GET, &url, &[], None).await?
+        call_ok(apps, app, reqwest::Method::GET, &url, &[], None).await?
     };
     value
         .get("emailAddress")
@@ -369,18 +330,18 @@ async fn account_of(service: &IntegrationService, app: &str) -> Result<String, I
 }
 
 /// Checks the sign-in with one cheap call.
-pub async fn test(service: &IntegrationService, app: &str) -> Result<String, IntegrationError> {
-    let account = account_of(service, app).await?;
+pub async fn test(apps: &AppCtx, app: &str) -> Result<String, IntegrationError> {
+    let account = account_of(apps, app).await?;
     Ok(format!("Connected to {} as {account}.", name(app)))
 }
 
 /// Deletes the app's tokens (the shared client stays for the other app).
-pub async fn forget(service: &IntegrationService, app: &str) -> Result<(), IntegrationError> {
-    service.oauth().cancel(app);
-    service
-        .parts()
-        .secrets
-        .delete_entry(&tokens_entry(app))
-        .await?;
+pub async fn forget(
+    apps: &AppCtx,
+    oauth: &OAuthListener,
+    app: &str,
+) -> Result<(), IntegrationError> {
+    oauth.cancel(app);
+    apps.secrets().delete_entry(&tokens_entry(app)).await?;
     Ok(())
 }

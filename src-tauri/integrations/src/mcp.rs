@@ -7,12 +7,13 @@
 
 mod server;
 pub mod sign_in;
+pub mod slug_risk;
 pub mod tools;
 mod values;
 
 use sentient_core::sync::MutexExt;
 use std::collections::{BTreeMap, HashMap};
-use std::sync::{Arc, Mutex, Weak};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
@@ -22,9 +23,14 @@ use sentient_core::config::{McpAuth, McpServerConfig, McpTransport};
 use sentient_core::domain::integration::{Integration, PrivacyFilters, Setup};
 use sentient_core::domain::tool_info::{Risk, ToolInfo};
 
-use crate::{Inner, IntegrationError, IntegrationService, parse_access};
+use sentient_agent::tools::ToolRegistry;
+
+use crate::ctx::{AppCtx, parse_access};
+use crate::error::IntegrationError;
+use crate::oauth::{OAuthListener, Pending, SIGN_IN_WINDOW};
 use server::Server;
 pub use server::{McpToolInfo, ServerStatus};
+pub use values::NewMcpServer;
 
 /// How long adding a server (or filling in its values) waits for its first connection.
 pub const FIRST_CONNECTION: Duration = Duration::from_secs(15);
@@ -61,30 +67,6 @@ pub struct McpServerInfo {
     pub error: Option<String>,
 }
 
-/// `POST /api/integrations/mcp`.
-#[derive(Debug, Clone, Default, Deserialize, specta::Type, utoipa::ToSchema)]
-#[serde(deny_unknown_fields)]
-pub struct NewMcpServer {
-    pub name: String,
-    pub transport: String,
-    #[serde(default)]
-    pub command: Option<String>,
-    #[serde(default)]
-    pub args: Option<Vec<String>>,
-    #[serde(default)]
-    pub url: Option<String>,
-    #[serde(default)]
-    pub env: Option<BTreeMap<String, String>>,
-    #[serde(default)]
-    pub headers: Option<BTreeMap<String, String>>,
-    #[serde(default)]
-    pub auth: Option<String>,
-    #[serde(default)]
-    pub enabled: Option<bool>,
-    #[serde(default)]
-    pub access: Option<String>,
-}
-
 /// `POST /api/integrations/mcp/{name}/values`.
 #[derive(Debug, Clone, Deserialize, specta::Type, utoipa::ToSchema)]
 pub struct McpValues {
@@ -105,9 +87,16 @@ pub struct McpTestResult {
     pub error: Option<String>,
 }
 
-/// The servers and their connections.
+/// The servers and their connections; cheap to clone (background connections hold a copy).
+#[derive(Clone)]
 pub struct McpManager {
-    service: Weak<Inner>,
+    shared: Arc<Shared>,
+}
+
+struct Shared {
+    apps: AppCtx,
+    tools: ToolRegistry,
+    oauth: OAuthListener,
     servers: Mutex<HashMap<String, Arc<Server>>>,
     /// One change (add, values, on/off, remove) at a time.
     changes: tokio::sync::Mutex<()>,
@@ -131,63 +120,62 @@ fn check_name(name: &str) -> Result<String, IntegrationError> {
 }
 
 impl McpManager {
-    pub(crate) fn new(service: Weak<Inner>) -> Self {
+    pub fn new(apps: AppCtx, tools: ToolRegistry, oauth: OAuthListener) -> Self {
         Self {
-            service,
-            servers: Mutex::default(),
-            changes: tokio::sync::Mutex::new(()),
+            shared: Arc::new(Shared {
+                apps,
+                tools,
+                oauth,
+                servers: Mutex::default(),
+                changes: tokio::sync::Mutex::new(()),
+            }),
         }
     }
 
-    fn service(&self) -> Option<IntegrationService> {
-        self.service.upgrade().map(IntegrationService::from_inner)
+    fn apps(&self) -> &AppCtx {
+        &self.shared.apps
     }
 
     fn configs(&self) -> BTreeMap<String, McpServerConfig> {
-        self.service()
-            .map(|s| s.parts().config.current().integrations.mcp_servers.clone())
-            .unwrap_or_default()
+        self.apps()
+            .config()
+            .current()
+            .integrations
+            .mcp_servers
+            .clone()
     }
 
     fn server(&self, name: &str) -> Option<Arc<Server>> {
-        self.servers.lock_unpoisoned().get(name).cloned()
+        self.shared.servers.lock_unpoisoned().get(name).cloned()
     }
 
     /// The server's connection, made when first asked for.
     fn server_or_new(&self, name: &str) -> Arc<Server> {
-        self.servers
+        self.shared
+            .servers
             .lock_unpoisoned()
             .entry(name.to_owned())
-            .or_insert_with(|| {
-                let settings = self.service().map(|s| s.parts().config.clone());
-                Arc::new(Server::new(name, settings))
-            })
+            .or_insert_with(|| Arc::new(Server::new(name, Some(self.apps().config().clone()))))
             .clone()
     }
 
     /// Starts every server that is on (in the background), and the sign-in retries.
     pub async fn start_all(&self) {
-        let Some(service) = self.service() else {
-            return;
-        };
         for name in self.configs().keys() {
             let server = self.server_or_new(name);
-            let service = service.clone();
-            tokio::spawn(async move { service.mcp().connect(&server).await });
+            let manager = self.clone();
+            tokio::spawn(async move { manager.connect(&server).await });
         }
-        let shutdown = service.parts().shutdown.clone();
-        let weak = self.service.clone();
+        let shutdown = self.apps().shutdown().clone();
+        let manager = self.clone();
         tokio::spawn(async move {
             loop {
                 tokio::select! {
                     () = shutdown.cancelled() => return,
                     () = tokio::time::sleep(SIGN_IN_RETRY) => {}
                 }
-                let Some(service) = weak.upgrade().map(IntegrationService::from_inner) else {
-                    return;
-                };
-                let waiting: Vec<Arc<Server>> = service
-                    .mcp()
+                let waiting: Vec<Arc<Server>> = manager
+                    .shared
                     .servers
                     .lock_unpoisoned()
                     .values()
@@ -195,7 +183,7 @@ impl McpManager {
                     .cloned()
                     .collect();
                 for server in waiting {
-                    service.mcp().connect(&server).await;
+                    manager.connect(&server).await;
                 }
             }
         });
@@ -203,7 +191,13 @@ impl McpManager {
 
     /// Stops every server (quit).
     pub async fn stop_all(&self) {
-        let servers: Vec<Arc<Server>> = self.servers.lock_unpoisoned().values().cloned().collect();
+        let servers: Vec<Arc<Server>> = self
+            .shared
+            .servers
+            .lock_unpoisoned()
+            .values()
+            .cloned()
+            .collect();
         for server in servers {
             server.disconnect(ServerStatus::Disconnected, None).await;
         }
@@ -211,9 +205,7 @@ impl McpManager {
 
     /// (Re)connects a server as its settings say: off, missing values, or a live connection.
     async fn connect(&self, server: &Arc<Server>) {
-        let Some(service) = self.service() else {
-            return;
-        };
+        let apps = self.apps();
         let Some(config) = self.configs().get(&server.name).cloned() else {
             return;
         };
@@ -222,7 +214,7 @@ impl McpManager {
             self.publish(&server.name).await;
             return;
         }
-        let secrets = values::load(&service, &server.name).await;
+        let secrets = values::load(apps, &server.name).await;
         let missing = values::missing(&config, &secrets);
         server.set_missing(missing.clone());
         if !missing.is_empty() {
@@ -236,10 +228,10 @@ impl McpManager {
         }
         let mut secrets = secrets;
         let oauth = config.transport == McpTransport::Http && config.auth == McpAuth::Oauth;
-        let signed_in = sign_in::is_signed_in(&service, &server.name).await;
+        let signed_in = sign_in::is_signed_in(apps, &server.name).await;
         server.set_signed_in(signed_in);
         if oauth {
-            match sign_in::bearer(&service, &server.name, &config.url, false).await {
+            match sign_in::bearer(apps, &server.name, &config.url, false).await {
                 Some(token) => {
                     secrets
                         .headers
@@ -260,12 +252,12 @@ impl McpManager {
         server.mark_connecting();
         self.publish(&server.name).await;
         let timeout = Duration::from_secs(u64::from(
-            service.parts().config.current().integrations.mcp_timeout_s,
+            apps.config().current().integrations.mcp_timeout_s,
         ));
         server.connect(&config, &secrets, timeout).await;
         if oauth && server.status().0 == ServerStatus::NeedsSignIn {
             // The token was refused: refresh once, then ask for a new sign-in.
-            match sign_in::bearer(&service, &server.name, &config.url, true).await {
+            match sign_in::bearer(apps, &server.name, &config.url, true).await {
                 Some(token) => {
                     secrets
                         .headers
@@ -278,22 +270,20 @@ impl McpManager {
                 server.mark(ServerStatus::NeedsSignIn, "Sign in to use this server.");
             }
         }
-        self.register_tools(&service, server);
+        self.register_tools(server);
         self.publish(&server.name).await;
     }
 
     /// Puts the server's tools in the registry as the app `mcp_<server>`.
-    fn register_tools(&self, service: &IntegrationService, server: &Arc<Server>) {
+    fn register_tools(&self, server: &Arc<Server>) {
         let plugin = tools::plugin(server.clone());
-        if let Err(error) = service.parts().tools.replace(plugin) {
+        if let Err(error) = self.shared.tools.replace(plugin) {
             tracing::warn!(%error, server = %server.name, "a tool server's tools could not be registered");
         }
     }
 
     async fn publish(&self, name: &str) {
-        if let Some(service) = self.service() {
-            service.announce(&format!("{APP_PREFIX}{name}")).await;
-        }
+        self.apps().announce(&format!("{APP_PREFIX}{name}")).await;
     }
 
     /// Every server, as the routes list them.
@@ -325,9 +315,7 @@ impl McpManager {
             |s| s.status(),
         );
         let missing = server.as_ref().map(|s| s.missing()).unwrap_or_default();
-        let access = self.service().map_or("read_write", |s| {
-            s.access_of(&format!("{APP_PREFIX}{name}"))
-        });
+        let access = self.apps().access_of(&format!("{APP_PREFIX}{name}"));
         McpServerInfo {
             name: name.to_owned(),
             transport: match config.transport {
@@ -344,9 +332,7 @@ impl McpManager {
             missing_values: missing,
             signed_in: config.auth == McpAuth::Oauth
                 && server.as_ref().is_some_and(|s| s.signed_in()),
-            signing_in: self
-                .service()
-                .is_some_and(|s| s.oauth().is_pending(&sign_in::pending_app(name))),
+            signing_in: self.shared.oauth.is_pending(&sign_in::pending_app(name)),
             enabled: config.enabled,
             access: access.to_owned(),
             status: status.as_str().to_owned(),
@@ -367,29 +353,23 @@ impl McpManager {
 
     /// Adds (or replaces) a server and waits up to 15 s for its first connection.
     pub async fn add(&self, request: NewMcpServer) -> Result<McpServerInfo, IntegrationError> {
-        let service = self
-            .service()
-            .ok_or_else(|| IntegrationError::Internal("the engine is stopping".to_owned()))?;
+        let apps = self.apps();
         let name = check_name(&request.name)?;
         let checked = values::check_new(&request)?;
-        let _one_change = self.changes.lock().await;
+        let _one_change = self.shared.changes.lock().await;
         if let Some(access) = &request.access {
             let read_only = parse_access(&Value::String(access.clone()))?;
-            service
-                .save_access(&format!("{APP_PREFIX}{name}"), read_only)
+            apps.save_access(&format!("{APP_PREFIX}{name}"), read_only)
                 .await?;
         }
-        values::save(&service, &name, &checked).await?;
+        values::save(apps, &name, &checked).await?;
         if checked.config.transport == McpTransport::Http {
             let previous = self.configs().get(&name).map(|c| c.url.clone());
-            sign_in::settle_on_add(&service, &name, &checked.config.url, previous.as_deref())
-                .await?;
+            sign_in::settle_on_add(apps, &name, &checked.config.url, previous.as_deref()).await?;
         }
         let config = checked.config.clone();
         let saved_name = name.clone();
-        service
-            .parts()
-            .config
+        apps.config()
             .update(move |c| {
                 c.integrations.mcp_servers.insert(saved_name, config);
             })
@@ -403,32 +383,26 @@ impl McpManager {
 
     /// Connects in the background and waits up to [`FIRST_CONNECTION`] for it.
     async fn connect_waiting(&self, server: &Arc<Server>) {
-        let Some(service) = self.service() else {
-            return;
-        };
+        let manager = self.clone();
         let server = server.clone();
-        let connecting = tokio::spawn(async move { service.mcp().connect(&server).await });
+        let connecting = tokio::spawn(async move { manager.connect(&server).await });
         let _ = tokio::time::timeout(FIRST_CONNECTION, connecting).await;
     }
 
     /// Removes a server: its connection, tools, keychain values and Read only setting.
     pub async fn remove(&self, name: &str) -> Result<(), IntegrationError> {
-        let service = self
-            .service()
-            .ok_or_else(|| IntegrationError::Internal("the engine is stopping".to_owned()))?;
+        let apps = self.apps();
         self.get(name)?;
-        let _one_change = self.changes.lock().await;
-        let server = self.servers.lock_unpoisoned().remove(name);
+        let _one_change = self.shared.changes.lock().await;
+        let server = self.shared.servers.lock_unpoisoned().remove(name);
         if let Some(server) = server {
             server.disconnect(ServerStatus::Disconnected, None).await;
         }
         let app = format!("{APP_PREFIX}{name}");
-        service.parts().tools.remove(&app);
-        values::delete_all(&service, name).await?;
+        self.shared.tools.remove(&app);
+        values::delete_all(apps, name).await?;
         let owned = name.to_owned();
-        service
-            .parts()
-            .config
+        apps.config()
             .update(move |c| {
                 c.integrations.mcp_servers.remove(&owned);
                 c.integrations.read_only.retain(|r| *r != app);
@@ -445,12 +419,9 @@ impl McpManager {
         access: &Value,
     ) -> Result<McpServerInfo, IntegrationError> {
         let read_only = parse_access(access)?;
-        let service = self
-            .service()
-            .ok_or_else(|| IntegrationError::Internal("the engine is stopping".to_owned()))?;
+        let apps = self.apps();
         self.get(name)?;
-        service
-            .save_access(&format!("{APP_PREFIX}{name}"), read_only)
+        apps.save_access(&format!("{APP_PREFIX}{name}"), read_only)
             .await?;
         self.publish(name).await;
         self.get(name)
@@ -464,7 +435,7 @@ impl McpManager {
     ) -> Result<McpServerInfo, IntegrationError> {
         let enabled = enabled.as_bool().ok_or(IntegrationError::BadEnabled)?;
         self.get(name)?;
-        let _one_change = self.changes.lock().await;
+        let _one_change = self.shared.changes.lock().await;
         self.save_enabled(name, enabled).await?;
         let server = self.server_or_new(name);
         if enabled {
@@ -476,13 +447,9 @@ impl McpManager {
     }
 
     async fn save_enabled(&self, name: &str, enabled: bool) -> Result<(), IntegrationError> {
-        let service = self
-            .service()
-            .ok_or_else(|| IntegrationError::Internal("the engine is stopping".to_owned()))?;
+        let apps = self.apps();
         let owned = name.to_owned();
-        service
-            .parts()
-            .config
+        apps.config()
             .update(move |c| {
                 if let Some(server) = c.integrations.mcp_servers.get_mut(&owned) {
                     server.enabled = enabled;
@@ -499,9 +466,7 @@ impl McpManager {
         name: &str,
         request: McpValues,
     ) -> Result<McpServerInfo, IntegrationError> {
-        let service = self
-            .service()
-            .ok_or_else(|| IntegrationError::Internal("the engine is stopping".to_owned()))?;
+        let apps = self.apps();
         let config = self
             .configs()
             .get(name)
@@ -512,13 +477,11 @@ impl McpManager {
             Some(Value::Bool(b)) => Some(*b),
             Some(_) => return Err(IntegrationError::BadEnable),
         };
-        let _one_change = self.changes.lock().await;
-        let becomes_headers = values::fill(&service, name, &config, &request.values).await?;
+        let _one_change = self.shared.changes.lock().await;
+        let becomes_headers = values::fill(apps, name, &config, &request.values).await?;
         if becomes_headers {
             let owned = name.to_owned();
-            service
-                .parts()
-                .config
+            apps.config()
                 .update(move |c| {
                     if let Some(server) = c.integrations.mcp_servers.get_mut(&owned) {
                         server.auth = McpAuth::Headers;
@@ -528,7 +491,7 @@ impl McpManager {
                 .map_err(|e| IntegrationError::Internal(e.to_string()))?;
         }
         if enable == Some(true) {
-            let secrets = values::load(&service, name).await;
+            let secrets = values::load(apps, name).await;
             if values::missing(&config, &secrets).is_empty() {
                 self.save_enabled(name, true).await?;
             }
@@ -562,14 +525,10 @@ impl McpManager {
     /// Deletes the stored sign-in (the client registration is kept) and cancels a waiting one;
     /// an `oauth` server then needs a new sign-in.
     pub async fn sign_out(&self, name: &str) -> Result<McpServerInfo, IntegrationError> {
-        let service = self
-            .service()
-            .ok_or_else(|| IntegrationError::Internal("the engine is stopping".to_owned()))?;
+        let apps = self.apps();
         self.get(name)?;
-        service.oauth().cancel(&sign_in::pending_app(name));
-        service
-            .parts()
-            .secrets
+        self.shared.oauth.cancel(&sign_in::pending_app(name));
+        apps.secrets()
             .delete_entry(&format!("mcp:{name}:oauth"))
             .await?;
         let server = self.server_or_new(name);
@@ -580,26 +539,22 @@ impl McpManager {
 
     /// Starts a browser sign-in with the server's authorization server.
     pub async fn sign_in(&self, name: &str) -> Result<McpSignIn, IntegrationError> {
-        let service = self
-            .service()
-            .ok_or_else(|| IntegrationError::Internal("the engine is stopping".to_owned()))?;
+        let apps = self.apps();
         let info = self.get(name)?;
         if info.transport == "stdio" {
             return Err(IntegrationError::Invalid(
                 "Only servers reached at a web address can be signed in to; a program on this computer uses its own settings.".to_owned(),
             ));
         }
-        let (auth_url, state) = sign_in::start(&service, name, &info.url).await?;
+        let (auth_url, state) = sign_in::start(apps, &self.shared.oauth, name, &info.url).await?;
         self.publish(name).await;
-        let weak = self.service.clone();
+        let manager = self.clone();
         let app = sign_in::pending_app(name);
         let owned = name.to_owned();
         tokio::spawn(async move {
-            tokio::time::sleep(crate::oauth::SIGN_IN_WINDOW).await;
-            if let Some(service) = weak.upgrade().map(IntegrationService::from_inner)
-                && !service.oauth().is_pending(&app)
-            {
-                service.mcp().publish(&owned).await;
+            tokio::time::sleep(SIGN_IN_WINDOW).await;
+            if !manager.shared.oauth.is_pending(&app) {
+                manager.publish(&owned).await;
             }
         });
         Ok(McpSignIn { auth_url, state })
@@ -609,17 +564,13 @@ impl McpManager {
     pub(crate) async fn finish_sign_in(
         &self,
         name: &str,
-        pending: &crate::oauth::Pending,
+        pending: &Pending,
         code: &str,
     ) -> Result<(), IntegrationError> {
-        let service = self
-            .service()
-            .ok_or_else(|| IntegrationError::Internal("the engine is stopping".to_owned()))?;
-        sign_in::finish(&service, name, pending, code).await?;
+        let apps = self.apps();
+        sign_in::finish(apps, name, pending, code).await?;
         let owned = name.to_owned();
-        service
-            .parts()
-            .config
+        apps.config()
             .update(move |c| {
                 if let Some(server) = c.integrations.mcp_servers.get_mut(&owned) {
                     server.auth = McpAuth::Oauth;

@@ -13,9 +13,13 @@ use axum::extract::{Query, State};
 use axum::response::Html;
 use axum::routing::get;
 use base64::Engine as _;
+use serde::{Deserialize, Serialize};
 use sha2::Digest;
 
-use crate::{Inner, IntegrationError, IntegrationService};
+use futures::future::BoxFuture;
+
+use crate::ctx::AppCtx;
+use crate::error::IntegrationError;
 
 /// How long a sign-in waits for the browser.
 pub const SIGN_IN_WINDOW: Duration = Duration::from_secs(15 * 60);
@@ -44,6 +48,20 @@ impl Default for Pkce {
     }
 }
 
+/// A tool server's authorization server endpoints, as discovered (`mcp::sign_in`); here beside
+/// [`Pkce`] because a pending sign-in carries them.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Metadata {
+    pub authorization_endpoint: String,
+    pub token_endpoint: String,
+    #[serde(default)]
+    pub registration_endpoint: Option<String>,
+    /// The resource to ask tokens for (RFC 8707).
+    pub resource: String,
+    #[serde(default)]
+    pub scopes: Vec<String>,
+}
+
 /// The S256 challenge of a verifier: base64url(SHA-256(verifier)), no padding.
 pub fn challenge_of(verifier: &str) -> String {
     base64::engine::general_purpose::URL_SAFE_NO_PAD
@@ -59,14 +77,31 @@ pub struct Pending {
     pub redirect_uri: String,
     pub started: Instant,
     /// A tool server's authorization server, client and address.
-    pub metadata: Option<crate::mcp::sign_in::Metadata>,
+    pub metadata: Option<Metadata>,
     pub client_id: Option<String>,
     pub server_url: Option<String>,
 }
 
-/// The listener and the sign-ins waiting on it.
+/// What the browser's return finishes: the app's token exchange and connection, or the
+/// app's failure. The service answers for every app that signs in this way.
+pub trait SignIns: Send + Sync {
+    fn finish<'a>(
+        &'a self,
+        pending: &'a Pending,
+        code: &'a str,
+    ) -> BoxFuture<'a, Result<(), IntegrationError>>;
+    fn failed<'a>(&'a self, app: &'a str, text: &'a str) -> BoxFuture<'a, ()>;
+}
+
+/// The listener and the sign-ins waiting on it; cheap to clone (the callback holds a copy).
+#[derive(Clone)]
 pub struct OAuthListener {
-    service: Weak<Inner>,
+    shared: Arc<Shared>,
+}
+
+struct Shared {
+    apps: AppCtx,
+    sign_ins: Weak<dyn SignIns>,
     pending: Mutex<HashMap<String, Pending>>,
     /// The callback address, once listening.
     address: tokio::sync::Mutex<Option<String>>,
@@ -103,28 +138,32 @@ fn html_escape(text: &str) -> String {
 }
 
 impl OAuthListener {
-    pub(crate) fn new(service: Weak<Inner>) -> Self {
+    /// `sign_ins` finishes what the browser brings back (the service, which outlives this).
+    pub fn new(apps: AppCtx, sign_ins: Weak<dyn SignIns>) -> Self {
         Self {
-            service,
-            pending: Mutex::default(),
-            address: tokio::sync::Mutex::new(None),
+            shared: Arc::new(Shared {
+                apps,
+                sign_ins,
+                pending: Mutex::default(),
+                address: tokio::sync::Mutex::new(None),
+            }),
         }
+    }
+
+    fn sign_ins(&self) -> Option<Arc<dyn SignIns>> {
+        self.shared.sign_ins.upgrade()
     }
 
     /// The callback address, starting the listener on first use.
     pub async fn redirect_uri(&self) -> Result<String, IntegrationError> {
-        let mut address = self.address.lock().await;
+        let mut address = self.shared.address.lock().await;
         if let Some(uri) = address.as_ref() {
             return Ok(uri.clone());
         }
-        let service = self
-            .service
-            .upgrade()
-            .map(IntegrationService::from_inner)
-            .ok_or_else(|| IntegrationError::Internal("the engine is stopping".to_owned()))?;
-        let port = service
-            .parts()
-            .config
+        let port = self
+            .shared
+            .apps
+            .config()
             .current()
             .integrations
             .oauth_redirect_port;
@@ -140,11 +179,10 @@ impl OAuthListener {
             .map_err(|e| IntegrationError::Internal(e.to_string()))?
             .port();
         let uri = format!("http://127.0.0.1:{bound}/oauth/callback");
-        let weak = self.service.clone();
         let app = axum::Router::new()
             .route("/oauth/callback", get(callback))
-            .with_state(weak);
-        let shutdown = service.parts().shutdown.clone();
+            .with_state(self.clone());
+        let shutdown = self.shared.apps.shutdown().clone();
         tokio::spawn(async move {
             let serving =
                 axum::serve(listener, app).with_graceful_shutdown(shutdown.cancelled_owned());
@@ -168,12 +206,12 @@ impl OAuthListener {
         app: &str,
         verifier: String,
         redirect_uri: String,
-        metadata: Option<crate::mcp::sign_in::Metadata>,
+        metadata: Option<Metadata>,
         client_id: Option<String>,
         server_url: Option<String>,
     ) -> String {
         let state = sentient_core::store::new_id();
-        let mut pending = self.pending.lock_unpoisoned();
+        let mut pending = self.shared.pending.lock_unpoisoned();
         pending.retain(|_, p| p.started.elapsed() < SIGN_IN_WINDOW);
         pending.insert(
             state.clone(),
@@ -192,13 +230,14 @@ impl OAuthListener {
 
     /// Takes a pending sign-in once; `None` for a forged, expired or used `state`.
     pub fn take(&self, state: &str) -> Option<Pending> {
-        let pending = self.pending.lock_unpoisoned().remove(state)?;
+        let pending = self.shared.pending.lock_unpoisoned().remove(state)?;
         (pending.started.elapsed() < SIGN_IN_WINDOW).then_some(pending)
     }
 
     /// Whether a sign-in of `app` waits for the browser.
     pub fn is_pending(&self, app: &str) -> bool {
-        self.pending
+        self.shared
+            .pending
             .lock_unpoisoned()
             .values()
             .any(|p| p.app == app && p.started.elapsed() < SIGN_IN_WINDOW)
@@ -206,22 +245,44 @@ impl OAuthListener {
 
     /// Drops the app's waiting sign-ins (a disconnect or a new connect).
     pub fn cancel(&self, app: &str) {
-        self.pending.lock_unpoisoned().retain(|_, p| p.app != app);
+        self.shared
+            .pending
+            .lock_unpoisoned()
+            .retain(|_, p| p.app != app);
+    }
+
+    /// Keeps a sign-in's deadline: after [`SIGN_IN_WINDOW`] a still-connecting app turns back.
+    pub fn expire_later(&self, app: &str) {
+        let listener = self.clone();
+        let app = app.to_owned();
+        tokio::spawn(async move {
+            tokio::time::sleep(SIGN_IN_WINDOW).await;
+            if listener.shared.apps.state(&app).status == "connecting"
+                && let Some(sign_ins) = listener.sign_ins()
+            {
+                sign_ins
+                    .failed(
+                        &app,
+                        "The sign-in wasn't finished within 15 minutes. Connect again.",
+                    )
+                    .await;
+            }
+        });
     }
 }
 
 async fn callback(
-    State(service): State<Weak<Inner>>,
+    State(listener): State<OAuthListener>,
     Query(query): Query<Callback>,
 ) -> (axum::http::StatusCode, Html<String>) {
     let bad = |text: &str| (axum::http::StatusCode::BAD_REQUEST, page(false, text));
-    let Some(service) = service.upgrade().map(IntegrationService::from_inner) else {
+    let Some(sign_ins) = listener.sign_ins() else {
         return bad("Sentient is closing. Try again after it starts.");
     };
     let Some(state) = query.state.as_deref() else {
         return bad("This sign-in link is not from Sentient.");
     };
-    let Some(pending) = service.oauth().take(state) else {
+    let Some(pending) = listener.take(state) else {
         return bad(
             "This sign-in is not waiting any more (it was used, it expired after 15 minutes, or it is not from Sentient). Connect again from Sentient.",
         );
@@ -232,40 +293,23 @@ async fn callback(
         } else {
             format!("The provider refused the sign-in ({error}).")
         };
-        service.sign_in_failed(&pending.app, &text).await;
+        sign_ins.failed(&pending.app, &text).await;
         return bad(&text);
     }
     let Some(code) = query.code.as_deref() else {
-        service
-            .sign_in_failed(&pending.app, "The provider sent no code.")
+        sign_ins
+            .failed(&pending.app, "The provider sent no code.")
             .await;
         return bad("The provider sent no code.");
     };
-    match service.finish_sign_in(&pending, code).await {
+    match sign_ins.finish(&pending, code).await {
         Ok(()) => (axum::http::StatusCode::OK, page(true, "")),
         Err(error) => {
             let text = error.to_string();
-            service.sign_in_failed(&pending.app, &text).await;
+            sign_ins.failed(&pending.app, &text).await;
             bad(&text)
         }
     }
-}
-
-/// Keeps a sign-in's deadline: after [`SIGN_IN_WINDOW`] a still-connecting app turns back.
-pub(crate) fn expire_later(service: &IntegrationService, app: &str) {
-    let service = Arc::new(service.clone());
-    let app = app.to_owned();
-    tokio::spawn(async move {
-        tokio::time::sleep(SIGN_IN_WINDOW).await;
-        if service.state(&app).status == "connecting" {
-            service
-                .sign_in_failed(
-                    &app,
-                    "The sign-in wasn't finished within 15 minutes. Connect again.",
-                )
-                .await;
-        }
-    });
 }
 
 #[cfg(test)]

@@ -4,25 +4,41 @@
 //! old, for follow-ups). Both read only; privacy filters and code masking apply.
 
 use sentient_core::sync::MutexExt;
-use std::collections::{BTreeMap, HashMap};
-use std::sync::Mutex;
+#[cfg(feature = "email")]
+use std::collections::BTreeMap;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
 
 use chrono::{DateTime, Duration, Utc};
+#[cfg(feature = "google")]
 use reqwest::Method;
 use serde::{Deserialize, Serialize};
-use serde_json::{Value, json};
+use serde_json::Value;
+#[cfg(feature = "email")]
+use serde_json::json;
 
+use crate::ctx::AppCtx;
+#[cfg(feature = "email")]
+use crate::email_imap::EmailImap;
+#[cfg(feature = "email")]
 use crate::email_imap::client::pick_sent_mailbox;
+use crate::emit::ItemsDoor;
+use crate::error::IntegrationError;
+#[cfg(feature = "google")]
 use crate::google::call_ok;
-use crate::{IntegrationError, IntegrationService};
 
 /// Gmail's thread listing: pages of 50, at most 5.
+#[cfg(feature = "google")]
 const GMAIL_PAGE: u32 = 50;
+#[cfg(feature = "google")]
 const GMAIL_PAGES: usize = 5;
 /// IMAP: the newest quiet messages (before the idle cutoff) and recent ones read per mailbox.
+#[cfg(feature = "email")]
 const QUIET_CAP: usize = 150;
+#[cfg(feature = "email")]
 const RECENT_CAP: usize = 400;
 /// The headers a follow-up message keeps.
+#[cfg(feature = "email")]
 const KEPT_HEADERS: [&str; 5] = [
     "list-unsubscribe",
     "list-id",
@@ -48,25 +64,44 @@ pub struct PollStatus {
     pub last_error: Option<String>,
 }
 
-/// Poll records by source.
-#[derive(Default)]
-pub struct Polls(Mutex<HashMap<String, PollStatus>>);
+/// Polls and follow-up reads of the mail and calendar apps, with each source's poll record.
+pub struct Polls {
+    apps: AppCtx,
+    door: Arc<ItemsDoor>,
+    #[cfg(feature = "email")]
+    imap: Arc<EmailImap>,
+    records: Mutex<HashMap<String, PollStatus>>,
+}
 
+#[cfg(feature = "email")]
 fn text<'a>(value: &'a Value, key: &str) -> &'a str {
     value.get(key).and_then(Value::as_str).unwrap_or_default()
 }
 
+#[cfg(feature = "email")]
 fn date_of(item: &Value) -> Option<DateTime<Utc>> {
     DateTime::parse_from_rfc3339(text(item, "date"))
         .ok()
         .map(|d| d.with_timezone(&Utc))
 }
 
-impl IntegrationService {
+impl Polls {
+    pub fn new(
+        apps: AppCtx,
+        door: Arc<ItemsDoor>,
+        #[cfg(feature = "email")] imap: Arc<EmailImap>,
+    ) -> Self {
+        Self {
+            apps,
+            door,
+            #[cfg(feature = "email")]
+            imap,
+            records: Mutex::default(),
+        }
+    }
+
     pub fn poll_status(&self, source: &str) -> PollStatus {
-        self.inner
-            .polls
-            .0
+        self.records
             .lock_unpoisoned()
             .get(source)
             .cloned()
@@ -74,8 +109,8 @@ impl IntegrationService {
     }
 
     fn record_poll(&self, source: &str, error: Option<String>) {
-        let now = self.parts().clock.now();
-        self.inner.polls.0.lock_unpoisoned().insert(
+        let now = self.apps.clock().now();
+        self.records.lock_unpoisoned().insert(
             source.to_owned(),
             PollStatus {
                 last_poll_at: Some(now),
@@ -94,20 +129,26 @@ impl IntegrationService {
         if !matches!(source, "gmail" | "gcalendar") {
             return Err(IntegrationError::NoFeed(source.to_owned()));
         }
-        if !self.is_connected(source) {
+        if !self.apps.is_connected(source) {
             return Err(IntegrationError::Invalid(format!(
                 "{source} isn't connected."
             )));
         }
-        let since = since.unwrap_or_else(|| self.parts().clock.now() - Duration::days(1));
+        let since = since.unwrap_or_else(|| self.apps.clock().now() - Duration::days(1));
+        #[cfg(feature = "google")]
         let found = match source {
             "gmail" => self.poll_gmail(since).await,
             _ => self.poll_calendar(since).await,
         };
+        #[cfg(not(feature = "google"))]
+        let found: Result<Vec<Value>, IntegrationError> = {
+            let _ = since;
+            Err(IntegrationError::NoFeed(source.to_owned()))
+        };
         match found {
             Ok(items) => {
                 self.record_poll(source, None);
-                self.emit_items(source, "poll", items, None).await
+                self.door.emit(source, "poll", items, None).await
             }
             Err(error) => {
                 self.record_poll(source, Some(error.to_string()));
@@ -116,17 +157,24 @@ impl IntegrationService {
         }
     }
 
+    #[cfg(feature = "google")]
     async fn poll_gmail(&self, since: DateTime<Utc>) -> Result<Vec<Value>, IntegrationError> {
-        crate::gmail::search(self, &format!("in:inbox after:{}", since.timestamp()), 50).await
+        crate::gmail::search(
+            &self.apps,
+            &format!("in:inbox after:{}", since.timestamp()),
+            50,
+        )
+        .await
     }
 
+    #[cfg(feature = "google")]
     async fn poll_calendar(&self, since: DateTime<Utc>) -> Result<Vec<Value>, IntegrationError> {
         let url = format!(
             "{}/calendars/primary/events",
-            self.parts().endpoints.calendar.trim_end_matches('/')
+            self.apps.endpoints().calendar.trim_end_matches('/')
         );
         let value = call_ok(
-            self,
+            &self.apps,
             "gcalendar",
             Method::GET,
             &url,
@@ -138,7 +186,7 @@ impl IntegrationService {
             None,
         )
         .await?;
-        let now = self.parts().clock.now();
+        let now = self.apps.clock().now();
         Ok(value
             .get("items")
             .and_then(Value::as_array)
@@ -162,27 +210,18 @@ impl IntegrationService {
         idle_days: i64,
         limit: usize,
     ) -> Result<RecentThreads, IntegrationError> {
-        if !self.is_connected(source) {
+        if !self.apps.is_connected(source) {
             return Err(IntegrationError::Invalid(format!(
                 "{source} isn't connected."
             )));
         }
-        let now = self.parts().clock.now();
+        let now = self.apps.clock().now();
         let oldest = now - Duration::days(newer_than_days.max(1));
         let idle_cutoff = now - Duration::days(idle_days.max(0));
-        let found = match source {
-            "gmail" => self.gmail_threads(oldest, idle_cutoff, limit).await?,
-            "email_imap" => self.imap_threads(oldest, idle_cutoff, limit).await?,
-            other => return Err(IntegrationError::NoFeed(other.to_owned())),
-        };
+        let found = self.threads_of(source, oldest, idle_cutoff, limit).await?;
         // A thread goes whole when the filters hide any of its messages or people.
-        let filters = self.inner.states.filters(source).await?;
-        let mask = self
-            .parts()
-            .config
-            .current()
-            .integrations
-            .hide_one_time_codes;
+        let filters = self.apps.filters(source).await?;
+        let mask = self.apps.masks_codes();
         let mut threads = Vec::new();
         for mut thread in found.threads {
             let messages = thread["messages"].as_array().cloned().unwrap_or_default();
@@ -201,18 +240,48 @@ impl IntegrationService {
         })
     }
 
+    /// The source's quiet threads, before filters and masking.
+    #[cfg(feature = "email")]
+    async fn threads_of(
+        &self,
+        source: &str,
+        oldest: DateTime<Utc>,
+        idle_cutoff: DateTime<Utc>,
+        limit: usize,
+    ) -> Result<RecentThreads, IntegrationError> {
+        match source {
+            #[cfg(feature = "google")]
+            "gmail" => self.gmail_threads(oldest, idle_cutoff, limit).await,
+            "email_imap" => self.imap_threads(oldest, idle_cutoff, limit).await,
+            other => Err(IntegrationError::NoFeed(other.to_owned())),
+        }
+    }
+
+    /// Without the mail apps no source has threads.
+    #[cfg(not(feature = "email"))]
+    async fn threads_of(
+        &self,
+        source: &str,
+        _oldest: DateTime<Utc>,
+        _idle_cutoff: DateTime<Utc>,
+        _limit: usize,
+    ) -> Result<RecentThreads, IntegrationError> {
+        Err(IntegrationError::NoFeed(source.to_owned()))
+    }
+
+    #[cfg(feature = "google")]
     async fn gmail_threads(
         &self,
         oldest: DateTime<Utc>,
         idle_cutoff: DateTime<Utc>,
         limit: usize,
     ) -> Result<RecentThreads, IntegrationError> {
-        let base = crate::gmail::base(self);
-        let own = self.state("gmail").account_label.unwrap_or_default();
+        let base = crate::gmail::base(&self.apps);
+        let own = self.apps.state("gmail").account_label.unwrap_or_default();
         let mut addresses = vec![own.clone()];
         let mut threads = Vec::new();
         let mut page: Option<String> = None;
-        let days = (self.parts().clock.now() - oldest).num_days().max(1);
+        let days = (self.apps.clock().now() - oldest).num_days().max(1);
         'pages: for _ in 0..GMAIL_PAGES {
             let mut query = vec![
                 ("q", format!("newer_than:{days}d")),
@@ -222,7 +291,7 @@ impl IntegrationService {
                 query.push(("pageToken", p.clone()));
             }
             let list = call_ok(
-                self,
+                &self.apps,
                 "gmail",
                 Method::GET,
                 &format!("{base}/threads"),
@@ -238,7 +307,7 @@ impl IntegrationService {
                 .filter_map(|t| t.get("id").and_then(Value::as_str))
             {
                 let thread = call_ok(
-                    self,
+                    &self.apps,
                     "gmail",
                     Method::GET,
                     &format!("{base}/threads/{id}"),
@@ -255,7 +324,7 @@ impl IntegrationService {
                     .collect();
                 let mut messages = Vec::new();
                 for message_id in ids {
-                    let mut item = crate::gmail::message(self, message_id).await?;
+                    let mut item = crate::gmail::message(&self.apps, message_id).await?;
                     let from_me = item["labels"]
                         .as_array()
                         .is_some_and(|l| l.iter().any(|x| x == "SENT"))
@@ -299,13 +368,14 @@ impl IntegrationService {
         })
     }
 
+    #[cfg(feature = "email")]
     async fn imap_threads(
         &self,
         oldest: DateTime<Utc>,
         idle_cutoff: DateTime<Utc>,
         limit: usize,
     ) -> Result<RecentThreads, IntegrationError> {
-        let imap = self.email_imap();
+        let imap = &self.imap;
         let found = imap
             .with_session(move |session, account| {
                 Box::pin(async move {
@@ -393,6 +463,7 @@ impl IntegrationService {
 }
 
 /// Keeps only the headers follow-ups read.
+#[cfg(feature = "email")]
 fn keep_headers(item: &mut Value) {
     let kept: serde_json::Map<String, Value> = item
         .get("headers")

@@ -1,6 +1,7 @@
 //! The email (IMAP + SMTP) client layer against real servers on loopback: Dovecot for IMAP and
 //! aiosmtpd for SMTP (tests/harness/mail_servers.rs). A test is skipped, saying why, only when
 //! the server's program is missing.
+#![cfg(feature = "email")]
 
 #[allow(dead_code)]
 #[path = "../../../tests/harness/mail_servers.rs"]

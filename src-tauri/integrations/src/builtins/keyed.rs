@@ -7,7 +7,8 @@ use serde_json::{Map, Value};
 
 use super::provider::{Answer, fetch};
 use super::{maps, news, search, weather};
-use crate::{IntegrationError, IntegrationService};
+use crate::ctx::AppCtx;
+use crate::error::IntegrationError;
 
 /// Each keyed alternative and the built-in it stands in for.
 pub const ALTERNATIVES: &[(&str, &str)] = &[
@@ -51,7 +52,7 @@ fn display_name(id: &str) -> &'static str {
 
 /// Connects `id` with the typed key: checked with one free request, then saved.
 pub async fn connect(
-    service: &IntegrationService,
+    apps: &AppCtx,
     id: &str,
     fields: &Map<String, Value>,
 ) -> Result<Option<String>, IntegrationError> {
@@ -73,16 +74,12 @@ pub async fn connect(
         ));
     }
     let credentials = Credentials { key, engine };
-    check(service, id, &credentials)
+    check(apps, id, &credentials)
         .await
         .map_err(IntegrationError::Invalid)?;
-    service.parts().secrets.put(id, &credentials.key).await?;
+    apps.secrets().put(id, &credentials.key).await?;
     if let Some(engine) = &credentials.engine {
-        service
-            .parts()
-            .secrets
-            .write_entry(CSE_ENGINE, engine)
-            .await?;
+        apps.secrets().write_entry(CSE_ENGINE, engine).await?;
     }
     let tail: String = credentials
         .key
@@ -97,14 +94,14 @@ pub async fn connect(
 }
 
 /// `POST .../test`: the same free request with the saved key.
-pub async fn test(service: &IntegrationService, id: &str) -> Result<String, IntegrationError> {
-    let credentials = credentials(service, id).await.ok_or_else(|| {
+pub async fn test(apps: &AppCtx, id: &str) -> Result<String, IntegrationError> {
+    let credentials = credentials(apps, id).await.ok_or_else(|| {
         IntegrationError::Invalid(format!(
             "{}'s key is missing. Connect it again.",
             display_name(id)
         ))
     })?;
-    check(service, id, &credentials)
+    check(apps, id, &credentials)
         .await
         .map_err(IntegrationError::Invalid)?;
     Ok(format!(
@@ -115,20 +112,20 @@ pub async fn test(service: &IntegrationService, id: &str) -> Result<String, Inte
 }
 
 /// Deletes the key (and Google's engine id).
-pub async fn forget(service: &IntegrationService, id: &str) -> Result<(), IntegrationError> {
-    service.parts().secrets.delete(id).await?;
+pub async fn forget(apps: &AppCtx, id: &str) -> Result<(), IntegrationError> {
+    apps.secrets().delete(id).await?;
     if id == "google_cse" {
-        service.parts().secrets.delete_entry(CSE_ENGINE).await?;
+        apps.secrets().delete_entry(CSE_ENGINE).await?;
     }
     Ok(())
 }
 
 /// The saved credentials of a connected alternative; `None` while it isn't connected.
-pub async fn credentials(service: &IntegrationService, id: &str) -> Option<Credentials> {
-    if !service.is_connected(id) {
+pub async fn credentials(apps: &AppCtx, id: &str) -> Option<Credentials> {
+    if !apps.is_connected(id) {
         return None;
     }
-    let key = match service.parts().secrets.get(id).await {
+    let key = match apps.secrets().get(id).await {
         Ok(Some(key)) => key,
         Ok(None) => return None,
         Err(error) => {
@@ -137,15 +134,7 @@ pub async fn credentials(service: &IntegrationService, id: &str) -> Option<Crede
         }
     };
     let engine = if id == "google_cse" {
-        Some(
-            service
-                .parts()
-                .secrets
-                .read_entry(CSE_ENGINE)
-                .await
-                .ok()
-                .flatten()?,
-        )
+        Some(apps.secrets().read_entry(CSE_ENGINE).await.ok().flatten()?)
     } else {
         None
     };
@@ -153,14 +142,10 @@ pub async fn credentials(service: &IntegrationService, id: &str) -> Option<Crede
 }
 
 /// One free request that shows the key works; the error is the provider's plain sentence.
-async fn check(
-    service: &IntegrationService,
-    id: &str,
-    credentials: &Credentials,
-) -> Result<(), String> {
-    let endpoints = &service.parts().endpoints;
-    let http = IntegrationService::http();
-    let timeout = super::timeout(service);
+async fn check(apps: &AppCtx, id: &str, credentials: &Credentials) -> Result<(), String> {
+    let endpoints = &apps.endpoints();
+    let http = crate::ctx::http_client();
+    let timeout = super::timeout(apps);
     let key = credentials.key.as_str();
     let who = display_name(id);
     let answer: Answer = match id {

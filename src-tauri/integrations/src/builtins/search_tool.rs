@@ -15,22 +15,22 @@ use super::keyed::credentials;
 use super::provider::fetch;
 use super::search::{MAX_RESULTS, SearchResult, brave, google_cse};
 use super::timeout;
-use crate::IntegrationService;
+use crate::builtins::Builtins;
 
 /// The web app with this search in place of its keyless one.
-pub fn web_plugin(service: IntegrationService) -> Plugin {
+pub fn web_plugin(builtins: Arc<Builtins>) -> Plugin {
     let mut web = sentient_agent::tools::web::plugin();
     web.tools.retain(|t| t.def().name != "internet_search");
     web.tools.push(Arc::new(KeyedSearch {
         def: InternetSearch::new().def().clone(),
-        service,
+        builtins,
     }));
     web
 }
 
 struct KeyedSearch {
     def: ToolDef,
-    service: IntegrationService,
+    builtins: Arc<Builtins>,
 }
 
 impl Tool for KeyedSearch {
@@ -50,7 +50,7 @@ impl Tool for KeyedSearch {
                 if query.is_empty() {
                     break;
                 }
-                match keyed(&self.service, provider, query).await {
+                match keyed(&self.builtins, provider, query).await {
                     Some(Ok(results)) => {
                         return ToolOutput::json(json!({"query": query, "results": results}));
                     }
@@ -61,7 +61,7 @@ impl Tool for KeyedSearch {
                 }
             }
             let mut keyless = ctx.clone();
-            keyless.web.search_url = self.service.parts().endpoints.duckduckgo_html.clone();
+            keyless.web.search_url = self.builtins.apps.endpoints().duckduckgo_html.clone();
             let results = sentient_agent::tools::web::search(&keyless, query).await?;
             ToolOutput::json(json!({"query": query, "results": results}))
         })
@@ -70,13 +70,13 @@ impl Tool for KeyedSearch {
 
 /// `None` while `provider` isn't connected.
 async fn keyed(
-    service: &IntegrationService,
+    builtins: &Builtins,
     provider: &str,
     query: &str,
 ) -> Option<Result<Vec<SearchResult>, String>> {
-    let credentials = credentials(service, provider).await?;
-    let endpoints = &service.parts().endpoints;
-    let http = IntegrationService::http();
+    let credentials = credentials(&builtins.apps, provider).await?;
+    let endpoints = &builtins.apps.endpoints();
+    let http = crate::ctx::http_client();
     Some(
         async {
             let count = MAX_RESULTS as u8;
@@ -85,7 +85,7 @@ async fn keyed(
                 let request = http
                     .get(url)
                     .header("X-Subscription-Token", &credentials.key);
-                let answer = fetch(request, timeout(service), "Brave Search").await?;
+                let answer = fetch(request, timeout(&builtins.apps), "Brave Search").await?;
                 brave::results_from(&answer.body)
             } else {
                 let engine = credentials.engine.as_deref().unwrap_or_default();
@@ -96,7 +96,7 @@ async fn keyed(
                     query,
                     count,
                 )?;
-                let answer = fetch(http.get(url), timeout(service), "Google search").await?;
+                let answer = fetch(http.get(url), timeout(&builtins.apps), "Google search").await?;
                 google_cse::results_from(&answer.body)
             }
         }

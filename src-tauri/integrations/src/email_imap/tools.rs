@@ -12,8 +12,8 @@ use sentient_agent::tools::{
     CallDescription, Plugin, Risk, Tool, ToolCtx, ToolDef, ToolError, ToolOutput, parse_args,
 };
 
-use super::{MAX_BODY_CHARS, smtp::OutgoingMail};
-use crate::IntegrationService;
+use super::{EmailImap, MAX_BODY_CHARS, smtp::OutgoingMail};
+use crate::ctx::AppCtx;
 
 const APP: &str = "email_imap";
 
@@ -57,7 +57,8 @@ enum Action {
 struct EmailTool {
     def: ToolDef,
     action: Action,
-    service: IntegrationService,
+    apps: AppCtx,
+    imap: Arc<EmailImap>,
 }
 
 fn failed(error: crate::IntegrationError) -> ToolError {
@@ -82,8 +83,7 @@ impl EmailTool {
         match asked.map(|f| f.trim().to_owned()).filter(|f| !f.is_empty()) {
             Some(folder) => folder,
             None => self
-                .service
-                .email_imap()
+                .imap
                 .account()
                 .await
                 .ok()
@@ -93,7 +93,7 @@ impl EmailTool {
     }
 
     async fn run(&self, args: Value) -> Result<Value, ToolError> {
-        let imap = self.service.email_imap();
+        let imap = &self.imap;
         match self.action {
             Action::Search => {
                 let args: SearchArgs = parse_args(args)?;
@@ -106,7 +106,7 @@ impl EmailTool {
                     })
                     .await
                     .map_err(failed)?;
-                Ok(json!(self.service.screen(APP, items).await))
+                Ok(json!(self.apps.screen(APP, items).await))
             }
             Action::Read => {
                 let args: ReadArgs = parse_args(args)?;
@@ -125,7 +125,7 @@ impl EmailTool {
                     })
                     .await
                     .map_err(failed)?;
-                let shown = self.service.screen(APP, items).await;
+                let shown = self.apps.screen(APP, items).await;
                 shown.into_iter().next().ok_or_else(|| {
                     ToolError::Failed(
                         "There is no such message (or it is hidden by your privacy filters)."
@@ -188,17 +188,18 @@ impl Tool for EmailTool {
     }
 
     fn available(&self) -> bool {
-        self.service.offers(APP)
+        self.apps.offers(APP)
     }
 }
 
 /// The email app with its three tools.
-pub fn plugin(service: IntegrationService) -> Plugin {
+pub fn plugin(apps: AppCtx, imap: Arc<EmailImap>) -> Plugin {
     let tool = |def: ToolDef, action| {
         Arc::new(EmailTool {
             def,
             action,
-            service: service.clone(),
+            apps: apps.clone(),
+            imap: imap.clone(),
         }) as Arc<dyn Tool>
     };
     Plugin {

@@ -14,7 +14,8 @@ use sentient_agent::tools::{
 };
 
 use super::{issue_item, request};
-use crate::{IntegrationError, IntegrationService};
+use crate::ctx::AppCtx;
+use crate::error::IntegrationError;
 
 #[derive(Deserialize, JsonSchema)]
 struct SearchArgs {
@@ -78,7 +79,7 @@ enum Action {
 struct GithubTool {
     def: ToolDef,
     action: Action,
-    service: IntegrationService,
+    apps: AppCtx,
 }
 
 fn repo_path(repo: &str) -> Result<String, ToolError> {
@@ -113,7 +114,7 @@ fn check_state(state: Option<&str>) -> Result<(), ToolError> {
 
 impl GithubTool {
     async fn run(&self, args: Value) -> Result<Value, ToolError> {
-        let service = &self.service;
+        let apps = &self.apps;
         match self.action {
             Action::Search => {
                 let args: SearchArgs = parse_args(args)?;
@@ -127,7 +128,7 @@ impl GithubTool {
                 }
                 let limit = args.limit.unwrap_or(10).clamp(1, 30);
                 let found = request(
-                    service,
+                    apps,
                     Method::GET,
                     "/search/issues",
                     &[("q", q), ("per_page", limit.to_string())],
@@ -146,11 +147,11 @@ impl GithubTool {
                 let args: IssueArgs = parse_args(args)?;
                 let repo = repo_path(&args.repo)?;
                 let path = format!("/repos/{repo}/issues/{}", args.number);
-                let issue = request(service, Method::GET, &path, &[], None)
+                let issue = request(apps, Method::GET, &path, &[], None)
                     .await
                     .map_err(failed)?;
                 let comments = request(
-                    service,
+                    apps,
                     Method::GET,
                     &format!("{path}/comments"),
                     &[("per_page", "30".to_owned())],
@@ -193,7 +194,7 @@ impl GithubTool {
                     body["labels"] = json!(labels);
                 }
                 let issue = request(
-                    service,
+                    apps,
                     Method::POST,
                     &format!("/repos/{repo}/issues"),
                     &[],
@@ -226,7 +227,7 @@ impl GithubTool {
                     ));
                 }
                 let issue = request(
-                    service,
+                    apps,
                     Method::PATCH,
                     &format!("/repos/{repo}/issues/{}", args.number),
                     &[],
@@ -245,7 +246,7 @@ impl GithubTool {
                     ));
                 }
                 let comment = request(
-                    service,
+                    apps,
                     Method::POST,
                     &format!("/repos/{repo}/issues/{}/comments", args.number),
                     &[],
@@ -285,17 +286,17 @@ impl Tool for GithubTool {
     }
 
     fn available(&self) -> bool {
-        self.service.offers("github")
+        self.apps.offers("github")
     }
 }
 
 /// The GitHub app with its five tools.
-pub fn plugin(service: IntegrationService) -> Plugin {
+pub fn plugin(apps: AppCtx) -> Plugin {
     let tool = |def: ToolDef, action| {
         Arc::new(GithubTool {
             def,
             action,
-            service: service.clone(),
+            apps: apps.clone(),
         }) as Arc<dyn Tool>
     };
     Plugin {

@@ -232,7 +232,7 @@ impl Server {
 
     fn describe(&self, tool: &Tool) -> (McpToolInfo, Value) {
         let schema = Value::Object((*tool.input_schema).clone());
-        let per_call = sentient_agent::slug_risk::takes_slugs(&schema);
+        let per_call = super::slug_risk::takes_slugs(&schema);
         let read_only = tool.annotations.as_ref().and_then(|a| a.read_only_hint);
         (
             McpToolInfo {

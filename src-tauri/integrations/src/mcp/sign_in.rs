@@ -13,8 +13,10 @@ use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
-use crate::oauth::{Pending, Pkce};
-use crate::{IntegrationError, IntegrationService};
+use crate::ctx::AppCtx;
+use crate::error::IntegrationError;
+pub use crate::oauth::Metadata;
+use crate::oauth::{OAuthListener, Pending, Pkce};
 
 /// How long discovery and registration may take in all.
 pub const DISCOVERY_LIMIT: Duration = Duration::from_secs(30);
@@ -32,19 +34,6 @@ fn oauth_entry(name: &str) -> String {
 
 fn client_entry(name: &str) -> String {
     format!("mcp:{name}:client")
-}
-
-/// The authorization server's endpoints, as discovered.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct Metadata {
-    pub authorization_endpoint: String,
-    pub token_endpoint: String,
-    #[serde(default)]
-    pub registration_endpoint: Option<String>,
-    /// The resource to ask tokens for (RFC 8707).
-    pub resource: String,
-    #[serde(default)]
-    pub scopes: Vec<String>,
 }
 
 /// A stored sign-in.
@@ -75,7 +64,7 @@ fn invalid(text: &str) -> IntegrationError {
 }
 
 async fn get_json(url: &str) -> Option<Value> {
-    let response = IntegrationService::http()
+    let response = crate::ctx::http_client()
         .get(url)
         .header("Accept", "application/json")
         .send()
@@ -101,7 +90,7 @@ fn well_known(url: &reqwest::Url, kind: &str) -> Vec<String> {
 
 /// The `resource_metadata` URL in a 401's `WWW-Authenticate`, if the server gives one.
 async fn challenge_metadata(server_url: &str) -> (bool, Option<String>) {
-    let probe = IntegrationService::http()
+    let probe = crate::ctx::http_client()
         .post(server_url)
         .header("Accept", "application/json, text/event-stream")
         .json(
@@ -202,34 +191,31 @@ pub async fn discover(server_url: &str) -> Result<Metadata, IntegrationError> {
     })
 }
 
-async fn read<T: for<'de> Deserialize<'de>>(
-    service: &IntegrationService,
-    entry: &str,
-) -> Option<T> {
-    let text = service.parts().secrets.read_entry(entry).await.ok()??;
+async fn read<T: for<'de> Deserialize<'de>>(apps: &AppCtx, entry: &str) -> Option<T> {
+    let text = apps.secrets().read_entry(entry).await.ok()??;
     serde_json::from_str(&text).ok()
 }
 
 async fn write<T: Serialize>(
-    service: &IntegrationService,
+    apps: &AppCtx,
     entry: &str,
     value: &T,
 ) -> Result<(), IntegrationError> {
     let text =
         serde_json::to_string(value).map_err(|e| IntegrationError::Internal(e.to_string()))?;
-    service.parts().secrets.write_entry(entry, &text).await?;
+    apps.secrets().write_entry(entry, &text).await?;
     Ok(())
 }
 
 /// The registration for this server and redirect, registering when there is none.
 async fn registration(
-    service: &IntegrationService,
+    apps: &AppCtx,
     name: &str,
     server_url: &str,
     redirect_uri: &str,
     meta: &Metadata,
 ) -> Result<Registration, IntegrationError> {
-    if let Some(saved) = read::<Registration>(service, &client_entry(name)).await
+    if let Some(saved) = read::<Registration>(apps, &client_entry(name)).await
         && saved.redirect_uri == redirect_uri
         && saved.server_url.as_deref() == Some(server_url)
     {
@@ -240,7 +226,7 @@ async fn registration(
             "This server's sign-in service doesn't let apps register, so Sentient can't sign in to it.",
         ));
     };
-    let response = IntegrationService::http()
+    let response = crate::ctx::http_client()
         .post(endpoint)
         .json(&json!({
             "client_name": "Sentient",
@@ -267,20 +253,21 @@ async fn registration(
         redirect_uri: redirect_uri.to_owned(),
         server_url: Some(server_url.to_owned()),
     };
-    write(service, &client_entry(name), &registration).await?;
+    write(apps, &client_entry(name), &registration).await?;
     Ok(registration)
 }
 
 /// Starts a browser sign-in: `(auth_url, state)`.
 pub async fn start(
-    service: &IntegrationService,
+    apps: &AppCtx,
+    oauth: &OAuthListener,
     name: &str,
     server_url: &str,
 ) -> Result<(String, String), IntegrationError> {
     let work = async {
         let meta = discover(server_url).await?;
-        let redirect_uri = service.oauth().redirect_uri().await?;
-        let registration = registration(service, name, server_url, &redirect_uri, &meta).await?;
+        let redirect_uri = oauth.redirect_uri().await?;
+        let registration = registration(apps, name, server_url, &redirect_uri, &meta).await?;
         Ok::<_, IntegrationError>((meta, redirect_uri, registration))
     };
     let (meta, redirect_uri, registration) = tokio::time::timeout(DISCOVERY_LIMIT, work)
@@ -290,8 +277,8 @@ pub async fn start(
     })??;
     let pkce = Pkce::new();
     let app = pending_app(name);
-    service.oauth().cancel(&app);
-    let state = service.oauth().begin_with(
+    oauth.cancel(&app);
+    let state = oauth.begin_with(
         &app,
         pkce.verifier,
         redirect_uri.clone(),
@@ -329,7 +316,7 @@ async fn token_request(
     endpoint: &str,
     form: &[(&str, &str)],
 ) -> Result<TokenAnswer, IntegrationError> {
-    let response = IntegrationService::http()
+    let response = crate::ctx::http_client()
         .post(endpoint)
         .header("Accept", "application/json")
         .form(form)
@@ -348,7 +335,7 @@ async fn token_request(
 
 /// The callback's code: exchanged for tokens and stored.
 pub async fn finish(
-    service: &IntegrationService,
+    apps: &AppCtx,
     name: &str,
     pending: &Pending,
     code: &str,
@@ -371,7 +358,7 @@ pub async fn finish(
         ],
     )
     .await?;
-    let now = service.parts().clock.now();
+    let now = apps.clock().now();
     let tokens = Tokens {
         access_token: answer.access_token,
         refresh_token: answer.refresh_token,
@@ -381,18 +368,13 @@ pub async fn finish(
         server_url: pending.server_url.clone(),
         metadata: Some(meta),
     };
-    write(service, &oauth_entry(name), &tokens).await
+    write(apps, &oauth_entry(name), &tokens).await
 }
 
 /// The bearer token for `server_url`: refreshed when it expires within a minute or `force`;
 /// `None` when there is no usable sign-in.
-pub async fn bearer(
-    service: &IntegrationService,
-    name: &str,
-    server_url: &str,
-    force: bool,
-) -> Option<String> {
-    let mut tokens: Tokens = read(service, &oauth_entry(name)).await?;
+pub async fn bearer(apps: &AppCtx, name: &str, server_url: &str, force: bool) -> Option<String> {
+    let mut tokens: Tokens = read(apps, &oauth_entry(name)).await?;
     if tokens
         .server_url
         .as_deref()
@@ -400,7 +382,7 @@ pub async fn bearer(
     {
         return None;
     }
-    let now = service.parts().clock.now();
+    let now = apps.clock().now();
     let due = tokens
         .expires_at
         .is_some_and(|at| at - chrono::Duration::seconds(REFRESH_EARLY) <= now);
@@ -412,7 +394,7 @@ pub async fn bearer(
         Some(meta) => meta,
         None => discover(server_url).await.ok()?,
     };
-    let client: Registration = read(service, &client_entry(name)).await?;
+    let client: Registration = read(apps, &client_entry(name)).await?;
     let answer = token_request(
         &meta.token_endpoint,
         &[
@@ -433,26 +415,26 @@ pub async fn bearer(
         .map(|s| now + chrono::Duration::seconds(s));
     tokens.metadata = Some(meta);
     tokens.server_url = Some(server_url.to_owned());
-    write(service, &oauth_entry(name), &tokens).await.ok()?;
+    write(apps, &oauth_entry(name), &tokens).await.ok()?;
     Some(tokens.access_token)
 }
 
 /// Whether a sign-in is stored.
-pub async fn is_signed_in(service: &IntegrationService, name: &str) -> bool {
-    read::<Tokens>(service, &oauth_entry(name)).await.is_some()
+pub async fn is_signed_in(apps: &AppCtx, name: &str) -> bool {
+    read::<Tokens>(apps, &oauth_entry(name)).await.is_some()
 }
 
 /// Keeps or drops a stored sign-in when a remote server is (re)added at `new_url`: kept for the
 /// same URL, dropped for another; a record without its URL is dropped only when this setup had
 /// the server at another URL.
 pub async fn settle_on_add(
-    service: &IntegrationService,
+    apps: &AppCtx,
     name: &str,
     new_url: &str,
     previous_url: Option<&str>,
 ) -> Result<(), IntegrationError> {
-    let stored: Option<Tokens> = read(service, &oauth_entry(name)).await;
-    let registration: Option<Registration> = read(service, &client_entry(name)).await;
+    let stored: Option<Tokens> = read(apps, &oauth_entry(name)).await;
+    let registration: Option<Registration> = read(apps, &client_entry(name)).await;
     let recorded = stored
         .as_ref()
         .and_then(|t| t.server_url.clone())
@@ -462,16 +444,8 @@ pub async fn settle_on_add(
         None => previous_url.is_some_and(|p| !p.is_empty() && p != new_url),
     };
     if drop {
-        service
-            .parts()
-            .secrets
-            .delete_entry(&oauth_entry(name))
-            .await?;
-        service
-            .parts()
-            .secrets
-            .delete_entry(&client_entry(name))
-            .await?;
+        apps.secrets().delete_entry(&oauth_entry(name)).await?;
+        apps.secrets().delete_entry(&client_entry(name)).await?;
     }
     Ok(())
 }

@@ -8,7 +8,7 @@ use std::sync::Arc;
 use futures::future::BoxFuture;
 use serde_json::Value;
 
-use sentient_agent::slug_risk::slug_risk;
+use super::slug_risk::slug_risk;
 use sentient_agent::tools::{Plugin, Risk, Tool, ToolCtx, ToolDef, ToolError, ToolOutput};
 
 use super::server::{McpToolInfo, Server};

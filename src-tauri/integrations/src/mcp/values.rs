@@ -4,10 +4,36 @@
 
 use std::collections::BTreeMap;
 
+use serde::Deserialize;
+
 use sentient_core::config::{McpAuth, McpServerConfig, McpTransport};
 
-use super::NewMcpServer;
-use crate::{IntegrationError, IntegrationService};
+use crate::ctx::AppCtx;
+use crate::error::IntegrationError;
+
+/// `POST /api/integrations/mcp`.
+#[derive(Debug, Clone, Default, Deserialize, specta::Type, utoipa::ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct NewMcpServer {
+    pub name: String,
+    pub transport: String,
+    #[serde(default)]
+    pub command: Option<String>,
+    #[serde(default)]
+    pub args: Option<Vec<String>>,
+    #[serde(default)]
+    pub url: Option<String>,
+    #[serde(default)]
+    pub env: Option<BTreeMap<String, String>>,
+    #[serde(default)]
+    pub headers: Option<BTreeMap<String, String>>,
+    #[serde(default)]
+    pub auth: Option<String>,
+    #[serde(default)]
+    pub enabled: Option<bool>,
+    #[serde(default)]
+    pub access: Option<String>,
+}
 
 /// A server's values as read from the keychain.
 #[derive(Debug, Clone, Default)]
@@ -186,8 +212,8 @@ pub fn check_new(request: &NewMcpServer) -> Result<Checked, IntegrationError> {
     })
 }
 
-async fn read_map(service: &IntegrationService, entry: &str) -> BTreeMap<String, String> {
-    match service.parts().secrets.read_entry(entry).await {
+async fn read_map(apps: &AppCtx, entry: &str) -> BTreeMap<String, String> {
+    match apps.secrets().read_entry(entry).await {
         Ok(Some(text)) => serde_json::from_str(&text).unwrap_or_default(),
         Ok(None) => BTreeMap::new(),
         Err(error) => {
@@ -198,14 +224,14 @@ async fn read_map(service: &IntegrationService, entry: &str) -> BTreeMap<String,
 }
 
 async fn write_map(
-    service: &IntegrationService,
+    apps: &AppCtx,
     entry: &str,
     map: &BTreeMap<String, String>,
 ) -> Result<(), IntegrationError> {
-    let secrets = &service.parts().secrets;
+    let secrets = &apps.secrets();
     if map.is_empty() {
         // Nothing to keep: without a usable keychain nothing can be stored there either.
-        forget(service, entry).await;
+        forget(apps, entry).await;
     } else {
         let text =
             serde_json::to_string(map).map_err(|e| IntegrationError::Internal(e.to_string()))?;
@@ -215,10 +241,10 @@ async fn write_map(
 }
 
 /// The server's values from the keychain.
-pub async fn load(service: &IntegrationService, name: &str) -> Secrets {
+pub async fn load(apps: &AppCtx, name: &str) -> Secrets {
     Secrets {
-        env: read_map(service, &env_entry(name)).await,
-        headers: read_map(service, &headers_entry(name)).await,
+        env: read_map(apps, &env_entry(name)).await,
+        headers: read_map(apps, &headers_entry(name)).await,
     }
 }
 
@@ -236,21 +262,17 @@ pub fn missing(config: &McpServerConfig, secrets: &Secrets) -> Vec<String> {
 
 /// Saves a new server's values: env for a program, headers for a remote server (headers not
 /// given are deleted). A program's server keeps an earlier sign-in of a remote namesake.
-pub async fn save(
-    service: &IntegrationService,
-    name: &str,
-    checked: &Checked,
-) -> Result<(), IntegrationError> {
+pub async fn save(apps: &AppCtx, name: &str, checked: &Checked) -> Result<(), IntegrationError> {
     match checked.config.transport {
-        McpTransport::Stdio => write_map(service, &env_entry(name), &checked.env).await,
-        McpTransport::Http => write_map(service, &headers_entry(name), &checked.headers).await,
+        McpTransport::Stdio => write_map(apps, &env_entry(name), &checked.env).await,
+        McpTransport::Http => write_map(apps, &headers_entry(name), &checked.headers).await,
     }
 }
 
 /// Merges new values into the server's entry (a blank value keeps the saved one). Returns
 /// whether a remote server with no sign-in now sends headers.
 pub async fn fill(
-    service: &IntegrationService,
+    apps: &AppCtx,
     name: &str,
     config: &McpServerConfig,
     values: &BTreeMap<String, String>,
@@ -277,7 +299,7 @@ pub async fn fill(
             }
         }
     }
-    let mut saved = read_map(service, &entry).await;
+    let mut saved = read_map(apps, &entry).await;
     let mut added = false;
     for (key, value) in values {
         let value = value.trim();
@@ -286,27 +308,27 @@ pub async fn fill(
             added = true;
         }
     }
-    write_map(service, &entry, &saved).await?;
+    write_map(apps, &entry, &saved).await?;
     Ok(added && config.transport == McpTransport::Http && config.auth == McpAuth::None)
 }
 
 /// Deletes an entry; a keychain that can't be reached holds nothing of ours, so that is logged,
 /// not refused (a server without values works on a computer without a keychain).
-async fn forget(service: &IntegrationService, entry: &str) {
-    if let Err(error) = service.parts().secrets.delete_entry(entry).await {
+async fn forget(apps: &AppCtx, entry: &str) {
+    if let Err(error) = apps.secrets().delete_entry(entry).await {
         tracing::warn!(%error, entry, "a tool server's keychain entry could not be removed");
     }
 }
 
 /// Deletes every keychain entry of a server.
-pub async fn delete_all(service: &IntegrationService, name: &str) -> Result<(), IntegrationError> {
+pub async fn delete_all(apps: &AppCtx, name: &str) -> Result<(), IntegrationError> {
     for entry in [
         env_entry(name),
         headers_entry(name),
         format!("mcp:{name}:oauth"),
         format!("mcp:{name}:client"),
     ] {
-        forget(service, &entry).await;
+        forget(apps, &entry).await;
     }
     Ok(())
 }

@@ -16,7 +16,7 @@ use sentient_agent::tools::{
 
 use super::shapes::{Place, PlaceSearch, Route, RouteEnd, TravelMode};
 use super::{google_maps, nominatim, osrm};
-use crate::IntegrationService;
+use crate::builtins::Builtins;
 use crate::builtins::cache::{PLACES_FOR, WEATHER_FOR};
 use crate::builtins::keyed::credentials;
 use crate::builtins::provider::{Answer, MAPS_USER_AGENT, cached, fetch};
@@ -28,7 +28,7 @@ const GOOGLE: &str = "Google Maps";
 /// Places one search returns.
 const PLACES: u8 = 5;
 
-pub fn plugin(service: IntegrationService) -> Plugin {
+pub fn plugin(builtins: Arc<Builtins>) -> Plugin {
     Plugin {
         id: "maps".to_owned(),
         display_name: "Maps".to_owned(),
@@ -39,9 +39,9 @@ pub fn plugin(service: IntegrationService) -> Plugin {
         selection_hint: "map place address where near directions route drive walk cycle how far how long distance airport restaurant".to_owned(),
         scoped: false,
         tools: vec![
-            Arc::new(MapsTool::new(service.clone(), Kind::Search)),
-            Arc::new(MapsTool::new(service.clone(), Kind::Directions)),
-            Arc::new(MapsTool::new(service, Kind::Reverse)),
+            Arc::new(MapsTool::new(builtins.clone(), Kind::Search)),
+            Arc::new(MapsTool::new(builtins.clone(), Kind::Directions)),
+            Arc::new(MapsTool::new(builtins, Kind::Reverse)),
         ],
     }
 }
@@ -81,12 +81,12 @@ enum Kind {
 
 struct MapsTool {
     def: ToolDef,
-    service: IntegrationService,
+    builtins: Arc<Builtins>,
     kind: Kind,
 }
 
 impl MapsTool {
-    fn new(service: IntegrationService, kind: Kind) -> Self {
+    fn new(builtins: Arc<Builtins>, kind: Kind) -> Self {
         let mut def = match kind {
             Kind::Search => ToolDef::new::<SearchArgs>(
                 "maps_search_places",
@@ -105,7 +105,11 @@ impl MapsTool {
             ),
         };
         def.untrusted_output = true;
-        Self { def, service, kind }
+        Self {
+            def,
+            builtins,
+            kind,
+        }
     }
 }
 
@@ -120,7 +124,7 @@ impl Tool for MapsTool {
         ctx: &'a ToolCtx,
     ) -> BoxFuture<'a, Result<ToolOutput, ToolError>> {
         Box::pin(async move {
-            let service = &self.service;
+            let builtins = &self.builtins;
             match self.kind {
                 Kind::Search => {
                     let args: SearchArgs = parse_args(args)?;
@@ -137,7 +141,7 @@ impl Tool for MapsTool {
                         .as_deref()
                         .map(str::trim)
                         .filter(|n| !n.is_empty());
-                    let places = search(service, query, near)
+                    let places = search(builtins, query, near)
                         .await
                         .map_err(ToolError::Failed)?;
                     ToolOutput::json(&PlaceSearch {
@@ -161,15 +165,15 @@ impl Tool for MapsTool {
                         ProgressKind::Status,
                         format!("Finding the way from {origin} to {destination}"),
                     );
-                    let unit = user_units(service, ctx).await.units().distance;
-                    let route = directions(service, origin, destination, mode, &unit)
+                    let unit = user_units(builtins, ctx).await.units().distance;
+                    let route = directions(builtins, origin, destination, mode, &unit)
                         .await
                         .map_err(ToolError::Failed)?;
                     ToolOutput::json(&route)
                 }
                 Kind::Reverse => {
                     let args: ReverseArgs = parse_args(args)?;
-                    let place = reverse(service, args.lat, args.lon)
+                    let place = reverse(builtins, args.lat, args.lon)
                         .await
                         .map_err(ToolError::Failed)?;
                     ToolOutput::json(&place)
@@ -181,23 +185,23 @@ impl Tool for MapsTool {
 
 /// Places matching `query`, near `near` when given.
 async fn search(
-    service: &IntegrationService,
+    builtins: &Builtins,
     query: &str,
     near: Option<&str>,
 ) -> Result<Vec<Place>, String> {
-    if let Some(google) = credentials(service, "google_maps").await {
+    if let Some(google) = credentials(&builtins.apps, "google_maps").await {
         let attempt = async {
             let at = match near {
-                Some(near) => Some(google_place(service, &google.key, near).await?),
+                Some(near) => Some(google_place(builtins, &google.key, near).await?),
                 None => None,
             };
             let url = google_maps::text_search_url(
-                &service.parts().endpoints.google_maps,
+                &builtins.apps.endpoints().google_maps,
                 &google.key,
                 query,
                 at.map(|p| (p.latitude, p.longitude)),
             )?;
-            let answer = get(service, url, GOOGLE, PLACES_FOR, false).await?;
+            let answer = get(builtins, url, GOOGLE, PLACES_FOR, false).await?;
             if let Some(error) = google_maps::status_error(&answer.body, query) {
                 return Err(error);
             }
@@ -209,16 +213,16 @@ async fn search(
         }
     }
     let at = match near {
-        Some(near) => Some(osm_place(service, near).await?),
+        Some(near) => Some(osm_place(builtins, near).await?),
         None => None,
     };
     let url = nominatim::search_url(
-        &service.parts().endpoints.nominatim,
+        &builtins.apps.endpoints().nominatim,
         query,
         PLACES,
         at.map(|p| (p.latitude, p.longitude)),
     )?;
-    let answer = get(service, url, OSM, PLACES_FOR, true).await?;
+    let answer = get(builtins, url, OSM, PLACES_FOR, true).await?;
     let places = nominatim::places_from(&answer.body)?;
     if places.is_empty() {
         return Err(not_found(query, near));
@@ -234,22 +238,18 @@ fn not_found(query: &str, near: Option<&str>) -> String {
 }
 
 /// The best match for a place name on OpenStreetMap.
-async fn osm_place(service: &IntegrationService, name: &str) -> Result<Place, String> {
-    let url = nominatim::search_url(&service.parts().endpoints.nominatim, name, 1, None)?;
-    let answer = get(service, url, OSM, PLACES_FOR, true).await?;
+async fn osm_place(builtins: &Builtins, name: &str) -> Result<Place, String> {
+    let url = nominatim::search_url(&builtins.apps.endpoints().nominatim, name, 1, None)?;
+    let answer = get(builtins, url, OSM, PLACES_FOR, true).await?;
     nominatim::places_from(&answer.body)?
         .into_iter()
         .next()
         .ok_or_else(|| not_found(name, None))
 }
 
-async fn google_place(
-    service: &IntegrationService,
-    key: &str,
-    name: &str,
-) -> Result<Place, String> {
-    let url = google_maps::geocode_url(&service.parts().endpoints.google_maps, key, name)?;
-    let answer = get(service, url, GOOGLE, PLACES_FOR, false).await?;
+async fn google_place(builtins: &Builtins, key: &str, name: &str) -> Result<Place, String> {
+    let url = google_maps::geocode_url(&builtins.apps.endpoints().google_maps, key, name)?;
+    let answer = get(builtins, url, GOOGLE, PLACES_FOR, false).await?;
     if let Some(error) = google_maps::status_error(&answer.body, name) {
         return Err(error);
     }
@@ -260,22 +260,22 @@ async fn google_place(
 }
 
 async fn directions(
-    service: &IntegrationService,
+    builtins: &Builtins,
     origin: &str,
     destination: &str,
     mode: TravelMode,
     unit: &str,
 ) -> Result<Route, String> {
-    if let Some(google) = credentials(service, "google_maps").await {
+    if let Some(google) = credentials(&builtins.apps, "google_maps").await {
         let attempt = async {
             let url = google_maps::directions_url(
-                &service.parts().endpoints.google_maps,
+                &builtins.apps.endpoints().google_maps,
                 &google.key,
                 origin,
                 destination,
                 mode,
             )?;
-            let answer = get(service, url, GOOGLE, WEATHER_FOR, false).await?;
+            let answer = get(builtins, url, GOOGLE, WEATHER_FOR, false).await?;
             if let Some(error) =
                 google_maps::status_error(&answer.body, &format!("{origin} to {destination}"))
             {
@@ -288,15 +288,15 @@ async fn directions(
             Err(error) => tracing::info!(%error, "Google Maps failed; using OpenStreetMap"),
         }
     }
-    let from = osm_place(service, origin).await?;
-    let to = osm_place(service, destination).await?;
+    let from = osm_place(builtins, origin).await?;
+    let to = osm_place(builtins, destination).await?;
     let url = osrm::route_url(
-        &service.parts().endpoints.osrm,
+        &builtins.apps.endpoints().osrm,
         mode,
         (from.latitude, from.longitude),
         (to.latitude, to.longitude),
     )?;
-    let answer = get(service, url, ROUTES, WEATHER_FOR, false).await?;
+    let answer = get(builtins, url, ROUTES, WEATHER_FOR, false).await?;
     osrm::route_from(&answer.body, end(&from), end(&to), mode, unit)
 }
 
@@ -308,16 +308,16 @@ fn end(place: &Place) -> RouteEnd {
     }
 }
 
-async fn reverse(service: &IntegrationService, lat: f64, lon: f64) -> Result<Place, String> {
-    if let Some(google) = credentials(service, "google_maps").await {
+async fn reverse(builtins: &Builtins, lat: f64, lon: f64) -> Result<Place, String> {
+    if let Some(google) = credentials(&builtins.apps, "google_maps").await {
         let attempt = async {
             let url = google_maps::reverse_url(
-                &service.parts().endpoints.google_maps,
+                &builtins.apps.endpoints().google_maps,
                 &google.key,
                 lat,
                 lon,
             )?;
-            let answer = get(service, url, GOOGLE, PLACES_FOR, false).await?;
+            let answer = get(builtins, url, GOOGLE, PLACES_FOR, false).await?;
             if let Some(error) = google_maps::status_error(&answer.body, &format!("{lat}, {lon}")) {
                 return Err(error);
             }
@@ -331,28 +331,27 @@ async fn reverse(service: &IntegrationService, lat: f64, lon: f64) -> Result<Pla
             Err(error) => tracing::info!(%error, "Google Maps failed; using OpenStreetMap"),
         }
     }
-    let url = nominatim::reverse_url(&service.parts().endpoints.nominatim, lat, lon)?;
-    let answer = get(service, url, OSM, PLACES_FOR, true).await?;
+    let url = nominatim::reverse_url(&builtins.apps.endpoints().nominatim, lat, lon)?;
+    let answer = get(builtins, url, OSM, PLACES_FOR, true).await?;
     nominatim::reverse_from(&answer.body, lat, lon)
 }
 
 /// One cached GET; Nominatim's requests wait their turn and say who is asking.
 async fn get(
-    service: &IntegrationService,
+    builtins: &Builtins,
     url: url::Url,
     who: &str,
     ttl: chrono::Duration,
     osm: bool,
 ) -> Result<Answer, String> {
-    let builtins = service.builtins();
     let answer = cached(&builtins.cache, url.as_str(), "", ttl, async {
         if osm {
             builtins.nominatim.turn().await;
         }
-        let request = IntegrationService::http()
+        let request = crate::ctx::http_client()
             .get(url.clone())
             .header(reqwest::header::USER_AGENT, MAPS_USER_AGENT);
-        fetch(request, timeout(service), who).await
+        fetch(request, timeout(&builtins.apps), who).await
     })
     .await?;
     if answer.ok() || answer.status == 400 || answer.status == 404 {

@@ -14,7 +14,7 @@ use sentient_agent::tools::{
 
 use super::shapes::{Article, NewsResult, newest_first, nothing_found};
 use super::{newsapi, rss};
-use crate::IntegrationService;
+use crate::builtins::Builtins;
 use crate::builtins::cache::NEWS_FOR;
 use crate::builtins::keyed::credentials;
 use crate::builtins::provider::{cached, fetch};
@@ -23,7 +23,7 @@ use crate::builtins::timeout;
 const FEEDS: &str = "The news service";
 const NEWSAPI: &str = "NewsAPI";
 
-pub fn plugin(service: IntegrationService) -> Plugin {
+pub fn plugin(builtins: Arc<Builtins>) -> Plugin {
     Plugin {
         id: "news".to_owned(),
         display_name: "News".to_owned(),
@@ -36,8 +36,8 @@ pub fn plugin(service: IntegrationService) -> Plugin {
                 .to_owned(),
         scoped: false,
         tools: vec![
-            Arc::new(NewsTool::new(service.clone(), false)),
-            Arc::new(NewsTool::new(service, true)),
+            Arc::new(NewsTool::new(builtins.clone(), false)),
+            Arc::new(NewsTool::new(builtins, true)),
         ],
     }
 }
@@ -61,12 +61,12 @@ const HEADLINES: usize = 8;
 
 struct NewsTool {
     def: ToolDef,
-    service: IntegrationService,
+    builtins: Arc<Builtins>,
     headlines: bool,
 }
 
 impl NewsTool {
-    fn new(service: IntegrationService, headlines: bool) -> Self {
+    fn new(builtins: Arc<Builtins>, headlines: bool) -> Self {
         let mut def = if headlines {
             ToolDef::new::<HeadlinesArgs>(
                 "news_headlines",
@@ -83,7 +83,7 @@ impl NewsTool {
         def.untrusted_output = true;
         Self {
             def,
-            service,
+            builtins,
             headlines,
         }
     }
@@ -124,7 +124,7 @@ impl Tool for NewsTool {
                     None => "Reading the headlines".to_owned(),
                 },
             );
-            let articles = news(&self.service, asked.as_deref(), limit, self.headlines)
+            let articles = news(&self.builtins, asked.as_deref(), limit, self.headlines)
                 .await
                 .map_err(ToolError::Failed)?;
             if articles.is_empty() {
@@ -141,21 +141,20 @@ impl Tool for NewsTool {
 }
 
 async fn news(
-    service: &IntegrationService,
+    builtins: &Builtins,
     asked: Option<&str>,
     limit: usize,
     headlines: bool,
 ) -> Result<Vec<Article>, String> {
-    let endpoints = &service.parts().endpoints;
-    let builtins = service.builtins();
-    if let Some(newsapi_key) = credentials(service, "newsapi").await {
+    let endpoints = &builtins.apps.endpoints();
+    if let Some(newsapi_key) = credentials(&builtins.apps, "newsapi").await {
         let attempt = async {
             let url = if headlines {
                 newsapi::headlines_url(&endpoints.newsapi, asked, limit)?
             } else {
                 newsapi::everything_url(&endpoints.newsapi, asked.unwrap_or_default(), limit)?
             };
-            let request = IntegrationService::http()
+            let request = crate::ctx::http_client()
                 .get(url.clone())
                 .header("X-Api-Key", &newsapi_key.key);
             let answer = cached(
@@ -163,7 +162,7 @@ async fn news(
                 url.as_str(),
                 &newsapi_key.key,
                 NEWS_FOR,
-                async { fetch(request, timeout(service), NEWSAPI).await },
+                async { fetch(request, timeout(&builtins.apps), NEWSAPI).await },
             )
             .await?;
             newsapi::articles_from(&answer.body)
@@ -180,8 +179,8 @@ async fn news(
     };
     let answer = cached(&builtins.cache, url.as_str(), "", NEWS_FOR, async {
         fetch(
-            IntegrationService::http().get(url.clone()),
-            timeout(service),
+            crate::ctx::http_client().get(url.clone()),
+            timeout(&builtins.apps),
             FEEDS,
         )
         .await

@@ -14,7 +14,7 @@ use sentient_agent::tools::{
 
 use super::shapes::{CurrentWeather, Forecast, GeoPlace, UnitSystem};
 use super::{accuweather, open_meteo};
-use crate::IntegrationService;
+use crate::builtins::Builtins;
 use crate::builtins::cache::{PLACES_FOR, WEATHER_FOR};
 use crate::builtins::keyed::{Credentials, credentials};
 use crate::builtins::provider::{Answer, cached, fetch};
@@ -25,7 +25,7 @@ const ACCUWEATHER: &str = "AccuWeather";
 /// Days Open-Meteo is asked for at least, so today's and a short forecast share one answer.
 const FETCHED_DAYS: u8 = 7;
 
-pub fn plugin(service: IntegrationService) -> Plugin {
+pub fn plugin(builtins: Arc<Builtins>) -> Plugin {
     Plugin {
         id: "weather".to_owned(),
         display_name: "Weather".to_owned(),
@@ -38,8 +38,8 @@ pub fn plugin(service: IntegrationService) -> Plugin {
                 .to_owned(),
         scoped: false,
         tools: vec![
-            Arc::new(WeatherTool::current(service.clone())),
-            Arc::new(WeatherTool::forecast(service)),
+            Arc::new(WeatherTool::current(builtins.clone())),
+            Arc::new(WeatherTool::forecast(builtins)),
         ],
     }
 }
@@ -60,31 +60,31 @@ struct ForecastArgs {
 
 struct WeatherTool {
     def: ToolDef,
-    service: IntegrationService,
+    builtins: Arc<Builtins>,
     forecast: bool,
 }
 
 impl WeatherTool {
-    fn current(service: IntegrationService) -> Self {
+    fn current(builtins: Arc<Builtins>) -> Self {
         Self {
             def: ToolDef::new::<CurrentArgs>(
                 "weather_current",
                 "The weather right now at a place: conditions, temperature, feels-like, humidity and wind, in the user's units.",
                 Risk::Read,
             ),
-            service,
+            builtins,
             forecast: false,
         }
     }
 
-    fn forecast(service: IntegrationService) -> Self {
+    fn forecast(builtins: Arc<Builtins>) -> Self {
         Self {
             def: ToolDef::new::<ForecastArgs>(
                 "weather_forecast",
                 "The forecast for the next days at a place: each day's high, low, chance of rain and a one-line summary, in the user's units and the place's time zone.",
                 Risk::Read,
             ),
-            service,
+            builtins,
             forecast: true,
         }
     }
@@ -108,13 +108,13 @@ impl Tool for WeatherTool {
                 let args: CurrentArgs = parse_args(args)?;
                 (args.location, None)
             };
-            let place = place_or_home(&self.service, location.as_deref())?;
+            let place = place_or_home(&self.builtins, location.as_deref())?;
             ctx.progress(
                 ProgressKind::Status,
                 format!("Checking the weather in {place}"),
             );
-            let units = user_units(&self.service, ctx).await;
-            let answer = weather(&self.service, &place, units, days)
+            let units = user_units(&self.builtins, ctx).await;
+            let answer = weather(&self.builtins, &place, units, days)
                 .await
                 .map_err(ToolError::Failed)?;
             match answer {
@@ -133,30 +133,30 @@ enum Reading {
 /// Today's weather (`days: None`) or the forecast, from AccuWeather while it is connected and
 /// answers, else Open-Meteo.
 async fn weather(
-    service: &IntegrationService,
+    builtins: &Builtins,
     place: &str,
     units: UnitSystem,
     days: Option<u8>,
 ) -> Result<Reading, String> {
-    if let Some(key) = credentials(service, "accuweather").await
+    if let Some(key) = credentials(&builtins.apps, "accuweather").await
         && days.is_none_or(|d| d <= 5)
     {
-        match from_accuweather(service, &key, place, units, days).await {
+        match from_accuweather(builtins, &key, place, units, days).await {
             Ok(reading) => return Ok(reading),
             Err(error) => {
                 tracing::info!(%error, "AccuWeather failed; using Open-Meteo");
             }
         }
     }
-    let found = geocode(service, place).await?;
-    let endpoints = &service.parts().endpoints;
+    let found = geocode(builtins, place).await?;
+    let endpoints = &builtins.apps.endpoints();
     let url = open_meteo::forecast_url(
         &endpoints.open_meteo_forecast,
         &found,
         days.unwrap_or(1).max(FETCHED_DAYS),
         units,
     )?;
-    let answer = get(service, url, OPEN_METEO, WEATHER_FOR).await?;
+    let answer = get(builtins, url, OPEN_METEO, WEATHER_FOR).await?;
     match days {
         None => open_meteo::current_from(&answer.body, &found, units).map(Reading::Now),
         Some(days) => {
@@ -166,16 +166,16 @@ async fn weather(
 }
 
 async fn from_accuweather(
-    service: &IntegrationService,
+    builtins: &Builtins,
     credentials: &Credentials,
     place: &str,
     units: UnitSystem,
     days: Option<u8>,
 ) -> Result<Reading, String> {
-    let base = &service.parts().endpoints.accuweather;
+    let base = &builtins.apps.endpoints().accuweather;
     let key = credentials.key.as_str();
     let url = accuweather::location_url(base, key, place)?;
-    let answer = get(service, url, ACCUWEATHER, PLACES_FOR).await?;
+    let answer = get(builtins, url, ACCUWEATHER, PLACES_FOR).await?;
     if !answer.ok() {
         return Err(accuweather::error_from(answer.status, &answer.body));
     }
@@ -187,7 +187,7 @@ async fn from_accuweather(
             Some(days),
         ),
     };
-    let answer = get(service, url, ACCUWEATHER, WEATHER_FOR).await?;
+    let answer = get(builtins, url, ACCUWEATHER, WEATHER_FOR).await?;
     if !answer.ok() {
         return Err(accuweather::error_from(answer.status, &answer.body));
     }
@@ -200,24 +200,23 @@ async fn from_accuweather(
 }
 
 /// A place name to coordinates through Open-Meteo's search, kept a day.
-pub async fn geocode(service: &IntegrationService, place: &str) -> Result<GeoPlace, String> {
-    let url = open_meteo::geocoding_url(&service.parts().endpoints.open_meteo_geocoding, place)?;
-    let answer = get(service, url, OPEN_METEO, PLACES_FOR).await?;
+pub async fn geocode(builtins: &Builtins, place: &str) -> Result<GeoPlace, String> {
+    let url = open_meteo::geocoding_url(&builtins.apps.endpoints().open_meteo_geocoding, place)?;
+    let answer = get(builtins, url, OPEN_METEO, PLACES_FOR).await?;
     open_meteo::pick_place(&answer.body, place)
 }
 
 /// One cached GET. Open-Meteo and AccuWeather explain their refusals in the body, so those
 /// are read too; a server that is down or busy is said so.
 async fn get(
-    service: &IntegrationService,
+    builtins: &Builtins,
     url: url::Url,
     who: &str,
     ttl: chrono::Duration,
 ) -> Result<Answer, String> {
-    let http = IntegrationService::http();
-    let builtins = service.builtins();
+    let http = crate::ctx::http_client();
     let answer = cached(&builtins.cache, url.as_str(), "", ttl, async {
-        fetch(http.get(url.clone()), timeout(service), who).await
+        fetch(http.get(url.clone()), timeout(&builtins.apps), who).await
     })
     .await?;
     if answer.status >= 500 || answer.status == 429 {

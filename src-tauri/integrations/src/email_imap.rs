@@ -11,7 +11,6 @@ pub mod smtp;
 pub mod tools;
 
 use std::collections::BTreeMap;
-use std::sync::Weak;
 use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
@@ -21,9 +20,10 @@ use tokio_util::sync::CancellationToken;
 use client::{IdleOutcome, ImapSession, ImapSettings, MailError, Security, Trust};
 use smtp::SmtpSettings;
 
-use crate::feeds::SyncOutcome;
+use crate::ctx::AppCtx;
+use crate::error::IntegrationError;
+use crate::feed::{Feed, IdleWait, SyncOutcome};
 use crate::state::AppState;
-use crate::{Inner, IntegrationError, IntegrationService};
 
 /// The keychain entry holding the account.
 const ACCOUNT_ENTRY: &str = "email_imap:account";
@@ -147,50 +147,31 @@ pub fn account_from(fields: &Map<String, Value>) -> Result<Account, IntegrationE
     })
 }
 
-/// How a wait in IDLE ended.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum IdleWait {
-    /// The server reported a change.
-    Changed,
-    /// The time ran out or the feed was cancelled.
-    Waited,
-    /// The server has no IDLE, or it could not be set up.
-    Unavailable,
-}
-
 /// The email app's connection and its two IMAP sessions (one for syncs and tools, one waiting
 /// in IDLE).
 pub struct EmailImap {
-    service: Weak<Inner>,
+    apps: AppCtx,
     session: tokio::sync::Mutex<Option<ImapSession>>,
     idle: tokio::sync::Mutex<Option<ImapSession>>,
 }
 
 impl EmailImap {
-    pub(crate) fn new(service: Weak<Inner>) -> Self {
+    pub fn new(apps: AppCtx) -> Self {
         Self {
-            service,
+            apps,
             session: tokio::sync::Mutex::new(None),
             idle: tokio::sync::Mutex::new(None),
         }
     }
 
-    fn service(&self) -> Result<IntegrationService, IntegrationError> {
-        self.service
-            .upgrade()
-            .map(IntegrationService::from_inner)
-            .ok_or_else(|| IntegrationError::Internal("the engine is stopping".to_owned()))
-    }
-
-    fn trust(service: &IntegrationService) -> Trust {
+    fn trust(&self) -> Trust {
         Trust {
-            extra_roots_pem: service.parts().endpoints.trusted_certificates.clone(),
+            extra_roots_pem: self.apps.endpoints().trusted_certificates.clone(),
         }
     }
 
     async fn account(&self) -> Result<Account, IntegrationError> {
-        let service = self.service()?;
-        let saved = service.parts().secrets.read_entry(ACCOUNT_ENTRY).await?;
+        let saved = self.apps.secrets().read_entry(ACCOUNT_ENTRY).await?;
         saved
             .and_then(|text| serde_json::from_str(&text).ok())
             .ok_or_else(|| {
@@ -206,9 +187,8 @@ impl EmailImap {
         &self,
         fields: &Map<String, Value>,
     ) -> Result<Option<String>, IntegrationError> {
-        let service = self.service()?;
         let account = account_from(fields)?;
-        let trust = Self::trust(&service);
+        let trust = self.trust();
         let mut session = ImapSession::connect(&account.imap(), &trust, SIGN_IN_TIMEOUT)
             .await
             .map_err(mail_error)?;
@@ -222,9 +202,8 @@ impl EmailImap {
         }
         let text = serde_json::to_string(&account)
             .map_err(|e| IntegrationError::Internal(e.to_string()))?;
-        service
-            .parts()
-            .secrets
+        self.apps
+            .secrets()
             .write_entry(ACCOUNT_ENTRY, &text)
             .await?;
         *self.session.lock().await = Some(session);
@@ -234,23 +213,20 @@ impl EmailImap {
 
     /// Deletes the account and closes the sessions.
     pub async fn forget(&self) -> Result<(), IntegrationError> {
-        let service = self.service()?;
         if let Some(session) = self.session.lock().await.take() {
             session.logout().await;
         }
         self.idle.lock().await.take();
-        service.parts().secrets.delete_entry(ACCOUNT_ENTRY).await?;
+        self.apps.secrets().delete_entry(ACCOUNT_ENTRY).await?;
         Ok(())
     }
 
     /// Signs in again and says what is watched.
     pub async fn test(&self) -> Result<String, IntegrationError> {
         let account = self.account().await?;
-        let service = self.service()?;
-        let mut session =
-            ImapSession::connect(&account.imap(), &Self::trust(&service), SIGN_IN_TIMEOUT)
-                .await
-                .map_err(mail_error)?;
+        let mut session = ImapSession::connect(&account.imap(), &self.trust(), SIGN_IN_TIMEOUT)
+            .await
+            .map_err(mail_error)?;
         for folder in &account.folders {
             session.select(folder).await.map_err(mail_error)?;
         }
@@ -273,15 +249,13 @@ impl EmailImap {
         ) -> futures::future::BoxFuture<'s, Result<T, MailError>>,
     ) -> Result<T, IntegrationError> {
         let account = self.account().await?;
-        let service = self.service()?;
         let mut guard = self.session.lock().await;
         if guard.is_none() {
             let session =
-                ImapSession::connect(&account.imap(), &Self::trust(&service), SIGN_IN_TIMEOUT)
-                    .await;
+                ImapSession::connect(&account.imap(), &self.trust(), SIGN_IN_TIMEOUT).await;
             match session {
                 Ok(session) => *guard = Some(session),
-                Err(error) => return Err(self.failed(&service, error).await),
+                Err(error) => return Err(self.failed(error).await),
             }
         }
         let Some(session) = guard.as_mut() else {
@@ -291,15 +265,15 @@ impl EmailImap {
             Ok(value) => Ok(value),
             Err(error) => {
                 guard.take();
-                Err(self.failed(&service, error).await)
+                Err(self.failed(error).await)
             }
         }
     }
 
-    async fn failed(&self, service: &IntegrationService, error: MailError) -> IntegrationError {
+    async fn failed(&self, error: MailError) -> IntegrationError {
         if matches!(error, MailError::WrongPassword) {
-            let label = service.state("email_imap").account_label;
-            service
+            let label = self.apps.state("email_imap").account_label;
+            self.apps
                 .set_state("email_imap", AppState::failed(error.to_string(), label))
                 .await;
         }
@@ -308,7 +282,7 @@ impl EmailImap {
 
     /// One feed sync: new messages of every watched folder since the cursor. A folder seen
     /// the first time (or renumbered) is only baselined.
-    pub async fn sync(&self, cursor: Option<Value>) -> Result<SyncOutcome, IntegrationError> {
+    async fn sync_folders(&self, cursor: Option<Value>) -> Result<SyncOutcome, IntegrationError> {
         let cursor: BTreeMap<String, FolderCursor> = cursor
             .and_then(|c| serde_json::from_value(c).ok())
             .unwrap_or_default();
@@ -372,7 +346,7 @@ impl EmailImap {
     /// Waits in IDLE until the first watched folder changes, `wait` passes or `cancel` fires.
     /// Without IDLE, or when IDLE can't be set up, it returns at once: the feed then waits on
     /// the engine's clock.
-    pub async fn wait_for_change(&self, wait: Duration, cancel: &CancellationToken) -> IdleWait {
+    async fn wait_in_idle(&self, wait: Duration, cancel: &CancellationToken) -> IdleWait {
         let Ok(Some(idle_session)) = self.idle_session().await else {
             return IdleWait::Unavailable;
         };
@@ -400,11 +374,9 @@ impl EmailImap {
             return Ok(Some(session));
         }
         let account = self.account().await?;
-        let service = self.service()?;
-        let mut session =
-            ImapSession::connect(&account.imap(), &Self::trust(&service), SIGN_IN_TIMEOUT)
-                .await
-                .map_err(mail_error)?;
+        let mut session = ImapSession::connect(&account.imap(), &self.trust(), SIGN_IN_TIMEOUT)
+            .await
+            .map_err(mail_error)?;
         if !session.has_idle().await {
             session.logout().await;
             return Ok(None);
@@ -421,15 +393,38 @@ impl EmailImap {
     /// Sends one message through the account's SMTP server.
     pub async fn send(&self, mail: smtp::OutgoingMail) -> Result<String, IntegrationError> {
         let account = self.account().await?;
-        let service = self.service()?;
         let Some(settings) = account.smtp() else {
             return Err(IntegrationError::Invalid(
                 "Add an SMTP server to Email (IMAP) in Integrations to send mail.".to_owned(),
             ));
         };
-        smtp::send(&settings, &Self::trust(&service), &mail)
+        smtp::send(&settings, &self.trust(), &mail)
             .await
             .map_err(|e| IntegrationError::Service(format!("The mail wasn't sent: {e}")))
+    }
+}
+
+#[async_trait::async_trait]
+impl Feed for EmailImap {
+    fn source(&self) -> &'static str {
+        "email_imap"
+    }
+
+    fn display_name(&self) -> &'static str {
+        "Email (IMAP)"
+    }
+
+    fn kind(&self) -> &'static str {
+        "imap_idle"
+    }
+
+    async fn sync(&self, cursor: Option<Value>) -> Result<SyncOutcome, IntegrationError> {
+        self.sync_folders(cursor).await
+    }
+
+    /// IMAP waits in IDLE, so the server says when mail arrives.
+    async fn wait_for_change(&self, wait: Duration, cancel: &CancellationToken) -> IdleWait {
+        self.wait_in_idle(wait, cancel).await
     }
 }
 

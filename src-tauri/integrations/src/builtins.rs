@@ -5,7 +5,9 @@
 //! builders and parsers; the `tools` modules do the asking.
 
 pub mod cache;
+#[cfg(feature = "charts")]
 pub mod charts;
+#[cfg(feature = "charts")]
 pub mod charts_tool;
 pub mod keyed;
 pub mod maps;
@@ -15,50 +17,54 @@ pub mod search;
 pub mod search_tool;
 pub mod weather;
 
+use std::sync::Arc;
 use std::time::Duration;
 
 use sentient_agent::tools::{Plugin, ToolCtx, ToolError};
 
-use crate::IntegrationService;
+use crate::ctx::AppCtx;
 use cache::Cache;
 use provider::{NOMINATIM_SPACING, Spacing};
 use weather::shapes::UnitSystem;
 
-/// What the built-in apps share: the cache and Nominatim's request spacing.
+/// What the built-in apps hold: the apps' handle, the cache and Nominatim's request spacing.
 pub struct Builtins {
+    pub apps: AppCtx,
     pub cache: Cache,
     pub nominatim: Spacing,
 }
 
 impl Builtins {
-    pub fn new(cache: Cache) -> Self {
+    pub fn new(apps: AppCtx) -> Self {
         Self {
-            cache,
+            cache: Cache::new(apps.store().clone(), apps.clock().clone()),
             nominatim: Spacing::new(NOMINATIM_SPACING),
+            apps,
         }
     }
 }
 
 /// How long one provider request may take.
-pub fn timeout(service: &IntegrationService) -> Duration {
-    Duration::from_millis(service.parts().endpoints.builtin_timeout_ms.max(1))
+pub fn timeout(apps: &AppCtx) -> Duration {
+    Duration::from_millis(apps.endpoints().builtin_timeout_ms.max(1))
 }
 
-/// The four built-in apps' tools.
-pub fn plugins(service: &IntegrationService) -> Vec<Plugin> {
+/// The built-in apps' tools.
+pub fn plugins(builtins: &Arc<Builtins>) -> Vec<Plugin> {
     vec![
-        weather::tools::plugin(service.clone()),
-        maps::tools::plugin(service.clone()),
-        news::tools::plugin(service.clone()),
+        weather::tools::plugin(builtins.clone()),
+        maps::tools::plugin(builtins.clone()),
+        news::tools::plugin(builtins.clone()),
+        #[cfg(feature = "charts")]
         charts_tool::plugin(),
     ]
 }
 
 /// `assistant.location`, trimmed; empty while it is not set.
-fn home_city(service: &IntegrationService) -> String {
-    service
-        .parts()
-        .config
+fn home_city(builtins: &Builtins) -> String {
+    builtins
+        .apps
+        .config()
         .current()
         .assistant
         .location
@@ -68,12 +74,9 @@ fn home_city(service: &IntegrationService) -> String {
 
 /// The place a call means: the one named, else `assistant.location`; a plain error naming
 /// where to set it when neither is there.
-pub fn place_or_home(
-    service: &IntegrationService,
-    asked: Option<&str>,
-) -> Result<String, ToolError> {
+pub fn place_or_home(builtins: &Builtins, asked: Option<&str>) -> Result<String, ToolError> {
     let asked = asked.map(str::trim).filter(|p| !p.is_empty());
-    let home = home_city(service);
+    let home = home_city(builtins);
     match asked {
         Some(place) => Ok(place.to_owned()),
         None if !home.is_empty() => Ok(home),
@@ -86,10 +89,10 @@ pub fn place_or_home(
 
 /// The person's units: from the country of `assistant.location` when it is set and found,
 /// else from their time zone (°F and miles in the United States, Liberia and Myanmar).
-pub async fn user_units(service: &IntegrationService, ctx: &ToolCtx) -> UnitSystem {
-    let home = home_city(service);
+pub async fn user_units(builtins: &Builtins, ctx: &ToolCtx) -> UnitSystem {
+    let home = home_city(builtins);
     if !home.is_empty()
-        && let Ok(place) = weather::tools::geocode(service, &home).await
+        && let Ok(place) = weather::tools::geocode(builtins, &home).await
         && let Some(code) = place.country_code.as_deref()
     {
         return UnitSystem::for_country(code);
