@@ -42,6 +42,14 @@ async fn a_turn_streams_asks_for_approval_runs_the_tool_and_is_saved() -> Result
     assert_eq!(question["name"], "files_write");
     assert_eq!(question["risk"], "write");
     assert_eq!(question["session_id"], sid.as_str());
+    // A word that is not a decision is refused with the HTTP door's sentence and resolves
+    // nothing: the question still waits for the real answer below.
+    ws.send_json(json!({"type": "approval.respond", "approval_id": question["approval_id"], "decision": "maybe"})).await?;
+    let refused = ws.wait_for("error").await?;
+    assert_eq!(
+        refused,
+        json!({"type": "error", "message": "decision is allow, allow_session or deny.", "recoverable": true})
+    );
     ws.send_json(json!({"type": "approval.respond", "approval_id": question["approval_id"], "decision": "allow"})).await?;
     let ack = ws.wait_for("approval.ack").await?;
     assert_eq!(ack["resolved"], true);
@@ -144,6 +152,22 @@ async fn the_http_fallback_streams_a_turn_and_approvals_answer_over_http() -> Re
             let line: Value = serde_json::from_str(&buffer[..end])?;
             buffer.drain(..=end);
             if line["type"] == "approval_request" {
+                // An unknown word: 400 with the sentence every door says, and nothing resolved
+                // (the allow below still finds the question waiting).
+                let (status, refused) = t
+                    .client
+                    .post(
+                        "/api/approvals",
+                        json!({"approval_id": line["approval_id"], "decision": "Allow!"}),
+                    )
+                    .await?;
+                assert_eq!(
+                    (status, refused),
+                    (
+                        400,
+                        json!({"detail": "decision is allow, allow_session or deny."})
+                    )
+                );
                 let (status, answer) = t
                     .client
                     .post(

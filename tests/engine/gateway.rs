@@ -289,3 +289,204 @@ async fn the_home_layout_is_created() -> anyhow::Result<()> {
     t.stop().await;
     Ok(())
 }
+
+/// The schema at a `$ref` (`#/components/schemas/...`) of the document, or the schema itself.
+fn resolved<'a>(doc: &'a Value, schema: &'a Value) -> &'a Value {
+    match schema["$ref"].as_str() {
+        Some(reference) => {
+            let pointer = reference.trim_start_matches('#');
+            resolved(
+                doc,
+                doc.pointer(pointer).expect("the $ref is in the document"),
+            )
+        }
+        None => schema,
+    }
+}
+
+/// Whether `value` matches `schema`, for the parts of JSON Schema the error bodies use: `$ref`,
+/// `type`, `required`, `properties` (no others allowed), `items`, `oneOf` and `anyOf`.
+fn matches_schema(doc: &Value, schema: &Value, value: &Value) -> bool {
+    let schema = resolved(doc, schema);
+    for key in ["oneOf", "anyOf"] {
+        if let Some(options) = schema[key].as_array() {
+            return options.iter().any(|s| matches_schema(doc, s, value));
+        }
+    }
+    let type_ok = match schema["type"].as_str() {
+        Some("object") => value.is_object(),
+        Some("string") => value.is_string(),
+        Some("array") => value.is_array(),
+        Some("integer") => value.is_i64() || value.is_u64(),
+        Some("number") => value.is_number(),
+        Some("boolean") => value.is_boolean(),
+        _ => true,
+    };
+    if !type_ok {
+        return false;
+    }
+    if let (Some(object), Some(properties)) = (value.as_object(), schema["properties"].as_object())
+    {
+        let required = schema["required"].as_array().cloned().unwrap_or_default();
+        let has_required = required
+            .iter()
+            .filter_map(Value::as_str)
+            .all(|k| object.contains_key(k));
+        let known = object
+            .iter()
+            .all(|(k, v)| properties.get(k).is_some_and(|s| matches_schema(doc, s, v)));
+        return has_required && known;
+    }
+    if let (Some(items), Some(schema_items)) = (value.as_array(), schema.get("items")) {
+        return items.iter().all(|v| matches_schema(doc, schema_items, v));
+    }
+    true
+}
+
+#[tokio::test]
+async fn the_live_channels_401_body_matches_its_documented_schema() -> anyhow::Result<()> {
+    let t = TestEngine::start().await?;
+    let (_, doc) = t.client.get("/api/openapi.json").await?;
+    let schema =
+        &doc["paths"]["/ws"]["get"]["responses"]["401"]["content"]["application/json"]["schema"];
+    assert!(schema.is_object(), "GET /ws documents its 401 body");
+    let (status, body) = send(t.client.anonymous(Method::GET, "/ws")).await?;
+    assert_eq!(status, 401);
+    assert!(
+        matches_schema(&doc, schema, &body),
+        "{body} against {schema}"
+    );
+    // The check tells shapes apart: a field the schema does not name (the old shape's `status`)
+    // or a bare sentence does not match.
+    assert!(!matches_schema(
+        &doc,
+        schema,
+        &json!({"detail": "x", "status": 401})
+    ));
+    assert!(!matches_schema(&doc, schema, &json!("x")));
+    t.stop().await;
+    Ok(())
+}
+
+/// A path with every parameter written `{}` and no query string: `/api/tasks/{id}` and
+/// `/api/tasks/${enc(id)}` both become `/api/tasks/{}`.
+fn path_shape(path: &str) -> String {
+    let mut out = String::new();
+    let mut rest = path;
+    while let Some(c) = rest.chars().next() {
+        match c {
+            '?' => break,
+            // `${...}` right after a `/` is a parameter; anywhere else it adds a query string.
+            '$' | '{' if rest.starts_with("${") || c == '{' => {
+                if !out.ends_with('/') {
+                    break;
+                }
+                let end = rest.find('}').map_or(rest.len(), |i| i + 1);
+                out.push_str("{}");
+                rest = &rest[end..];
+            }
+            _ => {
+                out.push(c);
+                rest = &rest[c.len_utf8()..];
+            }
+        }
+    }
+    out
+}
+
+/// The (method, path shape) of every HTTP entry in the window's `ui/src/api/calls.ts`: each
+/// `GET('/api/…')`, `POST(\`/api/…/${enc(id)}\`, body)`, …, with `${runPath(…)}` spelled out.
+fn window_http_calls(source: &str) -> Vec<(String, String)> {
+    let run_path = source
+        .split("const runPath = ")
+        .nth(1)
+        .and_then(|rest| rest.split('`').nth(1))
+        .expect("calls.ts spells a run's path in runPath");
+    let mut calls = Vec::new();
+    for method in ["GET", "POST", "PUT", "PATCH", "DELETE"] {
+        for (at, _) in source.match_indices(&format!("{method}(")) {
+            // Only the helpers themselves, not `fooGET(` or the helpers' own definitions.
+            let before = source[..at].chars().next_back();
+            if before.is_some_and(|c| c.is_alphanumeric() || c == '_' || c == '.') {
+                continue;
+            }
+            let after = source[at + method.len() + 1..].trim_start();
+            let Some(quote) = after.chars().next().filter(|q| *q == '\'' || *q == '`') else {
+                continue;
+            };
+            let literal = &after[1..];
+            let Some(end) = literal.find(quote) else {
+                continue;
+            };
+            let path = literal[..end].replace("${runPath(id, runId)}", run_path);
+            calls.push((method.to_owned(), path_shape(&path)));
+        }
+    }
+    calls
+}
+
+#[tokio::test]
+async fn every_http_call_of_the_window_is_in_the_openapi_document() -> anyhow::Result<()> {
+    let source = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../ui/src/api/calls.ts"),
+    )?;
+    let calls = window_http_calls(&source);
+    assert!(calls.len() >= 80, "too few calls read: {calls:?}");
+    let t = TestEngine::start().await?;
+    let documented: Vec<(String, String)> = every_route(&t)
+        .await?
+        .into_iter()
+        .map(|(m, p)| (m.to_string(), p))
+        .collect();
+    let (_, doc) = t.client.get("/api/openapi.json").await?;
+    let shapes: Vec<(String, String)> = doc["paths"]
+        .as_object()
+        .expect("paths")
+        .iter()
+        .flat_map(|(path, item)| {
+            ["get", "post", "put", "patch", "delete"]
+                .into_iter()
+                .filter(|m| item.get(*m).is_some())
+                .map(|m| (m.to_uppercase(), path_shape(path)))
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    assert_eq!(shapes.len(), documented.len());
+    let missing: Vec<_> = calls.iter().filter(|c| !shapes.contains(c)).collect();
+    assert!(
+        missing.is_empty(),
+        "calls.ts uses routes the OpenAPI document does not list: {missing:?}"
+    );
+    // The check reads paths the way the document writes them.
+    assert!(shapes.contains(&("POST".to_owned(), "/api/tasks/{}/runs/{}/answer".to_owned())));
+    assert!(!shapes.contains(&("GET".to_owned(), "/api/no-such-route".to_owned())));
+    t.stop().await;
+    Ok(())
+}
+
+#[test]
+fn path_shapes_drop_parameters_and_queries() {
+    assert_eq!(
+        path_shape("/api/tasks/{id}/runs/{run_id}"),
+        "/api/tasks/{}/runs/{}"
+    );
+    assert_eq!(path_shape("/api/files/{*name}"), "/api/files/{}");
+    assert_eq!(path_shape("/api/tasks/${enc(id)}"), "/api/tasks/{}");
+    assert_eq!(path_shape("/api/sessions?limit=${limit}"), "/api/sessions");
+    assert_eq!(
+        path_shape("/api/memories${queryString(query)}"),
+        "/api/memories"
+    );
+    let calls = window_http_calls(
+        "const runPath = (a, b) => `/api/tasks/${enc(a)}/runs/${enc(b)}`;\n\
+         x: GET('/api/health'), y: POST(`${runPath(id, runId)}/answer`, {}), z: DELETE(\n  `/api/hooks/${enc(id)}`)",
+    );
+    assert_eq!(
+        calls,
+        [
+            ("GET".to_owned(), "/api/health".to_owned()),
+            ("POST".to_owned(), "/api/tasks/{}/runs/{}/answer".to_owned()),
+            ("DELETE".to_owned(), "/api/hooks/{}".to_owned()),
+        ]
+    );
+}

@@ -50,6 +50,30 @@ async fn hostile_search_text_answers_results_or_an_empty_list() -> Result<()> {
     Ok(())
 }
 
+#[tokio::test]
+async fn a_nameless_import_is_refused_with_the_services_sentence() -> Result<()> {
+    let t = TestEngine::start().await?;
+    for name in ["", "   "] {
+        let part = Part::bytes(b"I keep bees.".to_vec()).file_name(name.to_owned());
+        let (status, body) = send(
+            t.client
+                .request(Method::POST, "/api/memories/import")
+                .multipart(Form::new().part("file", part)),
+        )
+        .await?;
+        assert_eq!(
+            (status, body),
+            (
+                400,
+                json!({"detail": "The file has no name, so Sentient can't tell what kind it is."})
+            ),
+            "{name:?}"
+        );
+    }
+    t.stop().await;
+    Ok(())
+}
+
 fn upload(t: &TestEngine, name: &str, bytes: &[u8]) -> reqwest::RequestBuilder {
     let part = Part::bytes(bytes.to_vec()).file_name(name.to_owned());
     t.client

@@ -182,6 +182,11 @@ export type ApiError = {
 	detail: ErrorDetail,
 };
 
+/**  The person's answer to an approval question. */
+export type ApprovalDecision = "allow" | 
+/**  Allow this tool for the rest of the chat. */
+"allow_session" | "deny";
+
 /**  When the assistant asks before using a tool. */
 export type ApprovalMode = 
 /**  Never ask (purchases and your own Ask rules still ask). */
@@ -194,8 +199,11 @@ export type ApprovalMode =
 /**  `approval.respond` (and `POST /api/approvals`): `decision` is allow, allow_session or deny. */
 export type ApprovalResponse = {
 	approval_id: string,
-	/**  allow, allow_session or deny. */
-	decision: string,
+	/**
+	 *  allow, allow_session or deny (read as text, so any other word gets the same refusal on
+	 *  every door instead of a parse error).
+	 */
+	decision: ApprovalDecision,
 };
 
 /**  When the assistant asks you before acting. */
@@ -1031,6 +1039,7 @@ export type ContinuityConfig_Serialize = {
 	triggered: boolean,
 };
 
+/**  `POST /api/sessions` and `create_session`: the new chat's id. */
 export type Created = {
 	session_id: string,
 };
@@ -3346,6 +3355,7 @@ export type Refinement_Serialize = {
 	schedule: Schedule_Serialize | null,
 };
 
+/**  `PATCH /api/sessions/{id}` and `rename_session`: the chat's new title. */
 export type Rename = {
 	title: string,
 };
@@ -3361,6 +3371,7 @@ export type RenamePresetRequest = {
 	name: string,
 };
 
+/**  Whether an approval answer reached a waiting question (`false`: nothing waits on that id). */
 export type Resolved = {
 	resolved: boolean,
 };
@@ -3566,7 +3577,7 @@ export type RuleDecision = "accept" | "decline";
 
 /**  `POST /api/rule-proposals/{id}` and the `decide_rule_proposal` command. */
 export type RuleDecisionRequest = {
-	/**  accept or decline (read as text, so any other word gets the contract's 422). */
+	/**  accept or decline (read as text, so any other word gets the same 400 on every door). */
 	decision: RuleDecision,
 };
 

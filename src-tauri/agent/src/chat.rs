@@ -4,22 +4,23 @@
 //! answers reach the running turn through this module.
 
 use sentient_core::sync::MutexExt;
-use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 use futures::future::BoxFuture;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
-use tokio::sync::{mpsc, oneshot};
+use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
 use super::approvals::Origin;
-use super::compression::{Compression, recent_window};
+use super::compression::recent_window;
 use super::run_loop::{ApprovalAnswer, ApprovalQuestion, Approver, LoopEvent, LoopInput, Steering};
 use super::sessions::{MessageRow, NewMessage, StoredFunction, StoredToolCall};
 use crate::Agent;
 use crate::chat_events::ChatEvent;
 use crate::chat_memory::{FinishedTurn, PromptMemory, merge_sources};
+pub use crate::chat_state::ChatState;
+use sentient_core::error::ApiError;
 use sentient_llm::queue::JobKind;
 use sentient_llm::{CallOptions, ChatRequest, Message, ModelRole, Reasoning, ToolCall};
 
@@ -42,20 +43,58 @@ pub struct ChatSend {
 #[derive(Debug, Clone, Deserialize, Serialize, specta::Type, utoipa::ToSchema)]
 pub struct ApprovalResponse {
     pub approval_id: String,
-    /// allow, allow_session or deny.
+    /// allow, allow_session or deny (read as text, so any other word gets the same refusal on
+    /// every door instead of a parse error).
+    #[specta(type = ApprovalDecision)]
     pub decision: String,
 }
 
-/// Replies waiting on a person, and running turns by chat.
-#[derive(Debug, Default)]
-pub struct ChatState {
-    approvals: Mutex<HashMap<String, oneshot::Sender<ApprovalAnswer>>>,
-    running: Mutex<HashMap<String, CancellationToken>>,
-    /// Steer messages waiting for the running reply's next round, by chat.
-    steers: Mutex<HashMap<String, Vec<String>>>,
-    /// One turn at a time per chat: a message queued behind a running reply waits on its lock.
-    turns: Mutex<HashMap<String, Arc<tokio::sync::Mutex<()>>>>,
-    pub(super) compression: Compression,
+/// The person's answer to an approval question.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, specta::Type)]
+#[serde(rename_all = "snake_case")]
+pub enum ApprovalDecision {
+    Allow,
+    /// Allow this tool for the rest of the chat.
+    AllowSession,
+    Deny,
+}
+
+impl ApprovalDecision {
+    /// The decision a word names; anything but allow, allow_session or deny is refused (never
+    /// taken as deny, so a typo resolves nothing).
+    pub fn parse(word: &str) -> Result<Self, BadApprovalDecision> {
+        match word {
+            "allow" => Ok(Self::Allow),
+            "allow_session" => Ok(Self::AllowSession),
+            "deny" => Ok(Self::Deny),
+            _ => Err(BadApprovalDecision),
+        }
+    }
+}
+
+impl ApprovalResponse {
+    /// The decision it names; see [`ApprovalDecision::parse`].
+    pub fn decision(&self) -> Result<ApprovalDecision, BadApprovalDecision> {
+        ApprovalDecision::parse(&self.decision)
+    }
+}
+
+/// An approval answer with a word that is not a decision (400 on every door, and `/ws` says the
+/// same sentence as an error).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[error("decision is allow, allow_session or deny.")]
+pub struct BadApprovalDecision;
+
+impl From<BadApprovalDecision> for ApiError {
+    fn from(err: BadApprovalDecision) -> Self {
+        ApiError::bad_request(err.to_string())
+    }
+}
+
+/// Whether an approval answer reached a waiting question (`false`: nothing waits on that id).
+#[derive(Debug, Serialize, Deserialize, specta::Type, utoipa::ToSchema)]
+pub struct Resolved {
+    pub resolved: bool,
 }
 
 /// What Stop everything says to a message that was waiting behind a reply (section 17).
@@ -93,11 +132,7 @@ impl Approver for WindowApprover {
     fn ask(&self, q: ApprovalQuestion) -> BoxFuture<'_, ApprovalAnswer> {
         Box::pin(async move {
             let approval_id = new_id();
-            let (tx, rx) = oneshot::channel();
-            self.state
-                .approvals
-                .lock_unpoisoned()
-                .insert(approval_id.clone(), tx);
+            let rx = self.state.await_answer(&approval_id);
             let _ = self.out.send(ChatEvent::ApprovalRequest {
                 session_id: self.session_id.clone(),
                 turn_id: self.turn_id.clone(),
@@ -115,7 +150,7 @@ impl Approver for WindowApprover {
                 answer = rx => answer.unwrap_or(ApprovalAnswer::Deny),
                 () = self.cancel.cancelled() => ApprovalAnswer::Deny,
             };
-            self.state.approvals.lock_unpoisoned().remove(&approval_id);
+            self.state.forget_question(&approval_id);
             answer
         })
     }
@@ -196,12 +231,24 @@ fn stored_message(message: &Message, thinking: Option<String>) -> NewMessage {
 }
 
 impl Agent {
+    /// Answers a waiting approval question (every door's `approval.respond`); a word that is
+    /// not a decision is refused and resolves nothing.
+    pub fn respond_to_approval(
+        &self,
+        response: &ApprovalResponse,
+    ) -> Result<Resolved, BadApprovalDecision> {
+        let decision = response.decision()?;
+        Ok(Resolved {
+            resolved: self.resolve_approval(&response.approval_id, decision),
+        })
+    }
+
     /// Answers a waiting approval question; `false` when there is none with that id.
-    pub fn resolve_approval(&self, approval_id: &str, decision: &str) -> bool {
+    pub fn resolve_approval(&self, approval_id: &str, decision: ApprovalDecision) -> bool {
         let answer = match decision {
-            "allow" => ApprovalAnswer::Allow,
-            "allow_session" => ApprovalAnswer::AllowForChat,
-            _ => ApprovalAnswer::Deny,
+            ApprovalDecision::Allow => ApprovalAnswer::Allow,
+            ApprovalDecision::AllowSession => ApprovalAnswer::AllowForChat,
+            ApprovalDecision::Deny => ApprovalAnswer::Deny,
         };
         let waiting = self
             .chat_state()
@@ -448,94 +495,16 @@ impl Agent {
         let mut thinking = String::new();
         let result = self
             .run_loop(input, &mut |event| {
-                let (session_id, turn_id) = (sid.clone(), turn_id.clone());
-                let chat_event = match event {
-                    LoopEvent::TextDelta(text) => {
-                        partial.push_str(&text);
-                        ChatEvent::TextDelta {
-                            session_id,
-                            turn_id,
-                            text,
-                        }
-                    }
-                    LoopEvent::ThinkingDelta(text) => {
-                        thinking.push_str(&text);
-                        ChatEvent::ThinkingDelta {
-                            session_id,
-                            turn_id,
-                            text,
-                        }
-                    }
-                    LoopEvent::ToolCall {
-                        call_id,
-                        name,
-                        arguments,
-                    } => {
-                        partial.clear();
-                        ChatEvent::ToolCall {
-                            session_id,
-                            turn_id,
-                            call_id,
-                            name,
-                            arguments,
-                        }
-                    }
-                    LoopEvent::ToolResult {
-                        call_id,
-                        name,
-                        result,
-                        is_error,
-                        duration_ms,
-                        ..
-                    } => ChatEvent::ToolResult {
-                        session_id,
-                        turn_id,
-                        call_id,
-                        name,
-                        result,
-                        is_error,
-                        duration_ms,
-                    },
-                    LoopEvent::UserInterjection(text) => {
-                        partial.clear();
-                        ChatEvent::UserInterjection {
-                            session_id,
-                            turn_id,
-                            text,
-                        }
-                    }
-                    LoopEvent::ToolProgress {
-                        call_id,
-                        name,
-                        update,
-                    } => ChatEvent::ToolProgress {
-                        session_id,
-                        turn_id,
-                        call_id,
-                        name,
-                        kind: update.kind,
-                        text: update.text,
-                    },
-                    // The window approver sends the question with its approval id.
-                    LoopEvent::ApprovalRequest(_) => return,
-                    LoopEvent::Usage {
-                        model,
-                        prompt_tokens,
-                        completion_tokens,
-                        meter,
-                    } => ChatEvent::Usage {
-                        session_id,
-                        turn_id,
-                        model,
-                        prompt_tokens,
-                        completion_tokens,
-                        context_used: meter.context_used,
-                        context_length: meter.context_length,
-                        context_percent: meter.context_percent,
-                        context_warning: meter.context_warning,
-                    },
-                };
-                let _ = out.send(chat_event);
+                // The reply so far: what a stopped reply keeps, and the thinking saved with it.
+                match &event {
+                    LoopEvent::TextDelta(text) => partial.push_str(text),
+                    LoopEvent::ThinkingDelta(text) => thinking.push_str(text),
+                    LoopEvent::ToolCall { .. } | LoopEvent::UserInterjection(_) => partial.clear(),
+                    _ => {}
+                }
+                if let Some(chat_event) = ChatEvent::from_loop(&sid, &turn_id, event) {
+                    let _ = out.send(chat_event);
+                }
             })
             .await;
         self.chat_state().running.lock_unpoisoned().remove(&sid);

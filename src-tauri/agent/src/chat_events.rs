@@ -6,20 +6,8 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::tools::ProgressKind;
-
-/// What a reply had in mind (memory; filled in once memory is built, `[]` until then).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, specta::Type)]
-pub struct MemorySource {
-    /// `fact` or `insight`.
-    pub kind: String,
-    /// The fact's or insight's id.
-    pub id: Value,
-    pub text: String,
-    pub source: String,
-    /// `prompt` or `tool`.
-    pub via: String,
-}
+use crate::run_loop::LoopEvent;
+pub use crate::run_types::{MemorySource, ProgressKind};
 
 /// One chat event.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, specta::Type)]
@@ -150,6 +138,85 @@ impl ChatEvent {
             dropped: None,
             client_id: None,
         }
+    }
+
+    /// A loop event of a chat turn as the chat event the window gets; `None` for an approval
+    /// question, which the window approver sends itself with its approval id.
+    pub fn from_loop(session_id: &str, turn_id: &str, event: LoopEvent) -> Option<Self> {
+        let (session_id, turn_id) = (session_id.to_owned(), turn_id.to_owned());
+        Some(match event {
+            LoopEvent::TextDelta(text) => Self::TextDelta {
+                session_id,
+                turn_id,
+                text,
+            },
+            LoopEvent::ThinkingDelta(text) => Self::ThinkingDelta {
+                session_id,
+                turn_id,
+                text,
+            },
+            LoopEvent::ToolCall {
+                call_id,
+                name,
+                arguments,
+            } => Self::ToolCall {
+                session_id,
+                turn_id,
+                call_id,
+                name,
+                arguments,
+            },
+            LoopEvent::ToolResult {
+                call_id,
+                name,
+                result,
+                is_error,
+                duration_ms,
+                ..
+            } => Self::ToolResult {
+                session_id,
+                turn_id,
+                call_id,
+                name,
+                result,
+                is_error,
+                duration_ms,
+            },
+            LoopEvent::UserInterjection(text) => Self::UserInterjection {
+                session_id,
+                turn_id,
+                text,
+            },
+            LoopEvent::ToolProgress {
+                call_id,
+                name,
+                update,
+            } => Self::ToolProgress {
+                session_id,
+                turn_id,
+                call_id,
+                name,
+                kind: update.kind,
+                text: update.text,
+            },
+            LoopEvent::ApprovalRequest(_) => return None,
+            LoopEvent::Usage {
+                model,
+                prompt_tokens,
+                completion_tokens,
+                meter,
+            } => Self::Usage {
+                session_id,
+                turn_id,
+                model,
+                prompt_tokens,
+                completion_tokens,
+                context_used: meter.context_used,
+                context_length: meter.context_length,
+                context_percent: meter.context_percent,
+                context_warning: meter.context_warning,
+            },
+        })
     }
 
     /// The event as JSON (never fails: every field is plain data).

@@ -3,7 +3,7 @@
 //! Before a reply: what to remember about the person for this message (a prompt section and
 //! the sources it used). After a reply: the person's words, to learn from in the background.
 
-use crate::chat_events::MemorySource;
+use crate::run_types::MemorySource;
 
 /// The memory part of a turn's system prompt, and the memories in it (`via: "prompt"`).
 #[derive(Debug, Clone, Default, PartialEq)]

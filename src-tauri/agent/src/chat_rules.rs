@@ -7,34 +7,24 @@
 //! accept/decline decision. Until a proposal is answered (and while a check is still weighing),
 //! its chat asks before every matched tool; `run_loop` reads that through [`Agent::chat_rule_keys`].
 
-use sentient_core::sync::MutexExt;
-use std::collections::{BTreeSet, HashMap};
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex};
+use std::collections::BTreeSet;
 use std::time::Duration;
 
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
 
-use super::approvals::tool_title;
 use super::sessions::SessionError;
 use crate::Agent;
-use crate::tools::registry::ToolRegistry;
 use sentient_core::bus::DomainEvent;
-use sentient_core::config::{ApprovalsConfig, ConfigError, RuleOrigin, RuleValue};
+use sentient_core::config::{ConfigError, RuleOrigin};
 pub use sentient_core::domain::rules::{ProposalStatus, ProposedRule, RuleProposal, RuleTarget};
-use sentient_core::error::{ApiError, FieldError};
+use sentient_core::error::ApiError;
 use sentient_core::store::StoreError;
 use sentient_llm::queue::JobKind;
-use sentient_llm::{CallOptions, ChatRequest, Message, ModelRole, Reasoning};
+use sentient_llm::{CallOptions, ModelRole};
 
 /// How long a chat reply waits for the check before it goes on without it.
 pub const CHECK_WAIT: Duration = Duration::from_secs(20);
-/// `said` keeps at most this many characters of the user's words.
-const MAX_SAID: usize = 300;
-/// The model reads at most this much of the message.
-const MAX_PROMPT_MESSAGE: usize = 1_000;
 
 /// The user's answer to a proposal.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, specta::Type)]
@@ -47,7 +37,7 @@ pub enum RuleDecision {
 /// `POST /api/rule-proposals/{id}` and the `decide_rule_proposal` command.
 #[derive(Debug, Clone, Deserialize, Serialize, specta::Type, utoipa::ToSchema)]
 pub struct RuleDecisionRequest {
-    /// accept or decline (read as text, so any other word gets the contract's 422).
+    /// accept or decline (read as text, so any other word gets the same 400 on every door).
     #[specta(type = RuleDecision)]
     pub decision: String,
 }
@@ -93,11 +83,8 @@ impl From<ChatRuleError> for ApiError {
             ChatRuleError::NotFound(_) => ApiError::not_found(err.to_string()),
             ChatRuleError::Answered => ApiError::conflict(err.to_string()),
             ChatRuleError::BadStatus => ApiError::bad_request(err.to_string()),
-            ChatRuleError::BadDecision => ApiError::validation(vec![FieldError::new(
-                &["body", "decision"],
-                err.to_string(),
-                "value_error",
-            )]),
+            // 400 with one sentence on every door, as the contract answers bad input here.
+            ChatRuleError::BadDecision => ApiError::bad_request(err.to_string()),
             ChatRuleError::Session(e) => e.into(),
             ChatRuleError::Config(e) => e.into(),
             ChatRuleError::Store(e) => ApiError::internal(&e),
@@ -106,61 +93,13 @@ impl From<ChatRuleError> for ApiError {
 }
 
 mod matching;
+pub mod state;
 
 pub use matching::*;
+pub use state::ChatRulesState;
 
 // ---------------------------------------------------------------------------------------------
 // The engine part: checks in flight, the table, the decision.
-
-/// Checks still weighing, by chat: the keys they weigh ask first until they finish.
-#[derive(Debug, Default)]
-pub struct ChatRulesState {
-    weighing: Mutex<HashMap<String, HashMap<u64, BTreeSet<String>>>>,
-    next: AtomicU64,
-}
-
-impl ChatRulesState {
-    fn weigh(self: &Arc<Self>, session_id: &str, keys: BTreeSet<String>) -> Weighing {
-        let id = self.next.fetch_add(1, Ordering::Relaxed);
-        self.weighing
-            .lock_unpoisoned()
-            .entry(session_id.to_owned())
-            .or_default()
-            .insert(id, keys);
-        Weighing {
-            state: Arc::clone(self),
-            session_id: session_id.to_owned(),
-            id,
-        }
-    }
-
-    fn keys(&self, session_id: &str) -> BTreeSet<String> {
-        self.weighing
-            .lock_unpoisoned()
-            .get(session_id)
-            .map(|checks| checks.values().flatten().cloned().collect())
-            .unwrap_or_default()
-    }
-}
-
-/// A check in flight; its keys stop asking when it ends, however it ends.
-struct Weighing {
-    state: Arc<ChatRulesState>,
-    session_id: String,
-    id: u64,
-}
-
-impl Drop for Weighing {
-    fn drop(&mut self) {
-        let mut weighing = self.state.weighing.lock_unpoisoned();
-        if let Some(checks) = weighing.get_mut(&self.session_id) {
-            checks.remove(&self.id);
-            if checks.is_empty() {
-                weighing.remove(&self.session_id);
-            }
-        }
-    }
-}
 
 type ProposalRecord = (
     String,
@@ -477,23 +416,5 @@ impl Agent {
         self.bus()
             .publish(DomainEvent::RuleProposalUpdated(proposal.clone()));
         Ok(proposal)
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn weighing_keys_clear_when_the_check_ends() {
-        let state = Arc::new(ChatRulesState::default());
-        let first = state.weigh("s1", ["files_write".to_owned()].into());
-        let second = state.weigh("s1", ["web".to_owned()].into());
-        assert_eq!(state.keys("s1").len(), 2);
-        assert!(state.keys("s2").is_empty());
-        drop(first);
-        assert_eq!(state.keys("s1"), BTreeSet::from(["web".to_owned()]));
-        drop(second);
-        assert!(state.keys("s1").is_empty());
     }
 }

@@ -4,44 +4,14 @@
 //! memory package, later) read the folded part first, so durable facts outlive it.
 
 use sentient_core::sync::MutexExt;
-use std::collections::HashSet;
-use std::fmt;
-use std::sync::{Arc, Mutex};
-
-use futures::future::BoxFuture;
+use std::sync::Arc;
 
 use super::sessions::MessageRow;
 use crate::Agent;
 use sentient_llm::queue::JobKind;
 use sentient_llm::{CallOptions, ChatRequest, Message, ModelRole, Reasoning};
 
-/// Reads the part of a chat about to be folded into its summary (contract section 10: memory
-/// flushes durable facts here).
-pub trait ConversationFlush: Send + Sync {
-    /// `untrusted` is the app whose content the chat read, when it is marked.
-    fn flush<'a>(
-        &'a self,
-        session_id: &'a str,
-        transcript: &'a str,
-        untrusted: Option<&'a str>,
-    ) -> BoxFuture<'a, ()>;
-}
-
-/// The flush hooks, and the chats being compressed now (one compression per chat at a time).
-#[derive(Default)]
-pub struct Compression {
-    hooks: Mutex<Vec<Arc<dyn ConversationFlush>>>,
-    running: Mutex<HashSet<String>>,
-}
-
-impl fmt::Debug for Compression {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let hooks = self.hooks.lock().map(|h| h.len()).unwrap_or_default();
-        f.debug_struct("Compression")
-            .field("hooks", &hooks)
-            .finish_non_exhaustive()
-    }
-}
+pub use crate::chat_state::{Compression, ConversationFlush};
 
 /// Longest stretch of one message the summarizer reads.
 const MESSAGE_CHARS: usize = 2000;

@@ -14,6 +14,7 @@ use super::approvals::{
     ToolCall as Proposed, address_host,
 };
 use crate::Agent;
+pub use crate::run_types::ApprovalAnswer;
 use crate::tools::{ProgressUpdate, Risk, describe_call};
 use sentient_llm::tokens::ContextMeter;
 use sentient_llm::types::Speaker;
@@ -21,15 +22,6 @@ use sentient_llm::{CallOptions, ChatRequest, Chunk, LlmError, Message, ToolCall}
 
 /// Progress reports from running tools, with the call they belong to.
 type ProgressSender = tokio::sync::mpsc::UnboundedSender<(String, String, ProgressUpdate)>;
-
-/// What the person answered to an approval question.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ApprovalAnswer {
-    Allow,
-    /// Allow, and allow calls up to this risk for the rest of the chat.
-    AllowForChat,
-    Deny,
-}
 
 /// An approval question (the chat's `approval_request`).
 #[derive(Debug, Clone, PartialEq)]
@@ -162,7 +154,7 @@ pub struct LoopResult {
     /// Positions in `added` of the steer messages the model received (saved as interjections).
     pub interjections: Vec<usize>,
     /// Memories that memory tools showed the model (`via: "tool"`), in the order they came.
-    pub memory_sources: Vec<crate::chat_events::MemorySource>,
+    pub memory_sources: Vec<crate::run_types::MemorySource>,
 }
 
 impl LoopResult {
@@ -686,7 +678,7 @@ struct Ran {
     content: String,
     is_error: bool,
     duration_ms: u32,
-    memory_sources: Vec<crate::chat_events::MemorySource>,
+    memory_sources: Vec<crate::run_types::MemorySource>,
     marks_run: Option<String>,
 }
 

@@ -119,12 +119,27 @@ fn history_hit(r: HistoryRecord) -> HistoryHit {
     }
 }
 
+/// `POST /api/sessions` and `create_session`: the new chat's id.
+#[derive(Debug, Serialize, Deserialize, specta::Type, utoipa::ToSchema)]
+pub struct Created {
+    pub session_id: String,
+}
+
+/// `PATCH /api/sessions/{id}` and `rename_session`: the chat's new title.
+#[derive(Debug, Deserialize, Serialize, specta::Type, utoipa::ToSchema)]
+pub struct Rename {
+    pub title: String,
+}
+
 #[derive(Debug, thiserror::Error)]
 pub enum SessionError {
     #[error("There is no chat with the id {0}.")]
     NotFound(String),
+    /// A chat title that can't be used (400 on every door, as the contract answers bad input).
     #[error("{0}")]
     Invalid(String),
+    #[error("Type something to search for.")]
+    EmptySearch,
     #[error(transparent)]
     Store(#[from] StoreError),
 }
@@ -139,10 +154,11 @@ impl From<SessionError> for ApiError {
     fn from(err: SessionError) -> Self {
         match err {
             SessionError::NotFound(_) => ApiError::not_found(err.to_string()),
-            SessionError::Invalid(msg) => ApiError::validation(vec![FieldError::new(
-                &["body", "title"],
-                msg,
-                "value_error",
+            SessionError::Invalid(msg) => ApiError::bad_request(msg),
+            SessionError::EmptySearch => ApiError::validation(vec![FieldError::new(
+                &["query", "q"],
+                err.to_string(),
+                "missing",
             )]),
             SessionError::Store(e) => ApiError::internal(&e),
         }
@@ -440,7 +456,11 @@ impl Sessions {
     }
 
     /// Messages whose words match `q`, best first.
+    /// Messages that contain the words, best match first; empty words are refused.
     pub async fn search(&self, q: &str) -> Result<Vec<SearchHit>, SessionError> {
+        if q.trim().is_empty() {
+            return Err(SessionError::EmptySearch);
+        }
         let Some(query) = fts5_match(q) else {
             return Ok(Vec::new());
         };

@@ -20,6 +20,6 @@ pub use memory_change::MemoryChange;
 pub use model_busy::{JobKind, ModelBusy};
 pub use node::Node;
 pub use notification::{NewNotification, Notification};
-pub use rules::RuleProposal;
+pub use rules::{RuleProposal, RuleValue};
 pub use stop_state::StopState;
 pub use tool_info::{Risk, ToolInfo};

@@ -51,6 +51,8 @@ impl DocumentKind {
 /// is the file's name as they know it.
 #[derive(Debug, thiserror::Error)]
 pub enum ImportError {
+    #[error("The file has no name, so Sentient can't tell what kind it is.")]
+    NoName,
     #[error(
         "Sentient can import PDF, Word (.docx), text and Markdown files; {0} is none of these."
     )]
@@ -318,6 +320,10 @@ impl MemoryService {
         file_name: &str,
         bytes: Vec<u8>,
     ) -> Result<ImportResult, MemoryError> {
+        // The name says what kind of file it is, so a nameless one is refused first (every door).
+        if file_name.trim().is_empty() {
+            return Err(ImportError::NoName.into());
+        }
         self.writable()?;
         let name = base_name(file_name).trim().to_owned();
         let reading = name.clone();

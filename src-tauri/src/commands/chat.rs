@@ -3,10 +3,9 @@
 //! approval question, and the tools list.
 
 use sentient_engine::Engine;
-use sentient_engine::agent::chat::{ApprovalResponse, ChatSend};
+use sentient_engine::agent::chat::{ApprovalResponse, ChatSend, Resolved};
 use sentient_engine::agent::chat_events::ChatEvent;
 use sentient_engine::error::ApiError;
-use sentient_engine::gateway::routes::chat::Resolved;
 use sentient_engine::tools::PluginInfo;
 use serde::{Deserialize, Serialize};
 use tauri::State;
@@ -84,11 +83,7 @@ pub async fn approval_respond(
     engine: State<'_, Engine>,
     body: ApprovalResponse,
 ) -> Result<Resolved, ApiError> {
-    Ok(Resolved {
-        resolved: engine
-            .agent()
-            .resolve_approval(&body.approval_id, &body.decision),
-    })
+    Ok(engine.agent().respond_to_approval(&body)?)
 }
 
 /// Every app with its tools and their risk (as `GET /api/tools`).
@@ -145,6 +140,34 @@ mod tests {
         assert_eq!(seen.len(), 1, "{seen:?}");
         assert_eq!(seen[0]["type"], "error");
         assert_eq!(seen[0]["message"], "Type a message first.");
+    }
+
+    #[test]
+    fn an_unknown_decision_is_refused_as_over_http_and_resolves_nothing() {
+        use sentient_engine::agent::run_loop::ApprovalAnswer;
+        let (_dir, engine, app) = engine_and_app();
+        let state = app.state::<Engine>();
+        let mut answer = engine.agent().chat_state().await_answer("q1");
+        tauri::async_runtime::block_on(async {
+            let respond = |decision: &str| {
+                approval_respond(
+                    state.clone(),
+                    ApprovalResponse {
+                        approval_id: "q1".to_owned(),
+                        decision: decision.to_owned(),
+                    },
+                )
+            };
+            let refused = respond("maybe").await.expect_err("unknown word");
+            assert_eq!(
+                (refused.status, refused.message()),
+                (400, "decision is allow, allow_session or deny.".to_owned())
+            );
+            assert!(answer.try_recv().is_err(), "the question still waits");
+            let resolved = respond("deny").await.expect("deny");
+            assert!(resolved.resolved);
+        });
+        assert_eq!(answer.try_recv(), Ok(ApprovalAnswer::Deny));
     }
 
     #[test]

@@ -184,11 +184,6 @@ pub async fn import_memories(
     engine: State<'_, Engine>,
     body: ImportMemoriesBody,
 ) -> Result<ImportResult, ApiError> {
-    if body.name.trim().is_empty() {
-        return Err(ApiError::bad_request(
-            "The file has no name, so Sentient can't tell what kind it is.",
-        ));
-    }
     Ok(engine.memory().import(&body.name, body.bytes).await?)
 }
 

@@ -67,6 +67,20 @@ mod tests {
             )
             .await;
             assert_eq!(unknown.expect_err("unknown proposal").status, 404);
+            // A word that is not a decision: the HTTP route's 400 and sentence.
+            let bad = decide_rule_proposal(
+                state.clone(),
+                "nope".to_owned(),
+                RuleDecisionRequest {
+                    decision: "maybe".to_owned(),
+                },
+            )
+            .await
+            .expect_err("unknown word");
+            assert_eq!(
+                (bad.status, bad.message()),
+                (400, "decision is accept or decline.".to_owned())
+            );
         });
     }
 }

@@ -3,9 +3,8 @@
 
 use sentient_engine::Engine;
 use sentient_engine::OkReply;
-use sentient_engine::agent::sessions::{MessageRow, SearchHit, Session};
-use sentient_engine::error::{ApiError, FieldError};
-use sentient_engine::gateway::routes::sessions::{Created, Rename};
+use sentient_engine::agent::sessions::{Created, MessageRow, Rename, SearchHit, Session};
+use sentient_engine::error::ApiError;
 use tauri::State;
 
 /// Chats, newest first (at most `limit`, default 100).
@@ -67,14 +66,6 @@ pub async fn search_sessions(
     engine: State<'_, Engine>,
     q: String,
 ) -> Result<Vec<SearchHit>, ApiError> {
-    // The same answer as the HTTP route for an empty search.
-    if q.trim().is_empty() {
-        return Err(ApiError::validation(vec![FieldError::new(
-            &["query", "q"],
-            "Type something to search for.",
-            "missing",
-        )]));
-    }
     Ok(engine.sessions().search(&q).await?)
 }
 
@@ -82,6 +73,7 @@ pub async fn search_sessions(
 mod tests {
     use super::*;
     use crate::test_support::engine_and_app;
+    use sentient_engine::error::ErrorDetail;
     use tauri::Manager;
 
     #[test]
@@ -105,6 +97,21 @@ mod tests {
             .expect("rename");
             let list = list_sessions(state.clone(), Some(10)).await.expect("list");
             assert_eq!(list[0].title, "Groceries");
+            // A bad title gets the HTTP route's answer: 400 with one sentence.
+            let blank = rename_session(
+                state.clone(),
+                created.session_id.clone(),
+                Rename {
+                    title: "  ".to_owned(),
+                },
+            )
+            .await
+            .expect_err("blank title");
+            assert_eq!(
+                (blank.status, blank.message()),
+                (400, "Give the chat a title.".to_owned())
+            );
+            assert!(matches!(blank.detail, ErrorDetail::Message(_)));
 
             let rows = session_messages(state.clone(), created.session_id.clone(), None)
                 .await

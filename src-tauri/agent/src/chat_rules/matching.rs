@@ -4,7 +4,18 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use super::*;
+use serde_json::Value;
+
+use crate::approvals::tool_title;
+use crate::tools::registry::ToolRegistry;
+use sentient_core::config::{ApprovalsConfig, RuleOrigin, RuleValue};
+use sentient_core::domain::rules::{ProposedRule, RuleTarget};
+use sentient_llm::{ChatRequest, Message, Reasoning};
+
+/// `said` keeps at most this many characters of the user's words.
+const MAX_SAID: usize = 300;
+/// The model reads at most this much of the message.
+const MAX_PROMPT_MESSAGE: usize = 1_000;
 
 /// One tool as the check sees it.
 #[derive(Debug, Clone, PartialEq)]

@@ -10,7 +10,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::{
+use super::tool::{
     CallDescription, Plugin, Risk, Tool, ToolCtx, ToolDef, ToolError, ToolOutput, blocking,
     parse_args,
 };

@@ -8,7 +8,7 @@ use std::sync::{Arc, RwLock};
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
-use super::{Plugin, Tool, ToolCtx, ToolError, ToolInfo};
+use super::tool::{Plugin, Tool, ToolCtx, ToolError, ToolInfo};
 use sentient_llm::types::ToolSpec;
 
 /// One app as `GET /api/tools` lists it.
@@ -37,7 +37,7 @@ pub struct ToolResult {
     /// Where the whole text was saved when it was cut.
     pub saved_to: Option<std::path::PathBuf>,
     /// The memories among the rows the model read (those within the limit).
-    pub memory_sources: Vec<crate::chat_events::MemorySource>,
+    pub memory_sources: Vec<crate::run_types::MemorySource>,
     /// The app the result marks the run with (see `ToolOutput::marks_run`).
     pub marks_run: Option<String>,
 }

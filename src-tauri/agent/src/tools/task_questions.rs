@@ -9,7 +9,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::Value;
 
-use super::{Plugin, Risk, Tool, ToolCtx, ToolDef, ToolError, ToolOutput, parse_args};
+use super::tool::{Plugin, Risk, Tool, ToolCtx, ToolDef, ToolError, ToolOutput, parse_args};
 
 /// Most choices one question offers, and the longest one.
 const MAX_OPTIONS: usize = 6;

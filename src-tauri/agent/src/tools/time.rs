@@ -9,7 +9,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::{Plugin, Risk, Tool, ToolCtx, ToolDef, ToolError, ToolOutput, parse_args};
+use super::tool::{Plugin, Risk, Tool, ToolCtx, ToolDef, ToolError, ToolOutput, parse_args};
 
 pub fn plugin() -> Plugin {
     Plugin {

@@ -11,7 +11,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::{
+use super::tool::{
     CallDescription, Plugin, ProgressKind, Risk, Tool, ToolCtx, ToolDef, ToolError, ToolOutput,
     blocking, parse_args,
 };

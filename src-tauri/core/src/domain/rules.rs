@@ -3,7 +3,22 @@
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
-use crate::config::RuleValue;
+use schemars::JsonSchema;
+
+/// A lasting rule for one app or tool.
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, JsonSchema, specta::Type,
+)]
+#[serde(rename_all = "snake_case")]
+pub enum RuleValue {
+    /// Go ahead without asking (purchases still ask).
+    Allow,
+    /// Always ask first, whatever the approval mode says.
+    #[default]
+    Ask,
+    /// Sentient can't use it at all.
+    Never,
+}
 
 /// The rule a proposal asks for.
 #[derive(

@@ -8,12 +8,13 @@ use axum::extract::State;
 use axum::extract::ws::{CloseFrame, Message, Utf8Bytes, WebSocket, WebSocketUpgrade};
 use axum::response::Response;
 use futures::{SinkExt, StreamExt};
-use serde_json::json;
+use serde::{Deserialize, Serialize};
 use tokio::sync::broadcast::error::RecvError;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
 use crate::Services;
+use crate::agent::chat::{ApprovalResponse, ChatSend};
 use crate::agent::chat_events::ChatEvent;
 
 /// Close code for a client that could not keep up ("try again later").
@@ -35,7 +36,7 @@ pub fn routes() -> OpenApiRouter<Services> {
     params(("token" = String, Query, description = "The gateway token")),
     responses(
         (status = 101, description = "Switching to WebSocket: hello, then every domain event"),
-        (status = 401, description = "Missing or wrong token", body = crate::error::ApiError)
+        (status = 401, description = "Missing or wrong token", body = crate::error::ErrorBody)
     )
 )]
 pub async fn live_channel(State(services): State<Services>, upgrade: WebSocketUpgrade) -> Response {
@@ -46,12 +47,11 @@ async fn serve(services: Services, socket: WebSocket) {
     // Subscribe before saying hello so no event published in between is missed.
     let mut events = services.bus().subscribe();
     let (mut sink, mut incoming) = socket.split();
-    let hello = json!({
-        "type": "hello",
-        "version": services.version(),
-        "assistant": services.config().current().assistant.name,
-    });
-    if send(&mut sink, hello.to_string()).await.is_err() {
+    let hello = Reply::Hello {
+        version: services.version().to_owned(),
+        assistant: services.config().current().assistant.name.clone(),
+    };
+    if send(&mut sink, hello.to_text()).await.is_err() {
         return;
     }
     let shutdown = services.shutdown_token();
@@ -98,105 +98,164 @@ async fn serve(services: Services, socket: WebSocket) {
     }
 }
 
+/// A message a client sends on the live channel (contract section 1), by its `type`.
+#[derive(Debug, Deserialize)]
+#[serde(tag = "type")]
+enum Inbound {
+    #[serde(rename = "chat.send")]
+    ChatSend(ChatSend),
+    #[serde(rename = "chat.steer")]
+    ChatSteer(ChatSend),
+    #[serde(rename = "chat.cancel")]
+    ChatCancel {
+        #[serde(default, deserialize_with = "text_or_empty")]
+        session_id: String,
+    },
+    #[serde(rename = "approval.respond")]
+    ApprovalRespond {
+        #[serde(default, deserialize_with = "text_or_empty")]
+        approval_id: String,
+        #[serde(default, deserialize_with = "text_or_empty")]
+        decision: String,
+    },
+    #[serde(rename = "ping")]
+    Ping,
+    /// Any other type: answered with a plain error naming it.
+    #[serde(other)]
+    Unknown,
+}
+
+/// A field read as text, or `""` when it is missing or not text (such a message is answered as
+/// if the field were empty, never dropped).
+fn text_or_empty<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<String, D::Error> {
+    let value = serde_json::Value::deserialize(deserializer)?;
+    Ok(value.as_str().unwrap_or_default().to_owned())
+}
+
+/// What the live channel says back to a client message (chat events aside, which are
+/// [`ChatEvent`]s).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "type")]
+enum Reply {
+    #[serde(rename = "hello")]
+    Hello { version: String, assistant: String },
+    #[serde(rename = "pong")]
+    Pong,
+    #[serde(rename = "approval.ack")]
+    ApprovalAck { approval_id: String, resolved: bool },
+    #[serde(rename = "error")]
+    Error { message: String, recoverable: bool },
+}
+
+impl Reply {
+    /// A plain, recoverable error.
+    fn error(message: impl Into<String>) -> Self {
+        Self::Error {
+            message: message.into(),
+            recoverable: true,
+        }
+    }
+
+    fn to_text(&self) -> String {
+        serde_json::to_string(self).unwrap_or_default()
+    }
+}
+
 /// Handles a client message: chat messages start or steer work, the rest is answered at once.
 fn handle(
     services: &Services,
     text: &str,
     chat: &tokio::sync::mpsc::UnboundedSender<ChatEvent>,
 ) -> Option<String> {
-    let message: serde_json::Value = serde_json::from_str(text).unwrap_or_default();
-    match message.get("type").and_then(|t| t.as_str()) {
-        Some(kind @ ("chat.send" | "chat.steer")) => {
-            let steer = kind == "chat.steer";
-            match serde_json::from_value::<crate::agent::chat::ChatSend>(message) {
-                // A message for a chat whose reply is running steers it (attachments never do).
-                Ok(send)
-                    if (steer || send.attachments.is_empty())
-                        && send
-                            .session_id
-                            .as_deref()
-                            .is_some_and(|sid| services.agent().steer_chat(sid, &send.text)) =>
-                {
-                    Some(
-                        ChatEvent::SteerAck {
-                            session_id: send.session_id,
-                            queued: true,
-                            client_id: Some(send.client_id),
-                        }
-                        .to_value()
-                        .to_string(),
-                    )
-                }
-                Ok(send) => {
-                    if steer {
-                        let _ = chat.send(ChatEvent::SteerAck {
-                            session_id: send.session_id.clone(),
-                            queued: false,
-                            client_id: Some(send.client_id.clone()),
-                        });
-                    }
-                    let (services, out) = (services.clone(), chat.clone());
-                    tokio::spawn(async move { services.agent().chat_turn(send, out).await });
-                    None
-                }
-                Err(_) => Some(
-                    json!({"type": "error", "message": "chat.send needs the message text.", "recoverable": true}).to_string(),
-                ),
-            }
-        }
-        Some("chat.cancel") => {
-            let session = message
-                .get("session_id")
-                .and_then(|s| s.as_str())
-                .unwrap_or_default();
-            services.agent().cancel_chat(session);
+    let message = match read(text) {
+        Ok(message) => message,
+        Err(reply) => return Some(reply.to_text()),
+    };
+    match message {
+        Inbound::ChatSend(send) => chat_message(services, send, false, chat),
+        Inbound::ChatSteer(send) => chat_message(services, send, true, chat),
+        Inbound::ChatCancel { session_id } => {
+            services.agent().cancel_chat(&session_id);
             None
         }
-        Some("approval.respond") => {
-            let id = message
-                .get("approval_id")
-                .and_then(|s| s.as_str())
-                .unwrap_or_default();
-            let decision = message
-                .get("decision")
-                .and_then(|s| s.as_str())
-                .unwrap_or_default();
-            let resolved = services.agent().resolve_approval(id, decision);
-            Some(
-                json!({"type": "approval.ack", "approval_id": id, "resolved": resolved})
-                    .to_string(),
-            )
+        Inbound::ApprovalRespond {
+            approval_id,
+            decision,
+        } => {
+            let response = ApprovalResponse {
+                approval_id,
+                decision,
+            };
+            let reply = match services.agent().respond_to_approval(&response) {
+                Ok(answer) => Reply::ApprovalAck {
+                    approval_id: response.approval_id,
+                    resolved: answer.resolved,
+                },
+                // The same sentence as the other doors' 400; nothing is resolved.
+                Err(refusal) => Reply::error(refusal.to_string()),
+            };
+            Some(reply.to_text())
         }
-        _ => answer(text),
+        Inbound::Ping | Inbound::Unknown => answer(text),
     }
+}
+
+/// A chat message starts a turn, or steers the chat's running reply (a `chat.send` with
+/// attachments never steers).
+fn chat_message(
+    services: &Services,
+    send: ChatSend,
+    steer: bool,
+    chat: &tokio::sync::mpsc::UnboundedSender<ChatEvent>,
+) -> Option<String> {
+    let steered = (steer || send.attachments.is_empty())
+        && send
+            .session_id
+            .as_deref()
+            .is_some_and(|sid| services.agent().steer_chat(sid, &send.text));
+    if steered {
+        let ack = ChatEvent::SteerAck {
+            session_id: send.session_id,
+            queued: true,
+            client_id: Some(send.client_id),
+        };
+        return Some(ack.to_value().to_string());
+    }
+    if steer {
+        let _ = chat.send(ChatEvent::SteerAck {
+            session_id: send.session_id.clone(),
+            queued: false,
+            client_id: Some(send.client_id.clone()),
+        });
+    }
+    let (services, out) = (services.clone(), chat.clone());
+    tokio::spawn(async move { services.agent().chat_turn(send, out).await });
+    None
+}
+
+/// A client message, or the error to answer it with: not JSON, no type, or a chat message
+/// without its text.
+fn read(text: &str) -> Result<Inbound, Reply> {
+    let value: serde_json::Value =
+        serde_json::from_str(text).map_err(|_| Reply::error("That message is not valid JSON."))?;
+    if !value.get("type").is_some_and(serde_json::Value::is_string) {
+        return Err(Reply::error("A message needs a type."));
+    }
+    serde_json::from_value(value).map_err(|_| Reply::error("chat.send needs the message text."))
 }
 
 /// What the engine says back to a client message that needs no engine work, if anything.
 fn answer(text: &str) -> Option<String> {
-    let message: serde_json::Value = match serde_json::from_str(text) {
-        Ok(m) => m,
-        Err(_) => {
-            return Some(
-                json!({"type": "error", "message": "That message is not valid JSON.", "recoverable": true})
-                    .to_string(),
-            );
+    let reply = match read(text) {
+        Err(reply) => reply,
+        Ok(Inbound::Ping) => Reply::Pong,
+        Ok(_) => {
+            let value: serde_json::Value = serde_json::from_str(text).unwrap_or_default();
+            let kind = value["type"].as_str().unwrap_or_default();
+            Reply::error(format!("Sentient does not handle {kind} messages yet."))
         }
     };
-    match message.get("type").and_then(|t| t.as_str()) {
-        Some("ping") => Some(json!({"type": "pong"}).to_string()),
-        Some(other) => Some(
-            json!({
-                "type": "error",
-                "message": format!("Sentient does not handle {other} messages yet."),
-                "recoverable": true
-            })
-            .to_string(),
-        ),
-        None => Some(
-            json!({"type": "error", "message": "A message needs a type.", "recoverable": true})
-                .to_string(),
-        ),
-    }
+    Some(reply.to_text())
 }
 
 type Sink = futures::stream::SplitSink<WebSocket, Message>;
@@ -231,7 +290,65 @@ async fn close(sink: &mut Sink, code: u16, reason: &'static str) -> Result<(), (
 
 #[cfg(test)]
 mod tests {
-    use super::answer;
+    use super::{Inbound, Reply, answer, read};
+
+    #[test]
+    fn messages_are_read_by_type_and_missing_fields_read_as_empty() {
+        assert!(matches!(
+            read(r#"{"type":"chat.send","text":"hi","client_id":"c1"}"#),
+            Ok(Inbound::ChatSend(send)) if send.text == "hi" && send.client_id.as_deref() == Some("c1")
+        ));
+        assert!(matches!(
+            read(r#"{"type":"chat.steer","session_id":"s","text":"also eggs"}"#),
+            Ok(Inbound::ChatSteer(send)) if send.session_id.as_deref() == Some("s")
+        ));
+        assert!(matches!(
+            read(r#"{"type":"chat.cancel"}"#),
+            Ok(Inbound::ChatCancel { session_id }) if session_id.is_empty()
+        ));
+        assert!(matches!(
+            read(r#"{"type":"approval.respond","approval_id":5,"decision":"deny"}"#),
+            Ok(Inbound::ApprovalRespond { approval_id, decision })
+                if approval_id.is_empty() && decision == "deny"
+        ));
+        assert!(matches!(
+            read(r#"{"type":"ping","n":1}"#),
+            Ok(Inbound::Ping)
+        ));
+        assert!(matches!(read(r#"{"type":"dance"}"#), Ok(Inbound::Unknown)));
+        assert_eq!(
+            read(r#"{"type":"chat.send"}"#).err(),
+            Some(Reply::error("chat.send needs the message text."))
+        );
+        assert_eq!(
+            read(r#"{"type":5}"#).err(),
+            Some(Reply::error("A message needs a type."))
+        );
+    }
+
+    #[test]
+    fn replies_keep_the_wire_shape() {
+        let hello = Reply::Hello {
+            version: "0.1.0".to_owned(),
+            assistant: "Sentient".to_owned(),
+        };
+        assert_eq!(
+            serde_json::to_value(&hello).expect("json"),
+            serde_json::json!({"type": "hello", "version": "0.1.0", "assistant": "Sentient"})
+        );
+        let ack = Reply::ApprovalAck {
+            approval_id: "a1".to_owned(),
+            resolved: false,
+        };
+        assert_eq!(
+            serde_json::to_value(&ack).expect("json"),
+            serde_json::json!({"type": "approval.ack", "approval_id": "a1", "resolved": false})
+        );
+        assert_eq!(
+            serde_json::to_value(Reply::error("No.")).expect("json"),
+            serde_json::json!({"type": "error", "message": "No.", "recoverable": true})
+        );
+    }
 
     #[test]
     fn ping_is_answered_and_unknown_messages_get_a_plain_error() {

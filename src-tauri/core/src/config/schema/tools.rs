@@ -17,20 +17,8 @@ pub enum ApprovalMode {
     Always,
 }
 
-/// A lasting rule for one app or tool.
-#[derive(
-    Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, JsonSchema, specta::Type,
-)]
-#[serde(rename_all = "snake_case")]
-pub enum RuleValue {
-    /// Go ahead without asking (purchases still ask).
-    Allow,
-    /// Always ask first, whatever the approval mode says.
-    #[default]
-    Ask,
-    /// Sentient can't use it at all.
-    Never,
-}
+/// A lasting rule is a domain type (rule proposals name it too); settings keep it here as well.
+pub use crate::domain::rules::RuleValue;
 
 /// The chat message a lasting rule was made from, so Settings can show where it came from.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, specta::Type)]

@@ -6,12 +6,11 @@ use axum::body::Body;
 use axum::extract::State;
 use axum::http::header::CONTENT_TYPE;
 use axum::response::{IntoResponse, Response};
-use serde::{Deserialize, Serialize};
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
 use crate::Services;
-use crate::agent::chat::{ApprovalResponse, ChatSend};
+use crate::agent::chat::{ApprovalResponse, ChatSend, Resolved};
 use crate::agent::chat_events::ChatEvent;
 use crate::error::{ApiError, FieldError};
 use crate::gateway::body::{JsonBody, PlainBody};
@@ -72,11 +71,6 @@ pub async fn chat(
         .into_response())
 }
 
-#[derive(Debug, Serialize, Deserialize, specta::Type, utoipa::ToSchema)]
-pub struct Resolved {
-    pub resolved: bool,
-}
-
 /// Answers an approval question (the HTTP twin of `approval.respond`).
 #[utoipa::path(post, path = "/api/approvals", tag = "chat", request_body = ApprovalResponse,
     responses((status = 200, body = Resolved), (status = 400, body = crate::error::ErrorBody)))]
@@ -84,14 +78,5 @@ pub async fn approvals(
     State(services): State<Services>,
     PlainBody(body): PlainBody<ApprovalResponse>,
 ) -> Result<Json<Resolved>, ApiError> {
-    if !matches!(body.decision.as_str(), "allow" | "allow_session" | "deny") {
-        return Err(ApiError::bad_request(
-            "decision is allow, allow_session or deny.",
-        ));
-    }
-    Ok(Json(Resolved {
-        resolved: services
-            .agent()
-            .resolve_approval(&body.approval_id, &body.decision),
-    }))
+    Ok(Json(services.agent().respond_to_approval(&body)?))
 }

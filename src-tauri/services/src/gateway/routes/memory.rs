@@ -80,11 +80,6 @@ pub async fn import(
     }
     let (name, bytes) =
         file.ok_or_else(|| ApiError::bad_request("Attach a file to import (field file)."))?;
-    if name.trim().is_empty() {
-        return Err(ApiError::bad_request(
-            "The file has no name, so Sentient can't tell what kind it is.",
-        ));
-    }
     Ok(Json(services.memory().import(&name, bytes).await?))
 }
 

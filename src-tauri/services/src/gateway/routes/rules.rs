@@ -49,9 +49,7 @@ pub async fn decide(
     Path(id): Path<String>,
     PlainBody(body): PlainBody<RuleDecisionRequest>,
 ) -> Result<Json<RuleProposal>, ApiError> {
-    let decision = body
-        .decision()
-        .map_err(|e| ApiError::from(e).as_bad_request())?;
+    let decision = body.decision()?;
     Ok(Json(
         services.agent().decide_rule_proposal(&id, decision).await?,
     ))

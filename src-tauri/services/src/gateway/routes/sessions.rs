@@ -2,14 +2,14 @@
 
 use axum::Json;
 use axum::extract::{Path, Query, State};
-use serde::{Deserialize, Serialize};
+use serde::Deserialize;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
 use crate::OkReply;
 use crate::Services;
-use crate::agent::sessions::{MessageRow, SearchHit, Session};
-use crate::error::{ApiError, FieldError};
+use crate::agent::sessions::{Created, MessageRow, Rename, SearchHit, Session};
+use crate::error::ApiError;
 use crate::gateway::body::PlainBody;
 
 pub fn routes() -> OpenApiRouter<Services> {
@@ -37,11 +37,6 @@ pub async fn list(
     ))
 }
 
-#[derive(Debug, Serialize, Deserialize, specta::Type, utoipa::ToSchema)]
-pub struct Created {
-    pub session_id: String,
-}
-
 /// Starts a new, empty chat.
 #[utoipa::path(post, path = "/api/sessions", tag = "chat", responses((status = 200, body = Created)))]
 pub async fn create(State(services): State<Services>) -> Result<Json<Created>, ApiError> {
@@ -49,11 +44,6 @@ pub async fn create(State(services): State<Services>) -> Result<Json<Created>, A
     Ok(Json(Created {
         session_id: session.id,
     }))
-}
-
-#[derive(Debug, Deserialize, Serialize, specta::Type, utoipa::ToSchema)]
-pub struct Rename {
-    pub title: String,
 }
 
 /// Renames a chat.
@@ -64,11 +54,7 @@ pub async fn rename(
     Path(id): Path<String>,
     PlainBody(body): PlainBody<Rename>,
 ) -> Result<Json<OkReply>, ApiError> {
-    services
-        .sessions()
-        .rename(&id, &body.title)
-        .await
-        .map_err(|e| ApiError::from(e).as_bad_request())?;
+    services.sessions().rename(&id, &body.title).await?;
     Ok(Json(OkReply::yes()))
 }
 
@@ -113,12 +99,5 @@ pub async fn search(
     Query(q): Query<SearchQuery>,
 ) -> Result<Json<Vec<SearchHit>>, ApiError> {
     let words = q.q.unwrap_or_default();
-    if words.trim().is_empty() {
-        return Err(ApiError::validation(vec![FieldError::new(
-            &["query", "q"],
-            "Type something to search for.",
-            "missing",
-        )]));
-    }
     Ok(Json(services.sessions().search(&words).await?))
 }
