@@ -21,10 +21,42 @@ pub enum MemoryError {
     Io(#[from] std::io::Error),
     /// A document that can't be imported (wrong type, too large, unreadable, no text).
     #[error(transparent)]
-    Import(#[from] crate::import::ImportError),
+    Import(#[from] ImportError),
     /// The model needed for the work did not answer: a sentence saying what to do.
     #[error("{0}")]
     ModelFailed(String),
+}
+
+/// Why a file could not be imported. Each message is a sentence for the person; the `String`
+/// is the file's name as they know it.
+#[derive(Debug, thiserror::Error)]
+pub enum ImportError {
+    #[error("The file has no name, so Sentient can't tell what kind it is.")]
+    NoName,
+    #[error(
+        "Sentient can import PDF, Word (.docx), text and Markdown files; {0} is none of these."
+    )]
+    UnsupportedType(String),
+    #[error(
+        "The file is larger than 20 MB. Split it into smaller files and import them one by one."
+    )]
+    TooLarge,
+    #[error("Sentient could not read {0}: it may be damaged or protected by a password.")]
+    Unreadable(String),
+    #[error(
+        "Sentient found no text in {0}. If it is a scan, its pages are pictures of text, which Sentient cannot read yet."
+    )]
+    Empty(String),
+}
+
+impl From<ImportError> for ApiError {
+    fn from(error: ImportError) -> Self {
+        let status = match error {
+            ImportError::TooLarge => 413,
+            _ => 400,
+        };
+        ApiError::new(status, error.to_string())
+    }
 }
 
 impl MemoryError {
@@ -60,10 +92,7 @@ mod tests {
         assert_eq!(status(MemoryError::invalid("x")), 400);
         assert_eq!(status(MemoryError::not_found("x")), 404);
         assert_eq!(status(MemoryError::Unavailable), 503);
-        assert_eq!(
-            status(MemoryError::Import(crate::import::ImportError::TooLarge)),
-            413
-        );
+        assert_eq!(status(MemoryError::Import(ImportError::TooLarge)), 413);
         assert_eq!(status(MemoryError::ModelFailed("x".into())), 503);
         assert_eq!(status(MemoryError::Store(sqlx::Error::RowNotFound)), 500);
     }

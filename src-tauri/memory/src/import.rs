@@ -7,9 +7,8 @@
 use std::io::{Cursor, Read};
 
 use quick_xml::events::Event;
-use sentient_core::error::ApiError;
 
-use crate::error::MemoryError;
+use crate::error::{ImportError, MemoryError};
 use crate::model::{Action, FactStatus, ImportResult, ReviewNote};
 use crate::service::MemoryService;
 
@@ -44,38 +43,6 @@ impl DocumentKind {
             "md" | "markdown" => Some(Self::Markdown),
             _ => None,
         }
-    }
-}
-
-/// Why a file could not be imported. Each message is a sentence for the person; the `String`
-/// is the file's name as they know it.
-#[derive(Debug, thiserror::Error)]
-pub enum ImportError {
-    #[error("The file has no name, so Sentient can't tell what kind it is.")]
-    NoName,
-    #[error(
-        "Sentient can import PDF, Word (.docx), text and Markdown files; {0} is none of these."
-    )]
-    UnsupportedType(String),
-    #[error(
-        "The file is larger than 20 MB. Split it into smaller files and import them one by one."
-    )]
-    TooLarge,
-    #[error("Sentient could not read {0}: it may be damaged or protected by a password.")]
-    Unreadable(String),
-    #[error(
-        "Sentient found no text in {0}. If it is a scan, its pages are pictures of text, which Sentient cannot read yet."
-    )]
-    Empty(String),
-}
-
-impl From<ImportError> for ApiError {
-    fn from(error: ImportError) -> Self {
-        let status = match error {
-            ImportError::TooLarge => 413,
-            _ => 400,
-        };
-        ApiError::new(status, error.to_string())
     }
 }
 
@@ -392,6 +359,7 @@ impl MemoryService {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use sentient_core::error::ApiError;
     use std::io::Write;
 
     /// A .docx as Word would zip it, holding only the part the importer reads.
