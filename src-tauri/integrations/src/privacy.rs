@@ -23,20 +23,27 @@ pub struct FilterLists {
 const MAX_ENTRIES: usize = 200;
 const MAX_CHARS: usize = 200;
 
+/// A filter list that is too long, as the route's plain sentence.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum FilterError {
+    #[error("Keep the {0} list under {max} entries.", max = MAX_ENTRIES)]
+    TooMany(&'static str),
+    #[error("Each of the {0} must be under {max} characters.", max = MAX_CHARS)]
+    TooLong(&'static str),
+}
+
 impl FilterLists {
     /// Trimmed, lower-cased, blanks and repeats dropped; a plain sentence when too long.
-    pub fn cleaned(self) -> Result<Self, String> {
-        fn clean(list: Vec<String>, what: &str) -> Result<Vec<String>, String> {
+    pub fn cleaned(self) -> Result<Self, FilterError> {
+        fn clean(list: Vec<String>, what: &'static str) -> Result<Vec<String>, FilterError> {
             if list.len() > MAX_ENTRIES {
-                return Err(format!("Keep the {what} list under {MAX_ENTRIES} entries."));
+                return Err(FilterError::TooMany(what));
             }
             let mut out: Vec<String> = Vec::new();
             for entry in list {
                 let entry = entry.trim().to_lowercase();
                 if entry.chars().count() > MAX_CHARS {
-                    return Err(format!(
-                        "Each of the {what} must be under {MAX_CHARS} characters."
-                    ));
+                    return Err(FilterError::TooLong(what));
                 }
                 if !entry.is_empty() && !out.contains(&entry) {
                     out.push(entry);

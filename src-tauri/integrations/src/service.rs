@@ -557,7 +557,9 @@ impl IntegrationService {
         if !integration.privacy_filters.supported {
             return Err(IntegrationError::NoPrivacyFilters(integration.display_name));
         }
-        let filters = filters.cleaned().map_err(IntegrationError::Invalid)?;
+        let filters = filters
+            .cleaned()
+            .map_err(|error| IntegrationError::Invalid(error.to_string()))?;
         self.apps().put_filters(id, &filters).await?;
         self.announce(id).await;
         Ok(())

@@ -89,8 +89,18 @@ pub struct RenderedChart {
     pub height: u32,
 }
 
+/// Why a chart was refused or not drawn, as the sentence the tool answers with.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ChartError {
+    /// The spec is wrong; the sentence names the field and what it must be.
+    #[error("{0}")]
+    Invalid(String),
+    #[error("The chart could not be drawn. Try again with simpler data.")]
+    NotDrawn,
+}
+
 /// Reads and checks a spec; the error names the field that is wrong.
-pub fn parse(args: &Value) -> Result<ChartSpec, String> {
+pub fn parse(args: &Value) -> Result<ChartSpec, ChartError> {
     let spec: ChartSpec = serde_path_to_error::deserialize(args.clone()).map_err(|error| {
         let path = error.path().to_string();
         let field = match path.as_str() {
@@ -104,10 +114,10 @@ pub fn parse(args: &Value) -> Result<ChartSpec, String> {
                 },
             },
         };
-        format!(
+        ChartError::Invalid(format!(
             "The chart's {field} {}.",
             problem(&error.inner().to_string())
-        )
+        ))
     })?;
     check(&spec)?;
     Ok(spec)
@@ -133,62 +143,64 @@ fn problem(inner: &str) -> String {
     }
 }
 
-fn check(spec: &ChartSpec) -> Result<(), String> {
+fn check(spec: &ChartSpec) -> Result<(), ChartError> {
     if spec.title.trim().is_empty() {
-        return Err("The chart's title is empty; give it one.".to_owned());
+        return Err(ChartError::Invalid(
+            "The chart's title is empty; give it one.".to_owned(),
+        ));
     }
     if spec.series.is_empty() {
-        return Err(
+        return Err(ChartError::Invalid(
             "The chart's series is empty; give at least one series with points.".to_owned(),
-        );
+        ));
     }
     if spec.series.len() > MAX_SERIES {
-        return Err(format!(
+        return Err(ChartError::Invalid(format!(
             "The chart's series has {} series; a chart shows at most {MAX_SERIES}.",
             spec.series.len()
-        ));
+        )));
     }
     for (i, series) in spec.series.iter().enumerate() {
         if series.points.is_empty() {
-            return Err(format!(
+            return Err(ChartError::Invalid(format!(
                 "The chart's series[{i}].points is empty; give it [x, y] pairs."
-            ));
+            )));
         }
         if series.points.len() > MAX_POINTS {
-            return Err(format!(
+            return Err(ChartError::Invalid(format!(
                 "The chart's series[{i}].points has {} points; a series takes at most {MAX_POINTS}.",
                 series.points.len()
-            ));
+            )));
         }
         for (j, (x, y)) in series.points.iter().enumerate() {
             if !y.is_finite() {
-                return Err(format!(
+                return Err(ChartError::Invalid(format!(
                     "The chart's series[{i}].points[{j}] y must be a finite number."
-                ));
+                )));
             }
             if spec.kind == ChartKind::Scatter && x.number().is_none_or(|n| !n.is_finite()) {
-                return Err(format!(
+                return Err(ChartError::Invalid(format!(
                     "The chart's series[{i}].points[{j}] x must be a number in a scatter chart."
-                ));
+                )));
             }
             if spec.kind == ChartKind::Pie && *y < 0.0 {
-                return Err(format!(
+                return Err(ChartError::Invalid(format!(
                     "The chart's series[{i}].points[{j}] y can't be negative in a pie chart."
-                ));
+                )));
             }
         }
     }
     if spec.kind == ChartKind::Pie {
         if spec.series.len() != 1 {
-            return Err(
+            return Err(ChartError::Invalid(
                 "The chart's series must be exactly one series for a pie chart.".to_owned(),
-            );
+            ));
         }
         if spec.series[0].points.iter().map(|(_, y)| y).sum::<f64>() <= 0.0 {
-            return Err(
+            return Err(ChartError::Invalid(
                 "The chart's series[0].points add up to nothing; a pie needs some positive values."
                     .to_owned(),
-            );
+            ));
         }
     }
     Ok(())
@@ -228,7 +240,7 @@ fn register_font() {
 }
 
 /// Draws a checked spec as a PNG and an SVG of [`WIDTH`] × [`HEIGHT`].
-pub fn render(spec: &ChartSpec) -> Result<RenderedChart, String> {
+pub fn render(spec: &ChartSpec) -> Result<RenderedChart, ChartError> {
     check(spec)?;
     register_font();
     let mut pixels = vec![0u8; (WIDTH * HEIGHT * 3) as usize];
@@ -260,9 +272,9 @@ pub fn render(spec: &ChartSpec) -> Result<RenderedChart, String> {
     })
 }
 
-fn failed(error: impl std::fmt::Debug) -> String {
+fn failed(error: impl std::fmt::Debug) -> ChartError {
     tracing::warn!(?error, "a chart could not be drawn");
-    "The chart could not be drawn. Try again with simpler data.".to_owned()
+    ChartError::NotDrawn
 }
 
 /// Calm colours that tell series apart and keep white text readable on pie slices.
@@ -282,7 +294,10 @@ fn colour(i: usize) -> RGBColor {
     COLOURS[i % COLOURS.len()]
 }
 
-fn draw<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, spec: &ChartSpec) -> Result<(), String> {
+fn draw<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    spec: &ChartSpec,
+) -> Result<(), ChartError> {
     root.fill(&WHITE).map_err(failed)?;
     match spec.kind {
         ChartKind::Pie => pie(root, spec),
@@ -338,7 +353,10 @@ fn label_at(labels: &[String], x: f64) -> String {
     labels.get(i as usize).cloned().unwrap_or_default()
 }
 
-fn bars<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, spec: &ChartSpec) -> Result<(), String> {
+fn bars<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    spec: &ChartSpec,
+) -> Result<(), ChartError> {
     let labels = categories(spec);
     let count = labels.len();
     let mut chart = ChartBuilder::on(root)
@@ -375,7 +393,10 @@ fn bars<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, spec: &ChartSpec) -> 
     legend(&mut chart, spec)
 }
 
-fn xy<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, spec: &ChartSpec) -> Result<(), String> {
+fn xy<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    spec: &ChartSpec,
+) -> Result<(), ChartError> {
     let numeric = spec
         .series
         .iter()
@@ -476,7 +497,7 @@ fn axis_words<DB: DrawingBackend>(
 fn legend<'a, DB: DrawingBackend + 'a, X: Ranged, Y: Ranged>(
     chart: &mut ChartContext<'a, DB, Cartesian2d<X, Y>>,
     spec: &ChartSpec,
-) -> Result<(), String> {
+) -> Result<(), ChartError> {
     if spec.series.len() < 2 {
         return Ok(());
     }
@@ -490,7 +511,10 @@ fn legend<'a, DB: DrawingBackend + 'a, X: Ranged, Y: Ranged>(
         .map_err(failed)
 }
 
-fn pie<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, spec: &ChartSpec) -> Result<(), String> {
+fn pie<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    spec: &ChartSpec,
+) -> Result<(), ChartError> {
     let area = root
         .margin(16, 16, 16, 16)
         .titled(spec.title.trim(), (FONT, 28).into_font().color(&INK))
@@ -564,7 +588,7 @@ mod tests {
 
     #[test]
     fn bad_data_is_refused_naming_the_field() {
-        let refused = |value: Value| parse(&value).expect_err("should be refused");
+        let refused = |value: Value| parse(&value).expect_err("should be refused").to_string();
         assert_eq!(
             refused(spec(
                 "bar",

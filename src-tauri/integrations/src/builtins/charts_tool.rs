@@ -53,7 +53,8 @@ impl Tool for ChartsCreate {
         ctx: &'a ToolCtx,
     ) -> BoxFuture<'a, Result<ToolOutput, ToolError>> {
         Box::pin(async move {
-            let spec = charts::parse(&args).map_err(ToolError::InvalidArguments)?;
+            let spec = charts::parse(&args)
+                .map_err(|error| ToolError::InvalidArguments(error.to_string()))?;
             ctx.progress(
                 ProgressKind::Status,
                 format!("Drawing {}", spec.title.trim()),
@@ -64,7 +65,8 @@ impl Tool for ChartsCreate {
             let kind = serde_json::to_value(spec.kind).unwrap_or(Value::Null);
             let saved_stem = stem.clone();
             let (width, height) = blocking(move || {
-                let chart = charts::render(&spec).map_err(ToolError::Failed)?;
+                let chart =
+                    charts::render(&spec).map_err(|error| ToolError::Failed(error.to_string()))?;
                 let written = std::fs::create_dir_all(&folder)
                     .and_then(|()| {
                         std::fs::write(folder.join(format!("{saved_stem}.png")), &chart.png)

@@ -5,7 +5,7 @@
 
 use serde_json::{Map, Value};
 
-use super::provider::{Answer, fetch};
+use super::provider::{Answer, ProviderError, fetch};
 use super::{maps, news, search, weather};
 use crate::ctx::AppCtx;
 use crate::error::IntegrationError;
@@ -76,7 +76,7 @@ pub async fn connect(
     let credentials = Credentials { key, engine };
     check(apps, id, &credentials)
         .await
-        .map_err(IntegrationError::Invalid)?;
+        .map_err(|error| IntegrationError::Invalid(error.to_string()))?;
     apps.secrets().put(id, &credentials.key).await?;
     if let Some(engine) = &credentials.engine {
         apps.secrets().write_entry(CSE_ENGINE, engine).await?;
@@ -103,7 +103,7 @@ pub async fn test(apps: &AppCtx, id: &str) -> Result<String, IntegrationError> {
     })?;
     check(apps, id, &credentials)
         .await
-        .map_err(IntegrationError::Invalid)?;
+        .map_err(|error| IntegrationError::Invalid(error.to_string()))?;
     Ok(format!(
         "{} answered; Sentient uses it for {}.",
         display_name(id),
@@ -142,7 +142,7 @@ pub async fn credentials(apps: &AppCtx, id: &str) -> Option<Credentials> {
 }
 
 /// One free request that shows the key works; the error is the provider's plain sentence.
-async fn check(apps: &AppCtx, id: &str, credentials: &Credentials) -> Result<(), String> {
+async fn check(apps: &AppCtx, id: &str, credentials: &Credentials) -> Result<(), ProviderError> {
     let endpoints = &apps.endpoints();
     let http = crate::ctx::http_client();
     let timeout = super::timeout(apps);
@@ -153,10 +153,7 @@ async fn check(apps: &AppCtx, id: &str, credentials: &Credentials) -> Result<(),
             let url = weather::accuweather::location_url(&endpoints.accuweather, key, "London")?;
             let answer = fetch(http.get(url), timeout, who).await?;
             if !answer.ok() {
-                return Err(weather::accuweather::error_from(
-                    answer.status,
-                    &answer.body,
-                ));
+                return Err(weather::accuweather::error_from(answer.status, &answer.body).into());
             }
             answer
         }
@@ -170,7 +167,7 @@ async fn check(apps: &AppCtx, id: &str, credentials: &Credentials) -> Result<(),
             let url = maps::google_maps::geocode_url(&endpoints.google_maps, key, "London")?;
             let answer = fetch(http.get(url), timeout, who).await?;
             if let Some(error) = maps::google_maps::status_error(&answer.body, "London") {
-                return Err(error);
+                return Err(error.into());
             }
             answer
         }
@@ -197,6 +194,6 @@ async fn check(apps: &AppCtx, id: &str, credentials: &Credentials) -> Result<(),
     if answer.ok() {
         Ok(())
     } else {
-        Err(format!("{who} couldn't answer ({}).", answer.status))
+        Err(ProviderError::Status(who.to_owned(), answer.status))
     }
 }

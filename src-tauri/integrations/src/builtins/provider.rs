@@ -19,6 +19,46 @@ pub const MAPS_USER_AGENT: &str = concat!(
 /// Nominatim's usage policy: at most one request a second.
 pub const NOMINATIM_SPACING: Duration = Duration::from_secs(1);
 
+/// Why a built-in app's provider gave no usable answer, as the plain sentence a tool shows the
+/// model (and the person).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ProviderError {
+    #[error("A built-in app's provider address is not a web address; check the endpoints setting.")]
+    BadAddress,
+    /// The answer was not what the provider sends; names the provider.
+    #[error("{0} sent an answer Sentient couldn't read. Try again in a minute.")]
+    Unreadable(String),
+    #[error("{0} didn't answer in time. Try again in a minute.")]
+    TooSlow(String),
+    #[error("{0} can't be reached right now. Check the internet connection and try again.")]
+    Unreachable(String),
+    /// A keyed provider's check answered with this HTTP status.
+    #[error("{0} couldn't answer ({1}).")]
+    Status(String, u16),
+    /// What the provider's answer means for the person (a refused key, nothing found, a place
+    /// to name), already a sentence.
+    #[error("{0}")]
+    Answered(String),
+}
+
+impl From<String> for ProviderError {
+    fn from(sentence: String) -> Self {
+        Self::Answered(sentence)
+    }
+}
+
+impl From<&str> for ProviderError {
+    fn from(sentence: &str) -> Self {
+        Self::Answered(sentence.to_owned())
+    }
+}
+
+impl From<ProviderError> for sentient_agent::tools::ToolError {
+    fn from(error: ProviderError) -> Self {
+        Self::Failed(error.to_string())
+    }
+}
+
 /// One provider's answer: its HTTP status and body.
 #[derive(Debug, Clone)]
 pub struct Answer {
@@ -58,19 +98,18 @@ impl Spacing {
 }
 
 /// `path` (with its query) under a provider's base address from the endpoints table.
-pub fn endpoint(base: &str, path: &str) -> Result<url::Url, String> {
+pub fn endpoint(base: &str, path: &str) -> Result<url::Url, ProviderError> {
     url::Url::parse(&format!("{}{path}", base.trim_end_matches('/'))).map_err(|error| {
         tracing::warn!(%error, base, "a built-in app's provider address is not a web address");
-        "A built-in app's provider address is not a web address; check the endpoints setting."
-            .to_owned()
+        ProviderError::BadAddress
     })
 }
 
 /// Reads a provider's JSON answer; `who` names the provider when the answer is not JSON.
-pub fn json_of<T: serde::de::DeserializeOwned>(body: &str, who: &str) -> Result<T, String> {
+pub fn json_of<T: serde::de::DeserializeOwned>(body: &str, who: &str) -> Result<T, ProviderError> {
     serde_json::from_str(body).map_err(|error| {
         tracing::info!(%error, provider = who, "a built-in app's answer could not be read");
-        format!("{who} sent an answer Sentient couldn't read. Try again in a minute.")
+        ProviderError::Unreadable(who.to_owned())
     })
 }
 
@@ -80,24 +119,22 @@ pub async fn fetch(
     request: reqwest::RequestBuilder,
     timeout: Duration,
     who: &str,
-) -> Result<Answer, String> {
+) -> Result<Answer, ProviderError> {
     let response = request.timeout(timeout).send().await.map_err(|error| {
         // Keys travel in some providers' query strings; the log never shows the address.
         let error = error.without_url();
         tracing::info!(%error, provider = who, "a built-in app's provider did not answer");
         if error.is_timeout() {
-            format!("{who} didn't answer in time. Try again in a minute.")
+            ProviderError::TooSlow(who.to_owned())
         } else {
-            format!(
-                "{who} can't be reached right now. Check the internet connection and try again."
-            )
+            ProviderError::Unreachable(who.to_owned())
         }
     })?;
     let status = response.status().as_u16();
     let body = response.text().await.map_err(|error| {
         let error = error.without_url();
         tracing::info!(%error, provider = who, "a built-in app's answer was cut off");
-        format!("{who} didn't answer in time. Try again in a minute.")
+        ProviderError::TooSlow(who.to_owned())
     })?;
     Ok(Answer { status, body })
 }
@@ -109,8 +146,8 @@ pub async fn cached(
     url: &str,
     extra: &str,
     ttl: chrono::Duration,
-    fetch_it: impl std::future::Future<Output = Result<Answer, String>>,
-) -> Result<Answer, String> {
+    fetch_it: impl std::future::Future<Output = Result<Answer, ProviderError>>,
+) -> Result<Answer, ProviderError> {
     let key = key_of(&[url, extra]);
     if let Some(body) = cache.get(&key).await {
         return Ok(Answer { status: 200, body });

@@ -12,7 +12,7 @@ use sentient_agent::tools::web::{InternetSearch, SearchArgs};
 use sentient_agent::tools::{Plugin, Tool, ToolCtx, ToolDef, ToolError, ToolOutput, parse_args};
 
 use super::keyed::credentials;
-use super::provider::fetch;
+use super::provider::{ProviderError, fetch};
 use super::search::{MAX_RESULTS, SearchResult, brave, google_cse};
 use super::timeout;
 use crate::builtins::Builtins;
@@ -73,7 +73,7 @@ async fn keyed(
     builtins: &Builtins,
     provider: &str,
     query: &str,
-) -> Option<Result<Vec<SearchResult>, String>> {
+) -> Option<Result<Vec<SearchResult>, ProviderError>> {
     let credentials = credentials(&builtins.apps, provider).await?;
     let endpoints = &builtins.apps.endpoints();
     let http = crate::ctx::http_client();

@@ -251,12 +251,12 @@ impl Server {
         )
     }
 
-    /// Calls one tool: `{content, structured?}`, or the server's error text.
-    pub async fn call(&self, mcp_name: &str, args: Value) -> Result<Value, String> {
+    /// Calls one tool: `{content, structured?}`, or why not.
+    pub async fn call(&self, mcp_name: &str, args: Value) -> Result<Value, McpCallError> {
         let arguments = match args {
             Value::Object(map) => Some(map),
             Value::Null => None,
-            _ => return Err("The tool's arguments must be a JSON object.".to_owned()),
+            _ => return Err(McpCallError::NotAnObject),
         };
         let timeout = self.settings.as_ref().map_or_else(
             || *self.timeout.read_unpoisoned(),
@@ -264,10 +264,7 @@ impl Server {
         );
         let guard = self.client.read().await;
         let Some(client) = guard.as_ref() else {
-            return Err(format!(
-                "The tool server \"{}\" isn't connected. Check it in Integrations.",
-                self.name
-            ));
+            return Err(McpCallError::NotConnected(self.name.clone()));
         };
         let mut params = CallToolRequestParams::new(mcp_name.to_owned());
         if let Some(arguments) = arguments {
@@ -275,18 +272,32 @@ impl Server {
         }
         match tokio::time::timeout(timeout, client.call_tool(params)).await {
             Ok(Ok(result)) => answer(result),
-            Ok(Err(error)) => Err(format!("The tool server \"{}\" failed: {error}", self.name)),
-            Err(_) => Err(format!(
-                "The tool server \"{}\" didn't answer within {} seconds.",
-                self.name,
-                timeout.as_secs()
-            )),
+            Ok(Err(error)) => Err(McpCallError::Failed(self.name.clone(), error.to_string())),
+            Err(_) => Err(McpCallError::TooSlow(self.name.clone(), timeout.as_secs())),
         }
     }
 }
 
+/// Why a call to a server's tool gave no answer, as the sentence the model sees.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum McpCallError {
+    #[error("The tool's arguments must be a JSON object.")]
+    NotAnObject,
+    #[error("The tool server \"{0}\" isn't connected. Check it in Integrations.")]
+    NotConnected(String),
+    #[error("The tool server \"{0}\" failed: {1}")]
+    Failed(String, String),
+    #[error("The tool server \"{0}\" didn't answer within {1} seconds.")]
+    TooSlow(String, u64),
+    #[error("The tool reported an error.")]
+    ToolError,
+    /// The tool's own error text, as it wrote it.
+    #[error("{0}")]
+    ToolSaid(String),
+}
+
 /// `{content: text, structured?}`; `structured` is left out when it only repeats the text.
-fn answer(result: CallToolResult) -> Result<Value, String> {
+fn answer(result: CallToolResult) -> Result<Value, McpCallError> {
     let text: Vec<String> = result
         .content
         .iter()
@@ -298,9 +309,9 @@ fn answer(result: CallToolResult) -> Result<Value, String> {
     let content = text.join("\n");
     if result.is_error == Some(true) {
         return Err(if content.is_empty() {
-            "The tool reported an error.".to_owned()
+            McpCallError::ToolError
         } else {
-            content
+            McpCallError::ToolSaid(content)
         });
     }
     let structured = result.structured_content.filter(|s| {
@@ -427,6 +438,9 @@ mod tests {
             json!({"content": "sum", "structured": {"sum": 3}})
         );
         let failed = CallToolResult::error(vec![rmcp::model::ContentBlock::text("no such file")]);
-        assert_eq!(answer(failed), Err("no such file".to_owned()));
+        assert_eq!(
+            answer(failed).map_err(|e| e.to_string()),
+            Err("no such file".to_owned())
+        );
     }
 }

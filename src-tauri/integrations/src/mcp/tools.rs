@@ -35,7 +35,7 @@ impl Tool for McpTool {
                     value,
                     ..ToolOutput::default()
                 }),
-                Err(error) => Err(ToolError::Failed(error)),
+                Err(error) => Err(ToolError::Failed(error.to_string())),
             }
         })
     }

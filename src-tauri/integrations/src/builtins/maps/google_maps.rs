@@ -6,14 +6,14 @@ use url::Url;
 
 use super::osrm::mode_words;
 use super::shapes::{Place, Route, RouteEnd, TravelMode, distance_in, duration_text, main_steps};
-use crate::builtins::provider::{endpoint, json_of};
+use crate::builtins::provider::{ProviderError, endpoint, json_of};
 use crate::builtins::search::plain;
 
 const WHO: &str = "Google Maps";
 /// How far around a "near" place a search looks, in metres.
 const NEAR_RADIUS_M: u32 = 20_000;
 
-fn with(base: &str, path: &str, key: &str, pairs: &[(&str, &str)]) -> Result<Url, String> {
+fn with(base: &str, path: &str, key: &str, pairs: &[(&str, &str)]) -> Result<Url, ProviderError> {
     let mut url = endpoint(base, path)?;
     {
         let mut query = url.query_pairs_mut();
@@ -30,7 +30,7 @@ pub fn text_search_url(
     key: &str,
     query: &str,
     near: Option<(f64, f64)>,
-) -> Result<Url, String> {
+) -> Result<Url, ProviderError> {
     let location = near.map(|(lat, lon)| format!("{lat},{lon}"));
     let radius = NEAR_RADIUS_M.to_string();
     let mut pairs = vec![("query", query.trim())];
@@ -41,7 +41,7 @@ pub fn text_search_url(
     with(base, "/maps/api/place/textsearch/json", key, &pairs)
 }
 
-pub fn geocode_url(base: &str, key: &str, address: &str) -> Result<Url, String> {
+pub fn geocode_url(base: &str, key: &str, address: &str) -> Result<Url, ProviderError> {
     with(
         base,
         "/maps/api/geocode/json",
@@ -50,11 +50,11 @@ pub fn geocode_url(base: &str, key: &str, address: &str) -> Result<Url, String> 
     )
 }
 
-pub fn reverse_url(base: &str, key: &str, lat: f64, lon: f64) -> Result<Url, String> {
+pub fn reverse_url(base: &str, key: &str, lat: f64, lon: f64) -> Result<Url, ProviderError> {
     if !(-90.0..=90.0).contains(&lat) || !(-180.0..=180.0).contains(&lon) {
-        return Err(format!(
+        return Err(ProviderError::Answered(format!(
             "{lat}, {lon} isn't a point on Earth: latitude goes from -90 to 90 and longitude from -180 to 180."
-        ));
+        )));
     }
     with(
         base,
@@ -70,7 +70,7 @@ pub fn directions_url(
     origin: &str,
     destination: &str,
     mode: TravelMode,
-) -> Result<Url, String> {
+) -> Result<Url, ProviderError> {
     let mode = match mode {
         TravelMode::Driving => "driving",
         TravelMode::Walking => "walking",
@@ -98,7 +98,7 @@ struct Status {
 pub fn status_error(body: &str, asked: &str) -> Option<String> {
     let status: Status = match json_of(body, WHO) {
         Ok(status) => status,
-        Err(error) => return Some(error),
+        Err(error) => return Some(error.to_string()),
     };
     if status.status == "OK" {
         return None;
@@ -169,7 +169,7 @@ impl Found {
 }
 
 /// The places of a text search, a geocoding or a reverse geocoding answer (one shape for all three).
-pub fn places_from(body: &str) -> Result<Vec<Place>, String> {
+pub fn places_from(body: &str) -> Result<Vec<Place>, ProviderError> {
     let results: Results = json_of(body, WHO)?;
     Ok(results.results.into_iter().map(Found::place).collect())
 }
@@ -219,7 +219,7 @@ fn words_of(html: &str) -> String {
         .join(" ")
 }
 
-pub fn route_from(body: &str, mode: TravelMode, unit: &str) -> Result<Route, String> {
+pub fn route_from(body: &str, mode: TravelMode, unit: &str) -> Result<Route, ProviderError> {
     let directions: Directions = json_of(body, WHO)?;
     let legs: Vec<Leg> = directions
         .routes
@@ -228,10 +228,10 @@ pub fn route_from(body: &str, mode: TravelMode, unit: &str) -> Result<Route, Str
         .map(|r| r.legs)
         .unwrap_or_default();
     let (Some(first), Some(last)) = (legs.first(), legs.last()) else {
-        return Err(format!(
+        return Err(ProviderError::Answered(format!(
             "Google Maps found no way to go by {}.",
             mode_words(mode)
-        ));
+        )));
     };
     let origin = RouteEnd {
         name: first.start_address.clone(),

@@ -5,7 +5,7 @@ use serde::Deserialize;
 use url::Url;
 
 use super::shapes::Place;
-use crate::builtins::provider::{endpoint, json_of};
+use crate::builtins::provider::{ProviderError, endpoint, json_of};
 
 const WHO: &str = "OpenStreetMap";
 /// How far around a "near" place a search looks, in degrees (about 20 km).
@@ -17,7 +17,7 @@ pub fn search_url(
     query: &str,
     limit: u8,
     near: Option<(f64, f64)>,
-) -> Result<Url, String> {
+) -> Result<Url, ProviderError> {
     let mut url = endpoint(base, "/search")?;
     {
         let mut pairs = url.query_pairs_mut();
@@ -41,11 +41,11 @@ pub fn search_url(
     Ok(url)
 }
 
-pub fn reverse_url(base: &str, lat: f64, lon: f64) -> Result<Url, String> {
+pub fn reverse_url(base: &str, lat: f64, lon: f64) -> Result<Url, ProviderError> {
     if !(-90.0..=90.0).contains(&lat) || !(-180.0..=180.0).contains(&lon) {
-        return Err(format!(
+        return Err(ProviderError::Answered(format!(
             "{lat}, {lon} isn't a point on Earth: latitude goes from -90 to 90 and longitude from -180 to 180."
-        ));
+        )));
     }
     let mut url = endpoint(base, "/reverse")?;
     url.query_pairs_mut()
@@ -92,29 +92,35 @@ impl Found {
 }
 
 /// The places of a search, best first; none is an empty list.
-pub fn places_from(body: &str) -> Result<Vec<Place>, String> {
+pub fn places_from(body: &str) -> Result<Vec<Place>, ProviderError> {
     let found: Vec<Found> = json_of(body, WHO)?;
     Ok(found.into_iter().filter_map(Found::place).collect())
 }
 
 /// The address at a point.
-pub fn reverse_from(body: &str, lat: f64, lon: f64) -> Result<Place, String> {
+pub fn reverse_from(body: &str, lat: f64, lon: f64) -> Result<Place, ProviderError> {
     let found: Found = match serde_json::from_str(body) {
         Ok(found) => found,
         Err(_) => {
             let refusal: serde_json::Value = json_of(body, WHO)?;
             if refusal.get("error").is_some() {
-                return Err(format!("There's no address at {lat}, {lon} on the map."));
+                return Err(ProviderError::Answered(format!(
+                    "There's no address at {lat}, {lon} on the map."
+                )));
             }
-            return Err(format!("{WHO} sent an answer Sentient couldn't read."));
+            return Err(ProviderError::Answered(format!(
+                "{WHO} sent an answer Sentient couldn't read."
+            )));
         }
     };
     if found.error.is_some() {
-        return Err(format!("There's no address at {lat}, {lon} on the map."));
+        return Err(ProviderError::Answered(format!(
+            "There's no address at {lat}, {lon} on the map."
+        )));
     }
-    found
-        .place()
-        .ok_or_else(|| format!("There's no address at {lat}, {lon} on the map."))
+    found.place().ok_or_else(|| {
+        ProviderError::Answered(format!("There's no address at {lat}, {lon} on the map."))
+    })
 }
 
 #[cfg(test)]
@@ -132,7 +138,7 @@ mod tests {
         assert_eq!(places_from("[]").expect("should work"), vec![]);
         let none = reverse_from(r#"{"error":"Unable to geocode"}"#, 0.0, 0.0)
             .expect_err("should be refused");
-        assert_eq!(none, "There's no address at 0, 0 on the map.");
+        assert_eq!(none, "There's no address at 0, 0 on the map.".into());
         assert!(reverse_url("http://127.0.0.1:9", 91.0, 0.0).is_err());
         let near =
             search_url("http://127.0.0.1:9", "coffee", 5, Some((18.5, 73.8))).expect("should work");

@@ -5,7 +5,7 @@ use serde::Deserialize;
 use url::Url;
 
 use super::shapes::{Route, RouteEnd, TravelMode, distance_in, duration_text, main_steps};
-use crate::builtins::provider::{endpoint, json_of};
+use crate::builtins::provider::{ProviderError, endpoint, json_of};
 
 const WHO: &str = "The route service";
 
@@ -14,7 +14,7 @@ pub fn route_url(
     mode: TravelMode,
     from: (f64, f64),
     to: (f64, f64),
-) -> Result<Url, String> {
+) -> Result<Url, ProviderError> {
     let (server, profile) = match mode {
         TravelMode::Driving => ("routed-car", "driving"),
         TravelMode::Walking => ("routed-foot", "foot"),
@@ -139,7 +139,7 @@ pub fn route_from(
     destination: RouteEnd,
     mode: TravelMode,
     unit: &str,
-) -> Result<Route, String> {
+) -> Result<Route, ProviderError> {
     let answer: Answer = json_of(body, WHO)?;
     if answer.code != "Ok" {
         tracing::info!(
@@ -153,8 +153,9 @@ pub fn route_from(
                 origin.name,
                 destination.name,
                 mode_words(mode)
-            ),
-            _ => format!("{WHO} couldn't plan that trip right now."),
+            )
+            .into(),
+            _ => format!("{WHO} couldn't plan that trip right now.").into(),
         });
     }
     let route = answer.routes.into_iter().next().ok_or_else(|| {
@@ -239,7 +240,7 @@ mod tests {
         );
         assert_eq!(
             none.expect_err("should be refused"),
-            "I couldn't find a way from Pune to Honolulu by car."
+            "I couldn't find a way from Pune to Honolulu by car.".into()
         );
     }
 }

@@ -1,5 +1,6 @@
 //! What the maps tools answer, whichever provider answered.
 
+use crate::builtins::provider::ProviderError;
 use serde::Serialize;
 
 /// One place on the map.
@@ -56,15 +57,15 @@ pub enum TravelMode {
 }
 
 impl TravelMode {
-    pub fn parse(text: &str) -> Result<Self, String> {
+    pub fn parse(text: &str) -> Result<Self, ProviderError> {
         match text.trim().to_ascii_lowercase().as_str() {
             "driving" | "drive" | "car" => Ok(Self::Driving),
             "walking" | "walk" | "foot" => Ok(Self::Walking),
             "cycling" | "cycle" | "bike" | "bicycling" => Ok(Self::Cycling),
-            _ => Err(format!(
+            _ => Err(ProviderError::Answered(format!(
                 "\"{}\" isn't a way to travel here; use driving, walking or cycling.",
                 text.trim()
-            )),
+            ))),
         }
     }
 }
@@ -117,6 +118,7 @@ mod tests {
         assert!(
             TravelMode::parse("teleport")
                 .expect_err("should be refused")
+                .to_string()
                 .contains("driving, walking or cycling")
         );
         let many: Vec<String> = (0..20).map(|i| i.to_string()).collect();

@@ -19,7 +19,7 @@ use super::{google_maps, nominatim, osrm};
 use crate::builtins::Builtins;
 use crate::builtins::cache::{PLACES_FOR, WEATHER_FOR};
 use crate::builtins::keyed::credentials;
-use crate::builtins::provider::{Answer, MAPS_USER_AGENT, cached, fetch};
+use crate::builtins::provider::{Answer, MAPS_USER_AGENT, ProviderError, cached, fetch};
 use crate::builtins::{timeout, user_units};
 
 const OSM: &str = "OpenStreetMap";
@@ -143,7 +143,7 @@ impl Tool for MapsTool {
                         .filter(|n| !n.is_empty());
                     let places = search(builtins, query, near)
                         .await
-                        .map_err(ToolError::Failed)?;
+                        .map_err(ToolError::from)?;
                     ToolOutput::json(&PlaceSearch {
                         query: query.to_owned(),
                         places,
@@ -153,7 +153,7 @@ impl Tool for MapsTool {
                     let args: DirectionsArgs = parse_args(args)?;
                     let mode = match args.mode.as_deref().map(str::trim) {
                         None | Some("") => TravelMode::Driving,
-                        Some(text) => TravelMode::parse(text).map_err(ToolError::Failed)?,
+                        Some(text) => TravelMode::parse(text).map_err(ToolError::from)?,
                     };
                     let (origin, destination) = (args.origin.trim(), args.destination.trim());
                     if origin.is_empty() || destination.is_empty() {
@@ -168,14 +168,14 @@ impl Tool for MapsTool {
                     let unit = user_units(builtins, ctx).await.units().distance;
                     let route = directions(builtins, origin, destination, mode, &unit)
                         .await
-                        .map_err(ToolError::Failed)?;
+                        .map_err(ToolError::from)?;
                     ToolOutput::json(&route)
                 }
                 Kind::Reverse => {
                     let args: ReverseArgs = parse_args(args)?;
                     let place = reverse(builtins, args.lat, args.lon)
                         .await
-                        .map_err(ToolError::Failed)?;
+                        .map_err(ToolError::from)?;
                     ToolOutput::json(&place)
                 }
             }
@@ -188,7 +188,7 @@ async fn search(
     builtins: &Builtins,
     query: &str,
     near: Option<&str>,
-) -> Result<Vec<Place>, String> {
+) -> Result<Vec<Place>, ProviderError> {
     if let Some(google) = credentials(&builtins.apps, "google_maps").await {
         let attempt = async {
             let at = match near {
@@ -203,7 +203,7 @@ async fn search(
             )?;
             let answer = get(builtins, url, GOOGLE, PLACES_FOR, false).await?;
             if let Some(error) = google_maps::status_error(&answer.body, query) {
-                return Err(error);
+                return Err(error.into());
             }
             google_maps::places_from(&answer.body)
         };
@@ -225,7 +225,7 @@ async fn search(
     let answer = get(builtins, url, OSM, PLACES_FOR, true).await?;
     let places = nominatim::places_from(&answer.body)?;
     if places.is_empty() {
-        return Err(not_found(query, near));
+        return Err(not_found(query, near).into());
     }
     Ok(places)
 }
@@ -238,25 +238,25 @@ fn not_found(query: &str, near: Option<&str>) -> String {
 }
 
 /// The best match for a place name on OpenStreetMap.
-async fn osm_place(builtins: &Builtins, name: &str) -> Result<Place, String> {
+async fn osm_place(builtins: &Builtins, name: &str) -> Result<Place, ProviderError> {
     let url = nominatim::search_url(&builtins.apps.endpoints().nominatim, name, 1, None)?;
     let answer = get(builtins, url, OSM, PLACES_FOR, true).await?;
     nominatim::places_from(&answer.body)?
         .into_iter()
         .next()
-        .ok_or_else(|| not_found(name, None))
+        .ok_or_else(|| not_found(name, None).into())
 }
 
-async fn google_place(builtins: &Builtins, key: &str, name: &str) -> Result<Place, String> {
+async fn google_place(builtins: &Builtins, key: &str, name: &str) -> Result<Place, ProviderError> {
     let url = google_maps::geocode_url(&builtins.apps.endpoints().google_maps, key, name)?;
     let answer = get(builtins, url, GOOGLE, PLACES_FOR, false).await?;
     if let Some(error) = google_maps::status_error(&answer.body, name) {
-        return Err(error);
+        return Err(error.into());
     }
     google_maps::places_from(&answer.body)?
         .into_iter()
         .next()
-        .ok_or_else(|| not_found(name, None))
+        .ok_or_else(|| not_found(name, None).into())
 }
 
 async fn directions(
@@ -265,7 +265,7 @@ async fn directions(
     destination: &str,
     mode: TravelMode,
     unit: &str,
-) -> Result<Route, String> {
+) -> Result<Route, ProviderError> {
     if let Some(google) = credentials(&builtins.apps, "google_maps").await {
         let attempt = async {
             let url = google_maps::directions_url(
@@ -279,7 +279,7 @@ async fn directions(
             if let Some(error) =
                 google_maps::status_error(&answer.body, &format!("{origin} to {destination}"))
             {
-                return Err(error);
+                return Err(error.into());
             }
             google_maps::route_from(&answer.body, mode, unit)
         };
@@ -308,7 +308,7 @@ fn end(place: &Place) -> RouteEnd {
     }
 }
 
-async fn reverse(builtins: &Builtins, lat: f64, lon: f64) -> Result<Place, String> {
+async fn reverse(builtins: &Builtins, lat: f64, lon: f64) -> Result<Place, ProviderError> {
     if let Some(google) = credentials(&builtins.apps, "google_maps").await {
         let attempt = async {
             let url = google_maps::reverse_url(
@@ -319,12 +319,16 @@ async fn reverse(builtins: &Builtins, lat: f64, lon: f64) -> Result<Place, Strin
             )?;
             let answer = get(builtins, url, GOOGLE, PLACES_FOR, false).await?;
             if let Some(error) = google_maps::status_error(&answer.body, &format!("{lat}, {lon}")) {
-                return Err(error);
+                return Err(error.into());
             }
             google_maps::places_from(&answer.body)?
                 .into_iter()
                 .next()
-                .ok_or_else(|| format!("There's no address at {lat}, {lon} on the map."))
+                .ok_or_else(|| {
+                    ProviderError::Answered(format!(
+                        "There's no address at {lat}, {lon} on the map."
+                    ))
+                })
         };
         match attempt.await {
             Ok(place) => return Ok(place),
@@ -343,7 +347,7 @@ async fn get(
     who: &str,
     ttl: chrono::Duration,
     osm: bool,
-) -> Result<Answer, String> {
+) -> Result<Answer, ProviderError> {
     let answer = cached(&builtins.cache, url.as_str(), "", ttl, async {
         if osm {
             builtins.nominatim.turn().await;
@@ -357,9 +361,9 @@ async fn get(
     if answer.ok() || answer.status == 400 || answer.status == 404 {
         Ok(answer)
     } else {
-        Err(format!(
+        Err(ProviderError::Answered(format!(
             "{who} couldn't answer right now ({}). Try again in a minute.",
             answer.status
-        ))
+        )))
     }
 }

@@ -6,7 +6,7 @@ use serde::Deserialize;
 use url::Url;
 
 use super::shapes::{Article, MOST_ARTICLES};
-use crate::builtins::provider::{endpoint, json_of};
+use crate::builtins::provider::{ProviderError, endpoint, json_of};
 
 const WHO: &str = "NewsAPI";
 /// NewsAPI's own headline categories; other topics are searched within the headlines.
@@ -24,7 +24,7 @@ fn size(limit: usize) -> String {
     limit.clamp(1, MOST_ARTICLES).to_string()
 }
 
-pub fn everything_url(base: &str, query: &str, limit: usize) -> Result<Url, String> {
+pub fn everything_url(base: &str, query: &str, limit: usize) -> Result<Url, ProviderError> {
     let mut url = endpoint(base, "/v2/everything")?;
     url.query_pairs_mut()
         .append_pair("q", query.trim())
@@ -33,7 +33,7 @@ pub fn everything_url(base: &str, query: &str, limit: usize) -> Result<Url, Stri
     Ok(url)
 }
 
-pub fn headlines_url(base: &str, topic: Option<&str>, limit: usize) -> Result<Url, String> {
+pub fn headlines_url(base: &str, topic: Option<&str>, limit: usize) -> Result<Url, ProviderError> {
     let mut url = endpoint(base, "/v2/top-headlines")?;
     {
         let mut pairs = url.query_pairs_mut();
@@ -80,18 +80,18 @@ struct Source {
 }
 
 /// The articles, or NewsAPI's refusal in plain words.
-pub fn articles_from(body: &str) -> Result<Vec<Article>, String> {
+pub fn articles_from(body: &str) -> Result<Vec<Article>, ProviderError> {
     let answer: Answer = json_of(body, WHO)?;
     if answer.status != "ok" {
         let code = answer.code.unwrap_or_default();
         tracing::info!(code, message = answer.message, "NewsAPI refused a request");
-        return Err(match code.as_str() {
+        return Err(ProviderError::Answered(match code.as_str() {
             "apiKeyInvalid" | "apiKeyMissing" | "apiKeyDisabled" => {
                 "NewsAPI didn't accept the key. Paste it again in Apps > NewsAPI.".to_owned()
             }
             "rateLimited" => "NewsAPI's allowance for today is used up.".to_owned(),
             _ => "NewsAPI couldn't answer right now.".to_owned(),
-        });
+        }));
     }
     Ok(answer
         .articles
@@ -140,6 +140,7 @@ mod tests {
         assert!(
             wrong
                 .expect_err("should be refused")
+                .to_string()
                 .contains("didn't accept the key")
         );
         let tech = headlines_url("http://127.0.0.1:9", Some("Technology"), 5).expect("should work");

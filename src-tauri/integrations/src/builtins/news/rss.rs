@@ -4,7 +4,7 @@
 use url::Url;
 
 use super::shapes::Article;
-use crate::builtins::provider::endpoint;
+use crate::builtins::provider::{ProviderError, endpoint};
 
 /// The feeds' language and region.
 const LOCALE: [(&str, &str); 3] = [("hl", "en-US"), ("gl", "US"), ("ceid", "US:en")];
@@ -26,14 +26,14 @@ fn localised(mut url: Url) -> Url {
     url
 }
 
-pub fn search_url(base: &str, query: &str) -> Result<Url, String> {
+pub fn search_url(base: &str, query: &str) -> Result<Url, ProviderError> {
     let mut url = endpoint(base, "/rss/search")?;
     url.query_pairs_mut().append_pair("q", query.trim());
     Ok(localised(url))
 }
 
 /// The top stories, a section's ("technology") or a search for any other topic.
-pub fn headlines_url(base: &str, topic: Option<&str>) -> Result<Url, String> {
+pub fn headlines_url(base: &str, topic: Option<&str>) -> Result<Url, ProviderError> {
     let topic = topic
         .map(|t| t.trim().to_lowercase())
         .filter(|t| !t.is_empty());
@@ -56,7 +56,7 @@ fn title_and_source(title: &str) -> Option<(String, String)> {
 }
 
 /// The articles of an RSS 2.0 or Atom feed fetched from `address`.
-pub fn articles_from(body: &[u8], address: &str) -> Result<Vec<Article>, String> {
+pub fn articles_from(body: &[u8], address: &str) -> Result<Vec<Article>, ProviderError> {
     let feed = feed_rs::parser::Builder::new()
         .base_uri(Some(address))
         .build()

@@ -17,7 +17,7 @@ use super::{newsapi, rss};
 use crate::builtins::Builtins;
 use crate::builtins::cache::NEWS_FOR;
 use crate::builtins::keyed::credentials;
-use crate::builtins::provider::{cached, fetch};
+use crate::builtins::provider::{ProviderError, cached, fetch};
 use crate::builtins::timeout;
 
 const FEEDS: &str = "The news service";
@@ -126,7 +126,7 @@ impl Tool for NewsTool {
             );
             let articles = news(&self.builtins, asked.as_deref(), limit, self.headlines)
                 .await
-                .map_err(ToolError::Failed)?;
+                .map_err(ToolError::from)?;
             if articles.is_empty() {
                 return Err(ToolError::Failed(nothing_found(
                     asked.as_deref().unwrap_or("top stories"),
@@ -145,7 +145,7 @@ async fn news(
     asked: Option<&str>,
     limit: usize,
     headlines: bool,
-) -> Result<Vec<Article>, String> {
+) -> Result<Vec<Article>, ProviderError> {
     let endpoints = &builtins.apps.endpoints();
     if let Some(newsapi_key) = credentials(&builtins.apps, "newsapi").await {
         let attempt = async {
@@ -187,10 +187,10 @@ async fn news(
     })
     .await?;
     if !answer.ok() {
-        return Err(format!(
+        return Err(ProviderError::Answered(format!(
             "{FEEDS} couldn't answer right now ({}). Try again in a minute.",
             answer.status
-        ));
+        )));
     }
     let articles = rss::articles_from(answer.body.as_bytes(), url.as_str())?;
     Ok(newest_first(articles, limit))

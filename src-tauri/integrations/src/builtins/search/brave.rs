@@ -5,11 +5,11 @@ use serde::Deserialize;
 use url::Url;
 
 use super::{SearchResult, plain};
-use crate::builtins::provider::{endpoint, json_of};
+use crate::builtins::provider::{ProviderError, endpoint, json_of};
 
 const WHO: &str = "Brave Search";
 
-pub fn search_url(base: &str, query: &str, count: u8) -> Result<Url, String> {
+pub fn search_url(base: &str, query: &str, count: u8) -> Result<Url, ProviderError> {
     let mut url = endpoint(base, "/res/v1/web/search")?;
     url.query_pairs_mut()
         .append_pair("q", query.trim())
@@ -43,7 +43,7 @@ struct Refusal {
     detail: Option<String>,
 }
 
-pub fn results_from(body: &str) -> Result<Vec<SearchResult>, String> {
+pub fn results_from(body: &str) -> Result<Vec<SearchResult>, ProviderError> {
     let answer: Answer = json_of(body, WHO)?;
     if let Some(refusal) = answer.error {
         let code = refusal.code.unwrap_or_default();
@@ -53,11 +53,15 @@ pub fn results_from(body: &str) -> Result<Vec<SearchResult>, String> {
             "Brave Search refused a request"
         );
         return Err(if code.contains("TOKEN") || code.contains("AUTH") {
-            "Brave Search didn't accept the key. Paste it again in Apps > Brave Search.".to_owned()
+            "Brave Search didn't accept the key. Paste it again in Apps > Brave Search."
+                .to_owned()
+                .into()
         } else if code.contains("RATE") || code.contains("QUOTA") {
-            "Brave Search's allowance for this key is used up.".to_owned()
+            "Brave Search's allowance for this key is used up."
+                .to_owned()
+                .into()
         } else {
-            "Brave Search couldn't answer right now.".to_owned()
+            "Brave Search couldn't answer right now.".to_owned().into()
         });
     }
     Ok(answer
@@ -88,6 +92,7 @@ mod tests {
         assert!(
             refused
                 .expect_err("should be refused")
+                .to_string()
                 .contains("didn't accept the key")
         );
         assert_eq!(

@@ -6,7 +6,7 @@ use serde::Deserialize;
 use url::Url;
 
 use super::{SearchResult, plain};
-use crate::builtins::provider::{endpoint, json_of};
+use crate::builtins::provider::{ProviderError, endpoint, json_of};
 
 const WHO: &str = "Google search";
 
@@ -16,7 +16,7 @@ pub fn search_url(
     engine: &str,
     query: &str,
     count: u8,
-) -> Result<Url, String> {
+) -> Result<Url, ProviderError> {
     let mut url = endpoint(base, "/customsearch/v1")?;
     url.query_pairs_mut()
         .append_pair("key", key)
@@ -48,7 +48,7 @@ struct Refusal {
     message: Option<String>,
 }
 
-pub fn results_from(body: &str) -> Result<Vec<SearchResult>, String> {
+pub fn results_from(body: &str) -> Result<Vec<SearchResult>, ProviderError> {
     let answer: Answer = json_of(body, WHO)?;
     if let Some(refusal) = answer.error {
         let message = refusal.message.unwrap_or_default();
@@ -57,13 +57,13 @@ pub fn results_from(body: &str) -> Result<Vec<SearchResult>, String> {
             message,
             "Google search refused a request"
         );
-        return Err(match refusal.code {
+        return Err(ProviderError::Answered(match refusal.code {
             Some(429) => "Google search's allowance for today is used up.".to_owned(),
             Some(400 | 401 | 403) => {
                 "Google search didn't accept the key or the engine ID. Check them in Apps > Google Programmable Search.".to_owned()
             }
             _ => "Google search couldn't answer right now.".to_owned(),
-        });
+        }));
     }
     Ok(answer
         .items
@@ -97,6 +97,7 @@ mod tests {
         assert!(
             refused
                 .expect_err("should be refused")
+                .to_string()
                 .contains("didn't accept the key")
         );
         let url = search_url("http://127.0.0.1:9", "k", "c", "q", 20).expect("should work");

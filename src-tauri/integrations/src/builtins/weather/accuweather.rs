@@ -8,7 +8,7 @@ use url::Url;
 use super::shapes::{
     CurrentWeather, Forecast, ForecastDay, GeoPlace, UnitSystem, summary_of, tidy, weekday_of,
 };
-use crate::builtins::provider::{endpoint, json_of};
+use crate::builtins::provider::{ProviderError, endpoint, json_of};
 
 const WHO: &str = "AccuWeather";
 
@@ -23,12 +23,12 @@ fn with_key(mut url: Url, key: &str, more: &[(&str, &str)]) -> Url {
     url
 }
 
-pub fn location_url(base: &str, key: &str, place: &str) -> Result<Url, String> {
+pub fn location_url(base: &str, key: &str, place: &str) -> Result<Url, ProviderError> {
     let url = endpoint(base, "/locations/v1/cities/search")?;
     Ok(with_key(url, key, &[("q", place.trim())]))
 }
 
-pub fn current_url(base: &str, key: &str, location: &str) -> Result<Url, String> {
+pub fn current_url(base: &str, key: &str, location: &str) -> Result<Url, ProviderError> {
     let url = endpoint(
         base,
         &format!("/currentconditions/v1/{}", path_part(location)),
@@ -41,7 +41,7 @@ pub fn forecast_url(
     key: &str,
     location: &str,
     units: UnitSystem,
-) -> Result<Url, String> {
+) -> Result<Url, ProviderError> {
     let url = endpoint(
         base,
         &format!("/forecasts/v1/daily/5day/{}", path_part(location)),
@@ -122,12 +122,14 @@ struct Position {
 }
 
 /// The first city the search found: its location key and the place.
-pub fn pick_location(body: &str, asked: &str) -> Result<(String, GeoPlace), String> {
+pub fn pick_location(body: &str, asked: &str) -> Result<(String, GeoPlace), ProviderError> {
     let found: Vec<Location> = json_of(body, WHO)?;
-    let first = found
-        .into_iter()
-        .next()
-        .ok_or_else(|| format!("I couldn't find a place called \"{}\".", asked.trim()))?;
+    let first = found.into_iter().next().ok_or_else(|| {
+        ProviderError::Answered(format!(
+            "I couldn't find a place called \"{}\".",
+            asked.trim()
+        ))
+    })?;
     let mut name = first.localized_name;
     for part in [&first.administrative_area, &first.country] {
         if let Some(part) = part.as_ref().and_then(|p| p.localized_name.clone())
@@ -199,12 +201,14 @@ pub fn current_from(
     body: &str,
     place: &GeoPlace,
     units: UnitSystem,
-) -> Result<CurrentWeather, String> {
+) -> Result<CurrentWeather, ProviderError> {
     let readings: Vec<Conditions> = json_of(body, WHO)?;
-    let now = readings
-        .into_iter()
-        .next()
-        .ok_or_else(|| format!("AccuWeather had no current weather for {}.", place.name))?;
+    let now = readings.into_iter().next().ok_or_else(|| {
+        ProviderError::Answered(format!(
+            "AccuWeather had no current weather for {}.",
+            place.name
+        ))
+    })?;
     Ok(CurrentWeather {
         place: place.name.clone(),
         // "2026-12-02T16:15:00+01:00" is already local; the offset goes, as in Open-Meteo's.
@@ -266,7 +270,7 @@ pub fn forecast_from(
     place: &GeoPlace,
     units: UnitSystem,
     days: u8,
-) -> Result<Forecast, String> {
+) -> Result<Forecast, ProviderError> {
     let daily: Daily = json_of(body, WHO)?;
     let labels = units.units();
     let days = daily

@@ -8,7 +8,7 @@ use super::shapes::{
     CurrentWeather, Forecast, ForecastDay, GeoPlace, UnitSystem, summary_of, tidy, weekday_of,
     wmo_conditions,
 };
-use crate::builtins::provider::{endpoint, json_of};
+use crate::builtins::provider::{ProviderError, endpoint, json_of};
 
 const WHO: &str = "The weather service";
 /// Places one search asks for, so "Paris, Texas" can pick the right Paris.
@@ -16,10 +16,12 @@ const CANDIDATES: u8 = 10;
 
 /// The search for a place name. Open-Meteo matches names only, so "Pune, India" asks for
 /// "Pune" and [`pick_place`] uses "India" to choose.
-pub fn geocoding_url(base: &str, place: &str) -> Result<Url, String> {
+pub fn geocoding_url(base: &str, place: &str) -> Result<Url, ProviderError> {
     let name = place.split(',').next().unwrap_or_default().trim();
     if name.is_empty() {
-        return Err("Name a place, such as \"Pune\" or \"Paris, France\".".to_owned());
+        return Err(ProviderError::Answered(
+            "Name a place, such as \"Pune\" or \"Paris, France\".".to_owned(),
+        ));
     }
     let mut url = endpoint(base, "/v1/search")?;
     url.query_pairs_mut()
@@ -97,9 +99,9 @@ impl Found {
 
 /// The best match for `asked` among the search's places: the first whose region or country
 /// fits what follows the comma, else the first (the best known).
-pub fn pick_place(body: &str, asked: &str) -> Result<GeoPlace, String> {
+pub fn pick_place(body: &str, asked: &str) -> Result<GeoPlace, ProviderError> {
     if let Some(refused) = refusal(body) {
-        return Err(refused);
+        return Err(refused.into());
     }
     let search: Search = json_of(body, WHO)?;
     let qualifiers: Vec<String> = asked
@@ -114,10 +116,10 @@ pub fn pick_place(body: &str, asked: &str) -> Result<GeoPlace, String> {
         .position(|found| qualifiers.iter().all(|q| found.matches(q)))
         .unwrap_or(0);
     if results.is_empty() {
-        return Err(format!(
+        return Err(ProviderError::Answered(format!(
             "I couldn't find a place called \"{}\".",
             asked.trim()
-        ));
+        )));
     }
     Ok(results.swap_remove(best).place())
 }
@@ -129,7 +131,7 @@ pub fn forecast_url(
     place: &GeoPlace,
     days: u8,
     units: UnitSystem,
-) -> Result<Url, String> {
+) -> Result<Url, ProviderError> {
     let mut url = endpoint(base, "/v1/forecast")?;
     url.query_pairs_mut()
         .append_pair("latitude", &place.latitude.to_string())
@@ -186,9 +188,9 @@ struct Daily {
     precipitation_sum: Vec<Option<f64>>,
 }
 
-fn answer_of(body: &str) -> Result<Answer, String> {
+fn answer_of(body: &str) -> Result<Answer, ProviderError> {
     if let Some(refused) = refusal(body) {
-        return Err(refused);
+        return Err(refused.into());
     }
     json_of(body, WHO)
 }
@@ -201,11 +203,11 @@ pub fn current_from(
     body: &str,
     place: &GeoPlace,
     units: UnitSystem,
-) -> Result<CurrentWeather, String> {
+) -> Result<CurrentWeather, ProviderError> {
     let answer = answer_of(body)?;
-    let now = answer
-        .current
-        .ok_or_else(|| format!("{WHO} had no current weather for {}.", place.name))?;
+    let now = answer.current.ok_or_else(|| {
+        ProviderError::Answered(format!("{WHO} had no current weather for {}.", place.name))
+    })?;
     Ok(CurrentWeather {
         place: place.name.clone(),
         time: now.time,
@@ -226,11 +228,11 @@ pub fn forecast_from(
     place: &GeoPlace,
     units: UnitSystem,
     days: u8,
-) -> Result<Forecast, String> {
+) -> Result<Forecast, ProviderError> {
     let answer = answer_of(body)?;
-    let daily = answer
-        .daily
-        .ok_or_else(|| format!("{WHO} had no forecast for {}.", place.name))?;
+    let daily = answer.daily.ok_or_else(|| {
+        ProviderError::Answered(format!("{WHO} had no forecast for {}.", place.name))
+    })?;
     let labels = units.units();
     let days = daily
         .time
@@ -286,7 +288,7 @@ mod tests {
         assert_eq!(france.timezone.as_deref(), Some("Europe/Paris"));
         let none =
             pick_place(r#"{"generationtime_ms":0.2}"#, "Atlantis").expect_err("should be refused");
-        assert_eq!(none, "I couldn't find a place called \"Atlantis\".");
+        assert_eq!(none, "I couldn't find a place called \"Atlantis\".".into());
         let refused = pick_place(
             r#"{"error":true,"reason":"Parameter count must be between 1 and 100."}"#,
             "x",
@@ -294,6 +296,7 @@ mod tests {
         assert!(
             refused
                 .expect_err("should be refused")
+                .to_string()
                 .contains("Parameter count")
         );
     }

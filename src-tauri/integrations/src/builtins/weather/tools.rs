@@ -17,7 +17,7 @@ use super::{accuweather, open_meteo};
 use crate::builtins::Builtins;
 use crate::builtins::cache::{PLACES_FOR, WEATHER_FOR};
 use crate::builtins::keyed::{Credentials, credentials};
-use crate::builtins::provider::{Answer, cached, fetch};
+use crate::builtins::provider::{Answer, ProviderError, cached, fetch};
 use crate::builtins::{place_or_home, timeout, user_units};
 
 const OPEN_METEO: &str = "The weather service";
@@ -116,7 +116,7 @@ impl Tool for WeatherTool {
             let units = user_units(&self.builtins, ctx).await;
             let answer = weather(&self.builtins, &place, units, days)
                 .await
-                .map_err(ToolError::Failed)?;
+                .map_err(ToolError::from)?;
             match answer {
                 Reading::Now(now) => ToolOutput::json(&now),
                 Reading::Days(forecast) => ToolOutput::json(&forecast),
@@ -137,7 +137,7 @@ async fn weather(
     place: &str,
     units: UnitSystem,
     days: Option<u8>,
-) -> Result<Reading, String> {
+) -> Result<Reading, ProviderError> {
     if let Some(key) = credentials(&builtins.apps, "accuweather").await
         && days.is_none_or(|d| d <= 5)
     {
@@ -171,13 +171,13 @@ async fn from_accuweather(
     place: &str,
     units: UnitSystem,
     days: Option<u8>,
-) -> Result<Reading, String> {
+) -> Result<Reading, ProviderError> {
     let base = &builtins.apps.endpoints().accuweather;
     let key = credentials.key.as_str();
     let url = accuweather::location_url(base, key, place)?;
     let answer = get(builtins, url, ACCUWEATHER, PLACES_FOR).await?;
     if !answer.ok() {
-        return Err(accuweather::error_from(answer.status, &answer.body));
+        return Err(accuweather::error_from(answer.status, &answer.body).into());
     }
     let (location, found) = accuweather::pick_location(&answer.body, place)?;
     let (url, answered) = match days {
@@ -189,7 +189,7 @@ async fn from_accuweather(
     };
     let answer = get(builtins, url, ACCUWEATHER, WEATHER_FOR).await?;
     if !answer.ok() {
-        return Err(accuweather::error_from(answer.status, &answer.body));
+        return Err(accuweather::error_from(answer.status, &answer.body).into());
     }
     match answered {
         None => accuweather::current_from(&answer.body, &found, units).map(Reading::Now),
@@ -200,7 +200,7 @@ async fn from_accuweather(
 }
 
 /// A place name to coordinates through Open-Meteo's search, kept a day.
-pub async fn geocode(builtins: &Builtins, place: &str) -> Result<GeoPlace, String> {
+pub async fn geocode(builtins: &Builtins, place: &str) -> Result<GeoPlace, ProviderError> {
     let url = open_meteo::geocoding_url(&builtins.apps.endpoints().open_meteo_geocoding, place)?;
     let answer = get(builtins, url, OPEN_METEO, PLACES_FOR).await?;
     open_meteo::pick_place(&answer.body, place)
@@ -213,17 +213,17 @@ async fn get(
     url: url::Url,
     who: &str,
     ttl: chrono::Duration,
-) -> Result<Answer, String> {
+) -> Result<Answer, ProviderError> {
     let http = crate::ctx::http_client();
     let answer = cached(&builtins.cache, url.as_str(), "", ttl, async {
         fetch(http.get(url.clone()), timeout(&builtins.apps), who).await
     })
     .await?;
     if answer.status >= 500 || answer.status == 429 {
-        return Err(format!(
+        return Err(ProviderError::Answered(format!(
             "{who} couldn't answer right now ({}). Try again in a minute.",
             answer.status
-        ));
+        )));
     }
     Ok(answer)
 }
