@@ -975,3 +975,60 @@ async fn older_parts_of_chats_are_summarized_with_their_mark_and_noted_today() -
     t.stop().await;
     Ok(())
 }
+
+#[tokio::test]
+async fn the_vector_index_holds_nothing_until_memory_is_first_searched() -> Result<()> {
+    use sentient_e2e::sentient_engine::memory::bit_cache::IndexState;
+    use sentient_e2e::sentient_engine::memory::model::MemoryType;
+    use sentient_e2e::sentient_engine::memory::store::NewFact;
+
+    let (server, t) = started().await?;
+    let memory = t.engine.memory();
+    assert_eq!(memory.facts().vector_index(), IndexState::NotLoaded);
+    // The vector tables made and facts written with their vectors, as an import does: still
+    // nothing held (writes go to SQLite only until a search needs the index).
+    server.set_embedding("User plays the cello", along(20, 0.0));
+    server.set_embedding("cello lessons", along(20, 0.2));
+    memory
+        .embed("User plays the cello")
+        .await
+        .context("vector")?;
+    let facts: Vec<(NewFact, Option<Vec<f32>>)> = (0..40)
+        .map(|i| {
+            let (content, vector) = if i == 0 {
+                ("User plays the cello".to_owned(), along(20, 0.0))
+            } else {
+                (format!("User visited place number {i}"), along(30 + i, 0.5))
+            };
+            let fact = NewFact {
+                content,
+                topics: vec!["Interests & Lifestyle".into()],
+                source: "manual".into(),
+                memory_type: MemoryType::LongTerm,
+                expires_at: None,
+                review: None,
+            };
+            (fact, Some(vector))
+        })
+        .collect();
+    memory.facts().insert_many(&facts, Utc::now()).await?;
+    // Listing is not searching.
+    assert!(!memories(&t, "").await?.is_empty());
+    assert_eq!(memory.facts().vector_index(), IndexState::NotLoaded);
+
+    // The first search builds it and finds the fact by meaning ("lessons" is not in it).
+    let found = memories(&t, "?q=cello%20lessons&limit=3").await?;
+    assert_eq!(
+        contents(&found).first().map(String::as_str),
+        Some("User plays the cello")
+    );
+    assert!(found[0]["similarity"].as_f64().context("similarity")? > 0.9);
+    let IndexState::Ready { facts, bytes } = memory.facts().vector_index() else {
+        anyhow::bail!("not built: {:?}", memory.facts().vector_index());
+    };
+    assert_eq!(facts, 40);
+    // 768 bits and an id per fact, with room for more.
+    assert!((40 * 104..1_000_000).contains(&bytes), "{bytes} bytes");
+    t.stop().await;
+    Ok(())
+}

@@ -8,16 +8,22 @@
 //! Pure: no SQL and no locks. `MemoryStore` keeps one behind a lock and applies each committed
 //! write to it.
 
-use std::collections::{BinaryHeap, HashMap};
+use std::collections::BinaryHeap;
 
-/// Vectors as bits, by fact id.
+/// Vectors as bits, by fact id. Slots are kept in ascending id order (facts get growing ids, so
+/// new ones append), which finds a fact by binary search instead of a map: at a million facts a
+/// map from id to slot would cost another 35 MB. A removed fact's slot stays, marked dead, until
+/// a quarter of the slots are dead.
 #[derive(Debug, Clone, Default)]
 pub struct BitIndex {
     /// 64-bit words per vector.
     words: usize,
+    /// Fact ids, ascending, one per slot.
     ids: Vec<i64>,
     bits: Vec<u64>,
-    slot_of: HashMap<i64, usize>,
+    /// Whether each slot still holds a fact.
+    live: Vec<bool>,
+    dead: usize,
 }
 
 /// A vector's bits as `vec_quantize_binary` lays them out: element `i` is bit `i % 8` of byte
@@ -41,28 +47,65 @@ impl BitIndex {
         }
     }
 
+    /// Facts in the index.
     pub fn len(&self) -> usize {
-        self.ids.len()
+        self.ids.len() - self.dead
     }
 
     pub fn is_empty(&self) -> bool {
-        self.ids.is_empty()
+        self.len() == 0
     }
 
-    /// Sets a fact's bits (as bytes, `quantize`'s layout), replacing any it had.
-    pub fn put_bytes(&mut self, id: i64, bytes: &[u8]) {
+    /// Bytes the index holds on the heap (what it adds to the process's resident memory).
+    pub fn resident_bytes(&self) -> usize {
+        self.ids.capacity() * std::mem::size_of::<i64>()
+            + self.bits.capacity() * std::mem::size_of::<u64>()
+            + self.live.capacity()
+    }
+
+    fn pack(&self, bytes: &[u8]) -> Vec<u64> {
         let mut packed = vec![0u64; self.words];
         for (i, byte) in bytes.iter().enumerate().take(self.words * 8) {
             packed[i / 8] |= u64::from(*byte) << ((i % 8) * 8);
         }
-        match self.slot_of.get(&id) {
-            Some(&slot) => {
-                self.bits[slot * self.words..(slot + 1) * self.words].copy_from_slice(&packed);
+        packed
+    }
+
+    /// Room for more slots in steps of an eighth: `Vec`'s doubling would leave up to half of a
+    /// hundred megabytes unused.
+    fn reserve_one(&mut self) {
+        if self.ids.len() == self.ids.capacity() {
+            let more = (self.ids.len() / 8).max(1024);
+            self.ids.reserve_exact(more);
+            self.live.reserve_exact(more);
+            self.bits.reserve_exact(more * self.words);
+        }
+    }
+
+    /// Sets a fact's bits (as bytes, `quantize`'s layout), replacing any it had.
+    pub fn put_bytes(&mut self, id: i64, bytes: &[u8]) {
+        let packed = self.pack(bytes);
+        let w = self.words;
+        match self.ids.binary_search(&id) {
+            Ok(slot) => {
+                self.bits[slot * w..(slot + 1) * w].copy_from_slice(&packed);
+                if !self.live[slot] {
+                    self.live[slot] = true;
+                    self.dead -= 1;
+                }
             }
-            None => {
-                self.slot_of.insert(id, self.ids.len());
-                self.ids.push(id);
-                self.bits.extend_from_slice(&packed);
+            Err(slot) => {
+                self.reserve_one();
+                if slot == self.ids.len() {
+                    self.ids.push(id);
+                    self.live.push(true);
+                    self.bits.extend_from_slice(&packed);
+                } else {
+                    // An older id (a fact embedded again): the slots after it move up one.
+                    self.ids.insert(slot, id);
+                    self.live.insert(slot, true);
+                    self.bits.splice(slot * w..slot * w, packed);
+                }
             }
         }
     }
@@ -74,20 +117,101 @@ impl BitIndex {
 
     /// Drops a fact (nothing when it has no bits here).
     pub fn remove(&mut self, id: i64) {
-        let Some(slot) = self.slot_of.remove(&id) else {
+        let Ok(slot) = self.ids.binary_search(&id) else {
             return;
         };
-        let last = self.ids.len() - 1;
-        if slot != last {
-            // The last vector moves into the freed slot.
-            let moved = self.ids[last];
-            self.ids[slot] = moved;
-            self.slot_of.insert(moved, slot);
-            let (head, tail) = self.bits.split_at_mut(last * self.words);
-            head[slot * self.words..(slot + 1) * self.words].copy_from_slice(&tail[..self.words]);
+        if !self.live[slot] {
+            return;
         }
-        self.ids.pop();
-        self.bits.truncate(last * self.words);
+        self.live[slot] = false;
+        self.dead += 1;
+        if self.dead > 64 && self.dead * 4 > self.ids.len() {
+            self.compact();
+        }
+    }
+
+    /// Drops the dead slots, keeping the order.
+    fn compact(&mut self) {
+        let w = self.words;
+        let mut kept = 0;
+        for slot in 0..self.ids.len() {
+            if self.live[slot] {
+                if kept != slot {
+                    self.ids[kept] = self.ids[slot];
+                    self.bits.copy_within(slot * w..(slot + 1) * w, kept * w);
+                }
+                kept += 1;
+            }
+        }
+        self.ids.truncate(kept);
+        self.bits.truncate(kept * w);
+        self.live.clear();
+        self.live.resize(kept, true);
+        self.dead = 0;
+        self.ids.shrink_to(kept + kept / 8);
+        self.bits.shrink_to((kept + kept / 8) * w);
+        self.live.shrink_to(kept + kept / 8);
+    }
+
+    /// An empty index with room for `facts` vectors (a build that knows about how many).
+    pub fn with_capacity(dimension: usize, facts: usize) -> Self {
+        let mut index = Self::new(dimension);
+        index.ids.reserve_exact(facts);
+        index.live.reserve_exact(facts);
+        index.bits.reserve_exact(facts * index.words);
+        index
+    }
+
+    /// Gives back room a build reserved beyond an eighth more than it holds.
+    pub fn trim(&mut self) {
+        let keep = self.ids.len() + self.ids.len() / 8;
+        self.ids.shrink_to(keep);
+        self.live.shrink_to(keep);
+        self.bits.shrink_to(keep * self.words);
+    }
+
+    /// One row of a build (rows come in any order, as `facts_vec` hands them out): appended
+    /// when its id is the largest so far, else kept in `late` for `merge_late`.
+    pub fn push_row(&mut self, id: i64, bytes: &[u8], late: &mut Vec<(i64, Vec<u64>)>) {
+        if self.ids.last().is_none_or(|last| *last < id) {
+            let packed = self.pack(bytes);
+            self.reserve_one();
+            self.ids.push(id);
+            self.live.push(true);
+            self.bits.extend_from_slice(&packed);
+        } else {
+            late.push((id, self.pack(bytes)));
+        }
+    }
+
+    /// Merges the rows `push_row` kept aside (from the back, so nothing is copied twice).
+    pub fn merge_late(&mut self, mut late: Vec<(i64, Vec<u64>)>) {
+        if late.is_empty() {
+            return;
+        }
+        late.sort_unstable_by_key(|(id, _)| *id);
+        late.dedup_by_key(|(id, _)| *id);
+        let w = self.words;
+        let old = self.ids.len();
+        let total = old + late.len();
+        self.ids.resize(total, 0);
+        self.live.resize(total, true);
+        self.bits.resize(total * w, 0);
+        let (mut a, mut out) = (old, total);
+        while let Some((id, packed)) = late.pop() {
+            // Slots of the first part with larger ids move to the end first.
+            while a > 0 && self.ids[a - 1] > id {
+                a -= 1;
+                out -= 1;
+                self.ids[out] = self.ids[a];
+                self.live[out] = self.live[a];
+                self.bits.copy_within(a * w..(a + 1) * w, out * w);
+            }
+            out -= 1;
+            self.ids[out] = id;
+            self.live[out] = true;
+            self.bits[out * w..(out + 1) * w].copy_from_slice(&packed);
+        }
     }
 
     /// The ids of the `k` vectors fewest bits away from `query`, nearest first (ties by id).
@@ -95,17 +219,21 @@ impl BitIndex {
         if k == 0 || self.words == 0 {
             return Vec::new();
         }
-        let mut probe = Self::new(query.len());
-        probe.put(0, query);
-        let wanted = &probe.bits[..self.words.min(probe.words)];
+        let wanted = self.pack(&quantize(query));
         // The k best so far, worst on top.
         let mut best: BinaryHeap<(u32, i64)> = BinaryHeap::with_capacity(k + 1);
         for (slot, stored) in self.bits.chunks_exact(self.words).enumerate() {
             let distance: u32 = stored
                 .iter()
-                .zip(wanted)
+                .zip(&wanted)
                 .map(|(a, b)| (a ^ b).count_ones())
                 .sum();
+            if best.len() == k && best.peek().is_some_and(|&(worst, _)| distance > worst) {
+                continue;
+            }
+            if !self.live[slot] {
+                continue;
+            }
             let id = self.ids[slot];
             if best.len() < k {
                 best.push((distance, id));
@@ -123,9 +251,137 @@ impl BitIndex {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::collections::HashMap;
 
     fn signs(pattern: &[i8]) -> Vec<f32> {
         pattern.iter().map(|&s| f32::from(s)).collect()
+    }
+
+    /// A small deterministic generator (xorshift), so the brute-force checks need no crate.
+    struct Xorshift(u64);
+    impl Xorshift {
+        fn next(&mut self) -> u64 {
+            self.0 ^= self.0 << 13;
+            self.0 ^= self.0 >> 7;
+            self.0 ^= self.0 << 17;
+            self.0
+        }
+        fn below(&mut self, n: u64) -> u64 {
+            self.next() % n
+        }
+        fn vector(&mut self, dimension: usize) -> Vec<f32> {
+            (0..dimension)
+                .map(|_| (self.below(2001) as f32 - 1000.0) / 1000.0)
+                .collect()
+        }
+    }
+
+    /// Every stored vector ranked by Hamming distance to `query`, ties by id: the exact answer.
+    fn brute_force(stored: &HashMap<i64, Vec<u8>>, query: &[f32], k: usize) -> Vec<i64> {
+        let wanted = quantize(query);
+        let mut all: Vec<(u32, i64)> = stored
+            .iter()
+            .map(|(id, bytes)| {
+                let distance = bytes
+                    .iter()
+                    .zip(&wanted)
+                    .map(|(a, b)| (a ^ b).count_ones())
+                    .sum();
+                (distance, *id)
+            })
+            .collect();
+        all.sort_unstable();
+        all.into_iter().take(k).map(|(_, id)| id).collect()
+    }
+
+    #[test]
+    fn the_index_agrees_with_brute_force_through_puts_updates_and_removes() {
+        let mut rng = Xorshift(0x5EED_1234_ABCD_0001);
+        for dimension in [64, 200, 768] {
+            let mut index = BitIndex::new(dimension);
+            let mut stored: HashMap<i64, Vec<u8>> = HashMap::new();
+            for step in 0..1_500 {
+                // Mostly new facts, some updates of old ones (any id), some removals.
+                let id = match rng.below(10) {
+                    0..=5 => 1_000 + step,
+                    _ => 1_000 + rng.below(step as u64 + 1) as i64,
+                };
+                if rng.below(4) == 0 {
+                    index.remove(id);
+                    stored.remove(&id);
+                } else {
+                    let v = rng.vector(dimension);
+                    index.put(id, &v);
+                    stored.insert(id, quantize(&v));
+                }
+                assert_eq!(index.len(), stored.len());
+                if step % 50 == 0 {
+                    let query = rng.vector(dimension);
+                    for k in [1, 10, 100] {
+                        // Seen at once: every write is in the very next search.
+                        assert_eq!(
+                            index.nearest(&query, k),
+                            brute_force(&stored, &query, k),
+                            "dimension {dimension}, step {step}, k {k}"
+                        );
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn rows_in_any_order_build_the_index_they_would_in_order() {
+        let mut rng = Xorshift(0xFEED_0000_0000_0042);
+        let mut rows: Vec<(i64, Vec<u8>)> = (0..400)
+            .map(|i| (i * 3 + 1, quantize(&rng.vector(96))))
+            .collect();
+        let build = |rows: &[(i64, Vec<u8>)]| {
+            let mut index = BitIndex::with_capacity(96, 100);
+            let mut late = Vec::new();
+            for (id, bytes) in rows {
+                index.push_row(*id, bytes, &mut late);
+            }
+            index.merge_late(late);
+            index.trim();
+            index
+        };
+        let in_order = build(&rows);
+        // Swap some rows out of place, as vec0 hands out rows written again.
+        for _ in 0..60 {
+            let (a, b) = (rng.below(400) as usize, rng.below(400) as usize);
+            rows.swap(a, b);
+        }
+        let shuffled = build(&rows);
+        assert_eq!(shuffled.len(), 400);
+        assert_eq!(shuffled.ids, in_order.ids);
+        assert_eq!(shuffled.bits, in_order.bits);
+        let stored: HashMap<i64, Vec<u8>> = rows.into_iter().collect();
+        let query = rng.vector(96);
+        assert_eq!(
+            shuffled.nearest(&query, 25),
+            brute_force(&stored, &query, 25)
+        );
+    }
+
+    #[test]
+    fn removing_most_facts_gives_the_memory_back() {
+        let mut index = BitIndex::new(768);
+        for id in 0..10_000 {
+            index.put(id, &[if id % 2 == 0 { 1.0 } else { -1.0 }; 768]);
+        }
+        let full = index.resident_bytes();
+        assert!(full >= 10_000 * 96, "{full} bytes");
+        for id in 0..9_000 {
+            index.remove(id);
+        }
+        assert_eq!(index.len(), 1_000);
+        assert!(
+            index.resident_bytes() < full / 4,
+            "{} bytes",
+            index.resident_bytes()
+        );
+        assert_eq!(index.nearest(&[1.0; 768], 3), vec![9_000, 9_002, 9_004]);
     }
 
     #[test]

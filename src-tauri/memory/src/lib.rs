@@ -3,6 +3,7 @@
 //! person's own words, summaries of past chats, and the notes files (SOUL.md, USER.md,
 //! MEMORY.md and the daily notes). Depends on the core and the model layer only.
 
+pub mod bit_cache;
 pub mod bits;
 pub mod chat;
 pub mod decide;
