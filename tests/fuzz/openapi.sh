@@ -3,8 +3,8 @@
 # `sentient serve` on loopback (with the token) and fails on any 5xx, any status the document does
 # not list, and any answer that does not match its documented schema. Every operation runs except
 # the model download, saving settings, adding tool servers and connecting apps
-# (tests/fuzz/schemathesis.toml says why). Bounded by
-# FUZZ_EXAMPLES per operation and FUZZ_SECONDS in all.
+# (tests/fuzz/schemathesis.toml says why); it prints how many ran and fails when fewer did
+# (tests/fuzz/coverage.py). Bounded by FUZZ_EXAMPLES per operation and FUZZ_SECONDS in all.
 # Run it inside the test keychain (tests/setup/with-keyring.sh), as the test command does, so the
 # secrets routes reach a real Secret Service.
 #
@@ -67,7 +67,15 @@ ST="$(cd "$(dirname "$ST")" && pwd)/$(basename "$ST")"
   --max-time "$SECONDS_BUDGET" \
   --request-timeout 60 \
   --generation-deterministic \
+  --report json --report-json-path "$scratch/report.json" \
   --no-color) || status=$?
+# How many operations ran against how many should have; fails the step when some never ran.
+if [ -s "$scratch/report.json" ]; then
+  "$(dirname "$ST")/python3" tests/fuzz/coverage.py "$scratch/openapi.json" "$config" "$scratch/report.json" || status=1
+else
+  echo "schemathesis wrote no report, so the operations that ran can't be counted." >&2
+  status=1
+fi
 if [ "$status" -ne 0 ]; then
   echo "The engine's log around the run:" >&2
   tail -n 40 "$scratch/engine.log" >&2
