@@ -203,10 +203,10 @@ const MAX_METHODS: usize = 40;
 
 /// Crates (folders under src-tauri) whose types are held to [`MAX_METHODS`]. Add a crate once
 /// its split has landed.
-const CAPPED_METHODS: &[&str] = &["tasks"];
+const CAPPED_METHODS: &[&str] = &["tasks", "integrations"];
 
 /// Crates (folders under src-tauri) whose files may not import each other in a circle.
-const NO_FILE_CIRCLES: &[&str] = &["tasks"];
+const NO_FILE_CIRCLES: &[&str] = &["tasks", "memory", "agent", "integrations"];
 
 /// Types allowed more than [`MAX_METHODS`] methods: `(crate, type, why)`.
 const METHOD_EXCEPTIONS: &[(&str, &str, &str)] = &[];
@@ -331,6 +331,9 @@ fn module_of(src: &Path, file: &Path) -> String {
 /// The paths a file names from its own crate: `crate::a::b`, `super::c` and each item of
 /// `crate::{a::X, b}`, as segments (`super` resolved against `module`).
 fn crate_paths(module: &str, text: &str) -> Vec<Vec<String>> {
+    // A file's tests sit in a `#[cfg(test)] mod tests` one level down, where `super::` is the file
+    // itself: they end what is read (the project keeps them last).
+    let text = text.split("\n#[cfg(test)]").next().unwrap_or(text);
     let code: String = text.lines().map(|l| format!("{}\n", code_of(l))).collect();
     let mut paths = Vec::new();
     for base in ["crate::", "super::"] {
@@ -530,7 +533,11 @@ fn the_shape_checks_find_what_they_look_for() {
     );
     write("a/inner.rs", "use super::super::c;\n");
     write("b.rs", "use crate::{a::A, Leaf};\n");
-    write("c.rs", "pub struct Leaf;\n");
+    // A file's own tests may use anything: they are not the file's imports.
+    write(
+        "c.rs",
+        "pub struct Leaf;\n\n#[cfg(test)]\nmod tests {\n    use super::*;\n    use crate::b::B;\n}\n",
+    );
     let graph = import_graph(&src);
     let set = |names: &[&str]| -> std::collections::BTreeSet<String> {
         names.iter().map(|n| (*n).to_owned()).collect()
@@ -538,6 +545,7 @@ fn the_shape_checks_find_what_they_look_for() {
     assert_eq!(graph["a"], set(&["b"]));
     assert_eq!(graph["a::inner"], set(&["c"]));
     assert_eq!(graph["b"], set(&["a", "c"]));
+    assert_eq!(graph["c"], set(&[]));
     assert_eq!(circles(&graph), [vec!["a".to_owned(), "b".to_owned()]]);
 
     let many: String = (0..41)
