@@ -6,8 +6,8 @@ use tauri::AppHandle;
 use tauri_plugin_autostart::ManagerExt;
 
 pub fn follow_setting(app: AppHandle, engine: Engine) {
-    let mut settings = engine.config().watch();
-    let shutdown = engine.shutdown_token();
+    let mut settings = engine.services().config().watch();
+    let shutdown = engine.services().shutdown_token();
     tauri::async_runtime::spawn(async move {
         loop {
             let wanted = settings.borrow_and_update().ui.launch_at_login;

@@ -58,8 +58,8 @@ enum Ended {
 
 /// The connection loop: connect, serve, and after a drop connect again (1 s, 2 s, 4 s … 30 s).
 pub async fn run(engine: Engine, screen: Arc<dyn Screen>) {
-    let shutdown = engine.shutdown_token();
-    let mut settings = engine.config().watch();
+    let shutdown = engine.services().shutdown_token();
+    let mut settings = engine.services().config().watch();
     let mut failures: u32 = 0;
     loop {
         // The device settings this attempt ran under: a change while connecting or connected
@@ -107,8 +107,9 @@ pub async fn run(engine: Engine, screen: Arc<dyn Screen>) {
 
 /// The node socket on the engine's own gateway, authenticated with the gateway token.
 fn socket_url(engine: &Engine) -> String {
-    let base = engine.url().replacen("http://", "ws://", 1);
+    let base = engine.services().url().replacen("http://", "ws://", 1);
     let token: String = engine
+        .services()
         .token()
         .bytes()
         .map(|b| {
@@ -136,7 +137,7 @@ fn hello(capabilities: &[&str]) -> Value {
 }
 
 async fn connect_once(engine: &Engine, screen: Arc<dyn Screen>, failures: &mut u32) -> Ended {
-    let shutdown = engine.shutdown_token();
+    let shutdown = engine.services().shutdown_token();
     let probe = screen.clone();
     let unavailable = tokio::task::spawn_blocking(move || probe.unavailable())
         .await
@@ -369,7 +370,7 @@ mod tests {
     async fn until_online(engine: &Engine, capabilities: &[&str]) {
         tokio::time::timeout(Duration::from_secs(20), async {
             loop {
-                if let Ok(node) = engine.devices().get("desktop").await
+                if let Ok(node) = engine.services().devices().get("desktop").await
                     && node.online
                     && node.capabilities == capabilities
                 {
@@ -384,6 +385,7 @@ mod tests {
 
     async fn capture(engine: &Engine) -> Value {
         let reply = engine
+            .services()
             .devices()
             .invoke(
                 "desktop",
@@ -404,7 +406,12 @@ mod tests {
         tauri::async_runtime::block_on(async {
             start(engine.clone(), screen.clone());
             until_online(&engine, &[SCREEN_CAPTURE]).await;
-            let node = engine.devices().get("desktop").await.expect("node");
+            let node = engine
+                .services()
+                .devices()
+                .get("desktop")
+                .await
+                .expect("node");
             assert_eq!(node.kind, "desktop");
             assert_eq!(node.name, "This computer");
 
@@ -419,6 +426,7 @@ mod tests {
 
             // Something the desktop doesn't offer is refused by the engine without asking it.
             let other = engine
+                .services()
                 .devices()
                 .invoke(
                     "desktop",
@@ -438,6 +446,7 @@ mod tests {
             let mut patch = serde_json::Map::new();
             patch.insert("nodes".into(), json!({"allow_desktop_screen": false}));
             engine
+                .services()
                 .config()
                 .patch(Value::Object(patch))
                 .await
@@ -447,7 +456,7 @@ mod tests {
             assert_eq!(reply["code"], "not_allowed");
             assert_eq!(screen.captures.load(Ordering::SeqCst), 1);
         });
-        tauri::async_runtime::block_on(engine.shutdown());
+        tauri::async_runtime::block_on(engine.services().shutdown());
     }
 
     #[test]
@@ -461,7 +470,7 @@ mod tests {
             assert_eq!(reply["code"], "unsupported");
             assert_eq!(screen.captures.load(Ordering::SeqCst), 0);
         });
-        tauri::async_runtime::block_on(engine.shutdown());
+        tauri::async_runtime::block_on(engine.services().shutdown());
     }
 
     #[test]
@@ -475,16 +484,19 @@ mod tests {
             let mut patch = serde_json::Map::new();
             patch.insert("nodes".into(), json!({"enabled": false}));
             engine
+                .services()
                 .config()
                 .patch(Value::Object(patch))
                 .await
                 .expect("patch");
             // The live connection is kicked by a replacement attempt that is refused.
             engine
+                .services()
                 .devices()
                 .close_door(sentient_engine::devices::Door::Local);
             tokio::time::timeout(Duration::from_secs(10), async {
                 while engine
+                    .services()
                     .devices()
                     .get("desktop")
                     .await
@@ -498,13 +510,14 @@ mod tests {
             let mut patch = serde_json::Map::new();
             patch.insert("nodes".into(), json!({"enabled": true}));
             engine
+                .services()
                 .config()
                 .patch(Value::Object(patch))
                 .await
                 .expect("patch");
             until_online(&engine, &[SCREEN_CAPTURE]).await;
         });
-        tauri::async_runtime::block_on(engine.shutdown());
+        tauri::async_runtime::block_on(engine.services().shutdown());
     }
 
     #[test]
@@ -513,10 +526,10 @@ mod tests {
         let url = socket_url(&engine);
         assert!(url.starts_with("ws://127.0.0.1:"), "{url}");
         assert!(
-            url.ends_with(&format!("/ws/node?token={}", engine.token())),
+            url.ends_with(&format!("/ws/node?token={}", engine.services().token())),
             "{url}"
         );
-        tauri::async_runtime::block_on(engine.shutdown());
+        tauri::async_runtime::block_on(engine.services().shutdown());
     }
 
     #[test]

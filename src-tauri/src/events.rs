@@ -18,8 +18,8 @@ where
     R: Runtime,
     P: Fn(&AppHandle<R>, Notification) + Send + Sync + 'static,
 {
-    let mut events = engine.bus().subscribe();
-    let shutdown = engine.shutdown_token();
+    let mut events = engine.services().bus().subscribe();
+    let shutdown = engine.services().shutdown_token();
     tauri::async_runtime::spawn(async move {
         loop {
             let envelope = tokio::select! {
@@ -119,7 +119,7 @@ mod tests {
             seen.lock().expect("lock").push(n.title);
         });
 
-        engine.bus().publish(DomainEvent::ConfigUpdated {
+        engine.services().bus().publish(DomainEvent::ConfigUpdated {
             sections: vec!["ui".into()],
         });
         let got = rx
@@ -130,6 +130,7 @@ mod tests {
         assert!(got["ts"].is_string());
 
         engine
+            .services()
             .bus()
             .publish(DomainEvent::NotificationNew(notification()));
         let got = rx
@@ -142,6 +143,6 @@ mod tests {
             *popped.lock().expect("lock"),
             vec!["Morning news needs your answer".to_owned()]
         );
-        tauri::async_runtime::block_on(engine.shutdown());
+        tauri::async_runtime::block_on(engine.services().shutdown());
     }
 }

@@ -40,7 +40,7 @@ pub fn stop_from_hotkey<R: Runtime>(app: &AppHandle<R>) {
         return;
     };
     tauri::async_runtime::spawn(async move {
-        if let Err(error) = engine.stop().stop_all(Some("hotkey")).await {
+        if let Err(error) = engine.services().stop().stop_all(Some("hotkey")).await {
             tracing::error!(%error, "hotkey stop failed");
         }
     });
@@ -71,7 +71,7 @@ mod tests {
     #[test]
     fn the_hotkey_only_stops_even_when_pressed_twice() {
         let (_home, engine, app) = engine_and_app();
-        let mut events = engine.bus().subscribe();
+        let mut events = engine.services().bus().subscribe();
         for _ in 0..2 {
             stop_from_hotkey(app.handle());
             let state = next_stop_state(&mut events);
@@ -79,6 +79,6 @@ mod tests {
             assert!(state.stopped);
             assert_eq!(state.source.as_deref(), Some("hotkey"));
         }
-        tauri::async_runtime::block_on(engine.shutdown());
+        tauri::async_runtime::block_on(engine.services().shutdown());
     }
 }

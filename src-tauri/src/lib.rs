@@ -90,7 +90,7 @@ pub fn run() {
                 let to_tray = window
                     .app_handle()
                     .try_state::<Engine>()
-                    .is_some_and(|engine| engine.config().current().ui.minimize_to_tray);
+                    .is_some_and(|engine| engine.services().config().current().ui.minimize_to_tray);
                 if to_tray {
                     api.prevent_close();
                     let _ = window.hide();
@@ -111,7 +111,7 @@ pub fn run() {
         if let RunEvent::Exit = event
             && let Some(engine) = handle.try_state::<Engine>()
         {
-            tauri::async_runtime::block_on(engine.shutdown());
+            tauri::async_runtime::block_on(engine.services().shutdown());
         }
     });
 }
@@ -120,10 +120,10 @@ pub fn run() {
 fn announce_ready(engine: &Engine) {
     use std::io::Write;
     let ready = serde_json::json!({
-        "url": engine.url(),
-        "token": engine.token(),
-        "home": engine.home().root().display().to_string(),
-        "web_url": engine.web_url(),
+        "url": engine.services().url(),
+        "token": engine.services().token(),
+        "home": engine.services().home().root().display().to_string(),
+        "web_url": engine.services().web_url(),
     });
     let mut stdout = std::io::stdout().lock();
     let _ = writeln!(stdout, "{ready}");

@@ -24,6 +24,7 @@ fn tooltip_text(unread: u32) -> String {
 /// How many notifications are unread in the whole feed (0 when the feed can't be read).
 async fn unread_count(engine: &Engine) -> u32 {
     match engine
+        .services()
         .notifications()
         .list_notifications(Some(1), true)
         .await
@@ -52,7 +53,7 @@ pub fn build(app: &AppHandle, engine: &Engine) -> tauri::Result<()> {
     let stop = MenuItem::with_id(
         app,
         "stop",
-        stop_label(engine.stop().is_stopped()),
+        stop_label(engine.services().stop().is_stopped()),
         true,
         None::<&str>,
     )?;
@@ -74,8 +75,8 @@ pub fn build(app: &AppHandle, engine: &Engine) -> tauri::Result<()> {
 
     // Keep the label in step with every change (window, hotkey, devices, the API), and the
     // tooltip with the unread count.
-    let mut events = engine.bus().subscribe();
-    let shutdown = engine.shutdown_token();
+    let mut events = engine.services().bus().subscribe();
+    let shutdown = engine.services().shutdown_token();
     let engine = engine.clone();
     tauri::async_runtime::spawn(async move {
         let _ = tray.set_tooltip(Some(tooltip_text(unread_count(&engine).await)));
@@ -106,10 +107,20 @@ pub fn toggle_stop<R: Runtime>(app: &AppHandle<R>) {
         return;
     };
     tauri::async_runtime::spawn(async move {
-        let result = if engine.stop().is_stopped() {
-            engine.stop().resume(Some("tray")).await.map(|_| ())
+        let result = if engine.services().stop().is_stopped() {
+            engine
+                .services()
+                .stop()
+                .resume(Some("tray"))
+                .await
+                .map(|_| ())
         } else {
-            engine.stop().stop_all(Some("tray")).await.map(|_| ())
+            engine
+                .services()
+                .stop()
+                .stop_all(Some("tray"))
+                .await
+                .map(|_| ())
         };
         if let Err(error) = result {
             tracing::error!(%error, "tray stop/resume failed");
@@ -140,6 +151,7 @@ mod tests {
             let mut ids = Vec::new();
             for title in ["One", "Two"] {
                 let n = engine
+                    .services()
                     .notifications()
                     .notify(NewNotification {
                         kind: "info".into(),
@@ -152,18 +164,20 @@ mod tests {
             }
             assert_eq!(unread_count(&engine).await, 2);
             engine
+                .services()
                 .notifications()
                 .read_notification(&ids[0])
                 .await
                 .expect("read");
             assert_eq!(unread_count(&engine).await, 1);
             engine
+                .services()
                 .notifications()
                 .read_all_notifications()
                 .await
                 .expect("read all");
             assert_eq!(unread_count(&engine).await, 0);
-            engine.shutdown().await;
+            engine.services().shutdown().await;
         });
     }
 
@@ -181,7 +195,7 @@ mod tests {
     #[test]
     fn the_tray_item_stops_then_resumes_with_source_tray() {
         let (_home, engine, app) = engine_and_app();
-        let mut events = engine.bus().subscribe();
+        let mut events = engine.services().bus().subscribe();
         toggle_stop(app.handle());
         let stopped = next_stop_state(&mut events);
         assert!(stopped.stopped);
@@ -190,7 +204,7 @@ mod tests {
         let resumed = next_stop_state(&mut events);
         assert!(!resumed.stopped);
         assert_eq!(resumed.source.as_deref(), Some("tray"));
-        tauri::async_runtime::block_on(engine.shutdown());
+        tauri::async_runtime::block_on(engine.services().shutdown());
     }
 
     #[test]

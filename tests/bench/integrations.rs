@@ -97,8 +97,12 @@ async fn stdio_overhead() -> Result<()> {
         )
         .await?;
     ensure!(status == 200 && server["status"] == "connected", "{server}");
-    let tools = t.engine.agent().tools().clone();
-    let ctx = ToolCtx::new(t.engine.home().clone(), reqwest::Client::new(), "bench");
+    let tools = t.engine.services().agent().tools().clone();
+    let ctx = ToolCtx::new(
+        t.engine.services().home().clone(),
+        reqwest::Client::new(),
+        "bench",
+    );
     let mut times = Vec::with_capacity(CALLS);
     for i in 0..CALLS {
         let started = Instant::now();

@@ -95,6 +95,7 @@ async fn main() -> anyhow::Result<()> {
         let started = Instant::now();
         let mut first = None;
         t.engine
+            .services()
             .llm()
             .stream(req, &opts, &mut |chunk| {
                 if first.is_none() && matches!(chunk, Chunk::Text(_)) {
@@ -153,7 +154,12 @@ async fn main() -> anyhow::Result<()> {
             repeat_nudge: true,
         };
         let started = Instant::now();
-        let result = t.engine.agent().run_loop(input, &mut |_| {}).await;
+        let result = t
+            .engine
+            .services()
+            .agent()
+            .run_loop(input, &mut |_| {})
+            .await;
         let through_loop = started.elapsed();
         anyhow::ensure!(
             result.text == "done",

@@ -35,7 +35,7 @@ fn ms(d: Duration) -> String {
 }
 
 fn recurring(t: &TestEngine, i: usize, next: DateTime<Utc>) -> Result<TaskRecord> {
-    let now = t.engine.clock().now();
+    let now = t.engine.services().clock().now();
     let time = format!("{:02}:{:02}", (i / 60) % 24, i % 60);
     let schedule = parse_schedule(
         &json!({"type": "recurring", "frequency": "daily", "time": time, "timezone": "Europe/Berlin"}),
@@ -93,7 +93,7 @@ async fn tick(t: &TestEngine) -> Result<(Duration, usize)> {
     let started = t
         .engine
         .tasks()
-        .scheduler_tick(t.engine.clock().now())
+        .scheduler_tick(t.engine.services().clock().now())
         .await
         .map_err(|e| anyhow::anyhow!(e.message()))?;
     Ok((start.elapsed(), started.len()))
@@ -132,7 +132,7 @@ async fn main() -> Result<()> {
     ensure!(code == 200, "{body}");
 
     // 10,000 active daily tasks, none due for the next hour.
-    let now = t.engine.clock().now();
+    let now = t.engine.services().clock().now();
     let filling = Instant::now();
     for i in 0..TASKS {
         let next = now + chrono::Duration::hours(1) + chrono::Duration::seconds(i as i64 * 7);
@@ -166,7 +166,7 @@ async fn main() -> Result<()> {
     let mut n = TASKS;
     for _ in 0..DUE_BATCHES {
         idle(&t).await?;
-        let due = t.engine.clock().now() - chrono::Duration::seconds(1);
+        let due = t.engine.services().clock().now() - chrono::Duration::seconds(1);
         for _ in 0..DUE_PER_BATCH {
             insert(&t, &recurring(&t, n, due)?).await?;
             n += 1;
@@ -186,7 +186,7 @@ async fn main() -> Result<()> {
 
     // From due time to run row, with the scheduler left to itself: tasks fall due every
     // 250 ms; the scheduler sleeps until the next due time instead of a whole tick.
-    let first = t.engine.clock().now() + chrono::Duration::seconds(2);
+    let first = t.engine.services().clock().now() + chrono::Duration::seconds(2);
     let mut timed = Vec::new();
     for k in 0..TIMED_STARTS {
         let due = first + chrono::Duration::milliseconds(250 * k as i64);

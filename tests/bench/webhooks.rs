@@ -104,17 +104,19 @@ fn report(name: &str, outcome: &Outcome, stored: usize) {
 async fn sentient() -> Result<Outcome> {
     let t = TestEngine::start().await?;
     t.engine
+        .services()
         .config()
         .patch(json!({"integrations": {"webhook_rate_limit_per_minute": 0}}))
         .await?;
     let hook = t
         .engine
+        .services()
         .hooks()
         .store()
-        .create("bench", &t.engine.url())
+        .create("bench", &t.engine.services().url())
         .await?;
     // Count what is published, as a listener would.
-    let mut rx = t.engine.bus().subscribe();
+    let mut rx = t.engine.services().bus().subscribe();
     let published = Arc::new(std::sync::atomic::AtomicUsize::new(0));
     let counter = published.clone();
     let listener = tokio::spawn(async move {

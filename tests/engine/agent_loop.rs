@@ -76,6 +76,7 @@ async fn run(
     };
     let result = t
         .engine
+        .services()
         .agent()
         .run_loop(input, &mut |e| events.push(e))
         .await;

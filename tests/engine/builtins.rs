@@ -462,7 +462,7 @@ async fn stand() -> Result<Stand> {
 impl Stand {
     /// Runs one tool as the agent would: `(is_error, value)`.
     async fn call(&self, tool: &str, args: Value) -> (bool, Value) {
-        let agent = self.t.engine.agent();
+        let agent = self.t.engine.services().agent();
         let ctx = agent.tool_ctx(format!("call-{tool}"));
         let result = agent.tools().invoke(tool, args, &ctx, 16_000).await;
         (result.is_error, result.value)
@@ -560,7 +560,7 @@ async fn weather_comes_in_the_users_units_and_the_places_time_zone_and_is_kept_t
         "the cache should answer"
     );
     let kept: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM builtin_cache")
-        .fetch_one(s.t.engine.store().pool())
+        .fetch_one(s.t.engine.services().store().pool())
         .await?;
     assert!(kept >= 3, "{kept} answers kept");
     s.t.stop().await;
@@ -795,7 +795,7 @@ async fn the_integrations_page_lists_the_built_ins_connected_and_the_keyed_alter
         assert_eq!(keyed["tools"], json!([]));
     }
     // Which tools say their output is someone else's text (contract section 10).
-    let tools = s.t.engine.agent().tools().clone();
+    let tools = s.t.engine.services().agent().tools().clone();
     let untrusted = |name: &str| tools.get(name).map(|t| t.def().untrusted_output);
     assert_eq!(untrusted("weather_forecast"), Some(false));
     assert_eq!(untrusted("charts_create"), Some(false));
@@ -930,9 +930,17 @@ async fn a_keyed_alternative_is_checked_takes_over_and_falls_back_when_it_fails(
             .post("/api/integrations/accuweather/disconnect", json!({}))
             .await?;
     assert_eq!(status, 200);
-    assert_eq!(s.t.engine.secrets().get("accuweather").await?, None);
     assert_eq!(
-        s.t.engine.secrets().get("google_cse").await?.as_deref(),
+        s.t.engine.services().secrets().get("accuweather").await?,
+        None
+    );
+    assert_eq!(
+        s.t.engine
+            .services()
+            .secrets()
+            .get("google_cse")
+            .await?
+            .as_deref(),
         Some(GOOD_KEY)
     );
     let after = s.ok("weather_current", json!({"location": "Austin"})).await;

@@ -363,12 +363,23 @@ async fn stop_everything_drops_queued_messages_and_unsent_steers() -> Result<()>
     .await?;
     // Wait until the queued turn is waiting behind the reply.
     for _ in 0..400 {
-        if t.engine.stop().running_jobs("queued chat message") == 1 {
+        if t.engine
+            .services()
+            .stop()
+            .running_jobs("queued chat message")
+            == 1
+        {
             break;
         }
         tokio::time::sleep(std::time::Duration::from_millis(10)).await;
     }
-    assert_eq!(t.engine.stop().running_jobs("queued chat message"), 1);
+    assert_eq!(
+        t.engine
+            .services()
+            .stop()
+            .running_jobs("queued chat message"),
+        1
+    );
     let (status, _) = t
         .client
         .post("/api/stop-all", json!({"source": "desktop"}))
@@ -469,12 +480,23 @@ async fn a_message_with_attachments_waits_for_the_running_reply_and_http_steers(
     )
     .await?;
     for _ in 0..400 {
-        if t.engine.stop().running_jobs("queued chat message") == 1 {
+        if t.engine
+            .services()
+            .stop()
+            .running_jobs("queued chat message")
+            == 1
+        {
             break;
         }
         tokio::time::sleep(std::time::Duration::from_millis(10)).await;
     }
-    assert_eq!(t.engine.stop().running_jobs("queued chat message"), 1);
+    assert_eq!(
+        t.engine
+            .services()
+            .stop()
+            .running_jobs("queued chat message"),
+        1
+    );
     assert_eq!(server.requests_to("/api/chat").len(), 1);
     ws.send_json(json!({"type": "approval.respond", "approval_id": question["approval_id"], "decision": "allow"})).await?;
     let events = until_done(&mut ws, 2).await?;
@@ -544,7 +566,7 @@ async fn a_long_chat_is_summarized_and_replies_read_the_summary() -> Result<()> 
         )
         .await?;
     let flushed = std::sync::Arc::new(Recorder(std::sync::Mutex::new(Vec::new())));
-    t.engine.agent().add_flush_hook(flushed.clone());
+    t.engine.services().agent().add_flush_hook(flushed.clone());
     let mut ws = t.ws().await?;
     let mut sid = Value::Null;
     for n in 1..=6 {
@@ -584,6 +606,7 @@ async fn a_long_chat_is_summarized_and_replies_read_the_summary() -> Result<()> 
         loop {
             let (summary, _) = t
                 .engine
+                .services()
                 .sessions()
                 .summary(sid.as_str().unwrap_or_default())
                 .await?;

@@ -121,6 +121,7 @@ async fn a_never_from_chat_is_proposed_asks_first_and_accept_saves_the_rule() ->
     assert_eq!(p["message_id"], rows[0]["id"]);
     assert!(
         t.engine
+            .services()
             .agent()
             .chat_rule_keys(&sid)
             .await
@@ -149,7 +150,14 @@ async fn a_never_from_chat_is_proposed_asks_first_and_accept_saves_the_rule() ->
     assert_eq!(origin["said"], "Never write to my files");
     assert_eq!(origin["session_id"], sid.as_str());
     assert!(origin["at"].as_str().is_some_and(|a| !a.is_empty()));
-    assert!(t.engine.agent().chat_rule_keys(&sid).await.is_empty());
+    assert!(
+        t.engine
+            .services()
+            .agent()
+            .chat_rule_keys(&sid)
+            .await
+            .is_empty()
+    );
 
     // Answered once: 409; unknown: 404; other decisions: 422.
     let (status, body) = t
@@ -250,6 +258,7 @@ async fn a_condition_makes_the_rule_ask_and_decline_saves_nothing() -> Result<()
     let (_, before) = t.client.get("/api/config").await?;
     let message = t
         .engine
+        .services()
         .sessions()
         .append(
             &sid,
@@ -266,6 +275,7 @@ async fn a_condition_makes_the_rule_ask_and_decline_saves_nothing() -> Result<()
     ));
     let proposal = t
         .engine
+        .services()
         .agent()
         .check_chat_rules(&sid, &message.id, &message.content)
         .await
@@ -279,6 +289,7 @@ async fn a_condition_makes_the_rule_ask_and_decline_saves_nothing() -> Result<()
     );
     assert!(
         t.engine
+            .services()
             .agent()
             .chat_rule_keys(&sid)
             .await
@@ -291,13 +302,14 @@ async fn a_condition_makes_the_rule_ask_and_decline_saves_nothing() -> Result<()
     ));
     assert_eq!(
         t.engine
+            .services()
             .agent()
             .check_chat_rules(&sid, &message.id, &message.content)
             .await,
         None
     );
 
-    let mut events = t.engine.bus().subscribe();
+    let mut events = t.engine.services().bus().subscribe();
     let (status, declined) = t
         .client
         .post(
@@ -316,7 +328,14 @@ async fn a_condition_makes_the_rule_ask_and_decline_saves_nothing() -> Result<()
         json!({}),
         "decline saves nothing"
     );
-    assert!(t.engine.agent().chat_rule_keys(&sid).await.is_empty());
+    assert!(
+        t.engine
+            .services()
+            .agent()
+            .chat_rule_keys(&sid)
+            .await
+            .is_empty()
+    );
     let (_, listed) = t
         .client
         .get(&format!(
@@ -340,7 +359,11 @@ async fn messages_without_a_trigger_or_a_matching_tool_never_call_a_model() -> R
         "Never go to the moon",
     ] {
         assert_eq!(
-            t.engine.agent().check_chat_rules(&sid, "m1", text).await,
+            t.engine
+                .services()
+                .agent()
+                .check_chat_rules(&sid, "m1", text)
+                .await,
             None
         );
     }
@@ -350,6 +373,7 @@ async fn messages_without_a_trigger_or_a_matching_tool_never_call_a_model() -> R
     ));
     assert_eq!(
         t.engine
+            .services()
             .agent()
             .check_chat_rules(&sid, "m2", "never read my files")
             .await,
@@ -370,25 +394,26 @@ async fn a_slow_check_finishes_in_the_background_and_its_tools_ask_meanwhile() -
     let server = ScriptedModel::start().await;
     let t = engine(&server).await?;
     let sid = chat(&t).await?;
-    let mut events = t.engine.bus().subscribe();
+    let mut events = t.engine.services().bus().subscribe();
     server.push(
         Reply::text(r#"{"keys": ["files_read"], "rule": "never"}"#)
             .chunk_delay(Duration::from_millis(200)),
     );
     let waited = t
         .engine
+        .services()
         .agent()
         .check_chat_rules_within(&sid, "m1", "never read my files", Duration::from_millis(20))
         .await;
     assert_eq!(waited, None);
     // Still weighing: its candidate tools ask first in this chat.
-    let weighing = t.engine.agent().chat_rule_keys(&sid).await;
+    let weighing = t.engine.services().agent().chat_rule_keys(&sid).await;
     assert!(weighing.contains("files_read"), "{weighing:?}");
     let wire = next_of(&mut events, "rule_proposal.updated").await?;
     assert_eq!(wire["data"]["keys"], json!(["files_read"]));
     // Done weighing: only the proposal's own keys ask now.
     assert_eq!(
-        t.engine.agent().chat_rule_keys(&sid).await,
+        t.engine.services().agent().chat_rule_keys(&sid).await,
         ["files_read".to_owned()].into()
     );
     // Deleting the chat deletes its proposals.

@@ -115,7 +115,7 @@ async fn invalid_settings_answer_422_with_loc_and_change_nothing() -> anyhow::Re
 async fn saving_publishes_config_updated_and_applies_live() -> anyhow::Result<()> {
     let t = TestEngine::start().await?;
     let mut ws = t.ws().await?;
-    let mut watcher = t.engine.config().watch();
+    let mut watcher = t.engine.services().config().watch();
     let (status, _) = t
         .client
         .patch("/api/config", json!({"assistant": {"name": "Jarvis"}}))
@@ -129,7 +129,7 @@ async fn saving_publishes_config_updated_and_applies_live() -> anyhow::Result<()
     assert_eq!(watcher.borrow_and_update().assistant.name, "Jarvis");
     // New sockets greet with the new name at once.
     let mut fresh =
-        sentient_e2e::WsClient::connect(&t.engine.url(), Some(t.client.token())).await?;
+        sentient_e2e::WsClient::connect(&t.engine.services().url(), Some(t.client.token())).await?;
     assert_eq!(fresh.next_json().await?["assistant"], "Jarvis");
     t.stop().await;
     Ok(())

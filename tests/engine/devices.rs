@@ -34,6 +34,7 @@ fn free_port() -> Result<u16> {
 async fn lan_on(t: &TestEngine) -> Result<(u16, String)> {
     let port = free_port()?;
     t.engine
+        .services()
         .config()
         .patch(json!({"nodes": {"lan_enabled": true, "lan_port": port, "mdns_enabled": false}}))
         .await?;
@@ -72,7 +73,7 @@ async fn lan_socket(port: u16, fingerprint: &str) -> Result<Socket> {
 }
 
 async fn gateway_socket(t: &TestEngine, query: &str) -> Result<Socket> {
-    let base = t.engine.url().replace("http://", "ws://");
+    let base = t.engine.services().url().replace("http://", "ws://");
     connect(&format!("{base}/ws/node{query}"), None).await
 }
 
@@ -207,7 +208,7 @@ async fn a_device_pairs_over_pinned_tls_and_its_token_works_after_a_restart() ->
     assert!(lan_socket(port, &wrong).await.is_err());
 
     let mut ws = lan_socket(port, &fingerprint).await?;
-    let mut events = t.engine.bus().subscribe();
+    let mut events = t.engine.services().bus().subscribe();
     say(
         &mut ws,
         hello(
@@ -255,7 +256,7 @@ async fn a_device_pairs_over_pinned_tls_and_its_token_works_after_a_restart() ->
 
     // Only the token's hash is kept.
     drop(ws);
-    t.engine.shutdown().await;
+    t.engine.services().shutdown().await;
     let db = std::fs::read(home.join("sentient.db"))?;
     let wal = std::fs::read(home.join("sentient.db-wal")).unwrap_or_default();
     let needle = token.as_bytes();
@@ -282,7 +283,7 @@ async fn a_device_pairs_over_pinned_tls_and_its_token_works_after_a_restart() ->
         welcome.get("token").is_none(),
         "a token only on first pairing"
     );
-    t.engine.shutdown().await;
+    t.engine.services().shutdown().await;
     Ok(())
 }
 
@@ -347,7 +348,7 @@ async fn every_refusal_has_its_code_and_close_code() -> Result<()> {
     assert_eq!(close_code(&mut first).await?, 4409);
 
     // Revoked: removing the device closes it, and its token is refused as revoked.
-    let mut events = t.engine.bus().subscribe();
+    let mut events = t.engine.services().bus().subscribe();
     let (status, _) = send(
         t.client
             .request(Method::DELETE, &format!("/api/nodes/{node_id}")),
@@ -401,6 +402,7 @@ async fn every_refusal_has_its_code_and_close_code() -> Result<()> {
 
     // Devices turned off: disabled, 4403.
     t.engine
+        .services()
         .config()
         .patch(json!({"nodes": {"enabled": false}}))
         .await?;
@@ -408,7 +410,7 @@ async fn every_refusal_has_its_code_and_close_code() -> Result<()> {
     say(&mut ws, hello("Phone", &[], json!({"token": token}))).await?;
     assert_eq!(next_json(&mut ws).await?["code"], "disabled");
     assert_eq!(close_code(&mut ws).await?, 4403);
-    t.engine.shutdown().await;
+    t.engine.services().shutdown().await;
     Ok(())
 }
 
@@ -436,7 +438,7 @@ async fn five_wrong_codes_a_minute_rate_limit_that_address() -> Result<()> {
     let error = next_json(&mut ws).await?;
     assert_eq!(error["code"], "rate_limited", "{error}");
     assert_eq!(close_code(&mut ws).await?, 4429);
-    t.engine.shutdown().await;
+    t.engine.services().shutdown().await;
     Ok(())
 }
 
@@ -454,9 +456,9 @@ async fn a_silent_device_is_closed_after_the_idle_timeout_on_the_engines_clock()
     assert_eq!(next_json(&mut ws).await?, json!({"type": "pong", "ts": 7}));
     clock.advance(chrono::Duration::seconds(120));
     // Two idle checks after this point: the second began after the advance, so it saw the time.
-    let checks = t.engine.devices().idle_checks();
+    let checks = t.engine.services().devices().idle_checks();
     eventually("an idle check at the new time", || async {
-        Ok((t.engine.devices().idle_checks() >= checks + 2).then_some(()))
+        Ok((t.engine.services().devices().idle_checks() >= checks + 2).then_some(()))
     })
     .await?;
     say(&mut ws, json!({"type": "ping"})).await?;
@@ -472,7 +474,7 @@ async fn a_silent_device_is_closed_after_the_idle_timeout_on_the_engines_clock()
     })
     .await?;
     assert!(node["connection"].is_null());
-    t.engine.shutdown().await;
+    t.engine.services().shutdown().await;
     Ok(())
 }
 
@@ -619,7 +621,7 @@ async fn invokes_come_back_as_json_a_binary_frame_or_an_upload() -> Result<()> {
         Ok((reply["code"] == "offline").then_some(()))
     })
     .await?;
-    t.engine.shutdown().await;
+    t.engine.services().shutdown().await;
     Ok(())
 }
 
@@ -678,7 +680,7 @@ async fn stop_everything_from_a_device_reaches_every_device_while_one_never_read
         (Some(true), Some("desktop"))
     );
     drop(stuck);
-    t.engine.shutdown().await;
+    t.engine.services().shutdown().await;
     Ok(())
 }
 
@@ -769,6 +771,7 @@ async fn the_lan_listener_serves_only_device_paths_and_refuses_the_gateway_token
 
     // Turning the setting off closes the port, live.
     t.engine
+        .services()
         .config()
         .patch(json!({"nodes": {"lan_enabled": false}}))
         .await?;
@@ -795,7 +798,7 @@ async fn the_lan_listener_serves_only_device_paths_and_refuses_the_gateway_token
             .unwrap_or_default()
             .contains("/node/#code=")
     );
-    t.engine.shutdown().await;
+    t.engine.services().shutdown().await;
     Ok(())
 }
 
@@ -804,6 +807,7 @@ async fn device_tools_are_offered_only_while_a_device_can_use_them() -> Result<(
     let t = TestEngine::start().await?;
     let offered = |t: &TestEngine| -> Vec<String> {
         t.engine
+            .services()
             .tools()
             .offered(&[])
             .into_iter()
@@ -838,6 +842,7 @@ async fn device_tools_are_offered_only_while_a_device_can_use_them() -> Result<(
     // A photo asks first while the setting is on.
     let photo = t
         .engine
+        .services()
         .tools()
         .get("device_take_photo")
         .context("photo tool")?;
@@ -846,6 +851,7 @@ async fn device_tools_are_offered_only_while_a_device_can_use_them() -> Result<(
         sentient_e2e::sentient_engine::tools::Risk::Send
     );
     t.engine
+        .services()
         .config()
         .patch(json!({"nodes": {"camera_requires_approval": false}}))
         .await?;
@@ -884,9 +890,10 @@ async fn device_tools_are_offered_only_while_a_device_can_use_them() -> Result<(
         }
         anyhow::Ok(seen)
     });
-    let ctx = t.engine.agent().tool_ctx("call-1");
+    let ctx = t.engine.services().agent().tool_ctx("call-1");
     let result = t
         .engine
+        .services()
         .tools()
         .invoke(
             "device_notify",
@@ -899,6 +906,7 @@ async fn device_tools_are_offered_only_while_a_device_can_use_them() -> Result<(
     assert_eq!(result.value, json!({"ok": true, "device": "Phone"}));
     let result = t
         .engine
+        .services()
         .tools()
         .invoke(
             "device_take_photo",
@@ -917,6 +925,7 @@ async fn device_tools_are_offered_only_while_a_device_can_use_them() -> Result<(
     assert!(result.value["note"].is_string());
     let result = t
         .engine
+        .services()
         .tools()
         .invoke(
             "device_get_location",
@@ -938,12 +947,14 @@ async fn device_tools_are_offered_only_while_a_device_can_use_them() -> Result<(
     let vision = ScriptedModel::start().await;
     point_models_at(&t, &vision).await?;
     t.engine
+        .services()
         .config()
         .patch(json!({"models": {"vision": "ollama_chat/llava:7b"}}))
         .await?;
     vision.push(Reply::text("A carton of milk on a wooden table."));
     let result = t
         .engine
+        .services()
         .tools()
         .invoke(
             "device_take_photo",
@@ -971,6 +982,7 @@ async fn device_tools_are_offered_only_while_a_device_can_use_them() -> Result<(
     // A device that isn't there is a plain error.
     let result = t
         .engine
+        .services()
         .tools()
         .invoke(
             "device_notify",
@@ -980,7 +992,7 @@ async fn device_tools_are_offered_only_while_a_device_can_use_them() -> Result<(
         )
         .await;
     assert!(result.is_error);
-    t.engine.shutdown().await;
+    t.engine.services().shutdown().await;
     Ok(())
 }
 
@@ -1061,7 +1073,7 @@ async fn the_reference_node_pairs_from_the_link_answers_and_presses_stop() -> Re
         "{said:?}"
     );
     assert!(dir.path().join("token.json").exists());
-    t.engine.shutdown().await;
+    t.engine.services().shutdown().await;
     Ok(())
 }
 
@@ -1071,7 +1083,7 @@ async fn events_state_and_unknown_messages_from_a_device() -> Result<()> {
     let (port, fingerprint) = lan_on(&t).await?;
     let mut ws = lan_socket(port, &fingerprint).await?;
     let (node_id, _) = pair(&t, &mut ws, "Glasses", &["button.events", "battery"]).await?;
-    let mut events = t.engine.bus().subscribe();
+    let mut events = t.engine.services().bus().subscribe();
 
     say(
         &mut ws,
@@ -1127,6 +1139,6 @@ async fn events_state_and_unknown_messages_from_a_device() -> Result<()> {
     })
     .await?;
     assert_eq!(node["battery"], 64);
-    t.engine.shutdown().await;
+    t.engine.services().shutdown().await;
     Ok(())
 }

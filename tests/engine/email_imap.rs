@@ -578,6 +578,7 @@ async fn recent_threads_are_quiet_conversations_with_the_newest_text_only() -> R
         .await?;
     let found = t
         .engine
+        .services()
         .integrations()
         .recent_threads("email_imap", 14, 3, 40)
         .await?;

@@ -180,6 +180,7 @@ async fn bootstrap_reports_only_what_is_built() -> anyhow::Result<()> {
         .await?;
     assert_eq!(status, 200);
     t.engine
+        .services()
         .notifications()
         .notify(
             sentient_e2e::sentient_engine::notifications::NewNotification {

@@ -502,6 +502,7 @@ async fn gmail_and_calendar_sign_in_once_sync_their_changes_and_run_their_tools(
     // What follow-ups and proactivity read.
     let quiet = t
         .engine
+        .services()
         .integrations()
         .recent_threads("gmail", 14, 0, 40)
         .await?;
@@ -511,6 +512,7 @@ async fn gmail_and_calendar_sign_in_once_sync_their_changes_and_run_their_tools(
     assert_eq!(quiet.threads[0]["messages"][0]["from_me"], false);
     let busy = t
         .engine
+        .services()
         .integrations()
         .recent_threads("gmail", 14, 3, 40)
         .await?;
@@ -518,11 +520,17 @@ async fn gmail_and_calendar_sign_in_once_sync_their_changes_and_run_their_tools(
         busy.threads.is_empty(),
         "a thread newer than the idle cutoff is left out"
     );
-    let polled = t.engine.integrations().poll_source("gmail", None).await?;
+    let polled = t
+        .engine
+        .services()
+        .integrations()
+        .poll_source("gmail", None)
+        .await?;
     assert_eq!(polled.len(), 1);
     assert_eq!(polled[0]["id"], "m1");
     assert!(
         t.engine
+            .services()
             .integrations()
             .poll_source("gmail", None)
             .await?
@@ -531,6 +539,7 @@ async fn gmail_and_calendar_sign_in_once_sync_their_changes_and_run_their_tools(
     );
     assert!(
         t.engine
+            .services()
             .integrations()
             .poll_status("gmail")
             .last_poll_at
@@ -551,12 +560,17 @@ async fn gmail_and_calendar_sign_in_once_sync_their_changes_and_run_their_tools(
         .await?;
     assert_eq!(gone["connected"], false);
     assert_eq!(
-        t.engine.secrets().read_entry("gmail:oauth").await?,
+        t.engine
+            .services()
+            .secrets()
+            .read_entry("gmail:oauth")
+            .await?,
         None,
         "the tokens are deleted"
     );
     assert!(
         t.engine
+            .services()
             .secrets()
             .read_entry("gcalendar:oauth")
             .await?

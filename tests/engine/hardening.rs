@@ -422,7 +422,7 @@ async fn foreign_hosts_and_origins_are_refused() -> Result<()> {
         config["ui"]["theme"], "light",
         "the refused save changed nothing"
     );
-    let port = t.engine.addr().port();
+    let port = t.engine.services().addr().port();
     for host in [
         format!("127.0.0.1:{port}"),
         format!("localhost:{port}"),

@@ -37,6 +37,7 @@ fn call(t: &TestEngine, id: &str, secret: Option<&str>) -> reqwest::RequestBuild
 
 async fn limits(t: &TestEngine, per_minute: u32, max_kb: u32) -> Result<()> {
     t.engine
+        .services()
         .config()
         .patch(json!({"integrations": {
             "webhook_rate_limit_per_minute": per_minute,
@@ -77,7 +78,7 @@ fn none_waiting(rx: &mut broadcast::Receiver<Envelope>) -> bool {
 #[tokio::test]
 async fn hooks_routes_list_create_delete_and_their_errors() -> Result<()> {
     let t = TestEngine::start().await?;
-    let port = t.engine.addr().port();
+    let port = t.engine.services().addr().port();
     for bad in [
         json!({"name": "   "}),
         json!({}),
@@ -166,7 +167,7 @@ async fn hooks_routes_list_create_delete_and_their_errors() -> Result<()> {
 async fn every_status_in_the_contracts_order() -> Result<()> {
     let t = TestEngine::start().await?;
     let (id, secret) = hook(&t, "order").await?;
-    let mut rx = t.engine.bus().subscribe();
+    let mut rx = t.engine.services().bus().subscribe();
 
     // 404 before anything else, even with no secret at all.
     let (status, body) = send(call(&t, "unknown", None).body("{")).await?;
@@ -199,7 +200,7 @@ async fn every_status_in_the_contracts_order() -> Result<()> {
     assert_eq!(status, 401);
 
     // 401 comes before 503; 503 while stopped, with Retry-After: 60.
-    t.engine.stop().stop_all(None).await?;
+    t.engine.services().stop().stop_all(None).await?;
     let (status, _) = send(call(&t, &id, Some("wrong"))).await?;
     assert_eq!(status, 401);
     let response = call(&t, &id, Some(&secret)).body("{").send().await?;
@@ -211,7 +212,7 @@ async fn every_status_in_the_contracts_order() -> Result<()> {
             .and_then(|v| v.to_str().ok()),
         Some("60")
     );
-    t.engine.stop().resume(None).await?;
+    t.engine.services().stop().resume(None).await?;
 
     // 429 before 413 and 400: a budget of one call.
     limits(&t, 1, 1).await?;
@@ -339,7 +340,7 @@ async fn the_rate_limit_refills_with_the_clock_and_ignores_wrong_secrets() -> Re
 async fn each_body_kind_becomes_an_item() -> Result<()> {
     let t = TestEngine::start().await?;
     let (id, secret) = hook(&t, "Home hub").await?;
-    let mut rx = t.engine.bus().subscribe();
+    let mut rx = t.engine.services().bus().subscribe();
 
     let (status, reply) = send(
         t.client
@@ -412,7 +413,7 @@ async fn concurrent_calls_are_each_published_exactly_once() -> Result<()> {
     let t = TestEngine::start().await?;
     limits(&t, 0, 256).await?;
     let (id, secret) = hook(&t, "burst").await?;
-    let mut rx = t.engine.bus().subscribe();
+    let mut rx = t.engine.services().bus().subscribe();
     const N: usize = 64;
     let calls = (0..N).map(|i| send(call(&t, &id, Some(&secret)).json(&json!({ "n": i }))));
     let replies = futures::future::try_join_all(calls).await?;
@@ -447,8 +448,8 @@ async fn concurrent_calls_are_each_published_exactly_once() -> Result<()> {
 async fn nothing_is_published_or_counted_while_stopped() -> Result<()> {
     let t = TestEngine::start().await?;
     let (id, secret) = hook(&t, "stopped").await?;
-    let mut rx = t.engine.bus().subscribe();
-    t.engine.stop().stop_all(None).await?;
+    let mut rx = t.engine.services().bus().subscribe();
+    t.engine.services().stop().stop_all(None).await?;
     for _ in 0..3 {
         let (status, body) = send(call(&t, &id, Some(&secret)).json(&json!({"a": 1}))).await?;
         assert_eq!(status, 503);
@@ -464,7 +465,7 @@ async fn nothing_is_published_or_counted_while_stopped() -> Result<()> {
     assert_eq!(list[0]["calls"], 0);
     assert_eq!(list[0]["last_called_at"], Value::Null);
     // After Resume the same call goes through.
-    t.engine.stop().resume(None).await?;
+    t.engine.services().stop().resume(None).await?;
     let (status, _) = send(call(&t, &id, Some(&secret)).json(&json!({"a": 1}))).await?;
     assert_eq!(status, 200);
     next_items(&mut rx).await?;
@@ -527,15 +528,21 @@ async fn the_seen_record_keeps_keys_thirty_days() -> Result<()> {
         .unwrap_or_default();
     let clock = ManualClock::new(start);
     let t = TestEngine::start_with_clock(Arc::new(clock.clone())).await?;
-    assert!(!t.engine.hooks().seen_before("gmail", "m1").await);
-    assert!(t.engine.hooks().seen_before("gmail", "m1").await);
+    assert!(!t.engine.services().hooks().seen_before("gmail", "m1").await);
+    assert!(t.engine.services().hooks().seen_before("gmail", "m1").await);
     // Sources do not share keys.
-    assert!(!t.engine.hooks().seen_before("gcalendar", "m1").await);
+    assert!(
+        !t.engine
+            .services()
+            .hooks()
+            .seen_before("gcalendar", "m1")
+            .await
+    );
     clock.advance(Duration::days(29));
-    assert!(t.engine.hooks().seen_before("gmail", "m1").await);
+    assert!(t.engine.services().hooks().seen_before("gmail", "m1").await);
     clock.advance(Duration::days(2));
-    assert!(!t.engine.hooks().seen_before("gmail", "m1").await);
-    assert!(t.engine.hooks().seen_before("gmail", "m1").await);
+    assert!(!t.engine.services().hooks().seen_before("gmail", "m1").await);
+    assert!(t.engine.services().hooks().seen_before("gmail", "m1").await);
     t.stop().await;
     Ok(())
 }

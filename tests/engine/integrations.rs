@@ -583,7 +583,12 @@ async fn a_stdio_server_from_npm_runs_from_chat_read_only_refuses_its_write_tool
         settings.contains("everything") && !settings.contains(&marker),
         "{settings}"
     );
-    let stored = t.engine.secrets().read_entry("mcp:everything").await?;
+    let stored = t
+        .engine
+        .services()
+        .secrets()
+        .read_entry("mcp:everything")
+        .await?;
     assert!(stored.is_some_and(|v| v.contains(&marker)));
 
     let (_, apps) = t.client.get("/api/integrations").await?;
@@ -1070,8 +1075,8 @@ async fn a_tool_call_that_takes_too_long_ends_with_a_plain_error() -> Result<()>
         )
         .await?;
     assert_eq!(server["status"], "connected", "{server}");
-    let tools = t.engine.agent().tools().clone();
-    let ctx = t.engine.agent().tool_ctx("slow-1");
+    let tools = t.engine.services().agent().tools().clone();
+    let ctx = t.engine.services().agent().tool_ctx("slow-1");
     let started = std::time::Instant::now();
     let result = tools
         .invoke(
@@ -1170,7 +1175,7 @@ async fn githubs_device_flow_shows_a_code_slows_down_when_asked_and_connects() -
         "slow_down was honoured: {:?}",
         polls[2] - polls[1]
     );
-    let saved = t.engine.secrets().get("github").await?;
+    let saved = t.engine.services().secrets().get("github").await?;
     assert_eq!(saved.as_deref(), Some("ghp_good"));
     t.stop().await;
     Ok(())

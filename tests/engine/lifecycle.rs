@@ -22,6 +22,7 @@ async fn data_survives_a_restart_on_the_same_home() -> anyhow::Result<()> {
         .await?;
     first
         .engine
+        .services()
         .store()
         .meta_set("test.marker", &json!({"kept": true}))
         .await?;
@@ -34,7 +35,12 @@ async fn data_survives_a_restart_on_the_same_home() -> anyhow::Result<()> {
     assert_eq!(b["ui"]["theme"], "light");
     assert_eq!(b["stop"]["stopped"], true);
     assert_eq!(b["stop"]["source"], "tray");
-    let marker: Option<serde_json::Value> = second.engine.store().meta_get("test.marker").await?;
+    let marker: Option<serde_json::Value> = second
+        .engine
+        .services()
+        .store()
+        .meta_get("test.marker")
+        .await?;
     assert_eq!(marker, Some(json!({"kept": true})));
     second.stop().await;
     Ok(())
@@ -44,7 +50,7 @@ async fn data_survives_a_restart_on_the_same_home() -> anyhow::Result<()> {
 async fn several_engines_run_side_by_side_without_sharing() -> anyhow::Result<()> {
     let a = TestEngine::start().await?;
     let b = TestEngine::start().await?;
-    assert_ne!(a.engine.addr(), b.engine.addr());
+    assert_ne!(a.engine.services().addr(), b.engine.services().addr());
     a.client
         .patch("/api/config", json!({"assistant": {"name": "Alpha"}}))
         .await?;
@@ -61,7 +67,7 @@ async fn several_engines_run_side_by_side_without_sharing() -> anyhow::Result<()
 #[tokio::test]
 async fn shutdown_closes_sockets_and_frees_the_port() -> anyhow::Result<()> {
     let t = TestEngine::start().await?;
-    let addr = t.engine.addr();
+    let addr = t.engine.services().addr();
     let mut ws = t.ws().await?;
     let dir = t.stop().await;
     // The socket hears the engine go away instead of hanging.

@@ -9,11 +9,11 @@ use tokio_tungstenite::tungstenite::Message;
 #[tokio::test]
 async fn hello_then_pong() -> anyhow::Result<()> {
     let t = TestEngine::start().await?;
-    let mut ws = WsClient::connect(&t.engine.url(), Some(t.client.token())).await?;
+    let mut ws = WsClient::connect(&t.engine.services().url(), Some(t.client.token())).await?;
     let hello = ws.next_json().await?;
     assert_eq!(hello["type"], "hello");
     assert_eq!(hello["assistant"], "Sentient");
-    assert_eq!(hello["version"], t.engine.version());
+    assert_eq!(hello["version"], t.engine.services().version());
     ws.send_json(json!({"type": "ping"})).await?;
     assert_eq!(ws.next_json().await?, json!({"type": "pong"}));
     ws.send_json(json!({"type": "chat.dance"})).await?;
@@ -27,9 +27,13 @@ async fn hello_then_pong() -> anyhow::Result<()> {
 #[tokio::test]
 async fn sockets_need_the_token() -> anyhow::Result<()> {
     let t = TestEngine::start().await?;
-    assert!(WsClient::connect(&t.engine.url(), None).await.is_err());
     assert!(
-        WsClient::connect(&t.engine.url(), Some("wrong"))
+        WsClient::connect(&t.engine.services().url(), None)
+            .await
+            .is_err()
+    );
+    assert!(
+        WsClient::connect(&t.engine.services().url(), Some("wrong"))
             .await
             .is_err()
     );
@@ -48,9 +52,12 @@ async fn a_slow_client_does_not_delay_a_fast_one_and_is_dropped() -> anyhow::Res
     let per_batch = 100;
     for batch in 0..batches {
         for i in 0..per_batch {
-            t.engine.bus().publish(DomainEvent::ConfigUpdated {
-                sections: vec![format!("{batch}-{i}"), filler.clone()],
-            });
+            t.engine
+                .services()
+                .bus()
+                .publish(DomainEvent::ConfigUpdated {
+                    sections: vec![format!("{batch}-{i}"), filler.clone()],
+                });
         }
         // The fast client receives every event of the batch, in order, within the time limit.
         for i in 0..per_batch {

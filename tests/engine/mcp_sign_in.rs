@@ -292,6 +292,7 @@ async fn a_remote_server_is_signed_in_to_through_discovery_registration_and_pkce
     );
     let stored = t
         .engine
+        .services()
         .secrets()
         .read_entry("mcp:secure:oauth")
         .await?
@@ -325,11 +326,16 @@ async fn a_remote_server_is_signed_in_to_through_discovery_registration_and_pkce
     );
     assert_eq!(out["error"], "Sign in to use this server.");
     assert_eq!(
-        t.engine.secrets().read_entry("mcp:secure:oauth").await?,
+        t.engine
+            .services()
+            .secrets()
+            .read_entry("mcp:secure:oauth")
+            .await?,
         None
     );
     assert!(
         t.engine
+            .services()
             .secrets()
             .read_entry("mcp:secure:client")
             .await?
@@ -372,7 +378,11 @@ async fn a_remote_server_is_signed_in_to_through_discovery_registration_and_pkce
     // Removing it deletes the sign-in and the registration too.
     t.client.delete("/api/integrations/mcp/secure").await?;
     assert_eq!(
-        t.engine.secrets().read_entry("mcp:secure:client").await?,
+        t.engine
+            .services()
+            .secrets()
+            .read_entry("mcp:secure:client")
+            .await?,
         None
     );
     t.stop().await;
@@ -422,10 +432,11 @@ async fn our_own_server_behind_a_sign_in_runs_its_tools_once_signed_in() -> Resu
     // A tool call goes through the gate with the token and reaches our server.
     let tool = t
         .engine
+        .services()
         .tools()
         .get("mcp_book_save_note")
         .context("the tool is registered")?;
-    let ctx = t.engine.agent().tool_ctx("call-1");
+    let ctx = t.engine.services().agent().tool_ctx("call-1");
     tool.call(json!({"text": "signed in"}), &ctx)
         .await
         .map_err(|e| anyhow::anyhow!("the call failed: {e}"))?;

@@ -260,11 +260,25 @@ async fn search_is_hybrid_and_falls_back_to_words_when_embeddings_fail() -> Resu
     let piano = remember(&t, "User is learning the piano").await?;
     assert_eq!(piano["action"], "ADD");
     server.answer_embeddings();
-    let missing = t.engine.memory().facts().ids_without_vector(10).await?;
+    let missing = t
+        .engine
+        .services()
+        .memory()
+        .facts()
+        .ids_without_vector(10)
+        .await?;
     assert_eq!(missing, vec![piano["id"].as_i64().context("id")?]);
-    assert_eq!(t.engine.memory().reindex(Default::default()).await, 1);
+    assert_eq!(
+        t.engine
+            .services()
+            .memory()
+            .reindex(Default::default())
+            .await,
+        1
+    );
     assert!(
         t.engine
+            .services()
             .memory()
             .facts()
             .ids_without_vector(10)
@@ -278,7 +292,7 @@ async fn search_is_hybrid_and_falls_back_to_words_when_embeddings_fail() -> Resu
 #[tokio::test]
 async fn held_facts_wait_in_review_and_only_approval_lets_them_in() -> Result<()> {
     let (server, t) = started().await?;
-    let memory = t.engine.memory();
+    let memory = t.engine.services().memory();
     let page = ReviewNote::new(
         "a web page",
         Some("…the user, who lives in Oslo, …"),
@@ -437,6 +451,7 @@ async fn short_term_facts_expire_and_unreviewed_ones_are_dropped_with_a_notifica
     assert_eq!(memories(&t, "").await?[0]["memory_type"], "short-term");
     server.push(decision("ADD", None, &["Personal Identity"]));
     t.engine
+        .services()
         .memory()
         .remember(
             "User has a dog",
@@ -451,7 +466,7 @@ async fn short_term_facts_expire_and_unreviewed_ones_are_dropped_with_a_notifica
         "an expired fact is not listed"
     );
     let mut ws = t.ws().await?;
-    assert_eq!(t.engine.memory().purge().await?, (1, 0));
+    assert_eq!(t.engine.services().memory().purge().await?, (1, 0));
     let purged = ws.wait_for("memory.updated").await?;
     assert_eq!(
         purged["data"],
@@ -459,6 +474,7 @@ async fn short_term_facts_expire_and_unreviewed_ones_are_dropped_with_a_notifica
     );
     assert!(
         t.engine
+            .services()
             .memory()
             .facts()
             .get(trip["id"].as_i64().context("id")?)
@@ -467,7 +483,7 @@ async fn short_term_facts_expire_and_unreviewed_ones_are_dropped_with_a_notifica
     );
 
     clock.advance(Duration::days(30));
-    assert_eq!(t.engine.memory().purge().await?, (0, 1));
+    assert_eq!(t.engine.services().memory().purge().await?, (0, 1));
     let dropped = ws.wait_for("memory.updated").await?;
     assert_eq!(dropped["data"]["reason"], "review_expired");
     let (_, feed) = t.client.get("/api/notifications").await?;
@@ -566,7 +582,7 @@ async fn a_new_embedding_model_reindexes_every_fact_and_summary() -> Result<()> 
         server.push(decision("ADD", None, &["Interests & Lifestyle"]));
         remember(&t, fact).await?;
     }
-    let memory = t.engine.memory();
+    let memory = t.engine.services().memory();
     assert_eq!(
         memory.facts().index_info().await.map(|i| i.dimension),
         Some(768)
@@ -876,7 +892,7 @@ async fn with_memory_off_nothing_is_learned_or_recalled() -> Result<()> {
         untrusted: None,
         outside_snippet: None,
     };
-    assert_eq!(t.engine.memory().learn_from_turn(&turn).await, 0);
+    assert_eq!(t.engine.services().memory().learn_from_turn(&turn).await, 0);
     assert_eq!(chat_requests(&server), before);
     t.stop().await;
     Ok(())
@@ -946,12 +962,12 @@ async fn older_parts_of_chats_are_summarized_with_their_mark_and_noted_today() -
     let done = chat(&t, "I'm planning a trip to Porto in May.").await?;
     let session = done["session_id"].as_str().context("session")?.to_owned();
     // Too recent: nothing is due.
-    assert_eq!(t.engine.memory().summarize_due().await?, 0);
+    assert_eq!(t.engine.services().memory().summarize_due().await?, 0);
     clock.advance(Duration::hours(2));
     server.push(Reply::text("Ana is planning a trip to Porto in May."));
-    assert_eq!(t.engine.memory().summarize_due().await?, 1);
+    assert_eq!(t.engine.services().memory().summarize_due().await?, 1);
     // Summarized once: the same part is not summarized again.
-    assert_eq!(t.engine.memory().summarize_due().await?, 0);
+    assert_eq!(t.engine.services().memory().summarize_due().await?, 0);
     let (_, list) = t.client.get("/api/memories/summaries").await?;
     let summary = &list[0];
     assert_eq!(
@@ -969,7 +985,7 @@ async fn older_parts_of_chats_are_summarized_with_their_mark_and_noted_today() -
     );
     let logged: i64 =
         sqlx::query_scalar("SELECT COUNT(*) FROM evolution_log WHERE kind = 'summary_created'")
-            .fetch_one(t.engine.store().pool())
+            .fetch_one(t.engine.services().store().pool())
             .await?;
     assert_eq!(logged, 1);
     t.stop().await;
@@ -983,7 +999,7 @@ async fn the_vector_index_holds_nothing_until_memory_is_first_searched() -> Resu
     use sentient_e2e::sentient_engine::memory::store::NewFact;
 
     let (server, t) = started().await?;
-    let memory = t.engine.memory();
+    let memory = t.engine.services().memory();
     assert_eq!(memory.facts().vector_index(), IndexState::NotLoaded);
     // The vector tables made and facts written with their vectors, as an import does: still
     // nothing held (writes go to SQLite only until a search needs the index).

@@ -103,7 +103,7 @@ async fn durable_facts_are_kept_before_a_long_chat_is_folded() -> Result<()> {
     assert!(read.starts_with("User: Tea question 1"), "{read}");
     assert!(read.contains("Assistant: Answer 1."), "{read}");
     eventually("the chat's summary", || async {
-        let (summary, _) = t.engine.sessions().summary(&clean).await?;
+        let (summary, _) = t.engine.services().sessions().summary(&clean).await?;
         Ok((!summary.is_empty()).then_some(()))
     })
     .await?;
@@ -121,7 +121,7 @@ async fn durable_facts_are_kept_before_a_long_chat_is_folded() -> Result<()> {
         decision(),
         Reply::text("The user talked about sailing."),
     ];
-    let sessions = t.engine.sessions().clone();
+    let sessions = t.engine.services().sessions().clone();
     let mark = async |sid: &str| {
         sessions.mark_untrusted(sid, "Gmail").await?;
         Ok(())
@@ -168,6 +168,7 @@ async fn stop_everything_ends_an_extraction_under_way() -> Result<()> {
     // Nothing was learned, and nothing is left running.
     assert_eq!(
         t.engine
+            .services()
             .stop()
             .jobs_ended_within(Duration::from_secs(5))
             .await,
@@ -184,7 +185,7 @@ async fn stop_everything_ends_an_extraction_under_way() -> Result<()> {
         untrusted: None,
         outside_snippet: None,
     };
-    assert_eq!(t.engine.memory().learn_from_turn(&turn).await, 0);
+    assert_eq!(t.engine.services().memory().learn_from_turn(&turn).await, 0);
     assert_eq!(server.requests_to("/api/chat").len(), asked);
     t.stop().await;
     Ok(())

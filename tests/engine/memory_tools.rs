@@ -260,7 +260,7 @@ async fn a_fact_the_model_saves_is_held_when_the_chat_read_a_page_or_nobody_aske
             .any(|f| f["content"] == "User has a dog called Rex")
     );
     // Nor do the memory tools find it, though they find the clean one.
-    let agent = t.engine.agent();
+    let agent = t.engine.services().agent();
     let clean = agent
         .tools()
         .invoke(
@@ -410,7 +410,7 @@ async fn history_found_in_a_marked_chat_marks_the_run_and_marked_summaries_stay_
     assert!(day.iter().any(|h| h["text"] == "Hi."), "{day:?}");
 
     // By meaning: summaries of marked chats are left out before ranking.
-    let memory = t.engine.memory();
+    let memory = t.engine.services().memory();
     assert!(memory.embed("start the index").await.is_some());
     let now = Utc::now();
     let summary = |content: &str, session: Option<&str>, untrusted: Option<&str>| Summary {
@@ -439,12 +439,13 @@ async fn history_found_in_a_marked_chat_marks_the_run_and_marked_summaries_stay_
     server.set_embedding("kayak plans", vector.clone());
     let outcome = t
         .engine
+        .services()
         .agent()
         .tools()
         .invoke(
             "history_semantic_search",
             json!({"query": "kayak plans"}),
-            &t.engine.agent().tool_ctx("call-semantic"),
+            &t.engine.services().agent().tool_ctx("call-semantic"),
             16_000,
         )
         .await;

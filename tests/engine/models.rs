@@ -55,6 +55,7 @@ async fn call(
     };
     let outcome = t
         .engine
+        .services()
         .llm()
         .stream(req, &opts, &mut |c| chunks.push(c.clone()))
         .await?;
@@ -150,6 +151,7 @@ async fn role_settings_reach_the_wire_num_ctx_think_temperature() -> Result<()> 
         let opts = CallOptions::new(role, "task", JobKind::Task)
             .with_model(Some("ollama_chat/qwen3:8b".into()));
         t.engine
+            .services()
             .llm()
             .complete(
                 ChatRequest {
@@ -171,6 +173,7 @@ async fn role_settings_reach_the_wire_num_ctx_think_temperature() -> Result<()> 
     let opts = CallOptions::new(ModelRole::Executor, "task", JobKind::Task)
         .with_model(Some("ollama_chat/llama3.2:3b".into()));
     t.engine
+        .services()
         .llm()
         .complete(
             ChatRequest {
@@ -201,6 +204,7 @@ async fn a_role_falls_back_but_an_explicit_pick_never_does() -> Result<()> {
     let opts = CallOptions::new(ModelRole::Primary, "chat", JobKind::Chat);
     let outcome = t
         .engine
+        .services()
         .llm()
         .complete(
             ChatRequest {
@@ -226,6 +230,7 @@ async fn a_role_falls_back_but_an_explicit_pick_never_does() -> Result<()> {
         .with_model(Some("ollama_chat/broken:1b".into()));
     let err = t
         .engine
+        .services()
         .llm()
         .complete(
             ChatRequest {
@@ -388,6 +393,7 @@ async fn the_context_meter_counts_against_num_ctx() -> Result<()> {
         .with_model(Some("ollama_chat/qwen3:8b".into()));
     let outcome = t
         .engine
+        .services()
         .llm()
         .complete(
             ChatRequest {
@@ -413,6 +419,7 @@ async fn the_context_meter_counts_against_num_ctx() -> Result<()> {
     let lm = opts.clone().with_model(Some("lm_studio/some-model".into()));
     let outcome = t
         .engine
+        .services()
         .llm()
         .complete(
             ChatRequest {
@@ -433,6 +440,7 @@ async fn the_context_meter_counts_against_num_ctx() -> Result<()> {
     let tiny = opts.clone().with_model(Some("ollama_chat/tiny:1b".into()));
     let outcome = t
         .engine
+        .services()
         .llm()
         .complete(
             ChatRequest {
@@ -682,6 +690,7 @@ async fn a_running_local_call_is_announced_as_model_busy() -> Result<()> {
         let opts = CallOptions::new(ModelRole::Primary, "chat", JobKind::Chat)
             .with_model(Some("ollama_chat/qwen3:8b".into()));
         engine
+            .services()
             .llm()
             .complete(
                 ChatRequest {
@@ -724,6 +733,7 @@ async fn stop_everything_cancels_a_running_model_call_and_frees_the_model() -> R
             ..Default::default()
         };
         engine
+            .services()
             .llm()
             .stream(req, &opts, &mut |c| {
                 if matches!(c, Chunk::Text(_))

@@ -3,7 +3,6 @@
 //! (a plan waiting for approval, questions, a planner that answers garbage), settled once the
 //! plan is approved.
 
-
 use anyhow::{Result, bail};
 use sentient_e2e::TestEngine;
 use sentient_e2e::sentient_engine::notifications::NewNotification;
@@ -26,6 +25,7 @@ async fn notify(
 ) -> Result<Value> {
     let saved = t
         .engine
+        .services()
         .notifications()
         .notify(NewNotification {
             kind: "info".into(),
@@ -98,6 +98,7 @@ async fn the_feed_lists_reads_and_deletes_with_events() -> Result<()> {
     // A payload change is published whole.
     let changed = t
         .engine
+        .services()
         .notifications()
         .update_notification_payload(
             second["id"].as_str().expect("id"),
@@ -113,6 +114,7 @@ async fn the_feed_lists_reads_and_deletes_with_events() -> Result<()> {
     );
     let missing = t
         .engine
+        .services()
         .notifications()
         .update_notification_payload("nope", Map::new())
         .await;

@@ -24,7 +24,11 @@ use crate::integrations::{Log, chat, github_stand_in, scripted, tool_result};
 const READ_ONLY_CREATE: &str = "GitHub is set to Read only, so Sentient can look things up there but can't change, send or delete anything. \"Create issue\" was not done. Change this in Integrations.";
 
 async fn run(t: &TestEngine, code: &str) -> SandboxResult {
-    t.engine.sandbox().run(code, RunOptions::default()).await
+    t.engine
+        .services()
+        .sandbox()
+        .run(code, RunOptions::default())
+        .await
 }
 
 async fn patch(t: &TestEngine, body: Value) -> Result<()> {
@@ -132,7 +136,7 @@ while made < 3000:
     made += 1
 result({"made": made, "refusal": refusal})
 "#;
-    let sandbox = t.engine.sandbox().clone();
+    let sandbox = t.engine.services().sandbox().clone();
     let running = tokio::spawn(async move { sandbox.run(code, RunOptions::default()).await });
     eventually("the script's first issue reaching GitHub", || async {
         Ok((issues_posted(&log) >= 1).then_some(()))
@@ -254,7 +258,7 @@ async fn scripts_only_look_things_up_unless_approvals_are_off_and_rules_still_ap
 {
     let t = TestEngine::start().await?;
     let calls = Arc::new(Mutex::new(Vec::new()));
-    t.engine.tools().register(shop(&calls))?;
+    t.engine.services().tools().register(shop(&calls))?;
     let code = try_each(json!([
         ["files_write", {"path": "outputs/x.txt", "content": "x"}],
         ["shop_receipt", {}],
@@ -467,6 +471,7 @@ async fn a_timeout_kills_the_whole_process_tree() -> Result<()> {
     let started = std::time::Instant::now();
     let r = t
         .engine
+        .services()
         .sandbox()
         .run(
             "import os, subprocess, time\nchild = subprocess.Popen(['sleep', '60'])\nprint(os.getpgrp(), child.pid, flush=True)\ntime.sleep(60)\n",
@@ -697,7 +702,7 @@ async fn turned_off_or_docker_a_script_does_not_run() -> Result<()> {
         )
     );
     assert!(r.files_created.is_empty());
-    let offered = t.engine.tools().offered(&[]);
+    let offered = t.engine.services().tools().offered(&[]);
     assert!(
         !offered.iter().any(|s| s.name == "execute_code"),
         "not offered while off"
@@ -729,7 +734,7 @@ async fn turned_off_or_docker_a_script_does_not_run() -> Result<()> {
 #[tokio::test]
 async fn stop_everything_stops_a_running_script() -> Result<()> {
     let t = TestEngine::start().await?;
-    let sandbox = t.engine.sandbox().clone();
+    let sandbox = t.engine.services().sandbox().clone();
     let (started, mut printed) = tokio::sync::mpsc::unbounded_channel();
     let options = RunOptions {
         on_output: Some(Arc::new(move |_, text| {
@@ -756,7 +761,7 @@ async fn stop_everything_stops_a_running_script() -> Result<()> {
         r.error.as_deref(),
         Some("The script was stopped before it finished.")
     );
-    assert_eq!(t.engine.stop().running_jobs("script"), 0);
+    assert_eq!(t.engine.services().stop().running_jobs("script"), 0);
     t.stop().await;
     Ok(())
 }

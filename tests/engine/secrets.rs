@@ -183,8 +183,11 @@ async fn a_saved_key_is_set_from_the_keychain_and_never_shown_or_written_down() 
         json!({"name": name, "set": true, "source": "keychain", "kind": "provider"})
     );
     // Stored for real, trimmed, where any Secret Service client finds it.
-    assert_eq!(t.engine.secrets().get(&name).await?, Some(value.clone()));
-    if let Some(seen) = secret_tool_lookup(t.engine.secrets().service(), &name) {
+    assert_eq!(
+        t.engine.services().secrets().get(&name).await?,
+        Some(value.clone())
+    );
+    if let Some(seen) = secret_tool_lookup(t.engine.services().secrets().service(), &name) {
         assert_eq!(seen, value);
     }
 
@@ -198,7 +201,7 @@ async fn a_saved_key_is_set_from_the_keychain_and_never_shown_or_written_down() 
     secrets_updated(&mut ws).await?;
     let e = entry(&list(&t).await?, &name)?.clone();
     assert_eq!((&e["set"], &e["source"]), (&json!(false), &Value::Null));
-    assert_eq!(t.engine.secrets().get(&name).await?, None);
+    assert_eq!(t.engine.services().secrets().get(&name).await?, None);
     // Removing it again is fine.
     let (status, _) = delete(&t, &name).await?;
     assert_eq!(status, 200);
@@ -264,7 +267,7 @@ async fn logs_child() -> Result<()> {
         return Ok(());
     }
     let t = TestEngine::start().await?;
-    let logs_dir = t.engine.home().logs();
+    let logs_dir = t.engine.services().home().logs();
     let logs = sentient_e2e::sentient_engine::logging::init(&logs_dir);
     let name = own_provider(&t, &unique("SENTIENT_E2E_UNSET_")).await?;
     let value = unique("sk-e2e-logged-");
@@ -273,7 +276,10 @@ async fn logs_child() -> Result<()> {
         .put(&format!("/api/secrets/{name}"), json!({"value": value}))
         .await?;
     assert_eq!(status, 200, "{RUN_UNDER}: {body}");
-    assert_eq!(t.engine.secrets().get(&name).await?, Some(value.clone()));
+    assert_eq!(
+        t.engine.services().secrets().get(&name).await?,
+        Some(value.clone())
+    );
     list(&t).await?;
     assert_eq!(delete(&t, &name).await?.0, 200);
     let home = t.home().to_owned();
@@ -296,7 +302,10 @@ async fn the_environment_variable_is_the_fallback_and_the_keychain_wins() -> Res
     let name = own_provider(&t, sentient_e2e::TEST_ENV_KEY).await?;
     let e = entry(&list(&t).await?, &name)?.clone();
     assert_eq!((&e["set"], &e["source"]), (&json!(true), &json!("env")));
-    assert_eq!(t.engine.secrets().get(&name).await?, Some(path.clone()));
+    assert_eq!(
+        t.engine.services().secrets().get(&name).await?,
+        Some(path.clone())
+    );
 
     let value = unique("sk-e2e-wins-");
     let (status, body) = t
@@ -305,12 +314,12 @@ async fn the_environment_variable_is_the_fallback_and_the_keychain_wins() -> Res
         .await?;
     assert_eq!(status, 200, "{RUN_UNDER}: {body}");
     assert_eq!(entry(&list(&t).await?, &name)?["source"], "keychain");
-    assert_eq!(t.engine.secrets().get(&name).await?, Some(value));
+    assert_eq!(t.engine.services().secrets().get(&name).await?, Some(value));
 
     let (status, _) = delete(&t, &name).await?;
     assert_eq!(status, 200);
     assert_eq!(entry(&list(&t).await?, &name)?["source"], "env");
-    assert_eq!(t.engine.secrets().get(&name).await?, Some(path));
+    assert_eq!(t.engine.services().secrets().get(&name).await?, Some(path));
     t.stop().await;
     Ok(())
 }
@@ -383,7 +392,7 @@ async fn an_empty_or_oversized_value_is_refused_and_nothing_is_stored() -> Resul
     let (status, _) = t.client.put(&path, json!({"value": 42})).await?;
     assert_eq!(status, 422);
     assert_eq!(entry(&list(&t).await?, &name)?["set"], false);
-    assert_eq!(t.engine.secrets().get(&name).await?, None);
+    assert_eq!(t.engine.services().secrets().get(&name).await?, None);
 
     // Nothing was saved, so no window was told to refresh: the next secrets event is this one.
     let (status, _) = t.client.put(&path, json!({"value": "sk-real"})).await?;
@@ -449,11 +458,11 @@ async fn no_keychain_child() -> Result<()> {
     assert_eq!(entry(&list, &name)?["source"], "env");
     assert_eq!(entry(&list, CHATGPT)?["set"], false);
     assert_eq!(
-        t.engine.secrets().get(&name).await?,
+        t.engine.services().secrets().get(&name).await?,
         Some(sentient_e2e::TEST_ENV_VALUE.to_owned())
     );
     // With neither, the keychain's problem is the answer.
-    assert!(t.engine.secrets().get(CHATGPT).await.is_err());
+    assert!(t.engine.services().secrets().get(CHATGPT).await.is_err());
     // Nothing was written anywhere instead.
     let home = t.home().to_owned();
     let dir = t.stop().await;
@@ -468,7 +477,7 @@ async fn no_keychain_child() -> Result<()> {
 #[tokio::test]
 async fn the_engines_own_entries_are_kept_in_parts_and_removed_whole() -> Result<()> {
     let t = TestEngine::start().await?;
-    let secrets = t.engine.secrets();
+    let secrets = t.engine.services().secrets();
     let service = secrets.service().to_owned();
     let long: String = (0..2500)
         .map(|i| char::from(b'a' + (i % 26) as u8))

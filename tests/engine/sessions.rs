@@ -24,7 +24,7 @@ async fn a_chat_lives_through_create_list_messages_search_rename_and_delete() ->
     );
     assert_eq!(list[0]["visited_hosts"], Value::Null);
 
-    let chats = t.engine.sessions();
+    let chats = t.engine.services().sessions();
     chats
         .append(
             &id,

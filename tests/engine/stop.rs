@@ -7,7 +7,7 @@ use serde_json::json;
 async fn stop_and_resume_over_http_reach_live_clients() -> anyhow::Result<()> {
     let t = TestEngine::start().await?;
     let mut ws = t.ws().await?;
-    let job = t.engine.stop().start_job("test work");
+    let job = t.engine.services().stop().start_job("test work");
 
     let (status, stopped) = t
         .client

@@ -143,7 +143,7 @@ async fn a_recurring_task_reports_only_what_is_new_and_keeps_the_full_list() -> 
         json!({"text": first_list}),
     ));
     server.push(Reply::text("News: the reading room reopens on Monday, a new Marathi poetry shelf, and a book sale on 20 October."));
-    let mut events = t.engine.bus().subscribe();
+    let mut events = t.engine.services().bus().subscribe();
     t.client
         .post(&format!("/api/tasks/{id}/run-now"), json!({}))
         .await?;

@@ -78,7 +78,7 @@ async fn insert(
     status: TaskStatus,
     next: Option<DateTime<Utc>>,
 ) -> Result<String> {
-    let now = t.engine.clock().now();
+    let now = t.engine.services().clock().now();
     let schedule = schedule
         .map(|s| parse_schedule(&s, "UTC"))
         .transpose()

@@ -76,7 +76,7 @@ fn hook_item(id: &str, name: &str, body: Value) -> Value {
 }
 
 fn deliver(t: &TestEngine, hook: &str, origin: &str, items: Vec<Value>) {
-    t.engine.bus().publish(DomainEvent::SourceItems {
+    t.engine.services().bus().publish(DomainEvent::SourceItems {
         source: "webhook".to_owned(),
         event: hook.to_owned(),
         origin: origin.to_owned(),

@@ -116,7 +116,7 @@ async fn a_task_is_planned_approved_run_and_its_result_kept() -> Result<()> {
     let started = t
         .engine
         .tasks()
-        .scheduler_tick(t.engine.clock().now())
+        .scheduler_tick(t.engine.services().clock().now())
         .await
         .map_err(|e| anyhow::anyhow!(e.message()))?;
     assert_eq!(started.len(), 1);
@@ -124,7 +124,7 @@ async fn a_task_is_planned_approved_run_and_its_result_kept() -> Result<()> {
     let again = t
         .engine
         .tasks()
-        .scheduler_tick(t.engine.clock().now())
+        .scheduler_tick(t.engine.services().clock().now())
         .await
         .map_err(|e| anyhow::anyhow!(e.message()))?;
     assert!(again.is_empty());
@@ -427,7 +427,7 @@ async fn recurring_tasks_go_live_run_now_cancel_and_stop() -> Result<()> {
     );
     assert_eq!(task["runs"][1]["run_id"], second.as_str());
     // While stopped the scheduler claims nothing.
-    let later = t.engine.clock().now() + chrono::Duration::days(2);
+    let later = t.engine.services().clock().now() + chrono::Duration::days(2);
     let started = t
         .engine
         .tasks()
@@ -465,7 +465,7 @@ async fn a_one_off_task_missed_long_ago_is_skipped_with_a_reason() -> Result<()>
     let started = t
         .engine
         .tasks()
-        .scheduler_tick(t.engine.clock().now())
+        .scheduler_tick(t.engine.services().clock().now())
         .await
         .map_err(|e| anyhow::anyhow!(e.message()))?;
     assert!(started.is_empty());
@@ -584,8 +584,12 @@ async fn the_tasks_app_creates_finds_reads_and_changes_tasks_for_chat() -> Resul
     let call = |name: &'static str, args: Value| {
         let engine = t.engine.clone();
         async move {
-            let ctx = engine.agent().tool_ctx("call_1");
-            engine.tools().invoke(name, args, &ctx, 16_000).await
+            let ctx = engine.services().agent().tool_ctx("call_1");
+            engine
+                .services()
+                .tools()
+                .invoke(name, args, &ctx, 16_000)
+                .await
         }
     };
     server.push(refinement(

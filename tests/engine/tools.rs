@@ -119,8 +119,8 @@ async fn get_tools_lists_the_built_in_apps() -> anyhow::Result<()> {
 #[tokio::test]
 async fn calls_use_the_engine_home_and_settings() -> anyhow::Result<()> {
     let t = TestEngine::start().await?;
-    let tools = t.engine.tools().clone();
-    let ctx = t.engine.agent().tool_ctx("e2e-1");
+    let tools = t.engine.services().tools().clone();
+    let ctx = t.engine.services().agent().tool_ctx("e2e-1");
 
     let saved = tools
         .invoke(
@@ -144,7 +144,7 @@ async fn calls_use_the_engine_home_and_settings() -> anyhow::Result<()> {
         )
         .await?;
     assert_eq!(status, 200);
-    let ctx = t.engine.agent().tool_ctx("e2e-2");
+    let ctx = t.engine.services().agent().tool_ctx("e2e-2");
     let now = tools.invoke("time_now", Value::Null, &ctx, 16_000).await;
     assert!(!now.is_error, "{}", now.content);
     assert_eq!(now.value["timezone"], "Asia/Kolkata");

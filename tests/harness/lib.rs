@@ -133,7 +133,7 @@ impl TestEngine {
         })
         .await
         .context("engine start")?;
-        let client = Client::new(engine.url(), token);
+        let client = Client::new(engine.services().url(), token);
         Ok(Self {
             engine,
             client,
@@ -148,7 +148,8 @@ impl TestEngine {
 
     /// A WebSocket connected to `/ws` with the right token, past its `hello`.
     pub async fn ws(&self) -> Result<WsClient> {
-        let mut ws = WsClient::connect(&self.engine.url(), Some(self.client.token())).await?;
+        let mut ws =
+            WsClient::connect(&self.engine.services().url(), Some(self.client.token())).await?;
         let hello = ws.next_json().await?;
         if hello["type"] != "hello" {
             bail!("expected hello first, got {hello}");
@@ -158,7 +159,7 @@ impl TestEngine {
 
     /// Shuts the engine down and keeps the temporary home alive for inspection.
     pub async fn stop(self) -> Option<tempfile::TempDir> {
-        self.engine.shutdown().await;
+        self.engine.services().shutdown().await;
         self._dir
     }
 }

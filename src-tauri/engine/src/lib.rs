@@ -16,7 +16,7 @@ pub use sentient_services::*;
 pub use sentient_tasks as tasks;
 
 /// A running engine: the services with tasks plugged in. Cheap to clone (every clone is the same
-/// engine); the services' accessors are reached through it (`engine.store()`, `engine.bus()`, ...).
+/// engine); the services' accessors are reached through it (`engine.services().store()`, `engine.services().bus()`, ...).
 #[derive(Clone)]
 pub struct Engine {
     services: Services,
@@ -29,18 +29,16 @@ impl std::fmt::Debug for Engine {
     }
 }
 
-impl std::ops::Deref for Engine {
-    type Target = Services;
-    fn deref(&self) -> &Services {
-        &self.services
-    }
-}
-
 impl Engine {
     /// Opens everything and starts the gateway; returns once it accepts connections.
     pub async fn start(options: EngineOptions) -> Result<Self, StartError> {
         let (services, tasks) = Services::start(options, plug_tasks).await?;
         Ok(Self { services, tasks })
+    }
+
+    /// Everything but tasks: the settings, the store, the bus, every other area and the gateway.
+    pub fn services(&self) -> &Services {
+        &self.services
     }
 
     /// Tasks and their runs.

@@ -45,7 +45,7 @@ pub async fn chat_send(
     let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
     let engine = engine.inner().clone();
     // The turn runs on its own task so a window that goes away never stops it half-saved.
-    let turn = tokio::spawn(async move { engine.agent().chat_turn(send, tx).await });
+    let turn = tokio::spawn(async move { engine.services().agent().chat_turn(send, tx).await });
     while let Some(event) = rx.recv().await {
         if on_event.send(event).is_err() {
             break;
@@ -62,7 +62,10 @@ pub async fn chat_steer(
     body: ChatSteerBody,
 ) -> Result<SteerAck, ApiError> {
     Ok(SteerAck {
-        queued: engine.agent().steer_chat(&body.session_id, &body.text),
+        queued: engine
+            .services()
+            .agent()
+            .steer_chat(&body.session_id, &body.text),
     })
 }
 
@@ -73,7 +76,7 @@ pub async fn chat_cancel(
     session_id: String,
 ) -> Result<CancelAck, ApiError> {
     Ok(CancelAck {
-        cancelled: engine.agent().cancel_chat(&session_id),
+        cancelled: engine.services().agent().cancel_chat(&session_id),
     })
 }
 
@@ -83,14 +86,14 @@ pub async fn approval_respond(
     engine: State<'_, Engine>,
     body: ApprovalResponse,
 ) -> Result<Resolved, ApiError> {
-    Ok(engine.agent().respond_to_approval(&body)?)
+    Ok(engine.services().agent().respond_to_approval(&body)?)
 }
 
 /// Every app with its tools and their risk (as `GET /api/tools`).
 #[tauri::command]
 #[specta::specta]
 pub async fn list_tools(engine: State<'_, Engine>) -> Result<Vec<PluginInfo>, ApiError> {
-    Ok(engine.tools().catalog())
+    Ok(engine.services().tools().catalog())
 }
 
 #[cfg(test)]
@@ -147,7 +150,7 @@ mod tests {
         use sentient_engine::agent::run_loop::ApprovalAnswer;
         let (_dir, engine, app) = engine_and_app();
         let state = app.state::<Engine>();
-        let mut answer = engine.agent().chat_state().await_answer("q1");
+        let mut answer = engine.services().agent().chat_state().await_answer("q1");
         tauri::async_runtime::block_on(async {
             let respond = |decision: &str| {
                 approval_respond(

@@ -8,7 +8,7 @@ use tauri::State;
 #[tauri::command]
 #[specta::specta]
 pub async fn get_config(engine: State<'_, Engine>) -> Result<Config, ApiError> {
-    Ok((*engine.config().current()).clone())
+    Ok((*engine.services().config().current()).clone())
 }
 
 /// The JSON schema of the settings (`GET /api/config/schema`): every field's description, its
@@ -26,6 +26,7 @@ pub async fn patch_config(
     patch: serde_json::Value,
 ) -> Result<SavedConfig, ApiError> {
     engine
+        .services()
         .config()
         .patch_saved(patch)
         .await

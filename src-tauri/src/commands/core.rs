@@ -9,13 +9,13 @@ use tauri::State;
 #[tauri::command]
 #[specta::specta]
 pub async fn health(engine: State<'_, Engine>) -> Result<Health, ApiError> {
-    Ok(engine.health())
+    Ok(engine.services().health())
 }
 
 #[tauri::command]
 #[specta::specta]
 pub async fn bootstrap(engine: State<'_, Engine>) -> Result<Bootstrap, ApiError> {
-    engine.bootstrap().await
+    engine.services().bootstrap().await
 }
 
 #[tauri::command]
@@ -24,7 +24,12 @@ pub async fn onboarding(
     engine: State<'_, Engine>,
     body: OnboardingRequest,
 ) -> Result<OnboardingDone, ApiError> {
-    sentient_engine::onboarding::complete(engine.config(), engine.home(), engine.memory(), body)
-        .await
-        .map_err(ApiError::from)
+    sentient_engine::onboarding::complete(
+        engine.services().config(),
+        engine.services().home(),
+        engine.services().memory(),
+        body,
+    )
+    .await
+    .map_err(ApiError::from)
 }

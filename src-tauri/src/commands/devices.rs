@@ -14,13 +14,13 @@ use tauri::State;
 #[tauri::command]
 #[specta::specta]
 pub async fn list_nodes(engine: State<'_, Engine>) -> Result<Vec<Node>, ApiError> {
-    Ok(engine.devices().list().await?)
+    Ok(engine.services().devices().list().await?)
 }
 
 #[tauri::command]
 #[specta::specta]
 pub async fn get_node(engine: State<'_, Engine>, id: String) -> Result<Node, ApiError> {
-    Ok(engine.devices().get(&id).await?)
+    Ok(engine.services().devices().get(&id).await?)
 }
 
 #[tauri::command]
@@ -30,14 +30,14 @@ pub async fn rename_node(
     id: String,
     body: RenameNode,
 ) -> Result<Node, ApiError> {
-    Ok(engine.devices().rename(&id, &body.name).await?)
+    Ok(engine.services().devices().rename(&id, &body.name).await?)
 }
 
 /// Revokes the device's token and disconnects it; the desktop app itself can't be removed.
 #[tauri::command]
 #[specta::specta]
 pub async fn delete_node(engine: State<'_, Engine>, id: String) -> Result<OkReply, ApiError> {
-    engine.devices().remove(&id).await?;
+    engine.services().devices().remove(&id).await?;
     Ok(OkReply::yes())
 }
 
@@ -49,20 +49,24 @@ pub async fn invoke_node(
     id: String,
     body: InvokeRequest,
 ) -> Result<InvokeReply, ApiError> {
-    Ok(engine.devices().invoke_request(&id, body).await?)
+    Ok(engine
+        .services()
+        .devices()
+        .invoke_request(&id, body)
+        .await?)
 }
 
 /// A single-use code for 10 minutes, with the QR code and link a phone opens.
 #[tauri::command]
 #[specta::specta]
 pub async fn create_pairing(engine: State<'_, Engine>) -> Result<Pairing, ApiError> {
-    Ok(engine.create_pairing()?)
+    Ok(engine.services().create_pairing()?)
 }
 
 #[tauri::command]
 #[specta::specta]
 pub async fn lan_status(engine: State<'_, Engine>) -> Result<LanStatus, ApiError> {
-    Ok(engine.lan_status())
+    Ok(engine.services().lan_status())
 }
 
 #[cfg(test)]
@@ -100,7 +104,7 @@ mod tests {
             assert_eq!(renamed.expect_err("unknown device").status, 404);
             let desktop = delete_node(state.clone(), "desktop".to_owned()).await;
             assert_eq!(desktop.expect_err("the desktop app stays").status, 400);
-            engine.shutdown().await;
+            engine.services().shutdown().await;
         });
     }
 }

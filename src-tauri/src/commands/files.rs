@@ -38,21 +38,25 @@ pub async fn upload_file(
         Some("screen") => UploadSource::Screen,
         Some(_) => return Err(field_error("source", "source is upload or screen.")),
     };
-    Ok(engine.files().save(&body.name, &body.bytes, source).await?)
+    Ok(engine
+        .services()
+        .files()
+        .save(&body.name, &body.bytes, source)
+        .await?)
 }
 
 /// Every stored file, newest first.
 #[tauri::command]
 #[specta::specta]
 pub async fn list_files(engine: State<'_, Engine>) -> Result<Vec<FileInfo>, ApiError> {
-    Ok(engine.files().list().await?)
+    Ok(engine.services().files().list().await?)
 }
 
 /// A file's bytes (`GET /api/files/content/{name}`), for pictures the chat shows.
 #[tauri::command]
 #[specta::specta]
 pub async fn file_content(engine: State<'_, Engine>, name: String) -> Result<Vec<u8>, ApiError> {
-    Ok(engine.files().read(&name).await?.0)
+    Ok(engine.services().files().read(&name).await?.0)
 }
 
 #[cfg(test)]

@@ -11,7 +11,11 @@ use tauri::State;
 #[tauri::command]
 #[specta::specta]
 pub async fn list_hooks(engine: State<'_, Engine>) -> Result<Vec<Hook>, ApiError> {
-    Ok(engine.hooks().list(&engine.url()).await?)
+    Ok(engine
+        .services()
+        .hooks()
+        .list(&engine.services().url())
+        .await?)
 }
 
 #[tauri::command]
@@ -21,15 +25,20 @@ pub async fn create_hook(
     body: NewHook,
 ) -> Result<CreatedHook, ApiError> {
     Ok(engine
+        .services()
         .hooks()
-        .create_hook(&body.name, &engine.url())
+        .create_hook(&body.name, &engine.services().url())
         .await?)
 }
 
 #[tauri::command]
 #[specta::specta]
 pub async fn delete_hook(engine: State<'_, Engine>, id: String) -> Result<OkReply, ApiError> {
-    engine.hooks().delete_hook(&id, &engine.url()).await?;
+    engine
+        .services()
+        .hooks()
+        .delete_hook(&id, &engine.services().url())
+        .await?;
     Ok(OkReply::yes())
 }
 
@@ -42,17 +51,24 @@ mod tests {
         let (_home, engine, _app) = engine_and_app();
         tauri::async_runtime::block_on(async {
             let made = engine
+                .services()
                 .hooks()
                 .store()
-                .create("CI", &engine.url())
+                .create("CI", &engine.services().url())
                 .await
                 .expect("create");
-            assert!(made.url.starts_with(&engine.url()));
+            assert!(made.url.starts_with(&engine.services().url()));
             assert!(!made.secret.is_empty());
-            let listed = engine.hooks().list(&engine.url()).await.expect("list");
+            let listed = engine
+                .services()
+                .hooks()
+                .list(&engine.services().url())
+                .await
+                .expect("list");
             assert_eq!(listed.len(), 1);
             assert_eq!(listed[0].name, "CI");
             engine
+                .services()
                 .hooks()
                 .store()
                 .delete(&made.id)
@@ -60,13 +76,14 @@ mod tests {
                 .expect("delete");
             assert!(
                 engine
+                    .services()
                     .hooks()
-                    .list(&engine.url())
+                    .list(&engine.services().url())
                     .await
                     .expect("list")
                     .is_empty()
             );
-            engine.shutdown().await;
+            engine.services().shutdown().await;
         });
     }
 }

@@ -19,7 +19,7 @@ use tauri::State;
 #[tauri::command]
 #[specta::specta]
 pub async fn list_integrations(engine: State<'_, Engine>) -> Result<Vec<Integration>, ApiError> {
-    Ok(engine.integrations().list().await)
+    Ok(engine.services().integrations().list().await)
 }
 
 #[tauri::command]
@@ -37,7 +37,11 @@ pub async fn connect_integration(
             .collect(),
         access,
     };
-    Ok(engine.integrations().connect(&id, request).await?)
+    Ok(engine
+        .services()
+        .integrations()
+        .connect(&id, request)
+        .await?)
 }
 
 #[tauri::command]
@@ -46,7 +50,7 @@ pub async fn disconnect_integration(
     engine: State<'_, Engine>,
     id: String,
 ) -> Result<Integration, ApiError> {
-    Ok(engine.integrations().disconnect(&id).await?)
+    Ok(engine.services().integrations().disconnect(&id).await?)
 }
 
 #[tauri::command]
@@ -55,7 +59,7 @@ pub async fn test_integration(
     engine: State<'_, Engine>,
     id: String,
 ) -> Result<IntegrationTest, ApiError> {
-    Ok(engine.integrations().test(&id).await?)
+    Ok(engine.services().integrations().test(&id).await?)
 }
 
 #[tauri::command]
@@ -66,6 +70,7 @@ pub async fn set_integration_access(
     access: String,
 ) -> Result<Integration, ApiError> {
     Ok(engine
+        .services()
         .integrations()
         .set_access(&id, &Value::String(access))
         .await?)
@@ -77,7 +82,11 @@ pub async fn privacy_filters(
     engine: State<'_, Engine>,
     id: String,
 ) -> Result<FilterLists, ApiError> {
-    Ok(engine.integrations().privacy_filters(&id).await?)
+    Ok(engine
+        .services()
+        .integrations()
+        .privacy_filters(&id)
+        .await?)
 }
 
 #[tauri::command]
@@ -88,6 +97,7 @@ pub async fn set_privacy_filters(
     filters: FilterLists,
 ) -> Result<OkReply, ApiError> {
     engine
+        .services()
         .integrations()
         .set_privacy_filters(&id, filters)
         .await?;
@@ -97,7 +107,7 @@ pub async fn set_privacy_filters(
 #[tauri::command]
 #[specta::specta]
 pub async fn list_feeds(engine: State<'_, Engine>) -> Result<Vec<FeedStatus>, ApiError> {
-    Ok(engine.integrations().feed_status().await)
+    Ok(engine.services().integrations().feed_status().await)
 }
 
 #[tauri::command]
@@ -106,13 +116,13 @@ pub async fn sync_feed(
     engine: State<'_, Engine>,
     source: String,
 ) -> Result<FeedSyncReply, ApiError> {
-    Ok(engine.integrations().sync_feed(&source).await?)
+    Ok(engine.services().integrations().sync_feed(&source).await?)
 }
 
 #[tauri::command]
 #[specta::specta]
 pub async fn list_mcp_servers(engine: State<'_, Engine>) -> Result<Vec<McpServerInfo>, ApiError> {
-    Ok(engine.integrations().mcp().list())
+    Ok(engine.services().integrations().mcp().list())
 }
 
 #[tauri::command]
@@ -121,7 +131,7 @@ pub async fn add_mcp_server(
     engine: State<'_, Engine>,
     server: NewMcpServer,
 ) -> Result<McpServerInfo, ApiError> {
-    Ok(engine.integrations().mcp().add(server).await?)
+    Ok(engine.services().integrations().mcp().add(server).await?)
 }
 
 #[tauri::command]
@@ -130,7 +140,7 @@ pub async fn remove_mcp_server(
     engine: State<'_, Engine>,
     name: String,
 ) -> Result<OkReply, ApiError> {
-    engine.integrations().mcp().remove(&name).await?;
+    engine.services().integrations().mcp().remove(&name).await?;
     Ok(OkReply::yes())
 }
 
@@ -142,6 +152,7 @@ pub async fn set_mcp_access(
     access: String,
 ) -> Result<McpServerInfo, ApiError> {
     Ok(engine
+        .services()
         .integrations()
         .mcp()
         .set_access(&name, &Value::String(access))
@@ -156,6 +167,7 @@ pub async fn set_mcp_enabled(
     enabled: bool,
 ) -> Result<McpServerInfo, ApiError> {
     Ok(engine
+        .services()
         .integrations()
         .mcp()
         .set_enabled(&name, &Value::Bool(enabled))
@@ -175,6 +187,7 @@ pub async fn set_mcp_values(
         enable: enable.map(Value::Bool),
     };
     Ok(engine
+        .services()
         .integrations()
         .mcp()
         .set_values(&name, request)
@@ -187,7 +200,7 @@ pub async fn test_mcp_server(
     engine: State<'_, Engine>,
     name: String,
 ) -> Result<McpTestResult, ApiError> {
-    Ok(engine.integrations().mcp().test(&name).await?)
+    Ok(engine.services().integrations().mcp().test(&name).await?)
 }
 
 #[tauri::command]
@@ -196,7 +209,12 @@ pub async fn sign_in_mcp_server(
     engine: State<'_, Engine>,
     name: String,
 ) -> Result<McpSignIn, ApiError> {
-    Ok(engine.integrations().mcp().sign_in(&name).await?)
+    Ok(engine
+        .services()
+        .integrations()
+        .mcp()
+        .sign_in(&name)
+        .await?)
 }
 
 #[tauri::command]
@@ -205,5 +223,10 @@ pub async fn sign_out_mcp_server(
     engine: State<'_, Engine>,
     name: String,
 ) -> Result<McpServerInfo, ApiError> {
-    Ok(engine.integrations().mcp().sign_out(&name).await?)
+    Ok(engine
+        .services()
+        .integrations()
+        .mcp()
+        .sign_out(&name)
+        .await?)
 }

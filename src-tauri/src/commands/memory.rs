@@ -29,6 +29,7 @@ pub async fn list_memories(
     offset: Option<i64>,
 ) -> Result<Vec<Memory>, ApiError> {
     Ok(engine
+        .services()
         .memory()
         .list(ListQuery {
             topic,
@@ -48,6 +49,7 @@ pub async fn create_memory(
 ) -> Result<WriteResult, ApiError> {
     let source = body.source.unwrap_or_default();
     Ok(engine
+        .services()
         .memory()
         .remember(&body.content, &source, None)
         .await?)
@@ -60,13 +62,13 @@ pub async fn update_memory(
     id: i64,
     body: ContentRequest,
 ) -> Result<Memory, ApiError> {
-    Ok(engine.memory().update(id, &body.content).await?)
+    Ok(engine.services().memory().update(id, &body.content).await?)
 }
 
 #[tauri::command]
 #[specta::specta]
 pub async fn delete_memory(engine: State<'_, Engine>, id: i64) -> Result<Deleted, ApiError> {
-    engine.memory().delete(id).await?;
+    engine.services().memory().delete(id).await?;
     Ok(Deleted { deleted: true })
 }
 
@@ -76,20 +78,20 @@ pub async fn delete_memory_source(
     engine: State<'_, Engine>,
     source: String,
 ) -> Result<DeletedCount, ApiError> {
-    let deleted = engine.memory().delete_source(&source).await?;
+    let deleted = engine.services().memory().delete_source(&source).await?;
     Ok(DeletedCount { deleted })
 }
 
 #[tauri::command]
 #[specta::specta]
 pub async fn memory_topics(engine: State<'_, Engine>) -> Result<Vec<TopicCount>, ApiError> {
-    Ok(engine.memory().topics().await?)
+    Ok(engine.services().memory().topics().await?)
 }
 
 #[tauri::command]
 #[specta::specta]
 pub async fn memory_graph(engine: State<'_, Engine>) -> Result<Graph, ApiError> {
-    Ok(engine.memory().graph().await?)
+    Ok(engine.services().memory().graph().await?)
 }
 
 #[tauri::command]
@@ -98,13 +100,13 @@ pub async fn memory_summaries(
     engine: State<'_, Engine>,
     limit: Option<i64>,
 ) -> Result<Vec<Summary>, ApiError> {
-    Ok(engine.memory().summaries(limit).await?)
+    Ok(engine.services().memory().summaries(limit).await?)
 }
 
 #[tauri::command]
 #[specta::specta]
 pub async fn memory_workspace(engine: State<'_, Engine>) -> Result<Workspace, ApiError> {
-    Ok(engine.memory().workspace()?)
+    Ok(engine.services().memory().workspace()?)
 }
 
 #[tauri::command]
@@ -114,20 +116,23 @@ pub async fn save_memory_workspace(
     name: String,
     body: ContentRequest,
 ) -> Result<Saved, ApiError> {
-    engine.memory().save_workspace(&name, &body.content)?;
+    engine
+        .services()
+        .memory()
+        .save_workspace(&name, &body.content)?;
     Ok(Saved { saved: true })
 }
 
 #[tauri::command]
 #[specta::specta]
 pub async fn memory_personas(engine: State<'_, Engine>) -> Result<Vec<PersonaPreset>, ApiError> {
-    Ok(engine.memory().personas())
+    Ok(engine.services().memory().personas())
 }
 
 #[tauri::command]
 #[specta::specta]
 pub async fn memory_review(engine: State<'_, Engine>) -> Result<ReviewInbox, ApiError> {
-    Ok(engine.memory().review_inbox().await?)
+    Ok(engine.services().memory().review_inbox().await?)
 }
 
 #[tauri::command]
@@ -139,6 +144,7 @@ pub async fn approve_memory(
     body: ApproveRequest,
 ) -> Result<OkReply, ApiError> {
     engine
+        .services()
         .memory()
         .approve(&kind, &id, body.content.as_deref())
         .await?;
@@ -152,7 +158,7 @@ pub async fn discard_memory(
     kind: String,
     id: String,
 ) -> Result<OkReply, ApiError> {
-    engine.memory().discard(&kind, &id).await?;
+    engine.services().memory().discard(&kind, &id).await?;
     Ok(OkReply::yes())
 }
 
@@ -163,6 +169,7 @@ pub async fn approve_all_memories(
     body: ApproveAllRequest,
 ) -> Result<Approved, ApiError> {
     let approved = engine
+        .services()
         .memory()
         .approve_all(body.from.as_deref().unwrap_or_default())
         .await?;
@@ -184,7 +191,11 @@ pub async fn import_memories(
     engine: State<'_, Engine>,
     body: ImportMemoriesBody,
 ) -> Result<ImportResult, ApiError> {
-    Ok(engine.memory().import(&body.name, body.bytes).await?)
+    Ok(engine
+        .services()
+        .memory()
+        .import(&body.name, body.bytes)
+        .await?)
 }
 
 #[cfg(test)]

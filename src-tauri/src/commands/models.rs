@@ -26,13 +26,13 @@ use tauri::ipc::Channel;
 #[tauri::command]
 #[specta::specta]
 pub async fn model_providers(engine: State<'_, Engine>) -> Result<Vec<ProviderView>, ApiError> {
-    Ok(engine.models().model_providers().await)
+    Ok(engine.services().models().model_providers().await)
 }
 
 #[tauri::command]
 #[specta::specta]
 pub async fn local_models(engine: State<'_, Engine>) -> Result<LocalModels, ApiError> {
-    Ok(engine.models().local_models().await)
+    Ok(engine.services().models().local_models().await)
 }
 
 #[tauri::command]
@@ -42,6 +42,7 @@ pub async fn test_model(
     body: TestRequest,
 ) -> Result<TestResult, ApiError> {
     engine
+        .services()
         .models()
         .test_model(body)
         .await
@@ -55,6 +56,7 @@ pub async fn test_embedding(
     body: EmbeddingTestRequest,
 ) -> Result<EmbeddingTestResult, ApiError> {
     engine
+        .services()
         .models()
         .test_embedding(body)
         .await
@@ -64,7 +66,7 @@ pub async fn test_embedding(
 #[tauri::command]
 #[specta::specta]
 pub async fn get_roles(engine: State<'_, Engine>) -> Result<Roles, ApiError> {
-    Ok(engine.models().roles())
+    Ok(engine.services().models().roles())
 }
 
 /// The roles named in `roles` (null = use the main model); the others keep their model.
@@ -75,6 +77,7 @@ pub async fn set_roles(
     roles: BTreeMap<String, Option<String>>,
 ) -> Result<Roles, ApiError> {
     engine
+        .services()
         .models()
         .set_roles(roles)
         .await
@@ -87,14 +90,14 @@ pub async fn set_fallbacks(
     engine: State<'_, Engine>,
     fallbacks: BTreeMap<String, Vec<String>>,
 ) -> Result<OkReply, ApiError> {
-    engine.models().set_fallbacks(fallbacks).await?;
+    engine.services().models().set_fallbacks(fallbacks).await?;
     Ok(OkReply::yes())
 }
 
 #[tauri::command]
 #[specta::specta]
 pub async fn model_busy(engine: State<'_, Engine>) -> Result<ModelBusy, ApiError> {
-    Ok(engine.llm().queue().busy())
+    Ok(engine.services().llm().queue().busy())
 }
 
 #[tauri::command]
@@ -103,7 +106,11 @@ pub async fn hardware(
     engine: State<'_, Engine>,
     refresh: Option<bool>,
 ) -> Result<Hardware, ApiError> {
-    Ok(engine.hardware().get(refresh.unwrap_or(false)).await)
+    Ok(engine
+        .services()
+        .hardware()
+        .get(refresh.unwrap_or(false))
+        .await)
 }
 
 /// Downloads a model into Ollama, sending each progress line through `on_progress`; returns once
@@ -115,7 +122,7 @@ pub async fn pull_model(
     body: PullRequest,
     on_progress: Channel<PullProgress>,
 ) -> Result<(), ApiError> {
-    let mut lines = std::pin::pin!(engine.models().pull_model(&body.name).await?);
+    let mut lines = std::pin::pin!(engine.services().models().pull_model(&body.name).await?);
     while let Some(line) = lines.next().await {
         if on_progress.send(line).is_err() {
             // The window went away; nobody is listening to the rest.
@@ -128,7 +135,7 @@ pub async fn pull_model(
 #[tauri::command]
 #[specta::specta]
 pub async fn list_secrets(engine: State<'_, Engine>) -> Result<Vec<SecretInfo>, ApiError> {
-    Ok(engine.secrets().list().await)
+    Ok(engine.services().secrets().list().await)
 }
 
 /// Saves a key in the keychain; it is never sent back.
@@ -139,14 +146,14 @@ pub async fn set_secret(
     name: String,
     body: SecretValue,
 ) -> Result<OkReply, ApiError> {
-    engine.secrets().put(&name, &body.value).await?;
+    engine.services().secrets().put(&name, &body.value).await?;
     Ok(OkReply::yes())
 }
 
 #[tauri::command]
 #[specta::specta]
 pub async fn delete_secret(engine: State<'_, Engine>, name: String) -> Result<OkReply, ApiError> {
-    engine.secrets().delete(&name).await?;
+    engine.services().secrets().delete(&name).await?;
     Ok(OkReply::yes())
 }
 
@@ -155,6 +162,7 @@ pub async fn delete_secret(engine: State<'_, Engine>, name: String) -> Result<Ok
 #[specta::specta]
 pub async fn model_presets(engine: State<'_, Engine>) -> Result<PresetList, ApiError> {
     engine
+        .services()
         .models()
         .model_presets()
         .await
@@ -169,6 +177,7 @@ pub async fn apply_model_preset(
     name: String,
 ) -> Result<PresetSwitch, ApiError> {
     engine
+        .services()
         .models()
         .apply_model_preset(&name)
         .await
@@ -180,6 +189,7 @@ pub async fn apply_model_preset(
 #[specta::specta]
 pub async fn undo_model_preset(engine: State<'_, Engine>) -> Result<PresetSwitch, ApiError> {
     engine
+        .services()
         .models()
         .undo_model_preset()
         .await
@@ -194,6 +204,7 @@ pub async fn save_model_preset(
     body: SavePresetRequest,
 ) -> Result<Preset, ApiError> {
     engine
+        .services()
         .models()
         .save_model_preset(body)
         .await
@@ -208,6 +219,7 @@ pub async fn rename_model_preset(
     body: RenamePresetRequest,
 ) -> Result<Preset, ApiError> {
     engine
+        .services()
         .models()
         .rename_model_preset(&name, body)
         .await
@@ -220,7 +232,11 @@ pub async fn delete_model_preset(
     engine: State<'_, Engine>,
     name: String,
 ) -> Result<OkReply, ApiError> {
-    engine.models().delete_model_preset(&name).await?;
+    engine
+        .services()
+        .models()
+        .delete_model_preset(&name)
+        .await?;
     Ok(OkReply::yes())
 }
 
@@ -233,7 +249,7 @@ pub async fn model_checkup(
     body: CheckupRequest,
     on_line: Channel<CheckupLine>,
 ) -> Result<(), ApiError> {
-    let mut lines = std::pin::pin!(engine.models().checkup(body).await?);
+    let mut lines = std::pin::pin!(engine.services().models().checkup(body).await?);
     while let Some(line) = lines.next().await {
         if on_line.send(line).is_err() {
             // The window went away: dropping the stream stops the check-up.

@@ -17,6 +17,7 @@ pub async fn list_notifications(
     unread_only: Option<bool>,
 ) -> Result<NotificationList, ApiError> {
     engine
+        .services()
         .notifications()
         .list_notifications(limit, unread_only.unwrap_or(false))
         .await
@@ -26,14 +27,22 @@ pub async fn list_notifications(
 #[tauri::command]
 #[specta::specta]
 pub async fn read_notification(engine: State<'_, Engine>, id: String) -> Result<OkReply, ApiError> {
-    engine.notifications().read_notification(&id).await?;
+    engine
+        .services()
+        .notifications()
+        .read_notification(&id)
+        .await?;
     Ok(OkReply::yes())
 }
 
 #[tauri::command]
 #[specta::specta]
 pub async fn read_all_notifications(engine: State<'_, Engine>) -> Result<OkReply, ApiError> {
-    engine.notifications().read_all_notifications().await?;
+    engine
+        .services()
+        .notifications()
+        .read_all_notifications()
+        .await?;
     Ok(OkReply::yes())
 }
 
@@ -43,13 +52,21 @@ pub async fn delete_notification(
     engine: State<'_, Engine>,
     id: String,
 ) -> Result<OkReply, ApiError> {
-    engine.notifications().delete_notification(&id).await?;
+    engine
+        .services()
+        .notifications()
+        .delete_notification(&id)
+        .await?;
     Ok(OkReply::yes())
 }
 
 #[tauri::command]
 #[specta::specta]
 pub async fn delete_all_notifications(engine: State<'_, Engine>) -> Result<OkReply, ApiError> {
-    engine.notifications().delete_all_notifications().await?;
+    engine
+        .services()
+        .notifications()
+        .delete_all_notifications()
+        .await?;
     Ok(OkReply::yes())
 }

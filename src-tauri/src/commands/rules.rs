@@ -15,6 +15,7 @@ pub async fn rule_proposals(
     status: Option<String>,
 ) -> Result<Vec<RuleProposal>, ApiError> {
     engine
+        .services()
         .agent()
         .rule_proposals(&session_id, status.as_deref())
         .await
@@ -30,6 +31,7 @@ pub async fn decide_rule_proposal(
 ) -> Result<RuleProposal, ApiError> {
     let decision = body.decision()?;
     engine
+        .services()
         .agent()
         .decide_rule_proposal(&id, decision)
         .await
@@ -47,7 +49,12 @@ mod tests {
         let (_dir, engine, app) = engine_and_app();
         let state = app.state::<Engine>();
         tauri::async_runtime::block_on(async {
-            let session = engine.sessions().create("desktop").await.expect("chat");
+            let session = engine
+                .services()
+                .sessions()
+                .create("desktop")
+                .await
+                .expect("chat");
             let pending = rule_proposals(state.clone(), session.id.clone(), None)
                 .await
                 .expect("list");

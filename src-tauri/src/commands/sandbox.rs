@@ -9,7 +9,7 @@ use tauri::State;
 #[tauri::command]
 #[specta::specta]
 pub async fn sandbox_status(engine: State<'_, Engine>) -> Result<SandboxStatus, ApiError> {
-    Ok(engine.sandbox().status().await)
+    Ok(engine.services().sandbox().status().await)
 }
 
 #[tauri::command]
@@ -18,5 +18,5 @@ pub async fn run_script(
     engine: State<'_, Engine>,
     body: RunRequest,
 ) -> Result<SandboxResult, ApiError> {
-    Ok(engine.sandbox().run_request(body).await?)
+    Ok(engine.services().sandbox().run_request(body).await?)
 }

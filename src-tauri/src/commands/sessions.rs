@@ -14,14 +14,18 @@ pub async fn list_sessions(
     engine: State<'_, Engine>,
     limit: Option<u32>,
 ) -> Result<Vec<Session>, ApiError> {
-    Ok(engine.sessions().list(limit.unwrap_or(100)).await?)
+    Ok(engine
+        .services()
+        .sessions()
+        .list(limit.unwrap_or(100))
+        .await?)
 }
 
 /// Starts a new, empty chat.
 #[tauri::command]
 #[specta::specta]
 pub async fn create_session(engine: State<'_, Engine>) -> Result<Created, ApiError> {
-    let session = engine.sessions().create("desktop").await?;
+    let session = engine.services().sessions().create("desktop").await?;
     Ok(Created {
         session_id: session.id,
     })
@@ -34,14 +38,18 @@ pub async fn rename_session(
     id: String,
     body: Rename,
 ) -> Result<OkReply, ApiError> {
-    engine.sessions().rename(&id, &body.title).await?;
+    engine
+        .services()
+        .sessions()
+        .rename(&id, &body.title)
+        .await?;
     Ok(OkReply::yes())
 }
 
 #[tauri::command]
 #[specta::specta]
 pub async fn delete_session(engine: State<'_, Engine>, id: String) -> Result<OkReply, ApiError> {
-    engine.sessions().delete(&id).await?;
+    engine.services().sessions().delete(&id).await?;
     Ok(OkReply::yes())
 }
 
@@ -54,6 +62,7 @@ pub async fn session_messages(
     limit: Option<u32>,
 ) -> Result<Vec<MessageRow>, ApiError> {
     Ok(engine
+        .services()
         .sessions()
         .messages(&id, limit.unwrap_or(500))
         .await?)
@@ -66,7 +75,7 @@ pub async fn search_sessions(
     engine: State<'_, Engine>,
     q: String,
 ) -> Result<Vec<SearchHit>, ApiError> {
-    Ok(engine.sessions().search(&q).await?)
+    Ok(engine.services().sessions().search(&q).await?)
 }
 
 #[cfg(test)]

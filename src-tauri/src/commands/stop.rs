@@ -8,7 +8,7 @@ use tauri::State;
 #[tauri::command]
 #[specta::specta]
 pub async fn get_stop(engine: State<'_, Engine>) -> Result<StopState, ApiError> {
-    Ok(engine.stop().state())
+    Ok(engine.services().stop().state())
 }
 
 #[tauri::command]
@@ -17,7 +17,7 @@ pub async fn stop_all(
     engine: State<'_, Engine>,
     source: Option<String>,
 ) -> Result<StopResult, ApiError> {
-    Ok(engine.stop().stop_all(source.as_deref()).await?)
+    Ok(engine.services().stop().stop_all(source.as_deref()).await?)
 }
 
 #[tauri::command]
@@ -26,5 +26,5 @@ pub async fn resume(
     engine: State<'_, Engine>,
     source: Option<String>,
 ) -> Result<StopState, ApiError> {
-    Ok(engine.stop().resume(source.as_deref()).await?)
+    Ok(engine.services().stop().resume(source.as_deref()).await?)
 }

@@ -106,10 +106,10 @@ async fn serve(home: Option<PathBuf>, port: Option<u16>, token: Option<String>) 
         }
     };
     let ready = serde_json::json!({
-        "url": engine.url(),
-        "token": engine.token(),
-        "home": engine.home().root().display().to_string(),
-        "web_url": engine.web_url(),
+        "url": engine.services().url(),
+        "token": engine.services().token(),
+        "home": engine.services().home().root().display().to_string(),
+        "web_url": engine.services().web_url(),
     });
     let mut stdout = std::io::stdout().lock();
     let _ = writeln!(stdout, "{ready}");
@@ -121,7 +121,7 @@ async fn serve(home: Option<PathBuf>, port: Option<u16>, token: Option<String>) 
 
     wait_for_signal().await;
     tracing::info!("shutting down");
-    engine.shutdown().await;
+    engine.services().shutdown().await;
     ExitCode::SUCCESS
 }
 
@@ -188,7 +188,12 @@ async fn run_model_checkup(home: Option<PathBuf>) -> ExitCode {
         }
     };
     let mut finished = None;
-    match engine.models().checkup(CheckupRequest::default()).await {
+    match engine
+        .services()
+        .models()
+        .checkup(CheckupRequest::default())
+        .await
+    {
         Ok(lines) => {
             let mut lines = std::pin::pin!(lines);
             while let Some(line) = lines.next().await {
@@ -201,7 +206,7 @@ async fn run_model_checkup(home: Option<PathBuf>) -> ExitCode {
         }
         Err(error) => eprintln!("{error}"),
     }
-    engine.shutdown().await;
+    engine.services().shutdown().await;
     let Some((status, roles)) = finished else {
         eprintln!("The model check-up stopped before it finished.");
         return ExitCode::FAILURE;
