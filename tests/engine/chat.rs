@@ -362,17 +362,16 @@ async fn stop_everything_drops_queued_messages_and_unsent_steers() -> Result<()>
     )
     .await?;
     // Wait until the queued turn is waiting behind the reply.
-    for _ in 0..400 {
-        if t.engine
+    sentient_e2e::eventually("the queued turn to wait", || async {
+        Ok((t
+            .engine
             .services()
             .stop()
             .running_jobs("queued chat message")
-            == 1
-        {
-            break;
-        }
-        tokio::time::sleep(std::time::Duration::from_millis(10)).await;
-    }
+            == 1)
+            .then_some(()))
+    })
+    .await?;
     assert_eq!(
         t.engine
             .services()

@@ -8,7 +8,7 @@ use std::time::Duration;
 use anyhow::{Context, Result};
 use sentient_e2e::mail_servers::{Dovecot, SmtpSink};
 use sentient_e2e::sentient_engine::integrations::Endpoints;
-use sentient_e2e::{TestEngine, WAIT, point_models_at, wait_task};
+use sentient_e2e::{TestEngine, point_models_at, wait_task};
 use sentient_model_server::{Reply, ScriptedModel};
 use serde_json::{Value, json};
 
@@ -79,16 +79,10 @@ async fn connected(t: &TestEngine, dovecot: &Dovecot, smtp: &SmtpSink) -> Result
         .await?;
     anyhow::ensure!(status == 200, "connect: {status} {body}\n{}", dovecot.log());
     // The first sync only baselines the folders.
-    let deadline = tokio::time::Instant::now() + WAIT;
-    while feed(t).await?["status"] != "ok" {
-        anyhow::ensure!(
-            tokio::time::Instant::now() < deadline,
-            "the feed never synced: {}",
-            feed(t).await?
-        );
-        tokio::time::sleep(sentient_e2e::POLL).await;
-    }
-    Ok(())
+    sentient_e2e::eventually("the feed's first sync", || async {
+        Ok((feed(t).await?["status"] == "ok").then_some(()))
+    })
+    .await
 }
 
 async fn triggered_task(t: &TestEngine, model: &ScriptedModel, name: &str) -> Result<String> {
@@ -197,14 +191,10 @@ async fn a_new_message_starts_a_triggered_task_once_with_its_code_masked() -> Re
     );
     // Wait for the feed's own next sync (its last_sync_at moves), then count again.
     let synced_at = feed(&t).await?["last_sync_at"].clone();
-    let deadline = tokio::time::Instant::now() + WAIT;
-    while feed(&t).await?["last_sync_at"] == synced_at {
-        anyhow::ensure!(
-            tokio::time::Instant::now() < deadline,
-            "the feed never synced again"
-        );
-        tokio::time::sleep(sentient_e2e::POLL).await;
-    }
+    sentient_e2e::eventually("the feed's next sync", || async {
+        Ok((feed(&t).await?["last_sync_at"] != synced_at).then_some(()))
+    })
+    .await?;
     let (_, task) = t.client.get(&format!("/api/tasks/{id}")).await?;
     assert_eq!(runs(&task).len(), 1, "{task}");
 
@@ -400,14 +390,10 @@ async fn the_tools_search_read_and_send_and_hide_codes_and_filtered_mail() -> Re
     let result = ws.wait_for("tool_result").await?;
     ws.wait_for("done").await?;
     assert_eq!(result["result"]["ok"], true, "{result}");
-    let deadline = tokio::time::Instant::now() + WAIT;
-    while smtp.received().is_empty() {
-        anyhow::ensure!(
-            tokio::time::Instant::now() < deadline,
-            "nothing reached the SMTP server"
-        );
-        tokio::time::sleep(sentient_e2e::POLL).await;
-    }
+    sentient_e2e::eventually("a message at the SMTP server", || async {
+        Ok((!smtp.received().is_empty()).then_some(()))
+    })
+    .await?;
     let sent = smtp.received().join("\n");
     assert!(
         sent.contains("Subject: Re: Dinner on Friday?")

@@ -641,14 +641,10 @@ async fn a_stdio_server_from_npm_runs_from_chat_read_only_refuses_its_write_tool
 
     let (status, body) = t.client.delete("/api/integrations/mcp/everything").await?;
     assert_eq!((status, body), (200, json!({"ok": true})));
-    let deadline = tokio::time::Instant::now() + WAIT;
-    while process_with(&marker) {
-        anyhow::ensure!(
-            tokio::time::Instant::now() < deadline,
-            "the server process is still running"
-        );
-        tokio::time::sleep(sentient_e2e::POLL).await;
-    }
+    sentient_e2e::eventually("the server process to end", || async {
+        Ok((!process_with(&marker)).then_some(()))
+    })
+    .await?;
     let (_, list) = t.client.get("/api/integrations/mcp").await?;
     assert_eq!(list, json!([]));
     let (_, config) = t.client.get("/api/config").await?;

@@ -8,7 +8,7 @@ use sentient_engine::sync::MutexExt;
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result};
-use sentient_e2e::{TestEngine, WAIT, mcp_test_server_binary};
+use sentient_e2e::{TestEngine, mcp_test_server_binary};
 use sentient_mcp_test_server::{NoteBook, Notes, serve_http};
 use sentient_model_server::Reply;
 use serde_json::{Value, json};
@@ -127,14 +127,10 @@ async fn our_stdio_server_runs_from_chat_with_plain_errors_a_time_limit_read_onl
 
     let (status, _) = t.client.delete("/api/integrations/mcp/notes").await?;
     assert_eq!(status, 200);
-    let deadline = tokio::time::Instant::now() + WAIT;
-    while process_with(&marker) {
-        anyhow::ensure!(
-            tokio::time::Instant::now() < deadline,
-            "the server process is still running"
-        );
-        tokio::time::sleep(sentient_e2e::POLL).await;
-    }
+    sentient_e2e::eventually("the server process to end", || async {
+        Ok((!process_with(&marker)).then_some(()))
+    })
+    .await?;
     t.stop().await;
     Ok(())
 }

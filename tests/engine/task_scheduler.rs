@@ -7,7 +7,7 @@ use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
 
-use anyhow::{Context, Result, bail, ensure};
+use anyhow::{Context, Result, ensure};
 use chrono::{DateTime, Utc};
 use sentient_e2e::sentient_engine::clock::{ManualClock, SharedClock};
 use sentient_e2e::sentient_engine::tasks::model::{PlanStep, Task, TaskStatus};
@@ -169,13 +169,10 @@ async fn catch_ups(t: &TestEngine) -> Result<Vec<Value>> {
 }
 
 async fn wait_catch_up(t: &TestEngine) -> Result<Value> {
-    for _ in 0..400 {
-        if let Some(n) = catch_ups(t).await?.pop() {
-            return Ok(n);
-        }
-        tokio::time::sleep(Duration::from_millis(25)).await;
-    }
-    bail!("no catch-up notification came")
+    sentient_e2e::eventually("a catch-up notification", || async {
+        Ok(catch_ups(t).await?.pop())
+    })
+    .await
 }
 
 fn names(list: &Value) -> Vec<&str> {
@@ -674,15 +671,11 @@ async fn poll(
     id: &str,
     done: impl Fn(&Value) -> bool,
 ) -> Result<Value> {
-    for _ in 0..600 {
+    sentient_e2e::eventually(&format!("task {id} to get there"), || async {
         let (code, task) = client.get(&format!("/api/tasks/{id}")).await?;
-        if code == 200 && done(&task) {
-            return Ok(task);
-        }
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
-    let (_, task) = client.get(&format!("/api/tasks/{id}")).await?;
-    bail!("the task never got there: {task:#}")
+        Ok((code == 200 && done(&task)).then_some(task))
+    })
+    .await
 }
 
 /// A run whose first tool call finished is killed (SIGKILL) while the model thinks about the

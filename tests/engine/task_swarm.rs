@@ -4,7 +4,6 @@
 //! side and Cancel stops them all; a split in the wrong shape and helpers that all fail end the
 //! run with an error, and run-now orchestrates the swarm again.
 
-use std::time::Duration;
 
 use anyhow::{Result, bail};
 use sentient_e2e::{TestEngine, wait_chats, wait_task};
@@ -262,12 +261,10 @@ async fn helpers_work_side_by_side_and_cancel_stops_them_all() -> Result<()> {
     assert_eq!(task["runs"][0]["result"], Value::Null);
     assert_eq!(server.requests_to("/api/chat").len(), 6);
     assert_eq!(task["swarm_details"]["completed_agents"], 0);
-    for _ in 0..200 {
-        if server.disconnects() >= 3 {
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(25)).await;
-    }
+    sentient_e2e::eventually("three helpers to hang up", || async {
+        Ok((server.disconnects() >= 3).then_some(()))
+    })
+    .await?;
     assert_eq!(server.disconnects(), 3);
     t.stop().await;
     Ok(())
