@@ -214,55 +214,18 @@ impl BitIndex {
         }
     }
 
-    /// The ids of the `k` vectors fewest bits away from `query`, nearest first (ties by id). A
-    /// large index is scanned in parts on as many threads as there are cores (up to four): at
-    /// a million facts the scan reads 96 MB.
+    /// The ids of the `k` vectors fewest bits away from `query`, nearest first (ties by id).
     pub fn nearest(&self, query: &[f32], k: usize) -> Vec<i64> {
         if k == 0 || self.words == 0 {
             return Vec::new();
         }
         let wanted = self.pack(&quantize(query));
-        let slots = self.ids.len();
-        let threads = if slots >= PARALLEL_FROM {
-            std::thread::available_parallelism().map_or(1, |n| n.get().min(4))
-        } else {
-            1
-        };
-        let part = slots.div_ceil(threads).max(1);
-        let mut found = if threads == 1 {
-            self.scan(0..slots, &wanted, k)
-        } else {
-            std::thread::scope(|scope| {
-                let others: Vec<_> = (1..threads)
-                    .map(|t| {
-                        let range = (t * part).min(slots)..((t + 1) * part).min(slots);
-                        let wanted = &wanted;
-                        scope.spawn(move || self.scan(range, wanted, k))
-                    })
-                    .collect();
-                // Each part's k best hold the whole index's k best.
-                let mut all = self.scan(0..part.min(slots), &wanted, k);
-                for other in others {
-                    all.extend(other.join().unwrap_or_default());
-                }
-                all
-            })
-        };
-        found.sort_unstable();
-        found.truncate(k);
-        found.into_iter().map(|(_, id)| id).collect()
-    }
-
-    /// The `k` best `(distance, id)` among these slots, in no order.
-    fn scan(&self, slots: std::ops::Range<usize>, wanted: &[u64], k: usize) -> Vec<(u32, i64)> {
-        let w = self.words;
         // The k best so far, worst on top.
         let mut best: BinaryHeap<(u32, i64)> = BinaryHeap::with_capacity(k + 1);
-        let stored = &self.bits[slots.start * w..slots.end * w];
-        for (stored, slot) in stored.chunks_exact(w).zip(slots) {
+        for (slot, stored) in self.bits.chunks_exact(self.words).enumerate() {
             let distance: u32 = stored
                 .iter()
-                .zip(wanted)
+                .zip(&wanted)
                 .map(|(a, b)| (a ^ b).count_ones())
                 .sum();
             if best.len() == k && best.peek().is_some_and(|&(worst, _)| distance > worst) {
@@ -279,13 +242,11 @@ impl BitIndex {
                 best.push((distance, id));
             }
         }
-        best.into_vec()
+        let mut found: Vec<(u32, i64)> = best.into_vec();
+        found.sort_unstable();
+        found.into_iter().map(|(_, id)| id).collect()
     }
 }
-
-/// From this many slots the scan is shared between threads (below it, a thread costs more than
-/// it saves).
-pub const PARALLEL_FROM: usize = 1 << 17;
 
 #[cfg(test)]
 mod tests {
@@ -421,26 +382,6 @@ mod tests {
             index.resident_bytes()
         );
         assert_eq!(index.nearest(&[1.0; 768], 3), vec![9_000, 9_002, 9_004]);
-    }
-
-    #[test]
-    fn a_large_index_scanned_in_parts_agrees_with_brute_force() {
-        let mut rng = Xorshift(0x0BAD_5EED_0000_0007);
-        let mut index = BitIndex::new(64);
-        let mut stored: HashMap<i64, Vec<u8>> = HashMap::new();
-        for id in 0..(PARALLEL_FROM as i64 + 3_001) {
-            let v = rng.vector(64);
-            index.put(id, &v);
-            stored.insert(id, quantize(&v));
-        }
-        for id in (0..PARALLEL_FROM as i64).step_by(7) {
-            index.remove(id);
-            stored.remove(&id);
-        }
-        for _ in 0..3 {
-            let query = rng.vector(64);
-            assert_eq!(index.nearest(&query, 40), brute_force(&stored, &query, 40));
-        }
     }
 
     #[test]
