@@ -228,14 +228,12 @@ impl MemoryStore {
     /// Reads every fact's bits from `facts_vec` into a new index, row by row (no copy of the
     /// whole table in between).
     async fn load_bits(&self, dimension: usize) -> Result<BitIndex, sqlx::Error> {
-        // The largest id bounds the count without reading the table (ids only grow).
-        let largest: Option<i64> = sqlx::query_scalar("SELECT max(id) FROM fact_vectors")
+        // Room for every fact (only facts have vectors), counted on the smallest index rather
+        // than the 3 KB rows of `fact_vectors`.
+        let facts: i64 = sqlx::query_scalar("SELECT count(*) FROM facts")
             .fetch_one(self.store.pool())
             .await?;
-        let mut index = BitIndex::with_capacity(
-            dimension,
-            usize::try_from(largest.unwrap_or(0)).unwrap_or(0),
-        );
+        let mut index = BitIndex::with_capacity(dimension, usize::try_from(facts).unwrap_or(0));
         let mut late = Vec::new();
         let mut rows =
             sqlx::query_as::<_, (i64, Vec<u8>)>("SELECT rowid, embedding FROM facts_vec")
