@@ -8,6 +8,7 @@ mod chat_rules;
 mod checkup;
 mod config;
 mod devices;
+mod docs;
 mod email_imap;
 mod files;
 mod gateway;
