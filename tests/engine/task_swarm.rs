@@ -4,7 +4,6 @@
 //! side and Cancel stops them all; a split in the wrong shape and helpers that all fail end the
 //! run with an error, and run-now orchestrates the swarm again.
 
-
 use anyhow::{Result, bail};
 use sentient_e2e::{TestEngine, wait_chats, wait_task};
 use sentient_model_server::{Reply, ScriptedModel};
