@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 use anyhow::{Context, Result, ensure};
 use chrono::{DateTime, Utc};
 use sentient_e2e::TestEngine;
-use sentient_e2e::sentient_engine::tasks::model::{PlanStep, Task, TaskStatus};
+use sentient_e2e::sentient_engine::tasks::model::{DeliverTo, PlanStep, Task, TaskStatus};
 use sentient_e2e::sentient_engine::tasks::schedule::parse_schedule;
 use sentient_e2e::sentient_engine::tasks::store::TaskRecord;
 use sentient_model_server::ScriptedModel;
@@ -65,8 +65,10 @@ fn recurring(t: &TestEngine, i: usize, next: DateTime<Utc>) -> Result<TaskRecord
             enabled: true,
             model: None,
             browser_profile: None,
-            deliver_to: json!("default"),
-            original_context: json!({"source": "manual_creation"}),
+            deliver_to: DeliverTo::DEFAULT,
+            original_context: [("source".to_owned(), json!("manual_creation"))]
+                .into_iter()
+                .collect(),
             error: None,
             next_execution_at: Some(next),
             last_execution_at: None,

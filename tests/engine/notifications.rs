@@ -311,24 +311,31 @@ async fn a_plan_waiting_for_approval_notifies_and_approving_settles_it() -> Resu
             .is_empty()
     );
 
-    // Where its notifications go besides the app.
-    assert_eq!(t.engine.tasks().delivery_for(&id).await, json!("default"));
+    // Where its notifications go besides the app, as JSON.
+    let wire = |d| serde_json::to_value(d).expect("serialises");
+    assert_eq!(
+        wire(t.engine.tasks().delivery_for(&id).await),
+        json!("default")
+    );
     let chats = json!([{"channel": "telegram", "chat_id": "42"}]);
     let (code, _) = t
         .client
         .patch(&format!("/api/tasks/{id}"), json!({"deliver_to": chats}))
         .await?;
     assert_eq!(code, 200);
-    assert_eq!(t.engine.tasks().delivery_for(&id).await, chats);
+    assert_eq!(wire(t.engine.tasks().delivery_for(&id).await), chats);
     t.client
         .patch(
             &format!("/api/tasks/{id}"),
             json!({"deliver_to": "desktop"}),
         )
         .await?;
-    assert_eq!(t.engine.tasks().delivery_for(&id).await, json!("desktop"));
     assert_eq!(
-        t.engine.tasks().delivery_for("no-such-task").await,
+        wire(t.engine.tasks().delivery_for(&id).await),
+        json!("desktop")
+    );
+    assert_eq!(
+        wire(t.engine.tasks().delivery_for("no-such-task").await),
         json!("desktop")
     );
 

@@ -10,7 +10,7 @@ use std::time::Duration;
 use anyhow::{Context, Result, ensure};
 use chrono::{DateTime, Utc};
 use sentient_e2e::sentient_engine::clock::{ManualClock, SharedClock};
-use sentient_e2e::sentient_engine::tasks::model::{PlanStep, Task, TaskStatus};
+use sentient_e2e::sentient_engine::tasks::model::{DeliverTo, PlanStep, Task, TaskStatus};
 use sentient_e2e::sentient_engine::tasks::schedule::parse_schedule;
 use sentient_e2e::sentient_engine::tasks::store::TaskRecord;
 use sentient_e2e::{ServedEngine, TestEngine, wait_chats, wait_task};
@@ -109,8 +109,10 @@ async fn insert(
         enabled: true,
         model: None,
         browser_profile: None,
-        deliver_to: json!("default"),
-        original_context: json!({"source": "manual_creation"}),
+        deliver_to: DeliverTo::DEFAULT,
+        original_context: [("source".to_owned(), json!("manual_creation"))]
+            .into_iter()
+            .collect(),
         error: None,
         next_execution_at: next,
         last_execution_at: None,

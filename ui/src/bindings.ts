@@ -1081,6 +1081,22 @@ export type DeletedCount = {
 	deleted: number,
 };
 
+/**
+ *  Where a task's notifications go besides the app (contract section 4, "Where results go"):
+ *  "default", "desktop" or a list of `{channel, chat_id}`.
+ */
+export type DeliverTo = DeliveryMode | DeliveryChat[];
+
+/**  One paired chat a task's notifications go to. */
+export type DeliveryChat = {
+	/**  telegram, discord or whatsapp. */
+	channel: string,
+	chat_id: string,
+};
+
+/**  "default": paired chats with delivery on; "desktop": the app only. */
+export type DeliveryMode = "default" | "desktop";
+
 /**  How dictated text is cleaned up before it is typed. */
 export type DictationCleanup = 
 /**  Exactly what was heard. */
@@ -2298,11 +2314,11 @@ export type MemoryConfig_Serialize = {
 	review_expire_days: number,
 };
 
-/**  What a reply had in mind (memory; filled in once memory is built, `[]` until then). */
+/**  One memory a reply or run had in mind. */
 export type MemorySource = {
 	/**  `fact` or `insight`. */
 	kind: string,
-	/**  The fact's or insight's id. */
+	/**  The fact's id (a number) or the insight's (text). */
 	id: Value,
 	text: string,
 	source: string,
@@ -3737,7 +3753,7 @@ export type Run_Deserialize = {
 	retry_of?: string | null,
 	pending_question?: PendingQuestion_Deserialize | null,
 	last_activity_at?: string | null,
-	memory_sources: { [key in string]: string }[],
+	memory_sources: MemorySource[],
 	/**  The run updated the task's brief (to measure whether runs keep it). */
 	brief_updated?: boolean,
 };
@@ -3758,7 +3774,7 @@ export type Run_Serialize = {
 	retry_of: string | null,
 	pending_question: PendingQuestion_Serialize | null,
 	last_activity_at: string | null,
-	memory_sources: { [key in string]: string }[],
+	memory_sources: MemorySource[],
 	/**  The run updated the task's brief (to measure whether runs keep it). */
 	brief_updated: boolean,
 };
@@ -3939,6 +3955,27 @@ export type SavedConfig_Serialize = {
 
 /**  When a task runs. Times are wall-clock times in `timezone` (an IANA name). */
 export type Schedule = Schedule_Serialize | Schedule_Deserialize;
+
+/**
+ *  A schedule as a change sends it: a `Schedule` whose time zone may be left out (the person's
+ *  own is used). It names the shape for the schema and the window; `schedule::parse_schedule`
+ *  reads the body itself.
+ */
+export type ScheduleInput = ScheduleInput_Serialize | ScheduleInput_Deserialize;
+
+/**
+ *  A schedule as a change sends it: a `Schedule` whose time zone may be left out (the person's
+ *  own is used). It names the shape for the schema and the window; `schedule::parse_schedule`
+ *  reads the body itself.
+ */
+export type ScheduleInput_Deserialize = { type: "once"; run_at?: string | null; timezone?: string | null; catch_up?: CatchUp | null } | { type: "recurring"; frequency: Frequency; days?: string[] | null; time?: string | null; interval_minutes?: number | null; timezone?: string | null; catch_up?: CatchUp | null } | { type: "triggered"; source: string; event: string; filter?: { [key in string]: string } | null; timezone?: string | null };
+
+/**
+ *  A schedule as a change sends it: a `Schedule` whose time zone may be left out (the person's
+ *  own is used). It names the shape for the schema and the window; `schedule::parse_schedule`
+ *  reads the body itself.
+ */
+export type ScheduleInput_Serialize = { type: "once"; run_at: string | null; timezone: string | null; catch_up: CatchUp | null } | { type: "recurring"; frequency: Frequency; days: string[] | null; time: string | null; interval_minutes: number | null; timezone: string | null; catch_up: CatchUp | null } | { type: "triggered"; source: string; event: string; filter: { [key in string]: string } | null; timezone: string | null };
 
 /**  When a task runs. Times are wall-clock times in `timezone` (an IANA name). */
 export type Schedule_Deserialize = 
@@ -4238,6 +4275,71 @@ export type Summary_Serialize = {
 	untrusted: string | null,
 };
 
+/**  A swarm run's helpers as they work (null for single tasks). */
+export type SwarmDetails = SwarmDetails_Serialize | SwarmDetails_Deserialize;
+
+/**  A swarm run's helpers as they work (null for single tasks). */
+export type SwarmDetails_Deserialize = {
+	goal?: string,
+	/**  The parts the planner split the goal into, one per helper. */
+	items?: string[],
+	total_agents?: number,
+	/**  Helpers that finished (either way). */
+	completed_agents?: number,
+	progress_updates?: SwarmUpdate[],
+	/**  The helpers' outcomes, in item order. */
+	aggregated_results?: SwarmResult_Deserialize[],
+};
+
+/**  A swarm run's helpers as they work (null for single tasks). */
+export type SwarmDetails_Serialize = {
+	goal: string,
+	/**  The parts the planner split the goal into, one per helper. */
+	items: string[],
+	total_agents: number,
+	/**  Helpers that finished (either way). */
+	completed_agents: number,
+	progress_updates: SwarmUpdate[],
+	/**  The helpers' outcomes, in item order. */
+	aggregated_results: SwarmResult_Serialize[],
+};
+
+/**  One helper's outcome: its `result` when it completed, its `error` when it failed. */
+export type SwarmResult = SwarmResult_Serialize | SwarmResult_Deserialize;
+
+/**  One helper's outcome: its `result` when it completed, its `error` when it failed. */
+export type SwarmResult_Deserialize = {
+	worker_id: string,
+	item: string,
+	status: SwarmStatus,
+	result?: string | null,
+	error?: string | null,
+	/**  The item's place in `items` (from 0). */
+	index: number,
+};
+
+/**  One helper's outcome: its `result` when it completed, its `error` when it failed. */
+export type SwarmResult_Serialize = {
+	worker_id: string,
+	item: string,
+	status: SwarmStatus,
+	result?: string,
+	error?: string,
+	/**  The item's place in `items` (from 0). */
+	index: number,
+};
+
+/**  Where a helper or the aggregator is. */
+export type SwarmStatus = "processing" | "completed" | "error" | "aggregating";
+
+/**  What a helper (`agent-N`) or the `aggregator` did, and when. */
+export type SwarmUpdate = {
+	worker_id: string,
+	timestamp: string,
+	status: SwarmStatus,
+	message: string,
+};
+
 /**  A task (contract section 4, with v2's field names). */
 export type Task = Task_Serialize | Task_Deserialize;
 
@@ -4308,14 +4410,16 @@ export type TaskPatch_Deserialize = {
 	name?: string | null,
 	description?: string | null,
 	priority?: number | null,
-	schedule?: { [key in string]: string } | null,
+	/**  Read by `schedule::parse_schedule`, so a wrong schedule gets its own 400. */
+	schedule?: ScheduleInput_Deserialize | null,
 	plan?: PlanStep[] | null,
 	enabled?: boolean | null,
 	status?: string | null,
 	/**  A model string, or null/"" for the executor role's model. */
 	model?: string | null,
 	browser_profile?: string | null,
-	deliver_to?: string | null,
+	/**  Checked by `check_deliver_to`, so a wrong shape gets its own 400. */
+	deliver_to?: DeliverTo | null,
 	/**  Notes between runs: text (trimmed, at most `tasks.continuity.notepad_chars`), or null/"" to clear. */
 	notepad?: string | null,
 	/**  With a Clear: runs finished before now are no longer remembered either. */
@@ -4329,14 +4433,16 @@ export type TaskPatch_Serialize = {
 	name: string | null,
 	description: string | null,
 	priority: number | null,
-	schedule: { [key in string]: string } | null,
+	/**  Read by `schedule::parse_schedule`, so a wrong schedule gets its own 400. */
+	schedule: ScheduleInput_Serialize | null,
 	plan: PlanStep[] | null,
 	enabled: boolean | null,
 	status: string | null,
 	/**  A model string, or null/"" for the executor role's model. */
 	model: string | null,
 	browser_profile: string | null,
-	deliver_to: string | null,
+	/**  Checked by `check_deliver_to`, so a wrong shape gets its own 400. */
+	deliver_to: DeliverTo | null,
 	/**  Notes between runs: text (trimmed, at most `tasks.continuity.notepad_chars`), or null/"" to clear. */
 	notepad: string | null,
 	/**  With a Clear: runs finished before now are no longer remembered either. */
@@ -4364,13 +4470,13 @@ export type Task_Deserialize = {
 	runs: Run_Deserialize[],
 	chat_history: TaskChatLine[],
 	clarifying_questions: ClarifyingQuestion_Deserialize[],
-	swarm_details?: { [key in string]: string } | null,
+	swarm_details?: SwarmDetails_Deserialize | null,
 	enabled: boolean,
 	model?: string | null,
 	browser_profile?: string | null,
-	/**  "default", "desktop" or a list of `{channel, chat_id}`. */
-	deliver_to: string,
-	original_context: { [key in string]: string },
+	deliver_to: DeliverTo,
+	/**  Where the task came from (`source`) and what it carries: `fixed_call`, `imported_from`, … */
+	original_context: { [key in string]: Value },
 	error?: string | null,
 	next_execution_at?: string | null,
 	last_execution_at?: string | null,
@@ -4399,13 +4505,13 @@ export type Task_Serialize = {
 	runs: Run_Serialize[],
 	chat_history: TaskChatLine[],
 	clarifying_questions: ClarifyingQuestion_Serialize[],
-	swarm_details: { [key in string]: string } | null,
+	swarm_details: SwarmDetails_Serialize | null,
 	enabled: boolean,
 	model: string | null,
 	browser_profile: string | null,
-	/**  "default", "desktop" or a list of `{channel, chat_id}`. */
-	deliver_to: string,
-	original_context: { [key in string]: string },
+	deliver_to: DeliverTo,
+	/**  Where the task came from (`source`) and what it carries: `fixed_call`, `imported_from`, … */
+	original_context: { [key in string]: Value },
 	error: string | null,
 	next_execution_at: string | null,
 	last_execution_at: string | null,

@@ -3,7 +3,6 @@
 //! nothing from this crate), so the files that use them never import each other for them.
 
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
 
 /// What kind of progress a long tool reports before its result.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, specta::Type)]
@@ -14,18 +13,8 @@ pub enum ProgressKind {
     Status,
 }
 
-/// What a reply had in mind (memory; filled in once memory is built, `[]` until then).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, specta::Type)]
-pub struct MemorySource {
-    /// `fact` or `insight`.
-    pub kind: String,
-    /// The fact's or insight's id.
-    pub id: Value,
-    pub text: String,
-    pub source: String,
-    /// `prompt` or `tool`.
-    pub via: String,
-}
+/// What a reply had in mind; it lives in core because task runs carry it too.
+pub use sentient_core::domain::MemorySource;
 
 /// What the person answered to an approval question.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -1,11 +1,12 @@
 //! The types that cross services and doors: tasks and runs, devices, notifications, the stop
-//! state, rule proposals, integrations and hooks, tools as listed, the local model's state, and
-//! the domain events. They sit at the bottom so every crate above can name them and none of
+//! state, memory sources, rule proposals, integrations and hooks, tools as listed, the local
+//! model's state, and the domain events. They sit at the bottom so every crate above can name them and none of
 //! them has to know another service.
 
 pub mod events;
 pub mod integration;
 pub mod memory_change;
+pub mod memory_source;
 pub mod model_busy;
 pub mod node;
 pub mod notification;
@@ -17,6 +18,7 @@ pub mod tool_info;
 pub use events::DomainEvent;
 pub use integration::{Hook, Integration};
 pub use memory_change::MemoryChange;
+pub use memory_source::MemorySource;
 pub use model_busy::{JobKind, ModelBusy};
 pub use node::Node;
 pub use notification::{NewNotification, Notification};

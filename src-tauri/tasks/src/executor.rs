@@ -36,7 +36,7 @@ pub(crate) struct RunStart {
     /// Notes a failed attempt saved, pending for this run as if it had saved them itself
     /// (they become the task's notes when it finishes well).
     pub carried_notes: Option<String>,
-    pub memory_sources: Vec<Value>,
+    pub memory_sources: Vec<sentient_core::domain::MemorySource>,
     pub by_person: bool,
 }
 

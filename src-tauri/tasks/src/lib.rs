@@ -36,7 +36,9 @@ pub mod triggers;
 
 pub use error::TaskError;
 pub use parts::Tasks;
-pub use requests::{NO_SCRIPT_TASKS, NewTask, PRIORITIES, TaskPatch, check_deliver_to};
+pub use requests::{
+    NO_SCRIPT_TASKS, NewTask, PRIORITIES, ScheduleInput, TaskPatch, check_deliver_to,
+};
 /// The Task and Run objects, which sit with the other domain types at the bottom.
 pub use sentient_core::domain::task as model;
 pub use service::{TaskHandle, TaskService};

@@ -578,7 +578,7 @@ impl TaskService {
             tool: call.tool.clone(),
             description: call.step,
         }];
-        task.original_context = Value::Object(context);
+        task.original_context = context;
         go_live(&mut task, now);
         let recurring = task.status == TaskStatus::Active;
         if !recurring {

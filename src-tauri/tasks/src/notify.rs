@@ -7,7 +7,7 @@ use serde_json::{Map, Value, json};
 
 use sentient_core::domain::notification::{NewNotification, Notification};
 
-use crate::model::{ClarifyingQuestion, PlanStep, RunStatus, Task};
+use crate::model::{ClarifyingQuestion, DeliverTo, PlanStep, RunStatus, Task};
 use crate::parts::TaskParts;
 
 /// `{task_id, event, ...extra}`; `extra` cannot change the first two.
@@ -40,17 +40,6 @@ pub fn questions_summary(questions: &[ClarifyingQuestion]) -> String {
         .map(|q| format!("- {}", q.text))
         .collect::<Vec<_>>()
         .join("\n")
-}
-
-/// A stored `deliver_to` as `delivery_for` answers it: "default", "desktop" or a list of chats.
-/// Anything it can't read keeps the notifications in the app ("desktop").
-pub fn delivery_value(stored: Option<Value>) -> Value {
-    match stored {
-        Some(value) => {
-            crate::requests::check_deliver_to(Some(value)).unwrap_or_else(|_| json!("desktop"))
-        }
-        None => json!("desktop"),
-    }
 }
 
 /// What a finished run tells the person: `(event, title, message)`, or nothing for a run the
@@ -111,12 +100,13 @@ impl TaskParts {
     /// Where a task's notifications go besides the app: "default", "desktop" or
     /// `[{channel, chat_id}]` (contract section 4, "Where results go"). A task that can't be
     /// read answers "desktop", so nothing goes to a messaging app by mistake.
-    pub async fn delivery_for(&self, task_id: &str) -> Value {
+    pub async fn delivery_for(&self, task_id: &str) -> DeliverTo {
         match self.tasks().store().task(task_id).await {
-            Ok(record) => delivery_value(Some(record.task.deliver_to)),
+            // Read strictly when it was loaded (`DeliverTo::stored`).
+            Ok(record) => record.task.deliver_to,
             Err(error) => {
                 tracing::info!(%error, task_id, "the task's delivery setting could not be read");
-                delivery_value(None)
+                DeliverTo::DESKTOP
             }
         }
     }
@@ -219,21 +209,5 @@ mod tests {
         );
         assert!(run_notification("News", RunStatus::Cancelled, None, None).is_none());
         assert!(run_notification("News", RunStatus::WaitingForUser, None, None).is_none());
-    }
-
-    #[test]
-    fn delivery_is_read_strictly_and_falls_back_to_the_desktop() {
-        assert_eq!(delivery_value(Some(json!("default"))), json!("default"));
-        assert_eq!(delivery_value(Some(Value::Null)), json!("default"));
-        assert_eq!(delivery_value(Some(json!("desktop"))), json!("desktop"));
-        assert_eq!(delivery_value(Some(json!([]))), json!("desktop"));
-        let chats = json!([{"channel": "telegram", "chat_id": "42"}]);
-        assert_eq!(delivery_value(Some(chats.clone())), chats);
-        assert_eq!(delivery_value(Some(json!("email"))), json!("desktop"));
-        assert_eq!(
-            delivery_value(Some(json!([{"channel": "fax"}]))),
-            json!("desktop")
-        );
-        assert_eq!(delivery_value(None), json!("desktop"));
     }
 }

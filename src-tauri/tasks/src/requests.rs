@@ -2,10 +2,10 @@
 //! commands), with the checks that belong to the request itself.
 
 use serde::{Deserialize, Serialize};
-use serde_json::{Value, json};
+use serde_json::Value;
 
 use crate::TaskError;
-use crate::model::PlanStep;
+use crate::model::{CatchUp, DeliverTo, Frequency, PlanStep};
 
 /// `POST /api/tasks/preview`: the prompt to make sense of.
 #[derive(Debug, Clone, Deserialize, Serialize, specta::Type, utoipa::ToSchema)]
@@ -73,8 +73,9 @@ pub struct TaskPatch {
     pub name: Option<String>,
     pub description: Option<String>,
     pub priority: Option<i32>,
-    #[schema(value_type = Option<Object>)]
-    #[specta(type = Option<std::collections::BTreeMap<String, String>>)]
+    /// Read by `schedule::parse_schedule`, so a wrong schedule gets its own 400.
+    #[schema(value_type = Option<ScheduleInput>)]
+    #[specta(type = Option<ScheduleInput>)]
     pub schedule: Option<Value>,
     pub plan: Option<Vec<PlanStep>>,
     pub enabled: Option<bool>,
@@ -86,8 +87,9 @@ pub struct TaskPatch {
     #[serde(default, deserialize_with = "present")]
     #[specta(type = Option<String>)]
     pub browser_profile: Option<Option<String>>,
-    #[schema(value_type = Option<Value>)]
-    #[specta(type = Option<String>)]
+    /// Checked by `check_deliver_to`, so a wrong shape gets its own 400.
+    #[schema(value_type = Option<DeliverTo>)]
+    #[specta(type = Option<DeliverTo>)]
     #[serde(default, deserialize_with = "present")]
     pub deliver_to: Option<Option<Value>>,
     /// Notes between runs: text (trimmed, at most `tasks.continuity.notepad_chars`), or null/"" to clear.
@@ -106,6 +108,44 @@ pub struct TaskPatch {
     #[specta(skip)]
     #[serde(default, deserialize_with = "present")]
     pub script: Option<Option<Value>>,
+}
+
+/// A schedule as a change sends it: a `Schedule` whose time zone may be left out (the person's
+/// own is used). It names the shape for the schema and the window; `schedule::parse_schedule`
+/// reads the body itself.
+#[derive(Debug, Clone, Deserialize, specta::Type, utoipa::ToSchema)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum ScheduleInput {
+    Once {
+        run_at: Option<String>,
+        #[serde(default)]
+        timezone: Option<String>,
+        #[serde(default)]
+        catch_up: Option<CatchUp>,
+    },
+    Recurring {
+        frequency: Frequency,
+        #[serde(default)]
+        days: Option<Vec<String>>,
+        #[serde(default)]
+        time: Option<String>,
+        #[serde(default)]
+        interval_minutes: Option<u32>,
+        #[serde(default)]
+        timezone: Option<String>,
+        #[serde(default)]
+        catch_up: Option<CatchUp>,
+    },
+    Triggered {
+        source: String,
+        event: String,
+        #[serde(default)]
+        #[schema(value_type = Option<Object>)]
+        #[specta(type = Option<std::collections::BTreeMap<String, String>>)]
+        filter: Option<serde_json::Map<String, Value>>,
+        #[serde(default)]
+        timezone: Option<String>,
+    },
 }
 
 /// What `PATCH /api/tasks/{id}` says to a script until script tasks exist.
@@ -136,45 +176,21 @@ pub(crate) fn provisional_name(prompt: &str) -> String {
 
 /// `deliver_to`: "default" (or null), "desktop", or up to 10 `{channel, chat_id}`; an empty
 /// list is "desktop".
-pub fn check_deliver_to(value: Option<Value>) -> Result<Value, TaskError> {
-    const CHANNELS: [&str; 3] = ["telegram", "discord", "whatsapp"];
-    match value {
-        None | Some(Value::Null) => Ok(json!("default")),
-        Some(Value::String(s)) if s == "default" || s == "desktop" => Ok(Value::String(s)),
-        Some(Value::Array(list)) if list.is_empty() => Ok(json!("desktop")),
-        Some(Value::Array(list)) if list.len() <= 10 => {
-            let mut chats = Vec::new();
-            for item in list {
-                let channel = item
-                    .get("channel")
-                    .and_then(Value::as_str)
-                    .unwrap_or_default();
-                let chat_id = item
-                    .get("chat_id")
-                    .and_then(Value::as_str)
-                    .unwrap_or_default();
-                if !CHANNELS.contains(&channel) {
-                    return Err(TaskError::invalid(format!(
-                        "deliver_to names an unknown channel \"{channel}\"; use telegram, discord or whatsapp."
-                    )));
-                }
-                if chat_id.trim().is_empty() {
-                    return Err(TaskError::invalid("Each deliver_to entry needs a chat_id."));
-                }
-                chats.push(json!({"channel": channel, "chat_id": chat_id.trim()}));
-            }
-            Ok(Value::Array(chats))
-        }
-        Some(Value::Array(_)) => Err(TaskError::invalid("deliver_to can list at most 10 chats.")),
-        Some(_) => Err(TaskError::invalid(
-            "deliver_to is \"default\", \"desktop\" or a list of {channel, chat_id}.",
-        )),
-    }
+pub fn check_deliver_to(value: Option<Value>) -> Result<DeliverTo, TaskError> {
+    DeliverTo::read(value).map_err(|problem| TaskError::invalid(problem.to_string()))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
+
+    /// The JSON a checked value goes out as.
+    fn wire(checked: Result<DeliverTo, TaskError>) -> Option<Value> {
+        checked
+            .ok()
+            .map(|d| serde_json::to_value(d).expect("serialises"))
+    }
 
     #[test]
     fn every_question_needs_an_answer() {
@@ -199,13 +215,15 @@ mod tests {
 
     #[test]
     fn deliver_to_takes_the_contract_shapes_only() {
-        assert_eq!(check_deliver_to(None).ok(), Some(json!("default")));
+        assert_eq!(wire(check_deliver_to(None)), Some(json!("default")));
         assert_eq!(
-            check_deliver_to(Some(json!([]))).ok(),
+            wire(check_deliver_to(Some(json!([])))),
             Some(json!("desktop"))
         );
         assert_eq!(
-            check_deliver_to(Some(json!([{"channel": "telegram", "chat_id": " 42 "}]))).ok(),
+            wire(check_deliver_to(Some(
+                json!([{"channel": "telegram", "chat_id": " 42 "}])
+            ))),
             Some(json!([{"channel": "telegram", "chat_id": "42"}]))
         );
         assert!(check_deliver_to(Some(json!("email"))).is_err());

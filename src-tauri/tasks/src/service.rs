@@ -168,7 +168,7 @@ impl TaskService {
     }
 
     /// Where a task's notifications go besides the app.
-    pub async fn delivery_for(&self, task_id: &str) -> Value {
+    pub async fn delivery_for(&self, task_id: &str) -> crate::model::DeliverTo {
         self.parts().delivery_for(task_id).await
     }
 }

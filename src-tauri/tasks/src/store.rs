@@ -3,8 +3,8 @@
 //! are read-modify-write inside a transaction; the service serialises them per engine.
 
 use chrono::{DateTime, Utc};
-use sentient_agent::chat_events::MemorySource;
 use sentient_agent::chat_memory::merge_sources;
+use sentient_core::domain::MemorySource;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
@@ -12,7 +12,8 @@ use sqlx::Row;
 use sqlx::sqlite::SqliteRow;
 
 use super::model::{
-    PendingQuestion, ProgressUpdate, Run, RunResult, RunStatus, Schedule, Task, TaskStatus,
+    DeliverTo, PendingQuestion, ProgressUpdate, Run, RunResult, RunStatus, Schedule, Task,
+    TaskStatus,
 };
 use sentient_core::store::{Store, StoreError};
 use sentient_llm::Message;
@@ -309,14 +310,15 @@ impl TaskStore {
                 enabled: row.get::<i64, _>("enabled") != 0,
                 model: row.get("model"),
                 browser_profile: row.get("browser_profile"),
-                deliver_to: row
-                    .get::<Option<String>, _>("deliver_to")
-                    .and_then(|s| serde_json::from_str(&s).ok())
-                    .unwrap_or_else(|| Value::String("default".to_owned())),
+                // Read strictly: a setting that can't be read keeps notifications in the app.
+                deliver_to: DeliverTo::stored(
+                    row.get::<Option<String>, _>("deliver_to")
+                        .and_then(|s| serde_json::from_str(&s).ok()),
+                ),
                 original_context: row
                     .get::<Option<String>, _>("original_context")
                     .and_then(|s| serde_json::from_str(&s).ok())
-                    .unwrap_or_else(|| Value::Object(Default::default())),
+                    .unwrap_or_default(),
                 error: row.get("error"),
                 next_execution_at: time(row.get("next_execution_at")),
                 last_execution_at: time(row.get("last_execution_at")),

@@ -16,10 +16,12 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::Duration;
 
 use futures::StreamExt;
-use serde_json::{Value, json};
+use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
-use super::model::{ProgressMessage, RunStatus, Task};
+use super::model::{
+    ProgressMessage, RunStatus, SwarmDetails, SwarmResult, SwarmStatus, SwarmUpdate, Task,
+};
 use crate::TaskError;
 use crate::parts::TaskParts;
 use crate::run_end::RunEnds;
@@ -103,44 +105,27 @@ fn parse_json(text: &str) -> Option<Value> {
 }
 
 /// The `swarm_details` a run starts with.
-pub fn fresh_details(goal: &str, items: &[String]) -> Value {
-    json!({
-        "goal": goal,
-        "items": items,
-        "total_agents": items.len(),
-        "completed_agents": 0,
-        "progress_updates": [],
-        "aggregated_results": [],
-    })
+pub fn fresh_details(goal: &str, items: &[String]) -> SwarmDetails {
+    SwarmDetails {
+        goal: goal.to_owned(),
+        items: items.to_vec(),
+        total_agents: u32::try_from(items.len()).unwrap_or(u32::MAX),
+        ..SwarmDetails::default()
+    }
 }
 
 /// Adds a progress update to `swarm_details`; a helper's `outcome` also joins
 /// `aggregated_results` (kept in item order) and counts it as finished in `completed_agents`.
-pub fn note(details: &mut Value, update: Value, outcome: Option<(usize, Value)>) {
-    if !details.is_object() {
-        *details = fresh_details("", &[]);
-    }
-    if let Some(list) = details
-        .get_mut("progress_updates")
-        .and_then(Value::as_array_mut)
-    {
-        list.push(update);
-    }
-    if let Some((index, outcome)) = outcome {
-        if let Some(list) = details
-            .get_mut("aggregated_results")
-            .and_then(Value::as_array_mut)
-        {
-            let at = list
-                .iter()
-                .position(|r| r["index"].as_u64().is_some_and(|i| i > index as u64))
-                .unwrap_or(list.len());
-            let mut outcome = outcome;
-            outcome["index"] = json!(index);
-            list.insert(at, outcome);
-        }
-        let done = details["completed_agents"].as_u64().unwrap_or(0) + 1;
-        details["completed_agents"] = json!(done);
+pub fn note(details: &mut SwarmDetails, update: SwarmUpdate, outcome: Option<SwarmResult>) {
+    details.progress_updates.push(update);
+    if let Some(outcome) = outcome {
+        let list = &mut details.aggregated_results;
+        let at = list
+            .iter()
+            .position(|r| r.index > outcome.index)
+            .unwrap_or(list.len());
+        list.insert(at, outcome);
+        details.completed_agents += 1;
     }
 }
 
@@ -450,11 +435,11 @@ one per step."
 
     /// Saves a line to `swarm_details` (and announces the task); a task deleted meanwhile is
     /// left alone (deleting it cancels the run).
-    async fn swarm_note(&self, task_id: &str, update: Value, outcome: Option<(usize, Value)>) {
+    async fn swarm_note(&self, task_id: &str, update: SwarmUpdate, outcome: Option<SwarmResult>) {
         let saved = self
             .parts
             .change_task(task_id, |r, _| {
-                let details = r.task.swarm_details.get_or_insert_with(|| json!({}));
+                let details = r.task.swarm_details.get_or_insert_with(Default::default);
                 note(details, update, outcome);
                 Ok(())
             })
@@ -464,13 +449,13 @@ one per step."
         }
     }
 
-    fn swarm_update(&self, worker_id: &str, status: &str, message: &str) -> Value {
-        json!({
-            "worker_id": worker_id,
-            "timestamp": self.parts.clock().now(),
-            "status": status,
-            "message": message,
-        })
+    fn swarm_update(&self, worker_id: &str, status: SwarmStatus, message: &str) -> SwarmUpdate {
+        SwarmUpdate {
+            worker_id: worker_id.to_owned(),
+            timestamp: self.parts.clock().now(),
+            status,
+            message: message.to_owned(),
+        }
     }
 
     /// One helper: its item through the agent loop, recorded in `swarm_details` and the log.
@@ -504,7 +489,11 @@ one per step."
         }
         self.swarm_note(
             task_id,
-            self.swarm_update(&worker_id, "processing", &format!("Working on: {item}")),
+            self.swarm_update(
+                &worker_id,
+                SwarmStatus::Processing,
+                &format!("Working on: {item}"),
+            ),
             None,
         )
         .await;
@@ -602,22 +591,30 @@ one per step."
         index: usize,
         outcome: &WorkerOutcome,
     ) {
+        let entry = |status, result: Option<&String>, error: Option<&String>| SwarmResult {
+            worker_id: worker_id.to_owned(),
+            item: outcome.item.clone(),
+            status,
+            result: result.cloned(),
+            error: error.cloned(),
+            index: u32::try_from(index).unwrap_or(u32::MAX),
+        };
         let (update, entry, line) = match &outcome.result {
             Ok(text) => (
-                self.swarm_update(worker_id, "completed", &short(text, 300)),
-                json!({"worker_id": worker_id, "item": outcome.item, "status": "completed", "result": text}),
+                self.swarm_update(worker_id, SwarmStatus::Completed, &short(text, 300)),
+                entry(SwarmStatus::Completed, Some(text), None),
                 ProgressMessage::new("info", format!("{worker_id} finished: {}", outcome.item)),
             ),
             Err(error) => (
-                self.swarm_update(worker_id, "error", error),
-                json!({"worker_id": worker_id, "item": outcome.item, "status": "error", "error": error}),
+                self.swarm_update(worker_id, SwarmStatus::Error, error),
+                entry(SwarmStatus::Error, None, Some(error)),
                 ProgressMessage::new(
                     "error",
                     format!("{worker_id} failed on {}: {error}", outcome.item),
                 ),
             ),
         };
-        self.swarm_note(task_id, update, Some((index, entry))).await;
+        self.swarm_note(task_id, update, Some(entry)).await;
         self.parts.run_progress(task_id, run_id, line).await;
     }
 
@@ -656,7 +653,7 @@ one per step."
         );
         self.swarm_note(
             task_id,
-            self.swarm_update("aggregator", "aggregating", &merging),
+            self.swarm_update("aggregator", SwarmStatus::Aggregating, &merging),
             None,
         )
         .await;
@@ -711,7 +708,7 @@ one per step."
             Err(error) => {
                 self.swarm_note(
                     task_id,
-                    self.swarm_update("aggregator", "error", &error),
+                    self.swarm_update("aggregator", SwarmStatus::Error, &error),
                     None,
                 )
                 .await;
@@ -722,7 +719,11 @@ one per step."
         };
         self.swarm_note(
             task_id,
-            self.swarm_update("aggregator", "completed", "Put the results together."),
+            self.swarm_update(
+                "aggregator",
+                SwarmStatus::Completed,
+                "Put the results together.",
+            ),
             None,
         )
         .await;
@@ -760,6 +761,7 @@ fn plural(n: usize) -> &'static str {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     #[test]
     fn items_are_read_tolerantly() {
@@ -812,43 +814,56 @@ mod tests {
 
     #[test]
     fn notes_keep_results_in_item_order_and_count_finished_helpers() {
+        let update = |worker_id: &str, status| SwarmUpdate {
+            worker_id: worker_id.to_owned(),
+            timestamp: chrono::Utc::now(),
+            status,
+            message: String::new(),
+        };
+        let outcome =
+            |index, item: &str, status, result: Option<&str>, error: Option<&str>| SwarmResult {
+                worker_id: format!("agent-{}", index + 1),
+                item: item.to_owned(),
+                status,
+                result: result.map(str::to_owned),
+                error: error.map(str::to_owned),
+                index,
+            };
         let items = ["a".to_owned(), "b".to_owned(), "c".to_owned()];
         let mut details = fresh_details("Goal", &items);
-        assert_eq!(details["total_agents"], 3);
+        assert_eq!(details.total_agents, 3);
         note(
             &mut details,
-            json!({"worker_id": "agent-1", "status": "processing"}),
+            update("agent-1", SwarmStatus::Processing),
             None,
         );
         note(
             &mut details,
-            json!({"worker_id": "agent-3", "status": "completed"}),
-            Some((
-                2,
-                json!({"item": "c", "status": "completed", "result": "C"}),
-            )),
+            update("agent-3", SwarmStatus::Completed),
+            Some(outcome(2, "c", SwarmStatus::Completed, Some("C"), None)),
         );
         note(
             &mut details,
-            json!({"worker_id": "agent-1", "status": "error"}),
-            Some((0, json!({"item": "a", "status": "error", "error": "boom"}))),
+            update("agent-1", SwarmStatus::Error),
+            Some(outcome(0, "a", SwarmStatus::Error, None, Some("boom"))),
         );
-        assert_eq!(details["completed_agents"], 2);
-        assert_eq!(
-            details["progress_updates"].as_array().map(Vec::len),
-            Some(3)
-        );
-        let order: Vec<&str> = details["aggregated_results"]
-            .as_array()
-            .expect("results")
+        assert_eq!(details.completed_agents, 2);
+        assert_eq!(details.progress_updates.len(), 3);
+        let order: Vec<&str> = details
+            .aggregated_results
             .iter()
-            .filter_map(|r| r["item"].as_str())
+            .map(|r| r.item.as_str())
             .collect();
         assert_eq!(order, ["a", "c"]);
         // Details that were never set start fresh.
-        let mut empty = Value::Null;
-        note(&mut empty, json!({"worker_id": "aggregator"}), None);
-        assert_eq!(empty["progress_updates"][0]["worker_id"], "aggregator");
+        let mut never: Option<SwarmDetails> = None;
+        note(
+            never.get_or_insert_with(Default::default),
+            update("aggregator", SwarmStatus::Aggregating),
+            None,
+        );
+        let started = never.expect("started");
+        assert_eq!(started.progress_updates[0].worker_id, "aggregator");
     }
 
     #[test]

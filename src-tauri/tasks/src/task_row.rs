@@ -4,7 +4,7 @@
 use chrono::{DateTime, Utc};
 use serde_json::json;
 
-use crate::model::{Schedule, Task, TaskStatus};
+use crate::model::{DeliverTo, Schedule, Task, TaskStatus};
 use crate::schedule;
 use sentient_core::store::new_id;
 
@@ -59,8 +59,10 @@ pub(crate) fn new_task_row(
         enabled: true,
         model: None,
         browser_profile: None,
-        deliver_to: json!("default"),
-        original_context: json!({"source": "manual_creation"}),
+        deliver_to: DeliverTo::DEFAULT,
+        original_context: [("source".to_owned(), json!("manual_creation"))]
+            .into_iter()
+            .collect(),
         error: None,
         next_execution_at: None,
         last_execution_at: None,

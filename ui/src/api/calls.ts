@@ -7,7 +7,6 @@ import {
   type ApiError as WireApiError,
   type InvokeRequest_Deserialize as WireInvokeRequest,
   type Value as JsonValue,
-  type TaskPatch_Deserialize as WireTaskPatch,
   type ConnectAnswer_Serialize,
   type FeedStatus_Serialize,
   type FeedSyncReply_Serialize,
@@ -330,8 +329,7 @@ export const CALLS = {
   }),
   patchTask: (id: string, patch: TaskPatch): Doors<Task> => ({
     http: PATCH(`/api/tasks/${enc(id)}`, patch),
-    // The generated patch type spells nested shapes loosely; the engine checks what arrives.
-    tauri: () => loose(commands.patchTask(id, patch as unknown as WireTaskPatch)),
+    tauri: () => loose(commands.patchTask(id, patch)),
   }),
   deleteTask: (id: string): Doors<OkReply> => ({
     http: DELETE(`/api/tasks/${enc(id)}`),

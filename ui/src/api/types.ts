@@ -54,6 +54,7 @@ import type {
   Refinement_Serialize,
   NewTask_Deserialize,
   TaskPatch_Deserialize,
+  ScheduleInput_Deserialize,
   Node_Serialize,
   Pairing_Serialize,
   LanStatus_Serialize,
@@ -171,7 +172,7 @@ export type RuleDecision = WireRuleDecision;
 // Tasks (contract section 4).
 export type { TaskStatus, RunStatus, PlanStep, TaskChatLine, Frequency, CatchUp } from '../bindings';
 /** Where a task's notifications go besides the app: "default", "desktop" or chosen chats. */
-export type DeliverTo = 'default' | 'desktop' | Array<{ channel: string; chat_id: string }>;
+export type { DeliverTo } from '../bindings';
 /** A progress line's message; `parameters` are the tool call's arguments as sent. */
 export type ProgressMessage = Omit<ProgressMessage_Serialize, 'parameters'> & { parameters?: Record<string, unknown> };
 export type ProgressUpdate = Omit<ProgressUpdate_Serialize, 'message'> & { message: ProgressMessage };
@@ -179,20 +180,14 @@ export type PendingQuestion = PendingQuestion_Serialize;
 export type Schedule = Schedule_Serialize;
 export type ClarifyingQuestion = ClarifyingQuestion_Serialize;
 export type Run = Omit<Run_Serialize, 'progress_updates'> & { progress_updates: ProgressUpdate[] };
-export type Task = Omit<Task_Serialize, 'runs' | 'deliver_to'> & { runs: Run[]; deliver_to: DeliverTo };
+export type Task = Omit<Task_Serialize, 'runs'> & { runs: Run[] };
 /** `POST /api/tasks/preview`: what the planner makes of a prompt. */
 export type TaskPreview = Refinement_Serialize;
 export type NewTaskRequest = NewTask_Deserialize;
 /** A schedule as sent in a change: the time zone may be left out (the person's own is used). */
-export type ScheduleInput =
-  | { type: 'once'; run_at: string | null; timezone?: string }
-  | { type: 'recurring'; frequency: 'daily' | 'weekly' | 'interval'; days?: string[]; time?: string; interval_minutes?: number; timezone?: string }
-  | { type: 'triggered'; source: string; event: string; filter?: Record<string, string>; timezone?: string };
+export type ScheduleInput = ScheduleInput_Deserialize;
 /** `PATCH /api/tasks/{id}`: any of these fields. */
-export type TaskPatch = Omit<TaskPatch_Deserialize, 'schedule' | 'deliver_to'> & {
-  schedule?: ScheduleInput | null;
-  deliver_to?: DeliverTo | null;
-};
+export type TaskPatch = TaskPatch_Deserialize;
 export type ClarificationAnswer = { question_id: string; answer_text: string };
 
 // Notifications (contract section 6).
