@@ -273,11 +273,13 @@ async fn main() -> Result<()> {
     let before = resident_anon();
     let t = Instant::now();
     facts.nearest(&kept[0].2, 10, now).await?;
-    let (indexed, index_bytes) = loop {
-        if let IndexState::Ready { facts, bytes } = facts.vector_index() {
-            break (facts, bytes);
-        }
-        tokio::time::sleep(Duration::from_millis(5)).await;
+    facts.vector_index_built().await;
+    let IndexState::Ready {
+        facts: indexed,
+        bytes: index_bytes,
+    } = facts.vector_index()
+    else {
+        anyhow::bail!("the bit index was not built: {:?}", facts.vector_index());
     };
     let build = t.elapsed();
     let after = resident_anon();

@@ -120,6 +120,14 @@ impl BitCache {
     }
 
     /// Like `nearest`, or what to wait for, starting the build when nothing is loaded.
+    /// While a build runs: the channel that turns `true` when it ends.
+    pub fn build_under_way(&self) -> Option<watch::Receiver<bool>> {
+        match &self.inner.read_unpoisoned().state {
+            State::Building { ready, .. } => Some(ready.clone()),
+            _ => None,
+        }
+    }
+
     pub fn nearest_or_build(&self, query: &[f32], k: impl Fn(usize) -> usize) -> Lookup {
         if let Some(found) = self.nearest(query, &k) {
             return Lookup::Found(found);
@@ -186,12 +194,14 @@ mod tests {
         // Writes before any search are not kept (the build reads them from the table).
         cache.apply([BitChange::Put(1, crate::bits::quantize(&v(1.0)))]);
         assert_eq!(cache.state(), IndexState::NotLoaded);
+        assert!(cache.build_under_way().is_none());
         assert!(cache.nearest(&v(1.0), |_| 3).is_none());
 
         let Lookup::Start(build, ready) = cache.nearest_or_build(&v(1.0), |_| 3) else {
             panic!("the first search starts the build");
         };
         assert_eq!(cache.state(), IndexState::Building);
+        assert!(cache.build_under_way().is_some());
         assert!(matches!(
             cache.nearest_or_build(&v(1.0), |_| 3),
             Lookup::Wait(_)

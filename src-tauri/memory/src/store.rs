@@ -170,6 +170,13 @@ impl MemoryStore {
         self.bits.state()
     }
 
+    /// Returns once a build of the bit index under way has ended (at once when none runs).
+    pub async fn vector_index_built(&self) {
+        if let Some(mut ready) = self.bits.build_under_way() {
+            let _ = ready.wait_for(|done| *done).await;
+        }
+    }
+
     /// The `k` facts fewest bits away, waiting for the index to be built from `facts_vec` when it
     /// is not loaded yet (for tests: searches use `bit_candidates_within`).
     #[cfg(test)]
