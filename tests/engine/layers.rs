@@ -84,31 +84,19 @@ fn upward_dependencies(packages: &[Value]) -> Vec<String> {
 /// Lines of code (comments left out) under `dir` that name the engine.
 fn lines_naming_the_engine(dir: &Path) -> Vec<String> {
     let mut found = Vec::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(dir) = stack.pop() {
-        for entry in std::fs::read_dir(&dir)
-            .expect("read the crate's folder")
-            .flatten()
-        {
-            let path = entry.path();
-            if path.is_dir() {
-                stack.push(path);
-            } else if path.extension().is_some_and(|e| e == "rs") {
-                let text = std::fs::read_to_string(&path).expect("read a source file");
-                for (i, line) in text.lines().enumerate() {
-                    let code = line.trim_start();
-                    if code.starts_with("//") {
-                        continue;
-                    }
-                    let names_engine = code.contains("sentient_engine")
-                        || code
-                            .replace("base64::Engine", "")
-                            .split(|c: char| !c.is_alphanumeric() && c != '_')
-                            .any(|word| word == "Engine");
-                    if names_engine {
-                        found.push(format!("{}:{}: {}", path.display(), i + 1, line.trim()));
-                    }
-                }
+    for (path, text) in source_files(dir) {
+        for (i, line) in text.lines().enumerate() {
+            let code = line.trim_start();
+            if code.starts_with("//") {
+                continue;
+            }
+            let names_engine = code.contains("sentient_engine")
+                || code
+                    .replace("base64::Engine", "")
+                    .split(|c: char| !c.is_alphanumeric() && c != '_')
+                    .any(|word| word == "Engine");
+            if names_engine {
+                found.push(format!("{}:{}: {}", path.display(), i + 1, line.trim()));
             }
         }
     }
