@@ -104,6 +104,24 @@ async fn bad_uploads_and_escaping_names_are_refused() -> Result<()> {
     )
     .await?;
     assert_eq!(status, 200, "{big}");
+    // Over 50 MB: the same sentence as the window's door, and nothing is kept.
+    let over = vec![b'a'; 50 * 1024 * 1024 + 1];
+    let (status, body) = send(
+        t.client
+            .request(Method::POST, "/api/files")
+            .multipart(form("huge.txt", &over, None)),
+    )
+    .await?;
+    assert_eq!(status, 413, "{body}");
+    assert_eq!(
+        body["detail"],
+        "The file is too large. Files can be at most 50 MB."
+    );
+    let (_, list) = t.client.get("/api/files").await?;
+    assert!(
+        !list.to_string().contains("huge"),
+        "an oversized upload was kept: {list}"
+    );
     for path in [
         "/api/files/content/..%2Fconfig.yaml",
         "/api/files/content/workspace/USER.md",

@@ -29,6 +29,17 @@ pub enum UploadSource {
     Screen,
 }
 
+impl UploadSource {
+    /// The `source` a door was sent (missing or blank is an upload).
+    pub fn parse(raw: Option<&str>) -> Result<Self, FilesError> {
+        match raw.map(str::trim) {
+            None | Some("" | "upload") => Ok(Self::Upload),
+            Some("screen") => Ok(Self::Screen),
+            Some(_) => Err(FilesError::BadSource),
+        }
+    }
+}
+
 /// The largest upload accepted.
 pub const MAX_UPLOAD_BYTES: usize = 50 * 1024 * 1024;
 
@@ -38,6 +49,12 @@ pub enum FilesError {
     NotFound(String),
     #[error("{0} is not a file name Sentient can use. Use a plain name such as report.pdf.")]
     BadName(String),
+    #[error("source is upload or screen.")]
+    BadSource,
+    /// Over [`MAX_UPLOAD_BYTES`]; the HTTP door also answers this when its body limit stops
+    /// the upload before it is read whole.
+    #[error("The file is too large. Files can be at most 50 MB.")]
+    TooLarge,
     #[error("the file could not be saved or read: {0}")]
     Io(#[from] std::io::Error),
 }
@@ -51,6 +68,12 @@ impl From<FilesError> for ApiError {
                 err.to_string(),
                 "value_error",
             )]),
+            FilesError::BadSource => ApiError::validation(vec![FieldError::new(
+                &["body", "source"],
+                err.to_string(),
+                "value_error",
+            )]),
+            FilesError::TooLarge => ApiError::new(413, err.to_string()),
             FilesError::Io(e) => ApiError::internal(&e),
         }
     }
@@ -154,6 +177,9 @@ impl Files {
         bytes: &[u8],
         source: UploadSource,
     ) -> Result<FileInfo, FilesError> {
+        if bytes.len() > MAX_UPLOAD_BYTES {
+            return Err(FilesError::TooLarge);
+        }
         let name = cut_to_safe_length(&plain_name(raw_name)?);
         let (dir, prefix) = match source {
             UploadSource::Upload => (self.home.uploads(), ""),
@@ -287,6 +313,36 @@ mod tests {
             (b"2".as_slice(), "application/pdf")
         );
         assert_eq!(f.list().await.expect("list").len(), 4);
+    }
+
+    #[tokio::test]
+    async fn an_upload_over_the_limit_or_with_an_unknown_source_is_refused_and_nothing_saved() {
+        let (_dir, f) = files();
+        let big = vec![0_u8; MAX_UPLOAD_BYTES + 1];
+        let refused = f.save("big.bin", &big, UploadSource::Upload).await;
+        assert!(matches!(refused, Err(FilesError::TooLarge)), "{refused:?}");
+        assert_eq!(ApiError::from(FilesError::TooLarge).status, 413);
+        assert!(f.list().await.expect("list").is_empty());
+
+        assert_eq!(
+            UploadSource::parse(None).expect("none"),
+            UploadSource::Upload
+        );
+        assert_eq!(
+            UploadSource::parse(Some(" ")).expect("blank"),
+            UploadSource::Upload
+        );
+        assert_eq!(
+            UploadSource::parse(Some("screen")).expect("screen"),
+            UploadSource::Screen
+        );
+        let bad = UploadSource::parse(Some("camera")).expect_err("camera");
+        let api = ApiError::from(bad);
+        assert_eq!(api.status, 422);
+        assert!(
+            format!("{api:?}").contains("source is upload or screen."),
+            "{api:?}"
+        );
     }
 
     #[tokio::test]

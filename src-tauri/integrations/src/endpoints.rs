@@ -78,16 +78,37 @@ impl Default for Endpoints {
 /// The environment variable naming a JSON file of endpoint overrides.
 pub const ENDPOINTS_ENV: &str = "SENTIENT_ENDPOINTS";
 
+/// Why the endpoint overrides could not be used; the binary prints it and stops.
+#[derive(Debug, thiserror::Error)]
+pub enum EndpointsError {
+    #[error("{path} could not be read: {source}")]
+    Unreadable {
+        path: String,
+        source: std::io::Error,
+    },
+    #[error("{path} is not valid: {source}")]
+    Invalid {
+        path: String,
+        source: serde_json::Error,
+    },
+}
+
 impl Endpoints {
     /// The defaults with the file's keys on top.
-    pub fn from_file(path: &Path) -> Result<Self, String> {
-        let text = std::fs::read_to_string(path)
-            .map_err(|e| format!("{} could not be read: {e}", path.display()))?;
-        serde_json::from_str(&text).map_err(|e| format!("{} is not valid: {e}", path.display()))
+    pub fn from_file(path: &Path) -> Result<Self, EndpointsError> {
+        let shown = || path.display().to_string();
+        let text = std::fs::read_to_string(path).map_err(|source| EndpointsError::Unreadable {
+            path: shown(),
+            source,
+        })?;
+        serde_json::from_str(&text).map_err(|source| EndpointsError::Invalid {
+            path: shown(),
+            source,
+        })
     }
 
     /// From `SENTIENT_ENDPOINTS` when set, else the real services.
-    pub fn from_env() -> Result<Self, String> {
+    pub fn from_env() -> Result<Self, EndpointsError> {
         match std::env::var_os(ENDPOINTS_ENV) {
             Some(path) if !path.is_empty() => Self::from_file(Path::new(&path)),
             _ => Ok(Self::default()),
@@ -108,6 +129,15 @@ mod tests {
         assert_eq!(endpoints.github_api, "http://127.0.0.1:9/api");
         assert_eq!(endpoints.gmail, Endpoints::default().gmail);
         std::fs::write(&path, r#"{"gmial": "x"}"#).expect("write");
-        assert!(Endpoints::from_file(&path).is_err());
+        let invalid = Endpoints::from_file(&path).expect_err("unknown key");
+        assert!(
+            matches!(invalid, EndpointsError::Invalid { .. }),
+            "{invalid}"
+        );
+        let missing = Endpoints::from_file(&dir.path().join("none.json")).expect_err("missing");
+        assert!(
+            missing.to_string().contains("could not be read"),
+            "{missing}"
+        );
     }
 }

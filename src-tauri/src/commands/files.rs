@@ -2,8 +2,8 @@
 //! service calls as `/api/files`.
 
 use sentient_engine::Engine;
-use sentient_engine::error::{ApiError, FieldError};
-use sentient_engine::files::{FileInfo, MAX_UPLOAD_BYTES, UploadSource};
+use sentient_engine::error::ApiError;
+use sentient_engine::files::{FileInfo, UploadSource};
 use serde::Deserialize;
 use tauri::State;
 
@@ -16,10 +16,6 @@ pub struct UploadBody {
     pub source: Option<String>,
 }
 
-fn field_error(field: &str, msg: &str) -> ApiError {
-    ApiError::validation(vec![FieldError::new(&["body", field], msg, "value_error")])
-}
-
 /// Saves a file under `files/` and says the name it got (a taken name gets (1), (2)...).
 #[tauri::command]
 #[specta::specta]
@@ -27,17 +23,7 @@ pub async fn upload_file(
     engine: State<'_, Engine>,
     body: UploadBody,
 ) -> Result<FileInfo, ApiError> {
-    if body.bytes.len() > MAX_UPLOAD_BYTES {
-        return Err(ApiError::new(
-            413,
-            "The file is too large. Files can be at most 50 MB.",
-        ));
-    }
-    let source = match body.source.as_deref().map(str::trim) {
-        None | Some("" | "upload") => UploadSource::Upload,
-        Some("screen") => UploadSource::Screen,
-        Some(_) => return Err(field_error("source", "source is upload or screen.")),
-    };
+    let source = UploadSource::parse(body.source.as_deref())?;
     Ok(engine
         .services()
         .files()
@@ -108,6 +94,17 @@ mod tests {
             )
             .await;
             assert_eq!(bad.expect_err("bad source").status, 422);
+            let huge = upload_file(
+                state.clone(),
+                UploadBody {
+                    bytes: vec![0; sentient_engine::files::MAX_UPLOAD_BYTES + 1],
+                    ..body()
+                },
+            )
+            .await
+            .expect_err("too large");
+            assert_eq!(huge.status, 413);
+            assert_eq!(list_files(state.clone()).await.expect("list").len(), 2);
         });
     }
 }

@@ -9,7 +9,7 @@ use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
 use crate::error::{ApiError, FieldError};
-use crate::files::{FileInfo, MAX_UPLOAD_BYTES, UploadSource};
+use crate::files::{FileInfo, FilesError, MAX_UPLOAD_BYTES, UploadSource};
 use crate::{OkReply, Services};
 
 pub fn routes() -> OpenApiRouter<Services> {
@@ -41,12 +41,7 @@ pub async fn upload(
         let field = match form.next_field().await {
             Ok(Some(field)) => field,
             Ok(None) => break,
-            Err(e) if e.status().as_u16() == 413 => {
-                return Err(ApiError::new(
-                    413,
-                    "The file is too large. Files can be at most 50 MB.",
-                ));
-            }
+            Err(e) if e.status().as_u16() == 413 => return Err(FilesError::TooLarge.into()),
             Err(_) => {
                 return Err(field_error(
                     "file",
@@ -59,7 +54,7 @@ pub async fn upload(
                 let name = field.file_name().unwrap_or_default().to_owned();
                 let bytes = field.bytes().await.map_err(|e| {
                     if e.status().as_u16() == 413 {
-                        ApiError::new(413, "The file is too large. Files can be at most 50 MB.")
+                        FilesError::TooLarge.into()
                     } else {
                         field_error("file", "The upload could not be read. Try again.")
                     }
@@ -68,11 +63,7 @@ pub async fn upload(
             }
             Some("source") => {
                 let text = field.text().await.unwrap_or_default();
-                source = match text.trim() {
-                    "" | "upload" => UploadSource::Upload,
-                    "screen" => UploadSource::Screen,
-                    _ => return Err(field_error("source", "source is upload or screen.")),
-                };
+                source = UploadSource::parse(Some(&text))?;
             }
             _ => {}
         }
