@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # How long the `sentient` binary takes to rebuild after touching one file, with a warm build folder:
-# the task executor, the gateway and the Ollama wire format. Each is touched and rebuilt RUNS times
-# (default 3); the median is reported. With --cold it also times a build from an empty build folder.
+# the task executor, the gateway, the Ollama wire format and an app (the weather built-in's Open-Meteo
+# provider). Each is touched and rebuilt RUNS times (default 3); the median is reported. With --cold it
+# also times a build from an empty build folder.
 # Usage: npm run bench:build  (or RUNS=5 bash tests/bench/build.sh [--cold])
 # Works before and after the engine was split into crates: the files are found by name.
 set -euo pipefail
@@ -37,7 +38,8 @@ if [ "${1:-}" = "--cold" ]; then
 fi
 
 "${BUILD[@]}" # warm up
-for what in "executor:/executor.rs" "gateway:/src/gateway.rs" "ollama format:formats/ollama.rs"; do
+for what in "executor:/executor.rs" "gateway:/src/gateway.rs" "ollama format:formats/ollama.rs" \
+  "an app:builtins/weather/open_meteo.rs"; do
   name=${what%%:*}
   file=$(find_file "${what#*:}")
   times=()
