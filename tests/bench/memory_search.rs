@@ -11,6 +11,9 @@
 //! Vectors come in topics and subtopics (64 × 16, plus noise) and texts from a 5,000-word
 //! made-up vocabulary, so neighbours and word matches mean something.
 //! Run with `npm run bench:recall` (a release build; FACTS and QUERIES can be lowered).
+//! `FACTS_DB=<folder>` keeps the database there and, on a later run with the same FACTS, reuses
+//! it instead of inserting again (the same seed makes the same facts and queries): for trying
+//! a change to search at a million facts without half an hour of inserts.
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -190,8 +193,14 @@ async fn main() -> Result<()> {
     let facts_n = env_count("FACTS", 100_000);
     let rerank = env_count("RERANK", RERANK_DEFAULT);
     let queries_n = env_count("QUERIES", 1_000);
-    let dir = tempfile::tempdir()?;
-    let path = dir.path().join("sentient.db");
+    let scratch = tempfile::tempdir()?;
+    let dir = match std::env::var_os("FACTS_DB") {
+        Some(kept) if !kept.is_empty() => std::path::PathBuf::from(kept),
+        _ => scratch.path().to_owned(),
+    };
+    std::fs::create_dir_all(&dir)?;
+    let path = dir.join("sentient.db");
+    let reuse = path.exists();
     let store = Store::open(&path, Arc::new(SystemClock)).await?;
     anyhow::ensure!(
         store.vector_extension().is_some(),
@@ -199,15 +208,30 @@ async fn main() -> Result<()> {
     );
     let facts = MemoryStore::new(store.clone());
     let now = Utc::now();
-    facts
-        .create_index(
-            &IndexInfo {
-                model: "bench/embed".into(),
-                dimension: DIM,
-            },
-            now,
-        )
-        .await?;
+    let stored: i64 = if reuse {
+        sqlx::query_scalar("SELECT COUNT(*) FROM facts")
+            .fetch_one(store.pool())
+            .await?
+    } else {
+        0
+    };
+    let reuse = reuse && usize::try_from(stored).ok() == Some(facts_n);
+    anyhow::ensure!(
+        reuse || stored == 0,
+        "{} holds {stored} facts, not FACTS={facts_n}: remove it or point FACTS_DB elsewhere",
+        path.display()
+    );
+    if !reuse {
+        facts
+            .create_index(
+                &IndexInfo {
+                    model: "bench/embed".into(),
+                    dimension: DIM,
+                },
+                now,
+            )
+            .await?;
+    }
 
     let mut rng = StdRng::seed_from_u64(7);
     // Topics, each with subtopics near it, each fact near its subtopic: neighbours come in
@@ -241,23 +265,32 @@ async fn main() -> Result<()> {
             Some(vector),
         ));
         if batch.len() == BATCH {
-            ids.extend(facts.insert_many(&batch, now).await?);
+            if !reuse {
+                ids.extend(facts.insert_many(&batch, now).await?);
+            }
             batch.clear();
         }
     }
-    if !batch.is_empty() {
+    if !batch.is_empty() && !reuse {
         ids.extend(facts.insert_many(&batch, now).await?);
     }
     let took = started.elapsed();
-    println!(
-        "inserted {facts_n} facts (vector + words, batches of {BATCH}) in {:.1} s: {:.0} facts/s",
-        took.as_secs_f64(),
-        facts_n as f64 / took.as_secs_f64()
-    );
+    if reuse {
+        ids = sqlx::query_scalar("SELECT id FROM facts ORDER BY id")
+            .fetch_all(store.pool())
+            .await?;
+        println!("reused the {facts_n} facts in {}", path.display());
+    } else {
+        println!(
+            "inserted {facts_n} facts (vector + words, batches of {BATCH}) in {:.1} s: {:.0} facts/s",
+            took.as_secs_f64(),
+            facts_n as f64 / took.as_secs_f64()
+        );
+    }
     sqlx::query("PRAGMA wal_checkpoint(TRUNCATE)")
         .execute(store.pool())
         .await?;
-    let size: u64 = std::fs::read_dir(dir.path())?
+    let size: u64 = std::fs::read_dir(&dir)?
         .filter_map(|e| e.ok())
         .filter_map(|e| e.metadata().ok())
         .map(|m| m.len())
@@ -348,12 +381,14 @@ async fn main() -> Result<()> {
 
     // The exact answer: float32 brute force over every vector (sqlite-vec, cosine).
     sqlx::query(sqlx::AssertSqlSafe(format!(
-        "CREATE VIRTUAL TABLE bench_float USING vec0(embedding float[{DIM}] distance_metric=cosine)"
+        "CREATE VIRTUAL TABLE IF NOT EXISTS bench_float USING vec0(embedding float[{DIM}] distance_metric=cosine)"
     )))
     .execute(store.pool())
     .await?;
+    // (already there when FACTS_DB is reused)
     sqlx::query(
-        "INSERT INTO bench_float (rowid, embedding) SELECT id, embedding FROM fact_vectors",
+        "INSERT INTO bench_float (rowid, embedding) SELECT id, embedding FROM fact_vectors \
+         WHERE NOT EXISTS (SELECT 1 FROM bench_float)",
     )
     .execute(store.pool())
     .await?;
@@ -496,12 +531,13 @@ async fn main() -> Result<()> {
 
     // Another variant: int8 vectors for the first pass, then the same float32 rank.
     sqlx::query(sqlx::AssertSqlSafe(format!(
-        "CREATE VIRTUAL TABLE bench_int8 USING vec0(embedding int8[{DIM}])"
+        "CREATE VIRTUAL TABLE IF NOT EXISTS bench_int8 USING vec0(embedding int8[{DIM}])"
     )))
     .execute(store.pool())
     .await?;
     sqlx::query(
-        "INSERT INTO bench_int8 (rowid, embedding) SELECT id, vec_quantize_int8(embedding, 'unit') FROM fact_vectors",
+        "INSERT INTO bench_int8 (rowid, embedding) SELECT id, vec_quantize_int8(embedding, 'unit') \
+         FROM fact_vectors WHERE NOT EXISTS (SELECT 1 FROM bench_int8)",
     )
     .execute(store.pool())
     .await?;
