@@ -98,8 +98,18 @@ impl Store {
     /// then applies every migration not yet applied.
     pub async fn open(path: &Path, clock: SharedClock) -> Result<Self, StoreError> {
         let store = Self::connect(path, clock).await?;
-        MIGRATOR.run(&store.pool).await?;
+        store.migrate().await?;
         Ok(store)
+    }
+
+    /// Applies the pending migrations in one write transaction (each one a savepoint inside
+    /// it), so a fresh home commits once instead of once per migration, and a crash part way
+    /// leaves the database as it was.
+    async fn migrate(&self) -> Result<(), StoreError> {
+        let mut tx = self.begin_write().await?;
+        MIGRATOR.run_direct(None, &mut *tx, false).await?;
+        tx.commit().await?;
+        Ok(())
     }
 
     /// Opens without migrating (for `sentient doctor`, which must only look).
@@ -313,6 +323,52 @@ mod tests {
         assert_eq!(health.integrity, "ok");
         assert_eq!(health.applied_migrations, health.known_migrations);
         assert!(health.known_migrations >= 1);
+    }
+
+    #[tokio::test]
+    async fn a_migration_that_fails_leaves_the_database_as_it_was() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("s.db");
+        {
+            // A table in the way of the second migration, in an otherwise empty database.
+            let store = Store::connect(&path, Arc::new(SystemClock))
+                .await
+                .expect("connect");
+            sqlx::query("CREATE TABLE model_usage (x INTEGER)")
+                .execute(store.pool())
+                .await
+                .expect("create");
+            store.close().await;
+        }
+        let failed = Store::open(&path, Arc::new(SystemClock)).await;
+        assert!(matches!(failed, Err(StoreError::Migrate(_))), "{failed:?}");
+        let store = Store::connect(&path, Arc::new(SystemClock))
+            .await
+            .expect("connect");
+        let tables: Vec<(String,)> =
+            sqlx::query_as("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")
+                .fetch_all(store.pool())
+                .await
+                .expect("tables");
+        // Not even the first migration or sqlx's own bookkeeping table stayed.
+        assert_eq!(tables, vec![("model_usage".to_owned(),)]);
+    }
+
+    #[tokio::test]
+    async fn reopening_applies_nothing_twice_and_keeps_the_data() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("s.db");
+        let store = Store::open(&path, Arc::new(SystemClock))
+            .await
+            .expect("open");
+        store.meta_set("kept", &7).await.expect("set");
+        store.close().await;
+        let store = Store::open(&path, Arc::new(SystemClock))
+            .await
+            .expect("reopen");
+        assert_eq!(store.meta_get::<i32>("kept").await.expect("get"), Some(7));
+        let health = store.health().await.expect("health");
+        assert_eq!(health.applied_migrations, health.known_migrations);
     }
 
     #[tokio::test]
