@@ -11,6 +11,7 @@ mod devices;
 mod docs;
 mod email_imap;
 mod files;
+mod footprint;
 mod gateway;
 mod google;
 mod hardening;

@@ -30,7 +30,7 @@ impl std::fmt::Debug for Engine {
 }
 
 impl Engine {
-    /// Opens everything and starts the gateway; returns once it accepts connections.
+    /// Opens everything and starts the gateway; returns once its socket listens.
     pub async fn start(options: EngineOptions) -> Result<Self, StartError> {
         let (services, tasks) = Services::start(options, plug_tasks).await?;
         Ok(Self { services, tasks })
@@ -54,7 +54,10 @@ fn plug_tasks(parts: AreaParts) -> (TaskService, PluggedArea) {
     let tasks = TaskService::new(parts.agent, Arc::new(parts.notifications), parts.shutdown);
     let starting = tasks.clone();
     let area = PluggedArea {
-        routes: task_routes::routes().with_state(tasks.clone()),
+        routes: {
+            let tasks = tasks.clone();
+            Arc::new(move || task_routes::routes().with_state(tasks.clone()))
+        },
         dependent_tasks: Arc::new(AppTasks {
             tasks: tasks.clone(),
             tools,

@@ -20,6 +20,11 @@ impl LazyClient {
         }
     }
 
+    /// Whether a call has needed the client yet (start-up must leave it unbuilt).
+    pub fn is_built(&self) -> bool {
+        self.cell.get().is_some()
+    }
+
     /// The client, built now if no call has needed it yet.
     pub fn get(&self) -> &reqwest::Client {
         self.cell.get_or_init(|| {
@@ -41,14 +46,12 @@ mod tests {
     fn clones_share_one_client_built_on_first_use() {
         let lazy = LazyClient::new(Some("sentient-test"));
         let copy = lazy.clone();
-        assert!(
-            lazy.cell.get().is_none(),
-            "nothing is built before a call needs it"
-        );
+        assert!(!lazy.is_built(), "nothing is built before a call needs it");
         let first: *const reqwest::Client = copy.get();
         assert!(
             std::ptr::eq(first, lazy.get()),
             "one client, one connection pool"
         );
+        assert!(lazy.is_built() && copy.is_built());
     }
 }

@@ -244,6 +244,11 @@ impl LlmService {
         base.trim_end_matches('/').to_owned()
     }
 
+    /// Whether a model call has built the HTTP client yet (nothing does at start).
+    pub fn http_client_built(&self) -> bool {
+        self.inner.http.is_built()
+    }
+
     /// The Ollama management API at the configured address.
     pub fn ollama(&self) -> OllamaAdmin {
         OllamaAdmin {

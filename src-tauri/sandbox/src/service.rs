@@ -123,6 +123,12 @@ impl SandboxService {
         self.agent().config().current().sandbox.clone()
     }
 
+    /// Whether anything of the sandbox ran yet: Python looked for, an earlier session's
+    /// folders swept. Start-up does neither; the first script or status does.
+    pub fn has_started(&self) -> bool {
+        self.inner.swept.initialized() || self.inner.python.lock_unpoisoned().is_some()
+    }
+
     /// `sandbox.enabled` as it is now.
     pub fn enabled(&self) -> bool {
         self.agent().config().current().sandbox.enabled

@@ -17,6 +17,8 @@ pub mod static_ui;
 pub mod tls;
 pub mod ws;
 
+use std::sync::Arc;
+
 use axum::Router;
 use axum::extract::DefaultBodyLimit;
 use tower_http::catch_panic::CatchPanicLayer;
@@ -56,35 +58,82 @@ impl utoipa::Modify for BearerAuth {
     }
 }
 
-/// Every route with its OpenAPI description. Routes behind the token are in `protected`, with
-/// `plugged`: the routes of the plugged-in areas (tasks), which bring their own state.
+/// The routes of the plugged-in areas (tasks), with their own state; built afresh each time
+/// they are asked for, since the OpenAPI document is rebuilt from them on request.
+pub type AreaRoutes = Arc<dyn Fn() -> OpenApiRouter<Services> + Send + Sync>;
+
+/// The routes that need nothing from a running engine, built on a thread of their own from the
+/// first moment of start: making them (and their OpenAPI parts, which `utoipa-axum` builds with
+/// them) takes several milliseconds, which then overlap opening the settings and the database.
+pub struct RoutesUnderWay(std::thread::JoinHandle<OwnRoutes>);
+
+/// The open routes and those behind the token, before the plugged-in areas join them.
+pub struct OwnRoutes {
+    open: OpenApiRouter<Services>,
+    protected: OpenApiRouter<Services>,
+}
+
+impl OwnRoutes {
+    fn build() -> Self {
+        Self {
+            open: OpenApiRouter::with_openapi(ApiDoc::openapi()).merge(routes::open()),
+            protected: routes::protected().merge(ws::routes()),
+        }
+    }
+}
+
+impl RoutesUnderWay {
+    pub fn start() -> Self {
+        Self(std::thread::spawn(OwnRoutes::build))
+    }
+
+    /// The routes, once built (at once when they already are).
+    pub fn join(self) -> OwnRoutes {
+        // A panic there is a bug in a route's declaration: build them here so it shows.
+        self.0.join().unwrap_or_else(|_| OwnRoutes::build())
+    }
+}
+
+/// The API routes with their OpenAPI document (as `utoipa-axum` gives them, before
+/// `openapi_truth` completes it): `own` plus the plugged-in areas' routes, the token checked
+/// on every route but the open ones.
 pub fn api(
     services: &Services,
+    own: OwnRoutes,
     plugged: OpenApiRouter<Services>,
 ) -> (Router<Services>, utoipa::openapi::OpenApi) {
-    let open = OpenApiRouter::with_openapi(ApiDoc::openapi()).merge(routes::open());
-    let protected = routes::protected()
-        .merge(ws::routes())
+    let protected = own
+        .protected
         .merge(plugged)
         .route_layer(axum::middleware::from_fn_with_state(
             services.clone(),
             auth::require_token,
         ));
-    let (router, mut doc) = open.merge(protected).split_for_parts();
+    own.open.merge(protected).split_for_parts()
+}
+
+/// The OpenAPI document of every route, built from the routes themselves. Only
+/// `GET /api/openapi.json` reads it, so it is built when asked for instead of being held
+/// by an idle engine.
+pub fn openapi_document(services: &Services, plugged: &AreaRoutes) -> utoipa::openapi::OpenApi {
+    let (_, mut doc) = api(services, OwnRoutes::build(), plugged());
     openapi_truth::complete(&mut doc);
-    (router, doc)
+    doc
 }
 
 /// The whole app: the API, the OpenAPI document, the window's files, and the layers every
 /// request goes through.
-pub fn router(services: Services, plugged: OpenApiRouter<Services>) -> Router {
-    let (api, openapi) = api(&services, plugged);
-    let openapi = std::sync::Arc::new(openapi);
+pub fn router(services: Services, own: RoutesUnderWay, plugged: AreaRoutes) -> Router {
+    // The document built with the routes is dropped; `openapi_document` makes it on request.
+    let (api, _) = api(&services, own.join(), plugged());
+    let for_doc = services.clone();
     let api = api.route(
         routes::openapi::PATH,
-        axum::routing::get(move || routes::openapi::serve(openapi.clone())).route_layer(
-            axum::middleware::from_fn_with_state(services.clone(), auth::require_token),
-        ),
+        axum::routing::get(move || routes::openapi::serve(for_doc.clone(), plugged.clone()))
+            .route_layer(axum::middleware::from_fn_with_state(
+                services.clone(),
+                auth::require_token,
+            )),
     );
     with_layers(
         api.fallback(static_ui::fallback).with_state(services),

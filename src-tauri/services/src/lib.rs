@@ -9,10 +9,12 @@ pub mod bootstrap;
 pub mod devices;
 pub mod doctor;
 pub mod gateway;
+pub mod heap;
 pub mod hooks;
 pub mod models;
 pub mod notifications;
 pub mod onboarding;
+pub mod start_timings;
 
 // The layers below, under the names the doors, the shell and the tests use.
 pub use sentient_agent as agent;
@@ -120,7 +122,7 @@ pub struct AreaParts {
 /// the apps ask of tasks, and its start (schedules and triggers), which runs before the apps
 /// start so a trigger hears their first events.
 pub struct PluggedArea {
-    pub routes: utoipa_axum::router::OpenApiRouter<Services>,
+    pub routes: gateway::AreaRoutes,
     pub dependent_tasks: Arc<dyn sentient_integrations::DependentTasks>,
     pub start: futures::future::BoxFuture<'static, ()>,
 }
@@ -180,20 +182,27 @@ impl std::fmt::Debug for Services {
 }
 
 impl Services {
-    /// Opens everything and starts the gateway; returns once it accepts connections. `plug`
+    /// Opens everything and starts the gateway; returns once its socket listens (a request
+    /// sent then is answered as soon as the routes, built alongside, are ready). `plug`
     /// builds the plugged-in area (tasks) once the agent and the notifications exist; what it
     /// returns first comes back beside the services.
     pub async fn start<T>(
         options: EngineOptions,
         plug: impl FnOnce(AreaParts) -> (T, PluggedArea) + Send,
     ) -> Result<(Self, T), StartError> {
+        let mut timings = start_timings::StartTimings::new();
+        let own_routes = gateway::RoutesUnderWay::start();
         let home = Home::resolve(options.home)?;
         home.ensure_layout()?;
+        timings.step("home folder");
         let clock = options.clock.unwrap_or_else(|| Arc::new(SystemClock));
         let bus = EventBus::new(clock.clone());
         let config = ConfigService::load(&home.config_file(), bus.clone())?;
+        timings.step("settings");
         let store = Store::open(&home.database(), clock.clone()).await?;
+        timings.step("database and migrations");
         let stop = StopService::load(store.clone(), bus.clone(), clock.clone()).await?;
+        timings.step("stop state");
         let secrets = SecretsService::with_env(
             options
                 .keychain_service
@@ -220,6 +229,7 @@ impl Services {
         );
         let hardware = Arc::new(HardwareCache::new(llm.ollama_base()));
         let files = files::Files::new(home.clone());
+        timings.step("secrets, model queue, llm");
         let shutdown = CancellationToken::new();
         // The services, bottom up; each gets only the handles it needs.
         let agent = Agent::new(AgentParts {
@@ -237,6 +247,7 @@ impl Services {
             notifications: notifications.clone(),
             shutdown: shutdown.clone(),
         });
+        timings.step("agent, notifications, tasks");
         let memory = sentient_memory::MemoryService::new(sentient_memory::MemoryParts {
             store: store.clone(),
             bus: bus.clone(),
@@ -254,6 +265,7 @@ impl Services {
         if let Err(error) = agent.tools().register(memory_tools) {
             tracing::error!(%error, "the memory app could not be registered");
         }
+        timings.step("memory");
         let models = models::ModelService::new(
             config.clone(),
             llm.clone(),
@@ -291,6 +303,7 @@ impl Services {
         )
         .await
         .map_err(|e| StartError::Integrations(e.to_string()))?;
+        timings.step("models, hooks, apps");
         // Scripts call tools through the agent; the tool holds only a weak handle.
         let sandbox = sentient_sandbox::SandboxService::new(agent.clone());
         if let Err(error) = agent
@@ -314,6 +327,7 @@ impl Services {
         if let Err(error) = agent.tools().register(device_tools) {
             tracing::error!(%error, "the devices app could not be registered");
         }
+        timings.step("code, devices");
 
         let home_tls = home.root().join("tls");
         let port = options.port.unwrap_or(config.current().gateway.port);
@@ -323,6 +337,7 @@ impl Services {
         let addr = listener
             .local_addr()
             .map_err(|source| StartError::Bind { port, source })?;
+        timings.step("bind");
         let token = options.token.unwrap_or_else(new_token);
         let ui_dir = options
             .ui_dir
@@ -352,16 +367,35 @@ impl Services {
         };
         services.follow_queue_settings();
         area.start.await;
+        timings.step("task schedules and triggers");
         services.start_memory_upkeep();
         services.integrations().start().await;
+        timings.step("upkeep timers, apps started");
         services
             .inner
             .devices
             .follow_stop(services.shutdown_token());
         gateway::lan_runtime::follow_settings(&services);
-        let app = gateway::router(services.clone(), area.routes);
         let shutdown = services.inner.shutdown.clone();
+        let for_routes = services.clone();
         let server = tokio::spawn(async move {
+            // The socket listens already and connections wait in its queue, so start does not
+            // wait for the routes, which are still being built on their own thread.
+            let built = tokio::task::spawn_blocking(move || {
+                let app = gateway::router(for_routes, own_routes, area.routes);
+                // Start's temporary memory (most of it the routes' OpenAPI parts) is free now:
+                // hand it back rather than keep it idle.
+                heap::return_free_pages();
+                app
+            })
+            .await;
+            let app = match built {
+                Ok(app) => app,
+                Err(error) => {
+                    tracing::error!(%error, "the gateway's routes could not be built");
+                    return;
+                }
+            };
             // Streamed replies and live events go out as written, not held for ACKs.
             let listener = axum::serve::ListenerExt::tap_io(listener, |tcp| {
                 let _ = tcp.set_nodelay(true);
@@ -376,6 +410,8 @@ impl Services {
             }
         });
         *services.inner.gateway.lock_unpoisoned() = Some(server);
+        timings.step("gateway listening, routes finishing alongside");
+        timings.finish();
         tracing::info!(addr = %addr, home = %services.home().root().display(), "engine started");
         Ok((services, plugged))
     }

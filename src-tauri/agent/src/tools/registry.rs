@@ -98,6 +98,11 @@ impl ToolRegistry {
         registry
     }
 
+    /// Whether a tool call has built the shared HTTP client yet (nothing does at start).
+    pub fn http_client_built(&self) -> bool {
+        self.http.is_built()
+    }
+
     /// The HTTP client calls share (connection reuse, one user agent).
     pub fn http(&self) -> &reqwest::Client {
         self.http.get()
