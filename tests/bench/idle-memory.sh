@@ -2,6 +2,9 @@
 # Idle memory after start: the whole desktop app (engine + webview processes) under Xvfb, and
 # the engine alone (`sentient serve`). Reports PSS (shared pages split fairly) and RSS, read
 # from /proc after SETTLE seconds (default 10). Bounded: one launch of each.
+# ENGINE_ONLY=1 measures the engine alone; BREAKDOWN=1 also prints where the engine's pages are
+# (from /proc/<pid>/smaps: the binary's own file pages, the heap and other anonymous memory,
+# thread stacks, the database's mapping, shared libraries).
 # Usage: npm run bench:memory
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -9,6 +12,9 @@ TARGET="${CARGO_TARGET_DIR:-$HOME/.cache/sentient-target}"
 APP="${SENTIENT_DESKTOP_BIN:-$TARGET/debug/sentient-desktop}"
 SERVE="${SENTIENT_BIN:-$TARGET/debug/sentient}"
 SETTLE="${SETTLE:-10}"
+# An empty Tauri window from the same Tauri and WebKitGTK (examples/empty_window.rs): the floor
+# the whole app is compared with. Measured when built (cargo build --example empty_window).
+FLOOR="${SENTIENT_FLOOR_BIN:-$TARGET/debug/examples/empty_window}"
 
 # Sum PSS and RSS (kB) over a process and all its descendants.
 tree_memory() {
@@ -25,6 +31,39 @@ tree_memory() {
     names+=("$(cat /proc/$p/comm)")
   done
   echo "$pss $rss ${names[*]}"
+}
+
+# PSS by kind of mapping, in kB, largest first.
+smaps_breakdown() {
+  python3 - "$1" "$(readlink -f "$2")" <<'PY'
+import re, sys
+pid, binary = sys.argv[1], sys.argv[2]
+kinds, current = {}, None
+for line in open(f"/proc/{pid}/smaps"):
+    head = re.match(r"^[0-9a-f]+-[0-9a-f]+ (\S+) \S+ \S+ \d+\s*(.*)$", line)
+    if head:
+        perms, path = head.groups()
+        if path == binary:
+            current = "binary, " + ("code" if "x" in perms else "data")
+        elif path.endswith(".db") or path.endswith(".db-shm"):
+            current = "database mapping"
+        elif path == "[heap]":
+            current = "heap (brk)"
+        elif path.startswith("[stack"):
+            current = "main stack"
+        elif ".so" in path:
+            current = "shared libraries"
+        elif path == "":
+            current = "anonymous (malloc arenas, thread stacks)"
+        else:
+            current = path
+        continue
+    if line.startswith("Pss:") and current:
+        kinds[current] = kinds.get(current, 0) + int(line.split()[1])
+for name, kb in sorted(kinds.items(), key=lambda kv: -kv[1]):
+    if kb >= 64:
+        print(f"    {kb / 1024:6.1f} MB  {name}")
+PY
 }
 
 wait_health() {
@@ -50,7 +89,33 @@ port=$(( 20000 + RANDOM % 20000 ))
 serve_pid=$!
 wait_health "$port"; sleep "$SETTLE"
 read -r serve_pss serve_rss _ < <(tree_memory "$serve_pid")
+[ "${BREAKDOWN:-}" = 1 ] && breakdown="$(smaps_breakdown "$serve_pid" "$SERVE")"
+threads=$(ls /proc/"$serve_pid"/task | wc -l)
 kill -TERM "$serve_pid"; wait "$serve_pid" || true
+if [ "${ENGINE_ONLY:-}" = 1 ]; then
+  if [ -x "$FLOOR" ]; then
+  DBUS_SESSION_BUS_ADDRESS="$(head -1 "$bus_address_file")" DISPLAY=":$display" HOME="$scratch" \
+    XDG_CONFIG_HOME="$scratch/config" WEBKIT_DISABLE_COMPOSITING_MODE=1 WEBKIT_DISABLE_DMABUF_RENDERER=1 \
+    "$FLOOR" >/dev/null 2>&1 &
+  floor_pid=$!
+  # No health endpoint: wait until WebKit's web process has started, then settle as the app did.
+  for _ in $(seq 1 100); do
+    read -r _ _ floor_names < <(tree_memory "$floor_pid")
+    case "$floor_names" in *WebKitWeb*) break ;; esac
+    sleep 0.1
+  done
+  sleep "$SETTLE"
+  read -r floor_pss floor_rss floor_names < <(tree_memory "$floor_pid")
+  kill -TERM "$floor_pid" || true
+  wait "$floor_pid" 2>/dev/null || true
+fi
+
+echo "Idle memory ${SETTLE} s after start ($SERVE)"
+  printf '  %-38s PSS %6.1f MB   RSS %6.1f MB   threads %d\n' "engine alone (sentient serve)" \
+    "$(awk "BEGIN {print $serve_pss / 1024}")" "$(awk "BEGIN {print $serve_rss / 1024}")" "$threads"
+  [ -n "${breakdown:-}" ] && printf '%s\n' "$breakdown"
+  exit 0
+fi
 
 display=$(( 150 + RANDOM % 50 ))
 Xvfb ":$display" -screen 0 1280x900x24 -nolisten tcp >/dev/null 2>&1 &
@@ -74,3 +139,8 @@ echo "Idle memory ${SETTLE} s after start ($(basename "$SERVE"), $(basename "$AP
 printf '  %-38s PSS %6d MB   RSS %6d MB\n' "engine alone (sentient serve)" $((serve_pss / 1024)) $((serve_rss / 1024))
 printf '  %-38s PSS %6d MB   RSS %6d MB\n' "whole app (engine + webview)" $((app_pss / 1024)) $((app_rss / 1024))
 echo "  app processes: $app_names"
+if [ -n "${floor_pss:-}" ]; then
+  printf '  %-38s PSS %6d MB   RSS %6d MB\n' "empty Tauri window (the floor)" $((floor_pss / 1024)) $((floor_rss / 1024))
+  echo "  floor processes: $floor_names"
+  printf '  %-38s PSS %6d MB   (target: within 30 MB)\n' "whole app above the floor" $(((app_pss - floor_pss) / 1024))
+fi

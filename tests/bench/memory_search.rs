@@ -536,7 +536,7 @@ async fn main() -> Result<()> {
     .execute(store.pool())
     .await?;
     sqlx::query(
-        "INSERT INTO bench_int8 (rowid, embedding) SELECT id, vec_quantize_int8(embedding, 'unit') \
+        "INSERT INTO bench_int8 (rowid, embedding) SELECT id, vec_int8(vec_quantize_int8(embedding, 'unit')) \
          FROM fact_vectors WHERE NOT EXISTS (SELECT 1 FROM bench_int8)",
     )
     .execute(store.pool())
@@ -546,7 +546,7 @@ async fn main() -> Result<()> {
     for (vector, truth) in &truths {
         let t = Instant::now();
         let ids: Vec<i64> = sqlx::query_scalar(
-            "SELECT rowid FROM bench_int8 WHERE embedding MATCH vec_quantize_int8(?, 'unit') AND k = ? ORDER BY distance",
+            "SELECT rowid FROM bench_int8 WHERE embedding MATCH vec_int8(vec_quantize_int8(?, 'unit')) AND k = ? ORDER BY distance",
         )
         .bind(vector_bytes(vector))
         .bind(rerank as i64)
