@@ -10,7 +10,7 @@ use std::sync::RwLock;
 use sentient_core::sync::RwLockExt;
 use tokio::sync::watch;
 
-use crate::bits::BitIndex;
+use crate::bits::{BitIndex, HAMMING_POOL};
 
 /// A committed write, as the index sees it.
 #[derive(Debug, Clone)]
@@ -74,6 +74,12 @@ pub enum Lookup {
     Start(Build, watch::Receiver<bool>),
 }
 
+/// The `k` candidates the bits find for `query`: from the `HAMMING_POOL` times as many fewest
+/// bits away, the best by the query's values (`BitIndex::nearest_rescored`).
+fn candidates(index: &BitIndex, query: &[f32], k: usize) -> Vec<i64> {
+    index.nearest_rescored(query, k, k.saturating_mul(HAMMING_POOL))
+}
+
 fn apply(index: &mut BitIndex, change: BitChange) {
     match change {
         BitChange::Put(id, bytes) => index.put_bytes(id, &bytes),
@@ -114,7 +120,7 @@ impl BitCache {
     /// The `k(facts)` nearest by bits when the index is ready.
     pub fn nearest(&self, query: &[f32], k: impl Fn(usize) -> usize) -> Option<Vec<i64>> {
         match &self.inner.read_unpoisoned().state {
-            State::Ready(index) => Some(index.nearest(query, k(index.len()))),
+            State::Ready(index) => Some(candidates(index, query, k(index.len()))),
             _ => None,
         }
     }
@@ -135,7 +141,7 @@ impl BitCache {
         let mut inner = self.inner.write_unpoisoned();
         let generation = inner.generation;
         match &inner.state {
-            State::Ready(index) => Lookup::Found(index.nearest(query, k(index.len()))),
+            State::Ready(index) => Lookup::Found(candidates(index, query, k(index.len()))),
             State::Building { ready, .. } => Lookup::Wait(ready.clone()),
             State::NotLoaded => {
                 let (done, ready) = watch::channel(false);

@@ -9,6 +9,7 @@
 //! write to it.
 
 use std::collections::BinaryHeap;
+use std::ops::Range;
 
 /// Vectors as bits, by fact id. Slots are kept in ascending id order (facts get growing ids, so
 /// new ones append), which finds a fact by binary search instead of a map: at a million facts a
@@ -216,39 +217,152 @@ impl BitIndex {
 
     /// The ids of the `k` vectors fewest bits away from `query`, nearest first (ties by id).
     pub fn nearest(&self, query: &[f32], k: usize) -> Vec<i64> {
+        self.fewest_bits_away(query, k)
+            .into_iter()
+            .map(|slot| self.ids[slot])
+            .collect()
+    }
+
+    /// The ids of the `k` vectors the bits put nearest to `query`, best first: the `pool`
+    /// fewest bits away, re-ordered by the sum of the query's own values where each has its
+    /// bits set. That estimate keeps the query's magnitudes, which its sign bits throw away,
+    /// so it orders the near ones far better than bit counts (hundreds tie at a million
+    /// facts), and fewer candidates need their float32 vectors read.
+    pub fn nearest_rescored(&self, query: &[f32], k: usize, pool: usize) -> Vec<i64> {
+        let slots = self.fewest_bits_away(query, pool.max(k));
+        let sums = ByteSums::new(query, self.words);
+        let w = self.words;
+        let mut scored: Vec<(f32, i64)> = slots
+            .into_iter()
+            .map(|slot| {
+                let estimate = sums.estimate(&self.bits[slot * w..(slot + 1) * w]);
+                (estimate, self.ids[slot])
+            })
+            .collect();
+        scored.sort_unstable_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+        scored.truncate(k);
+        scored.into_iter().map(|(_, id)| id).collect()
+    }
+
+    /// The slots of the `k` live vectors fewest bits away from `query`, nearest first (ties by
+    /// id). A large index is scanned in parts on several threads at once.
+    fn fewest_bits_away(&self, query: &[f32], k: usize) -> Vec<usize> {
+        self.fewest_bits_away_in(query, k, scan_threads(self.ids.len()))
+    }
+
+    /// `fewest_bits_away` on `threads` threads.
+    fn fewest_bits_away_in(&self, query: &[f32], k: usize, threads: usize) -> Vec<usize> {
         if k == 0 || self.words == 0 {
             return Vec::new();
         }
         let wanted = self.pack(&quantize(query));
+        let slots = self.ids.len();
+        let mut best = if threads <= 1 {
+            self.scan(&wanted, 0..slots, k)
+        } else {
+            let part = slots.div_ceil(threads).next_multiple_of(SCAN_BLOCK);
+            std::thread::scope(|scope| {
+                let scans: Vec<_> = (0..slots)
+                    .step_by(part)
+                    .map(|first| {
+                        let wanted = &wanted;
+                        scope.spawn(move || self.scan(wanted, first..(first + part).min(slots), k))
+                    })
+                    .collect();
+                let mut all = Vec::with_capacity(k * scans.len());
+                for scan in scans {
+                    match scan.join() {
+                        Ok(found) => all.extend(found),
+                        Err(panic) => std::panic::resume_unwind(panic),
+                    }
+                }
+                all
+            })
+        };
+        best.sort_unstable();
+        best.truncate(k);
+        best.into_iter().map(|(_, _, slot)| slot).collect()
+    }
+
+    /// The `k` live slots in `slots` fewest bits away from `wanted`, as (distance, id, slot).
+    fn scan(&self, wanted: &[u64], slots: Range<usize>, k: usize) -> Vec<(u32, i64, usize)> {
         // The k best so far, worst on top.
-        let mut best: BinaryHeap<(u32, i64)> = BinaryHeap::with_capacity(k + 1);
+        let mut best: BinaryHeap<(u32, i64, usize)> = BinaryHeap::with_capacity(k + 1);
         // Distances a block of slots at a time: the counting loop then has no branch in it and
         // runs on the processor's population-count instructions (see `hamming_distances`).
         let mut distances = vec![0u32; SCAN_BLOCK];
-        for (block, stored) in self.bits.chunks(SCAN_BLOCK * self.words).enumerate() {
+        let stored = &self.bits[slots.start * self.words..slots.end * self.words];
+        for (block, stored) in stored.chunks(SCAN_BLOCK * self.words).enumerate() {
             let distances = &mut distances[..stored.len() / self.words];
-            hamming_distances(stored, &wanted, distances);
-            let first = block * SCAN_BLOCK;
+            hamming_distances(stored, wanted, distances);
+            let first = slots.start + block * SCAN_BLOCK;
             for (offset, &distance) in distances.iter().enumerate() {
-                if best.len() == k && best.peek().is_some_and(|&(worst, _)| distance > worst) {
+                if best.len() == k && best.peek().is_some_and(|&(worst, ..)| distance > worst) {
                     continue;
                 }
                 let slot = first + offset;
                 if !self.live[slot] {
                     continue;
                 }
-                let id = self.ids[slot];
+                let entry = (distance, self.ids[slot], slot);
                 if best.len() < k {
-                    best.push((distance, id));
-                } else if best.peek().is_some_and(|&worst| (distance, id) < worst) {
+                    best.push(entry);
+                } else if best.peek().is_some_and(|&worst| entry < worst) {
                     best.pop();
-                    best.push((distance, id));
+                    best.push(entry);
                 }
             }
         }
-        let mut found: Vec<(u32, i64)> = best.into_vec();
-        found.sort_unstable();
-        found.into_iter().map(|(_, id)| id).collect()
+        best.into_vec()
+    }
+}
+
+/// How many times the candidates asked for the Hamming pass keeps for `nearest_rescored` to
+/// pick from (`npm run bench:recall` measured the choice; docs/benchmarks.md, "Memory search").
+pub const HAMMING_POOL: usize = 8;
+
+/// Below this many slots one thread scans the whole index (a thread costs more than it saves).
+const PARALLEL_FROM: usize = 131_072;
+
+/// Threads a scan of `slots` uses: one for a small index, else one per core up to four.
+fn scan_threads(slots: usize) -> usize {
+    static CORES: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+    if slots < PARALLEL_FROM {
+        return 1;
+    }
+    let cores = *CORES.get_or_init(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    cores.clamp(1, 4)
+}
+
+/// For each byte of a vector's bits and each of its 256 values, the sum of the query's values at
+/// the set bits: a vector's estimate is then one look-up per byte (96 for 768 dimensions).
+struct ByteSums {
+    sums: Vec<f32>,
+}
+
+impl ByteSums {
+    fn new(query: &[f32], words: usize) -> Self {
+        let bytes = words * 8;
+        let mut sums = vec![0f32; bytes * 256];
+        for (byte, table) in sums.chunks_exact_mut(256).enumerate() {
+            // Each value adds its lowest set bit's element to the value without that bit.
+            for value in 1..256usize {
+                let lowest = value.trailing_zeros() as usize;
+                let element = query.get(byte * 8 + lowest).copied().unwrap_or(0.0);
+                table[value] = table[value & (value - 1)] + element;
+            }
+        }
+        Self { sums }
+    }
+
+    fn estimate(&self, bits: &[u64]) -> f32 {
+        let mut total = 0.0;
+        for (word, value) in bits.iter().enumerate() {
+            for (byte, value) in value.to_le_bytes().into_iter().enumerate() {
+                total += self.sums[(word * 8 + byte) * 256 + usize::from(value)];
+            }
+        }
+        total
     }
 }
 
@@ -441,6 +555,106 @@ mod tests {
             vec![0b1101, 0b1]
         );
         assert_eq!(quantize(&[0.0, -0.5]), vec![0]);
+    }
+
+    /// Every stored vector ranked by the sum of `query`'s values at its set bits, ties by id.
+    fn brute_force_rescored(stored: &HashMap<i64, Vec<u8>>, query: &[f32], k: usize) -> Vec<i64> {
+        let mut all: Vec<(f32, i64)> = stored
+            .iter()
+            .map(|(id, bytes)| {
+                let sum = (0..query.len())
+                    .filter(|i| bytes[i / 8] & (1 << (i % 8)) != 0)
+                    .map(|i| query[i])
+                    .sum();
+                (sum, *id)
+            })
+            .collect();
+        all.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+        all.into_iter().take(k).map(|(_, id)| id).collect()
+    }
+
+    fn cosine(a: &[f32], b: &[f32]) -> f32 {
+        let dot: f32 = a.iter().zip(b).map(|(x, y)| x * y).sum();
+        let norm = |v: &[f32]| v.iter().map(|x| x * x).sum::<f32>().sqrt();
+        dot / (norm(a) * norm(b)).max(f32::MIN_POSITIVE)
+    }
+
+    #[test]
+    fn rescoring_ranks_by_the_query_values_at_each_vectors_set_bits() {
+        let mut rng = Xorshift(0x9e37_79b9_7f4a_7c15);
+        let mut index = BitIndex::new(100);
+        let mut stored = HashMap::new();
+        for id in 0..300i64 {
+            let v = rng.vector(100);
+            index.put(id, &v);
+            stored.insert(id, quantize(&v));
+        }
+        for _ in 0..20 {
+            let query = rng.vector(100);
+            // A pool of every vector: the order is the estimate's alone.
+            assert_eq!(
+                index.nearest_rescored(&query, 10, 300),
+                brute_force_rescored(&stored, &query, 10)
+            );
+            // A pool of exactly k: the same vectors as the Hamming pass, in another order.
+            let mut rescored = index.nearest_rescored(&query, 10, 10);
+            let mut hamming = index.nearest(&query, 10);
+            rescored.sort_unstable();
+            hamming.sort_unstable();
+            assert_eq!(rescored, hamming);
+        }
+    }
+
+    #[test]
+    fn rescoring_finds_more_of_the_true_nearest_than_bit_counts() {
+        let mut rng = Xorshift(0x2545_f491_4f6c_dd1d);
+        let mut index = BitIndex::new(64);
+        let vectors: Vec<Vec<f32>> = (0..3000).map(|_| rng.vector(64)).collect();
+        for (id, v) in vectors.iter().enumerate() {
+            index.put(id as i64, v);
+        }
+        let (mut by_bits, mut rescored) = (0, 0);
+        for _ in 0..40 {
+            let query = rng.vector(64);
+            let mut exact: Vec<(f32, i64)> = vectors
+                .iter()
+                .enumerate()
+                .map(|(id, v)| (cosine(&query, v), id as i64))
+                .collect();
+            exact.sort_by(|a, b| b.0.total_cmp(&a.0));
+            let truth: Vec<i64> = exact.iter().take(10).map(|(_, id)| *id).collect();
+            let hits = |found: Vec<i64>| found.iter().filter(|id| truth.contains(id)).count();
+            by_bits += hits(index.nearest(&query, 20));
+            rescored += hits(index.nearest_rescored(&query, 20, 160));
+        }
+        assert!(
+            rescored > by_bits + by_bits / 10,
+            "true top-10 found in 20 candidates: {rescored} rescored, {by_bits} by bits alone"
+        );
+    }
+
+    #[test]
+    fn a_scan_in_parts_on_several_threads_finds_what_one_finds() {
+        let mut rng = Xorshift(0x1234_5678_9abc_def1);
+        let mut index = BitIndex::new(64);
+        let mut stored = HashMap::new();
+        for id in 0..10_000i64 {
+            let v = rng.vector(64);
+            index.put(id, &v);
+            stored.insert(id, quantize(&v));
+        }
+        for id in (0..10_000i64).step_by(7) {
+            index.remove(id);
+            stored.remove(&id);
+        }
+        for _ in 0..5 {
+            let query = rng.vector(64);
+            let one = index.fewest_bits_away_in(&query, 25, 1);
+            let three = index.fewest_bits_away_in(&query, 25, 3);
+            assert_eq!(one, three);
+            let ids: Vec<i64> = three.iter().map(|&slot| index.ids[slot]).collect();
+            assert_eq!(ids, brute_force(&stored, &query, 25));
+        }
     }
 
     #[test]

@@ -921,8 +921,9 @@ impl MemoryStore {
     }
 
     /// The `k` nearest vectors to `query` as `(id, cosine similarity)`, nearest first. A first
-    /// pass over the vectors as bits (Hamming distance, 32 times smaller than float32) picks
-    /// `first_pass_size` candidates; their float32 vectors, read by id, are then ranked exactly.
+    /// pass over the vectors as bits (32 times smaller than float32: Hamming distance, then the
+    /// best of those re-ordered by the query's values) picks `first_pass_size` candidates; their
+    /// float32 vectors, read by id, are then ranked exactly.
     /// Pending facts have no vector, so they are never among them; expired ones are left out
     /// here. While the bit index is being built (the first search after start, a second or so
     /// at a million facts) this answers nothing and search goes by words.
@@ -1227,10 +1228,11 @@ pub const COMMON_FROM: i64 = 2_000;
 pub const FIRST_PASS: usize = 100;
 
 /// Facts per further candidate: the number handed on grows with the corpus, because the facts
-/// about as near to a query as its true top ten grow with it and bits cannot order those
-/// (recall@10 at a million facts: 0.49 with 100, 0.87 with 400, 0.99 with 800; see
-/// docs/benchmarks.md, "Memory search").
-pub const FACTS_PER_CANDIDATE: usize = 1_250;
+/// about as near to a query as its true top ten grow with it. Bit counts alone could not order
+/// those (recall@10 at a million facts: 0.49 with 100 candidates, 0.99 with 800); re-ordered by
+/// the query's values (`BitIndex::nearest_rescored`), far fewer are needed (docs/benchmarks.md,
+/// "Memory search").
+pub const FACTS_PER_CANDIDATE: usize = 4_000;
 
 /// How long a search waits for the bit index's build before going on by words alone: a small
 /// memory is built well within it, a million facts take longer.
