@@ -25,6 +25,7 @@ use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 use sentient_e2e::sentient_engine::clock::SystemClock;
 use sentient_e2e::sentient_engine::memory::bit_cache::IndexState;
+use sentient_e2e::sentient_engine::memory::bits::HAMMING_POOL;
 use sentient_e2e::sentient_engine::memory::model::MemoryType;
 use sentient_e2e::sentient_engine::memory::search::{PER_SEARCH, cosine, recall_at, vector_bytes};
 use sentient_e2e::sentient_engine::memory::store::{
@@ -424,6 +425,7 @@ async fn main() -> Result<()> {
     let counts = [100usize, 200, 300, 400, 600, 800];
     let alternatives = env_count("ALTERNATIVES", 1) != 0;
     let mut by_count: Vec<(f64, Vec<Duration>)> = vec![(0.0, Vec::new()); counts.len()];
+    let mut by_bits_alone = by_count.clone();
     let mut truths: Vec<(Vec<f32>, Vec<i64>)> = Vec::new();
     let mut results: Vec<(&str, SetResults)> = Vec::new();
     for (name, queries) in &sets {
@@ -486,6 +488,13 @@ async fn main() -> Result<()> {
             let near = facts.nearest_among(vector, 10, |_| *count, now).await?;
             by_count[slot].1.push(t.elapsed());
             by_count[slot].0 += recall_at(truth, &top_ids(&near, 10), 10);
+            // The same number by bit counts alone (a pool of exactly that many).
+            let t = Instant::now();
+            let near = facts
+                .nearest_among_pool(vector, 10, |_| *count, 1, now)
+                .await?;
+            by_bits_alone[slot].1.push(t.elapsed());
+            by_bits_alone[slot].0 += recall_at(truth, &top_ids(&near, 10), 10);
         }
         if !alternatives {
             continue;
@@ -528,7 +537,14 @@ async fn main() -> Result<()> {
     report("keyword only (FTS5 top 50)", keyword_only);
     report("float32 brute force (k=50)", brute);
     for (count, (hits, times)) in counts.iter().zip(by_count) {
-        report(&format!("bits, rescored, + float32 of {count}"), times);
+        report(
+            &format!("bits, {HAMMING_POOL}x rescored, + float32 of {count}"),
+            times,
+        );
+        println!("  recall@10 against float32: {:.3}", hits / measured);
+    }
+    for (count, (hits, times)) in counts.iter().zip(by_bits_alone) {
+        report(&format!("bits alone + float32 of {count}"), times);
         println!("  recall@10 against float32: {:.3}", hits / measured);
     }
     if !alternatives {

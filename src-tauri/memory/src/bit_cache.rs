@@ -10,7 +10,7 @@ use std::sync::RwLock;
 use sentient_core::sync::RwLockExt;
 use tokio::sync::watch;
 
-use crate::bits::{BitIndex, HAMMING_POOL};
+use crate::bits::BitIndex;
 
 /// A committed write, as the index sees it.
 #[derive(Debug, Clone)]
@@ -74,10 +74,10 @@ pub enum Lookup {
     Start(Build, watch::Receiver<bool>),
 }
 
-/// The `k` candidates the bits find for `query`: from the `HAMMING_POOL` times as many fewest
-/// bits away, the best by the query's values (`BitIndex::nearest_rescored`).
-fn candidates(index: &BitIndex, query: &[f32], k: usize) -> Vec<i64> {
-    index.nearest_rescored(query, k, k.saturating_mul(HAMMING_POOL))
+/// The `k` candidates the bits find for `query`: from `pool` times as many fewest bits away,
+/// the best by the query's values (`BitIndex::nearest_rescored`).
+fn candidates(index: &BitIndex, query: &[f32], k: usize, pool: usize) -> Vec<i64> {
+    index.nearest_rescored(query, k, k.saturating_mul(pool))
 }
 
 fn apply(index: &mut BitIndex, change: BitChange) {
@@ -117,10 +117,16 @@ impl BitCache {
         inner.state = State::NotLoaded;
     }
 
-    /// The `k(facts)` nearest by bits when the index is ready.
-    pub fn nearest(&self, query: &[f32], k: impl Fn(usize) -> usize) -> Option<Vec<i64>> {
+    /// The `k(facts)` nearest by bits when the index is ready, picked from `pool` times as many
+    /// fewest bits away (`BitIndex::nearest_rescored`; `HAMMING_POOL` in search).
+    pub fn nearest(
+        &self,
+        query: &[f32],
+        k: impl Fn(usize) -> usize,
+        pool: usize,
+    ) -> Option<Vec<i64>> {
         match &self.inner.read_unpoisoned().state {
-            State::Ready(index) => Some(candidates(index, query, k(index.len()))),
+            State::Ready(index) => Some(candidates(index, query, k(index.len()), pool)),
             _ => None,
         }
     }
@@ -134,14 +140,19 @@ impl BitCache {
         }
     }
 
-    pub fn nearest_or_build(&self, query: &[f32], k: impl Fn(usize) -> usize) -> Lookup {
-        if let Some(found) = self.nearest(query, &k) {
+    pub fn nearest_or_build(
+        &self,
+        query: &[f32],
+        k: impl Fn(usize) -> usize,
+        pool: usize,
+    ) -> Lookup {
+        if let Some(found) = self.nearest(query, &k, pool) {
             return Lookup::Found(found);
         }
         let mut inner = self.inner.write_unpoisoned();
         let generation = inner.generation;
         match &inner.state {
-            State::Ready(index) => Lookup::Found(candidates(index, query, k(index.len()))),
+            State::Ready(index) => Lookup::Found(candidates(index, query, k(index.len()), pool)),
             State::Building { ready, .. } => Lookup::Wait(ready.clone()),
             State::NotLoaded => {
                 let (done, ready) = watch::channel(false);
@@ -185,7 +196,7 @@ mod tests {
     }
 
     fn wait_and_finish(cache: &BitCache, built: BitIndex) -> watch::Receiver<bool> {
-        match cache.nearest_or_build(&v(1.0), |_| 3) {
+        match cache.nearest_or_build(&v(1.0), |_| 3, 1) {
             Lookup::Start(build, ready) => {
                 cache.finish(build, Some(built));
                 ready
@@ -201,15 +212,15 @@ mod tests {
         cache.apply([BitChange::Put(1, crate::bits::quantize(&v(1.0)))]);
         assert_eq!(cache.state(), IndexState::NotLoaded);
         assert!(cache.build_under_way().is_none());
-        assert!(cache.nearest(&v(1.0), |_| 3).is_none());
+        assert!(cache.nearest(&v(1.0), |_| 3, 1).is_none());
 
-        let Lookup::Start(build, ready) = cache.nearest_or_build(&v(1.0), |_| 3) else {
+        let Lookup::Start(build, ready) = cache.nearest_or_build(&v(1.0), |_| 3, 1) else {
             panic!("the first search starts the build");
         };
         assert_eq!(cache.state(), IndexState::Building);
         assert!(cache.build_under_way().is_some());
         assert!(matches!(
-            cache.nearest_or_build(&v(1.0), |_| 3),
+            cache.nearest_or_build(&v(1.0), |_| 3, 1),
             Lookup::Wait(_)
         ));
         // Committed while the rows were read: applied after them.
@@ -223,7 +234,7 @@ mod tests {
         cache.finish(build, Some(built));
         assert!(*ready.borrow());
         assert!(matches!(cache.state(), IndexState::Ready { facts: 2, .. }));
-        assert_eq!(cache.nearest(&v(1.0), |n| n), Some(vec![2, 3]));
+        assert_eq!(cache.nearest(&v(1.0), |n| n, 1), Some(vec![2, 3]));
     }
 
     #[test]
@@ -232,11 +243,11 @@ mod tests {
         let mut built = BitIndex::new(64);
         built.put(1, &v(1.0));
         wait_and_finish(&cache, built.clone());
-        assert_eq!(cache.nearest(&v(1.0), |_| 3), Some(vec![1]));
+        assert_eq!(cache.nearest(&v(1.0), |_| 3, 1), Some(vec![1]));
         cache.reset();
         assert_eq!(cache.state(), IndexState::NotLoaded);
 
-        let Lookup::Start(outdated, _) = cache.nearest_or_build(&v(1.0), |_| 3) else {
+        let Lookup::Start(outdated, _) = cache.nearest_or_build(&v(1.0), |_| 3, 1) else {
             panic!("a build starts");
         };
         cache.reset();
@@ -244,14 +255,14 @@ mod tests {
         cache.finish(outdated, Some(built));
         assert_eq!(cache.state(), IndexState::NotLoaded);
         // A failed build leaves nothing, and the next search starts another.
-        let Lookup::Start(failed, ready) = cache.nearest_or_build(&v(1.0), |_| 3) else {
+        let Lookup::Start(failed, ready) = cache.nearest_or_build(&v(1.0), |_| 3, 1) else {
             panic!("a build starts");
         };
         cache.finish(failed, None);
         assert!(*ready.borrow());
         assert_eq!(cache.state(), IndexState::NotLoaded);
         assert!(matches!(
-            cache.nearest_or_build(&v(1.0), |_| 3),
+            cache.nearest_or_build(&v(1.0), |_| 3, 1),
             Lookup::Start(..)
         ));
     }

@@ -14,7 +14,7 @@ use serde::{Deserialize, Serialize};
 use sqlx::Row;
 
 use crate::bit_cache::{BitCache, BitChange, IndexState, Lookup};
-use crate::bits::{BitIndex, quantize};
+use crate::bits::{BitIndex, HAMMING_POOL, quantize};
 use crate::model::{FactStatus, Memory, MemoryType, ReviewNote, Summary};
 use crate::search::{PER_SEARCH, cosine, fuse, score, vector_bytes, vector_from_bytes, word_share};
 
@@ -187,22 +187,23 @@ impl MemoryStore {
         dimension: usize,
     ) -> Result<Vec<i64>, sqlx::Error> {
         Ok(self
-            .bit_candidates_within(query, |_| k, dimension, None)
+            .bit_candidates_within(query, |_| k, HAMMING_POOL, dimension, None)
             .await
             .unwrap_or_default())
     }
 
-    /// Like `bit_candidates`, `size(facts in the index)` of them, but waiting at most `wait` for
-    /// a build: `None` when the index is not ready by then (the search goes on by words; the
-    /// build goes on by itself).
+    /// Like `bit_candidates`, `size(facts in the index)` of them picked from `pool` times as
+    /// many fewest bits away, but waiting at most `wait` for a build: `None` when the index is
+    /// not ready by then (the search goes on by words; the build goes on by itself).
     async fn bit_candidates_within(
         &self,
         query: &[f32],
         size: impl Fn(usize) -> usize,
+        pool: usize,
         dimension: usize,
         wait: Option<Duration>,
     ) -> Option<Vec<i64>> {
-        let mut ready = match self.bits.nearest_or_build(query, &size) {
+        let mut ready = match self.bits.nearest_or_build(query, &size, pool) {
             Lookup::Found(ids) => return Some(ids),
             Lookup::Wait(ready) => ready,
             Lookup::Start(build, ready) => {
@@ -229,7 +230,7 @@ impl MemoryStore {
                 let _ = built.await;
             }
         }
-        self.bits.nearest(query, size)
+        self.bits.nearest(query, size, pool)
     }
 
     /// Reads every fact's bits from `facts_vec` into a new index, row by row (no copy of the
@@ -945,6 +946,20 @@ impl MemoryStore {
         size: impl Fn(usize) -> usize,
         now: DateTime<Utc>,
     ) -> Result<Vec<(i64, f64)>, sqlx::Error> {
+        self.nearest_among_pool(query, k, size, HAMMING_POOL, now)
+            .await
+    }
+
+    /// `nearest_among` with the candidates picked from `pool` times as many fewest bits away
+    /// (1: by bit counts alone): for the benchmark.
+    pub async fn nearest_among_pool(
+        &self,
+        query: &[f32],
+        k: usize,
+        size: impl Fn(usize) -> usize,
+        pool: usize,
+        now: DateTime<Utc>,
+    ) -> Result<Vec<(i64, f64)>, sqlx::Error> {
         let Some(info) = self.index_info().await else {
             return Ok(Vec::new());
         };
@@ -953,6 +968,7 @@ impl MemoryStore {
                 .bit_candidates_within(
                     query,
                     |facts| size(facts).max(k),
+                    pool,
                     info.dimension,
                     Some(BUILD_WAIT),
                 )
