@@ -197,9 +197,17 @@ impl Services {
         timings.step("home folder");
         let clock = options.clock.unwrap_or_else(|| Arc::new(SystemClock));
         let bus = EventBus::new(clock.clone());
+        // The database opens (on sqlx's own thread) while the settings are read and checked.
+        let opening = {
+            let (path, clock) = (home.database(), clock.clone());
+            tokio::spawn(async move { Store::open(&path, clock).await })
+        };
         let config = ConfigService::load(&home.config_file(), bus.clone())?;
-        timings.step("settings");
-        let store = Store::open(&home.database(), clock.clone()).await?;
+        timings.step("settings (the database opening alongside)");
+        let store = match opening.await {
+            Ok(opened) => opened?,
+            Err(failed) => std::panic::resume_unwind(failed.into_panic()),
+        };
         timings.step("database and migrations");
         let stop = StopService::load(store.clone(), bus.clone(), clock.clone()).await?;
         timings.step("stop state");
