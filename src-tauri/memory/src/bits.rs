@@ -319,7 +319,7 @@ impl BitIndex {
 
 /// How many times the candidates asked for the Hamming pass keeps for `nearest_rescored` to
 /// pick from (`npm run bench:recall` measured the choice; docs/benchmarks.md, "Memory search").
-pub const HAMMING_POOL: usize = 8;
+pub const HAMMING_POOL: usize = 4;
 
 /// Below this many slots one thread scans the whole index (a thread costs more than it saves).
 const PARALLEL_FROM: usize = 131_072;

@@ -987,19 +987,19 @@ impl MemoryStore {
             .fetch_all(self.store.pool())
             .await?
         };
-        // The candidates' float32 vectors, in one query per part: two parts at once on their own
-        // connections when there are many (the reads are most of the time at a million facts).
-        // Read by id alone; whether each is still remembered is asked only of the best (below),
+        // The candidates' similarities, in one query per part: two parts at once on their own
+        // connections when there are many (they are most of the time at a million facts).
+        // By id alone; whether each is still remembered is asked only of the best (below),
         // which saves a lookup in `facts` for each of the hundreds that rank lower.
         let parts = if first.len() >= 2 * FIRST_PASS { 2 } else { 1 };
+        let query_bytes = vector_bytes(query);
         let reads = first
             .chunks(first.len().div_ceil(parts).max(1))
-            .map(|part| self.stored_vectors(part));
+            .map(|part| self.similarities(part, &query_bytes));
         let mut ranked: Vec<(i64, f64)> = futures::future::try_join_all(reads)
             .await?
             .into_iter()
             .flatten()
-            .map(|(id, bytes)| (id, cosine(query, &vector_from_bytes(&bytes))))
             .collect();
         ranked.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
         self.keep_remembered(ranked, k, now).await
@@ -1043,6 +1043,27 @@ impl MemoryStore {
 
     /// The stored float32 vectors (as bytes) of these facts, in id order (the order the
     /// table's pages are in).
+    /// The cosine similarity of `query` (float32 bytes) to each of these facts' stored vectors,
+    /// computed inside SQLite by sqlite-vec: the 3 KB vectors are never copied out, which was
+    /// most of a search's time at a million facts. Vectors of another length (a re-index under
+    /// way) are left out.
+    async fn similarities(
+        &self,
+        ids: &[i64],
+        query: &[u8],
+    ) -> Result<Vec<(i64, f64)>, sqlx::Error> {
+        let mut sorted = ids.to_vec();
+        sorted.sort_unstable();
+        sqlx::query_as(
+            "SELECT id, 1.0 - vec_distance_cosine(embedding, ?1) FROM fact_vectors \
+             WHERE id IN (SELECT value FROM json_each(?2)) AND length(embedding) = length(?1)",
+        )
+        .bind(query)
+        .bind(id_list(&sorted))
+        .fetch_all(self.store.pool())
+        .await
+    }
+
     async fn stored_vectors(&self, ids: &[i64]) -> Result<Vec<(i64, Vec<u8>)>, sqlx::Error> {
         let mut sorted = ids.to_vec();
         sorted.sort_unstable();
@@ -1248,7 +1269,7 @@ pub const FIRST_PASS: usize = 100;
 /// those (recall@10 at a million facts: 0.49 with 100 candidates, 0.99 with 800); re-ordered by
 /// the query's values (`BitIndex::nearest_rescored`), far fewer are needed (docs/benchmarks.md,
 /// "Memory search").
-pub const FACTS_PER_CANDIDATE: usize = 4_000;
+pub const FACTS_PER_CANDIDATE: usize = 1_667;
 
 /// How long a search waits for the bit index's build before going on by words alone: a small
 /// memory is built well within it, a million facts take longer.
