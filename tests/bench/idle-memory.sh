@@ -93,24 +93,7 @@ read -r serve_pss serve_rss _ < <(tree_memory "$serve_pid")
 threads=$(ls /proc/"$serve_pid"/task | wc -l)
 kill -TERM "$serve_pid"; wait "$serve_pid" || true
 if [ "${ENGINE_ONLY:-}" = 1 ]; then
-  if [ -x "$FLOOR" ]; then
-  DBUS_SESSION_BUS_ADDRESS="$(head -1 "$bus_address_file")" DISPLAY=":$display" HOME="$scratch" \
-    XDG_CONFIG_HOME="$scratch/config" WEBKIT_DISABLE_COMPOSITING_MODE=1 WEBKIT_DISABLE_DMABUF_RENDERER=1 \
-    "$FLOOR" >/dev/null 2>&1 &
-  floor_pid=$!
-  # No health endpoint: wait until WebKit's web process has started, then settle as the app did.
-  for _ in $(seq 1 100); do
-    read -r _ _ floor_names < <(tree_memory "$floor_pid")
-    case "$floor_names" in *WebKitWeb*) break ;; esac
-    sleep 0.1
-  done
-  sleep "$SETTLE"
-  read -r floor_pss floor_rss floor_names < <(tree_memory "$floor_pid")
-  kill -TERM "$floor_pid" || true
-  wait "$floor_pid" 2>/dev/null || true
-fi
-
-echo "Idle memory ${SETTLE} s after start ($SERVE)"
+  echo "Idle memory ${SETTLE} s after start ($SERVE)"
   printf '  %-38s PSS %6.1f MB   RSS %6.1f MB   threads %d\n' "engine alone (sentient serve)" \
     "$(awk "BEGIN {print $serve_pss / 1024}")" "$(awk "BEGIN {print $serve_rss / 1024}")" "$threads"
   [ -n "${breakdown:-}" ] && printf '%s\n' "$breakdown"
@@ -134,6 +117,23 @@ wait_health "$port"; sleep "$SETTLE"
 read -r app_pss app_rss app_names < <(tree_memory "$app_pid")
 kill -TERM "$app_pid" || true
 wait "$app_pid" 2>/dev/null || true
+
+if [ -x "$FLOOR" ]; then
+  DBUS_SESSION_BUS_ADDRESS="$(head -1 "$bus_address_file")" DISPLAY=":$display" HOME="$scratch" \
+    XDG_CONFIG_HOME="$scratch/config" WEBKIT_DISABLE_COMPOSITING_MODE=1 WEBKIT_DISABLE_DMABUF_RENDERER=1 \
+    "$FLOOR" >/dev/null 2>&1 &
+  floor_pid=$!
+  # No health endpoint: wait until WebKit's web process has started, then settle as the app did.
+  for _ in $(seq 1 100); do
+    read -r _ _ floor_names < <(tree_memory "$floor_pid")
+    case "$floor_names" in *WebKitWeb*) break ;; esac
+    sleep 0.1
+  done
+  sleep "$SETTLE"
+  read -r floor_pss floor_rss floor_names < <(tree_memory "$floor_pid")
+  kill -TERM "$floor_pid" || true
+  wait "$floor_pid" 2>/dev/null || true
+fi
 
 echo "Idle memory ${SETTLE} s after start ($(basename "$SERVE"), $(basename "$APP"); debug build unless the paths say otherwise)"
 printf '  %-38s PSS %6d MB   RSS %6d MB\n' "engine alone (sentient serve)" $((serve_pss / 1024)) $((serve_rss / 1024))
