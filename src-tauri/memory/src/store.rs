@@ -988,7 +988,7 @@ impl MemoryStore {
             .await?
         };
         // The candidates' similarities, in one query per part: two parts at once on their own
-        // connections when there are many (they are most of the time at a million facts).
+        // connections when there are many (finding the rows is half the time at a million facts).
         // By id alone; whether each is still remembered is asked only of the best (below),
         // which saves a lookup in `facts` for each of the hundreds that rank lower.
         let parts = if first.len() >= 2 * FIRST_PASS { 2 } else { 1 };
@@ -1044,8 +1044,8 @@ impl MemoryStore {
     /// The stored float32 vectors (as bytes) of these facts, in id order (the order the
     /// table's pages are in).
     /// The cosine similarity of `query` (float32 bytes) to each of these facts' stored vectors,
-    /// computed inside SQLite by sqlite-vec: the 3 KB vectors are never copied out, which was
-    /// most of a search's time at a million facts. Vectors of another length (a re-index under
+    /// computed inside SQLite by sqlite-vec, so the 3 KB vectors are not copied out (a little
+    /// faster; the time is in finding each row). Vectors of another length (a re-index under
     /// way) are left out.
     async fn similarities(
         &self,
