@@ -41,10 +41,14 @@ dpkg-deb -x "$DEB" "$ROOT_DIR"
 field() { dpkg-deb -f "$DEB" "$1"; }
 [ "$(field Version)" = "0.1.0" ] || fail "version is '$(field Version)', expected 0.1.0"
 [ -n "$(field Package)" ] || fail "the package has no name"
-field Description | grep -q "personal AI assistant" || fail "the description does not say what Sentient is"
+# Read whole before matching: `grep -q` stops at the first match and, under pipefail, the writer's
+# SIGPIPE on the lines after it failed this check now and then.
+description=$(field Description)
+[[ "$description" == *"personal AI assistant"* ]] || fail "the description does not say what Sentient is"
 # WebKitGTK for the window; the tray icon's library is loaded at run time, so it is named here.
+depends=$(field Depends)
 for dep in libwebkit2gtk-4.1-0 libgtk-3-0 libayatana-appindicator3-1; do
-  field Depends | grep -q "$dep" || fail "the package does not depend on $dep: $(field Depends)"
+  [[ "$depends" == *"$dep"* ]] || fail "the package does not depend on $dep: $depends"
 done
 
 # The program, runnable from the menu and from a terminal.
