@@ -573,22 +573,26 @@ mod tests {
         all.into_iter().take(k).map(|(_, id)| id).collect()
     }
 
-    fn cosine(a: &[f32], b: &[f32]) -> f32 {
-        let dot: f32 = a.iter().zip(b).map(|(x, y)| x * y).sum();
-        let norm = |v: &[f32]| v.iter().map(|x| x * x).sum::<f32>().sqrt();
-        dot / (norm(a) * norm(b)).max(f32::MIN_POSITIVE)
+    /// An index of `facts` random vectors (ids from 0), with each one's bits beside it.
+    fn random_index(
+        rng: &mut Xorshift,
+        facts: i64,
+        dimension: usize,
+    ) -> (BitIndex, HashMap<i64, Vec<u8>>) {
+        let mut index = BitIndex::new(dimension);
+        let mut stored = HashMap::new();
+        for id in 0..facts {
+            let v = rng.vector(dimension);
+            index.put(id, &v);
+            stored.insert(id, quantize(&v));
+        }
+        (index, stored)
     }
 
     #[test]
     fn rescoring_ranks_by_the_query_values_at_each_vectors_set_bits() {
         let mut rng = Xorshift(0x9e37_79b9_7f4a_7c15);
-        let mut index = BitIndex::new(100);
-        let mut stored = HashMap::new();
-        for id in 0..300i64 {
-            let v = rng.vector(100);
-            index.put(id, &v);
-            stored.insert(id, quantize(&v));
-        }
+        let (index, stored) = random_index(&mut rng, 300, 100);
         for _ in 0..20 {
             let query = rng.vector(100);
             // A pool of every vector: the order is the estimate's alone.
@@ -616,10 +620,10 @@ mod tests {
         let (mut by_bits, mut rescored) = (0, 0);
         for _ in 0..40 {
             let query = rng.vector(64);
-            let mut exact: Vec<(f32, i64)> = vectors
+            let mut exact: Vec<(f64, i64)> = vectors
                 .iter()
                 .enumerate()
-                .map(|(id, v)| (cosine(&query, v), id as i64))
+                .map(|(id, v)| (crate::search::cosine(&query, v), id as i64))
                 .collect();
             exact.sort_by(|a, b| b.0.total_cmp(&a.0));
             let truth: Vec<i64> = exact.iter().take(10).map(|(_, id)| *id).collect();
@@ -636,13 +640,7 @@ mod tests {
     #[test]
     fn a_scan_in_parts_on_several_threads_finds_what_one_finds() {
         let mut rng = Xorshift(0x1234_5678_9abc_def1);
-        let mut index = BitIndex::new(64);
-        let mut stored = HashMap::new();
-        for id in 0..10_000i64 {
-            let v = rng.vector(64);
-            index.put(id, &v);
-            stored.insert(id, quantize(&v));
-        }
+        let (mut index, mut stored) = random_index(&mut rng, 10_000, 64);
         for id in (0..10_000i64).step_by(7) {
             index.remove(id);
             stored.remove(&id);
