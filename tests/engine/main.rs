@@ -33,6 +33,7 @@ mod sandbox;
 mod secrets;
 mod sessions;
 mod stop;
+mod task_feed;
 mod task_fixed_call;
 mod task_memory;
 mod task_planning_fence;

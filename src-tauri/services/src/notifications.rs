@@ -259,6 +259,27 @@ impl Notifications {
         Ok(settled)
     }
 
+    /// Merges `changes` into every notification of `task_id`, whatever it was about, and marks
+    /// them read, in one transaction (the task was deleted: nothing they offer can work now).
+    pub async fn update_task(
+        &self,
+        task_id: &str,
+        changes: &Map<String, Value>,
+    ) -> Result<Vec<Notification>, NotificationError> {
+        let _one_at_a_time = self.changes.lock().await;
+        let mut tx = self.store.begin_write().await?;
+        let rows = sqlx::query(select!("WHERE task_id = ? ORDER BY created_at, rowid"))
+            .bind(task_id)
+            .fetch_all(&mut *tx)
+            .await?;
+        let mut changed = Vec::with_capacity(rows.len());
+        for row in &rows {
+            changed.push(Self::merge_row(&mut tx, row, changes, true).await?);
+        }
+        tx.commit().await?;
+        Ok(changed)
+    }
+
     async fn merge_row(
         tx: &mut sqlx::Transaction<'_, sqlx::Sqlite>,
         row: &SqliteRow,
@@ -399,6 +420,24 @@ impl Notifier for NotificationService {
             }
             Err(error) => {
                 tracing::warn!(%error, task_id, event, "the task's notifications could not be settled");
+                Vec::new()
+            }
+        }
+    }
+
+    async fn task_deleted(&self, task_id: &str) -> Vec<Notification> {
+        let mut changes = Map::new();
+        changes.insert("task_deleted".to_owned(), Value::Bool(true));
+        match self.feed.update_task(task_id, &changes).await {
+            Ok(changed) => {
+                for notification in &changed {
+                    self.bus
+                        .publish(DomainEvent::NotificationUpdated(notification.clone()));
+                }
+                changed
+            }
+            Err(error) => {
+                tracing::warn!(%error, task_id, "the deleted task's notifications could not be marked");
                 Vec::new()
             }
         }

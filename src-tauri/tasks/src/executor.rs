@@ -37,6 +37,7 @@ pub(crate) struct RunStart {
     /// (they become the task's notes when it finishes well).
     pub carried_notes: Option<String>,
     pub memory_sources: Vec<sentient_core::domain::MemorySource>,
+    /// Run now: a person started it and sees its result there (no "Task completed").
     pub by_person: bool,
 }
 
@@ -177,6 +178,10 @@ impl Executor {
         };
         if start.by_person {
             self.parts.person_changes_task(task_id, processing).await?;
+            // The person watches this run where they started it (contract section 4: a run's
+            // end leaves a notification or a visible status), so a good end needs no "Task
+            // completed". Marked before it starts, so even a one-call run can't end unmarked.
+            self.parts.tasks().watch_in_place(&run_id);
         } else {
             self.parts.change_task(task_id, processing).await?;
         }

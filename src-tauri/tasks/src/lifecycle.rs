@@ -247,6 +247,8 @@ impl TaskService {
         }
         // Planning ends once the row is gone, so whatever it writes on its way out finds nothing.
         self.parts().tasks().cancel(task_id);
+        // The feed keeps what happened, but says the task is gone and offers nothing for it.
+        self.parts().notifier().task_deleted(task_id).await;
         self.parts().bus().publish(DomainEvent::TaskDeleted {
             task_id: task_id.to_owned(),
         });
@@ -276,6 +278,7 @@ impl TaskService {
         self.parts()
             .settle_task_notifications(task_id, "approval_needed", "approved")
             .await;
+        self.parts().settle_planning_failed(task_id).await;
         self.parts().get_task(task_id).await
     }
 

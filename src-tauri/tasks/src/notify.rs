@@ -126,6 +126,13 @@ impl TaskParts {
             .await
     }
 
+    /// The task has a working plan now: its "Couldn't plan" notices gain `status: "fixed"` and
+    /// are marked read, so the feed no longer asks the person to fix it.
+    pub async fn settle_planning_failed(&self, task_id: &str) -> Vec<Notification> {
+        self.settle_task_notifications(task_id, "planning_failed", "fixed")
+            .await
+    }
+
     /// Like [`TaskParts::settle_task_notifications`] with any payload changes, for one run's
     /// notifications when `run_id` is given (e.g. a question's `{status: "answered", answer}`).
     pub async fn settle_task_notifications_with(

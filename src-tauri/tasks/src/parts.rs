@@ -5,7 +5,7 @@
 //! line). It never reaches the service, so nothing below the service can call back up into it.
 
 use sentient_core::sync::MutexExt;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex};
 
 use chrono::{DateTime, Utc};
@@ -34,6 +34,9 @@ pub struct Tasks {
     /// does not untrack the successor.
     running: Mutex<HashMap<String, (u64, CancellationToken)>>,
     next_job: std::sync::atomic::AtomicU64,
+    /// Runs started with Run now, watched where they were started. Kept in memory: a run
+    /// resumed after a restart has no one watching, so it tells the feed as usual.
+    in_place: Mutex<HashSet<String>>,
 }
 
 impl Tasks {
@@ -43,6 +46,7 @@ impl Tasks {
             changes: tokio::sync::Mutex::new(()),
             running: Mutex::new(HashMap::new()),
             next_job: std::sync::atomic::AtomicU64::new(0),
+            in_place: Mutex::new(HashSet::new()),
         }
     }
 
@@ -75,6 +79,16 @@ impl Tasks {
     /// Whether a run (or a task's planning) is running in this process.
     pub fn is_running(&self, key: &str) -> bool {
         self.running().contains_key(key)
+    }
+
+    /// Marks a run a person started with Run now.
+    pub(crate) fn watch_in_place(&self, run_id: &str) {
+        self.in_place.lock_unpoisoned().insert(run_id.to_owned());
+    }
+
+    /// Whether `run_id` was started with Run now; forgets it (asked once, when it ends).
+    pub(crate) fn take_in_place(&self, run_id: &str) -> bool {
+        self.in_place.lock_unpoisoned().remove(run_id)
     }
 
     /// Cancels a tracked run or planning; `false` when it is not running here.

@@ -24,6 +24,10 @@ pub struct Refinement {
     pub description: String,
     pub priority: i32,
     pub schedule: Option<Schedule>,
+    /// Why the model didn't answer, when this came from the words alone; planning needs the
+    /// model, so the window warns before Create. Null when the model answered.
+    #[serde(default)]
+    pub model_error: Option<String>,
 }
 
 /// What planning makes of a task.
@@ -68,11 +72,13 @@ pub fn read_refinement(
         .get("priority")
         .and_then(Value::as_i64)
         .map_or(1, |p| p.clamp(0, 2));
+    let words: Vec<&str> = name.split_whitespace().collect();
     Ok(Refinement {
-        name: name.chars().take(80).collect(),
+        name: crate::schedule_words::whole_words(&words, false, 80),
         description: text("description").unwrap_or(prompt).to_owned(),
         priority: i32::try_from(priority).unwrap_or(1),
         schedule,
+        model_error: None,
     })
 }
 
@@ -203,6 +209,7 @@ Reply with JSON only: {{\"name\": \"at most six words\", \"description\": \"one 
                     description: prompt.to_owned(),
                     priority: 1,
                     schedule: Some(schedule),
+                    model_error: Some(error.message()),
                 })
             }
             (Err(error), _) => Err(error),
@@ -431,6 +438,10 @@ instead (at most three short questions).",
             Some((task, _)) => {
                 self.parts.announce_task(task_id).await;
                 self.notify_planned(&task).await;
+                if matches!(task.status, TaskStatus::Active | TaskStatus::Pending) {
+                    // Live without an approval: an earlier "Couldn't plan" is out of date.
+                    self.parts.settle_planning_failed(task_id).await;
+                }
             }
             None => tracing::info!(task_id, "plan dropped: a person changed the task"),
         }

@@ -201,6 +201,7 @@ impl RunEnds {
         summary: Option<&str>,
         error: Option<&str>,
     ) -> Option<Notification> {
+        let in_place = self.parts.tasks().take_in_place(run_id);
         let task = match self.parts.tasks().store().task(task_id).await {
             Ok(record) => record.task,
             Err(error) => {
@@ -209,6 +210,15 @@ impl RunEnds {
             }
         };
         if crate::fixed_call::quiet_when_done(&task, status) {
+            return None;
+        }
+        // Run now shows its result where it was started; a failure still tells the feed.
+        if in_place
+            && matches!(
+                status,
+                RunStatus::Completed | RunStatus::CompletedWithErrors
+            )
+        {
             return None;
         }
         let (event, title, message) = run_notification(&task.name, status, summary, error)?;

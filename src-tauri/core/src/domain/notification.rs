@@ -68,4 +68,9 @@ pub trait Notifier: Send + Sync {
         run_id: Option<&str>,
         changes: Map<String, Value>,
     ) -> Vec<Notification>;
+
+    /// `task_id` was deleted: every notification about it gains `payload.task_deleted = true`
+    /// and is marked read (nothing it offers can work now), with `notification.updated` for
+    /// each. Returns the changed ones; a failure is logged and changes nothing.
+    async fn task_deleted(&self, task_id: &str) -> Vec<Notification>;
 }
