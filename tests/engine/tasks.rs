@@ -530,6 +530,7 @@ async fn preview_reads_the_schedule_from_the_words_even_when_the_model_is_wrong_
         .await?;
     assert_eq!(code, 200, "{preview}");
     assert_eq!(preview["name"], "Morning news");
+    assert_eq!(preview["model_error"], Value::Null, "the model answered");
     assert_eq!(preview["schedule"]["frequency"], "weekly", "{preview}");
     assert_eq!(
         preview["schedule"]["days"],
@@ -547,6 +548,13 @@ async fn preview_reads_the_schedule_from_the_words_even_when_the_model_is_wrong_
         .await?;
     assert_eq!(code, 200, "{preview}");
     assert_eq!(preview["name"], "Remind me to call mom");
+    // The window warns before Create: planning needs the model that didn't answer.
+    assert!(
+        preview["model_error"]
+            .as_str()
+            .is_some_and(|e| !e.is_empty()),
+        "{preview}"
+    );
     assert_eq!(
         preview["description"],
         "Remind me to call mom tomorrow at 6pm"

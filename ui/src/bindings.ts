@@ -3361,6 +3361,11 @@ export type Refinement_Deserialize = {
 	description: string,
 	priority: number,
 	schedule?: Schedule_Deserialize | null,
+	/**
+	 *  Why the model didn't answer, when this came from the words alone; planning needs the
+	 *  model, so the window warns before Create. Null when the model answered.
+	 */
+	model_error?: string | null,
 };
 
 /**  What refinement makes of a prompt (`POST /api/tasks/preview`). */
@@ -3369,6 +3374,11 @@ export type Refinement_Serialize = {
 	description: string,
 	priority: number,
 	schedule: Schedule_Serialize | null,
+	/**
+	 *  Why the model didn't answer, when this came from the words alone; planning needs the
+	 *  model, so the window warns before Create. Null when the model answered.
+	 */
+	model_error: string | null,
 };
 
 /**  `PATCH /api/sessions/{id}` and `rename_session`: the chat's new title. */

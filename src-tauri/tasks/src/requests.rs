@@ -164,14 +164,26 @@ where
     Option::<T>::deserialize(d).map(Some)
 }
 
-/// The first words of a prompt, as a name until the planner gives a better one.
+/// The first words of a prompt's first sentence, as a name until the planner gives a better
+/// one: at most 8 words, cut at a whole word (`whole_words`).
 pub(crate) fn provisional_name(prompt: &str) -> String {
-    let words: Vec<&str> = prompt.split_whitespace().take(8).collect();
-    let mut name = words.join(" ");
-    if name.chars().count() > 60 {
-        name = name.chars().take(60).collect::<String>() + "…";
+    use crate::schedule_words::{NAME_CHARS, ends_sentence, whole_words};
+    let mut words: Vec<&str> = Vec::new();
+    let mut cut = false;
+    for word in prompt.split_whitespace() {
+        if words.len() == 8 {
+            cut = true;
+            break;
+        }
+        words.push(word);
+        if ends_sentence(word) {
+            break;
+        }
     }
-    name
+    if let Some(last) = words.last_mut() {
+        *last = last.trim_end_matches(['.', '!', '?', ';', ':', ',']);
+    }
+    whole_words(&words, cut, NAME_CHARS)
 }
 
 /// `deliver_to`: "default" (or null), "desktop", or up to 10 `{channel, chat_id}`; an empty
@@ -239,7 +251,18 @@ mod tests {
     fn names_come_from_the_first_words() {
         assert_eq!(
             provisional_name("Every morning send me the three top headlines about Rust please"),
-            "Every morning send me the three top headlines"
+            "Every morning send me the three top headlines…"
         );
+        // Never ends on "the" or inside a word, and the first sentence is the whole source.
+        assert_eq!(
+            provisional_name("Find the cheapest flight from Berlin to the coast of Portugal"),
+            "Find the cheapest flight from Berlin…"
+        );
+        assert_eq!(
+            provisional_name("Water the plants. Then text me."),
+            "Water the plants"
+        );
+        let long = provisional_name(&"Supercalifragilistic ".repeat(6));
+        assert_eq!(long, "Supercalifragilistic Supercalifragilistic…");
     }
 }

@@ -65,29 +65,89 @@ pub fn schedule_in(text: &str, ctx: &Context<'_>) -> Option<Schedule> {
 }
 
 /// A short title for a task from its prompt: the words that are not about when, at most six,
-/// ending on a whole word.
+/// cut as [`whole_words`] does.
 pub fn title_of(prompt: &str) -> String {
     let words = tokens(prompt);
-    let kept: Vec<&str> = prompt
-        .split_whitespace()
-        .zip(words.iter())
-        .filter(|(_, w)| !is_when_word(w))
-        .map(|(original, _)| original.trim_matches(|c: char| c.is_ascii_punctuation()))
-        .filter(|w| {
-            !w.is_empty()
-                && !matches!(
-                    w.to_ascii_lowercase().as_str(),
-                    "please" | "can" | "you" | "could"
-                )
-        })
-        .take(6)
-        .collect();
-    let title = kept.join(" ");
+    let mut kept: Vec<&str> = Vec::new();
+    let mut cut = false;
+    for (original, word) in prompt.split_whitespace().zip(words.iter()) {
+        let when = is_when_word(word);
+        let trimmed = original.trim_matches(|c: char| c.is_ascii_punctuation());
+        let filler = matches!(
+            trimmed.to_ascii_lowercase().as_str(),
+            "please" | "can" | "you" | "could"
+        );
+        if !when && !filler && !trimmed.is_empty() {
+            if kept.len() == 6 {
+                cut = true;
+                break;
+            }
+            kept.push(trimmed);
+        }
+        // The first sentence is the name's whole source.
+        if !when && !kept.is_empty() && ends_sentence(original) {
+            break;
+        }
+    }
+    let title = whole_words(&kept, cut, NAME_CHARS);
     let mut chars = title.chars();
     match chars.next() {
         Some(first) => first.to_uppercase().chain(chars).collect(),
         None => "New task".to_owned(),
     }
+}
+
+/// The longest name made from a prompt's words.
+pub const NAME_CHARS: usize = 60;
+
+/// Words a shortened name never ends on: after one it reads as cut off mid-sentence.
+const DANGLING: &[&str] = &[
+    "a", "an", "the", "and", "or", "but", "then", "to", "of", "for", "with", "from", "in", "on",
+    "at", "by", "about", "into", "my", "your", "our", "their", "his", "her", "its", "me", "us",
+    "that", "which", "who", "if", "so", "as", "is", "are", "be", "all", "any", "some",
+];
+
+fn dangling(word: &str) -> bool {
+    DANGLING.contains(&word.to_lowercase().as_str())
+}
+
+/// A word that ends a sentence or clause ("news.", "first;").
+pub fn ends_sentence(word: &str) -> bool {
+    word.ends_with(['.', '!', '?', ';', ':'])
+}
+
+/// `words` as a name of at most `max_chars` characters, cut at a whole word. `cut` says that
+/// words of the sentence were left out: then the name stops at a clause ("Check the weather"
+/// of "check the weather and tell me if it rains") or, without one, at its last word that
+/// isn't "the", "and", "to"... and ends with "…", so it never reads as a sentence cut short.
+pub fn whole_words(words: &[&str], mut cut: bool, max_chars: usize) -> String {
+    let mut kept: Vec<&str> = words.to_vec();
+    // Too long: leave out words from the end until it fits with the "…".
+    while kept.len() > 1 && kept.join(" ").chars().count() + 1 > max_chars {
+        kept.pop();
+        cut = true;
+    }
+    if !cut {
+        return kept.join(" ");
+    }
+    // A clause that starts after the second word: the name is the clause before it.
+    if let Some(at) = (2..kept.len()).rev().find(|&i| {
+        matches!(kept[i].to_lowercase().as_str(), "and" | "then" | "but")
+            || kept[i - 1].ends_with(',')
+    }) {
+        kept.truncate(at);
+        return kept.join(" ").trim_end_matches(',').to_owned();
+    }
+    while kept.len() > 1 && kept.last().is_some_and(|w| dangling(w)) {
+        kept.pop();
+    }
+    let mut name = kept.join(" ");
+    if name.chars().count() > max_chars - 1 {
+        // One word longer than a name: cut it, the only place a name is cut inside a word.
+        name = name.chars().take(max_chars - 1).collect();
+    }
+    name.push('…');
+    name
 }
 
 /// Lower-case words, with the punctuation that ends them taken off (`9:30` and `Europe/Berlin`
@@ -813,7 +873,15 @@ mod tests {
         );
         assert_eq!(
             title_of("Please check the weather every morning and tell me if it rains"),
-            "Check the weather and tell me"
+            "Check the weather"
+        );
+        assert_eq!(
+            title_of("Look up the cheapest flights to Lisbon for the first week of June"),
+            "Look up the cheapest flights…"
+        );
+        assert_eq!(
+            title_of("Send me the weather. Also say hello to everyone at work."),
+            "Send me the weather"
         );
         assert_eq!(title_of("every day"), "New task");
     }

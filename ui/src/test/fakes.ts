@@ -621,7 +621,7 @@ export function fakeApi(initial: Bootstrap) {
   const turns: FakeTurn[] = [];
   const steers: Array<{ body: ChatSteerRequest; onEvent: ChatEventListener }> = [];
   let tasks: Task[] = [];
-  let preview: TaskPreview | ApiError = { name: 'A task', description: '', priority: 1, schedule: null };
+  let preview: TaskPreview | ApiError = { name: 'A task', description: '', priority: 1, schedule: null, model_error: null };
   let notifications: Notification[] = [];
   let hooks: Hook[] = [];
   let nodes: Node[] = [];
