@@ -199,8 +199,10 @@ export type TaskNotificationPayload = {
   run_id?: string;
   question?: string;
   options?: string[];
-  /** approved / declined / answered once settled. */
+  /** approved / declined / answered once settled; fixed for a planning_failed whose task got a plan. */
   status?: string;
+  /** The task was deleted: the notification offers nothing for it any more. */
+  task_deleted?: boolean;
   [key: string]: unknown;
 };
 /**

@@ -5,7 +5,7 @@ import { useState } from 'react';
 import type { Notification } from '../../api';
 import { useNotificationAction, useTaskReply } from './queries';
 import { ErrorNotice } from '../../components/Page';
-import { pendingAsk, SETTLED_WORDS, taskHref, timeOfDay } from './feed';
+import { pendingAsk, SETTLED_WORDS, taskDeleted, taskHref, timeOfDay } from './feed';
 
 export function NotificationItem({ notification: n }: { notification: Notification }) {
   const [open, setOpen] = useState(false);
@@ -13,6 +13,7 @@ export function NotificationItem({ notification: n }: { notification: Notificati
   const ask = pendingAsk(n);
   const href = taskHref(n);
   const status = typeof n.payload.status === 'string' ? n.payload.status : null;
+  const deleted = taskDeleted(n);
 
   const markRead = () => {
     if (!n.read) action.mutate({ kind: 'read', id: n.id });
@@ -39,7 +40,11 @@ export function NotificationItem({ notification: n }: { notification: Notificati
           {n.title}
         </button>
         <span className="muted notification-time">{timeOfDay(n.created_at)}</span>
-        {status ? (
+        {deleted ? (
+          <span className="notification-status" data-testid="notification-status">
+            Task deleted
+          </span>
+        ) : status ? (
           <span className="notification-status" data-testid="notification-status">
             {SETTLED_WORDS[status] ?? status}
           </span>
@@ -55,6 +60,7 @@ export function NotificationItem({ notification: n }: { notification: Notificati
         </button>
       </div>
       {open || ask ? <p className="notification-message">{n.message}</p> : null}
+      {open && deleted ? <p className="muted">This task was deleted, so there is nothing left to do here.</p> : null}
       {ask === 'question' ? <QuestionReply notification={n} onDone={markRead} /> : null}
       {ask === 'approval' ? <ApprovalReply notification={n} onDone={markRead} /> : null}
       {href ? (

@@ -1,4 +1,4 @@
-// The notifications feed against the fake engine: day groups with unread first, mark read on
+// The notifications feed against the fake engine: day groups in time order, mark read on
 // open and all at once, delete and clear all, answer a question and approve a plan in place,
 // links to the task and run, live events, and the sidebar's unread badge.
 import { act, screen, waitFor, within } from '@testing-library/react';
@@ -9,7 +9,7 @@ import { ApiError } from '../../api/errors';
 import type { Notification } from '../../api';
 import { fakeApi, makeBootstrap, makeNotification, makeRun, makeTask } from '../../test/fakes';
 import { renderWithApi } from '../../test/render';
-import { dayLabel, groupByDay, pendingAsk, taskHref } from './feed';
+import { dayLabel, groupByDay, pendingAsk, taskDeleted, taskHref } from './feed';
 import { EMPTY_WORDS } from './NotificationsPage';
 
 function at(daysAgo: number, hour: number): string {
@@ -32,7 +32,7 @@ afterEach(() => {
 const titles = (el: HTMLElement) => within(el).getAllByTestId('notification').map((n) => n.querySelector('.notification-title')?.textContent);
 
 describe('feed layout', () => {
-  it('groups by day, newest day first, unread first within a day', () => {
+  it('groups by day, newest day first, and keeps time order within a day whatever is read', () => {
     const now = new Date(2030, 4, 4, 15, 0, 0);
     const day = (d: number, h: number) => new Date(2030, 4, d, h, 0, 0).toISOString();
     const groups = groupByDay(
@@ -46,7 +46,7 @@ describe('feed layout', () => {
       now,
     );
     expect(groups.map((g) => g.label)).toEqual(['Today', 'Yesterday', dayLabel(day(1, 9), now)]);
-    expect(groups[0].items.map((n) => n.id)).toEqual(['e', 'b', 'a']);
+    expect(groups[0].items.map((n) => n.id)).toEqual(['a', 'e', 'b']);
     expect(dayLabel(day(1, 9), now)).toMatch(/1/);
   });
 
@@ -59,6 +59,11 @@ describe('feed layout', () => {
     expect(taskHref(plan)).toBe('#/tasks/t2');
     expect(pendingAsk(plan)).toBe('approval');
     expect(taskHref(makeNotification({ id: 'i' }))).toBeNull();
+    // A deleted task's notification leads nowhere and asks nothing.
+    const gone = { ...plan, payload: { ...plan.payload, task_deleted: true } };
+    expect(taskDeleted(gone)).toBe(true);
+    expect(taskHref(gone)).toBeNull();
+    expect(pendingAsk(gone)).toBeNull();
   });
 });
 
@@ -86,7 +91,7 @@ describe('Notifications page', () => {
     expect(await screen.findByText(EMPTY_WORDS)).toBeInTheDocument();
   });
 
-  it('groups the feed by day with unread first, and marks one read when opened', async () => {
+  it('groups the feed by day in time order, and marks one read when opened without moving it', async () => {
     const { engine } = setup([
       makeNotification({ id: 'n1', title: 'Old read one', read: true, created_at: at(0, 8) }),
       makeNotification({ id: 'n2', title: 'New unread one', message: 'The details.', created_at: at(0, 7) }),
@@ -94,7 +99,7 @@ describe('Notifications page', () => {
     ]);
     const days = await screen.findAllByTestId('notification-day');
     expect(days.map((d) => d.querySelector('h2')?.textContent)).toEqual(['Today', 'Yesterday']);
-    expect(titles(days[0])).toEqual(['New unread one', 'Old read one']);
+    expect(titles(days[0])).toEqual(['Old read one', 'New unread one']);
     expect(within(screen.getByRole('navigation', { name: 'Main' })).getByLabelText('2 unread')).toBeInTheDocument();
 
     await userEvent.click(screen.getByRole('button', { name: 'New unread one' }));
@@ -102,6 +107,67 @@ describe('Notifications page', () => {
     expect(engine.api.readNotification).toHaveBeenCalledWith('n2');
     await waitFor(() => expect(within(screen.getByRole('navigation', { name: 'Main' })).getByLabelText('1 unread')).toBeInTheDocument());
     expect(screen.getByTestId('notification-unread')).toHaveTextContent('1 unread');
+    expect(titles(screen.getAllByTestId('notification-day')[0])).toEqual(['Old read one', 'New unread one']);
+  });
+
+  it('keeps 04:15 above 04:06 when 04:15 is read', async () => {
+    const today = (h: number, m: number) => {
+      const now = new Date();
+      return new Date(now.getFullYear(), now.getMonth(), now.getDate(), h, m, 0).toISOString();
+    };
+    const { engine } = setup([
+      makeNotification({ id: 'early', title: 'Task failed: Digest', created_at: today(4, 6) }),
+      makeNotification({ id: 'late', title: 'Task completed: News', created_at: today(4, 15) }),
+    ]);
+    const day = (await screen.findAllByTestId('notification-day'))[0];
+    expect(titles(day)).toEqual(['Task completed: News', 'Task failed: Digest']);
+    await userEvent.click(screen.getByRole('button', { name: 'Task completed: News' }));
+    expect(engine.api.readNotification).toHaveBeenCalledWith('late');
+    await waitFor(() => expect(screen.getAllByTestId('notification')[0]).toHaveAttribute('data-read', 'true'));
+    expect(titles(screen.getAllByTestId('notification-day')[0])).toEqual(['Task completed: News', 'Task failed: Digest']);
+  });
+
+  it("says a deleted task's notice is about a deleted task and offers nothing for it", async () => {
+    setup([
+      makeNotification({
+        id: 'gone',
+        kind: 'task',
+        task_id: 't9',
+        title: "Couldn't plan News digest",
+        message: 'The planner model answered in the wrong shape.',
+        read: true,
+        created_at: at(0, 9),
+        payload: { task_id: 't9', event: 'planning_failed', task_deleted: true },
+      }),
+      makeNotification({
+        id: 'plan',
+        kind: 'task',
+        task_id: 't8',
+        title: 'Digest needs your approval',
+        created_at: at(0, 8),
+        payload: { task_id: 't8', event: 'approval_needed', task_deleted: true },
+      }),
+      makeNotification({
+        id: 'fixed',
+        kind: 'task',
+        task_id: 't7',
+        title: "Couldn't plan Weather",
+        read: true,
+        created_at: at(0, 7),
+        payload: { task_id: 't7', event: 'planning_failed', status: 'fixed' },
+      }),
+    ]);
+    const [gone, plan, fixed] = await screen.findAllByTestId('notification');
+    expect(within(gone).getByTestId('notification-status')).toHaveTextContent('Task deleted');
+    expect(within(gone).queryByRole('link')).toBeNull();
+    await userEvent.click(within(gone).getByRole('button', { name: "Couldn't plan News digest" }));
+    expect(within(gone).getByText(/This task was deleted/)).toBeInTheDocument();
+    expect(within(gone).queryByRole('button', { name: 'Try again' })).toBeNull();
+    // A plan of a deleted task can't be approved.
+    expect(within(plan).queryByRole('button', { name: 'Approve' })).toBeNull();
+    expect(within(plan).queryByRole('link')).toBeNull();
+    // A task that got a plan since: its "Couldn't plan" says Fixed.
+    expect(within(fixed).getByTestId('notification-status')).toHaveTextContent('Fixed');
   });
 
   it('marks all read, deletes one, and clears all after a confirm', async () => {

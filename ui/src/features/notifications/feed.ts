@@ -1,5 +1,5 @@
-// How the feed is laid out: one group per day (Today, Yesterday, then dates), newest day first;
-// within a day the unread ones come first, each part newest first.
+// How the feed is laid out: one group per day (Today, Yesterday, then dates), newest day first,
+// and newest first within a day. Reading one never moves it (the dot says what is unread).
 import type { Notification } from '../../api';
 
 export type DayGroup = { key: string; label: string; items: Notification[] };
@@ -35,8 +35,7 @@ export function groupByDay(list: Notification[], now: Date = new Date()): DayGro
     }
     group.items.push(n);
   }
-  // A stable sort keeps newest first within the unread part and the read part.
-  return [...groups.values()].map((g) => ({ ...g, items: [...g.items].sort((a, b) => Number(a.read) - Number(b.read)) }));
+  return [...groups.values()];
 }
 
 /** The time of day a notification came, in local time. */
@@ -44,8 +43,14 @@ export function timeOfDay(iso: string): string {
   return new Date(iso).toLocaleTimeString(undefined, { hour: '2-digit', minute: '2-digit' });
 }
 
+/** True when the task this notification is about was deleted (the engine marks it). */
+export function taskDeleted(n: Notification): boolean {
+  return n.payload.task_deleted === true;
+}
+
 /** Where a task notification leads on the Tasks page: the task, and the run when it names one. */
 export function taskHref(n: Notification): string | null {
+  if (taskDeleted(n)) return null;
   const taskId = n.task_id ?? (typeof n.payload.task_id === 'string' ? n.payload.task_id : null);
   if (!taskId) return null;
   const runId = typeof n.payload.run_id === 'string' ? n.payload.run_id : null;
@@ -55,7 +60,7 @@ export function taskHref(n: Notification): string | null {
 /** What a task notification still asks of the person, if anything. */
 export function pendingAsk(n: Notification): 'question' | 'approval' | null {
   const p = n.payload;
-  if (p.status) return null;
+  if (p.status || taskDeleted(n)) return null;
   if (p.event === 'question' && typeof p.task_id === 'string' && typeof p.run_id === 'string') return 'question';
   if (p.event === 'approval_needed' && typeof p.task_id === 'string') return 'approval';
   return null;
@@ -68,4 +73,5 @@ export const SETTLED_WORDS: Record<string, string> = {
   declined: 'Declined',
   expired: 'No longer needed',
   cancelled: 'No longer needed',
+  fixed: 'Fixed',
 };

@@ -4,7 +4,8 @@
 // A Preview that failed means the model didn't answer (or answered nonsense), and planning needs
 // the same model, so a task created now is sure to fail: Create stays off, with the error, the
 // buttons that fix it and Try again, until a preview works. A preview that came back (even one
-// read from the words alone while the model is slow) never blocks Create.
+// read from the words alone while the model is slow) never blocks Create, but one the model
+// didn't answer (`model_error`) warns first: planning needs that model.
 import { useId, useState } from 'react';
 import type { ApiError } from '../../api';
 import { useCreateTask, usePreviewTask } from './queries';
@@ -13,6 +14,8 @@ import { ErrorNotice } from '../../components/Page';
 import { PRIORITY_WORDS, scheduleWords } from './words';
 
 export const BLOCKED_WORDS = "Create task is off until the preview works: without an answer from the model, Sentient can't plan the task.";
+export const NO_MODEL_WORDS =
+  "The model didn't answer, so this preview comes from your words alone. Sentient needs the model to plan the task: a task created now waits with \"Couldn't plan\" until the model answers.";
 
 export function NewTaskForm({ onCreated }: { onCreated: (taskId: string) => void }) {
   const [prompt, setPrompt] = useState('');
@@ -25,6 +28,8 @@ export function NewTaskForm({ onCreated }: { onCreated: (taskId: string) => void
   const words = prompt.trim();
   const busy = preview.isPending || create.isPending;
   const blocked = failed !== null;
+  const noModel = preview.data?.model_error ?? null;
+  const noModelId = useId();
 
   const onPreview = () => {
     create.reset();
@@ -73,7 +78,7 @@ export function NewTaskForm({ onCreated }: { onCreated: (taskId: string) => void
           type="submit"
           className="btn btn-primary"
           disabled={!words || busy || blocked}
-          aria-describedby={blocked ? blockedId : undefined}
+          aria-describedby={blocked ? blockedId : noModel ? noModelId : undefined}
         >
           {create.isPending ? 'Creating…' : 'Create task'}
         </button>
@@ -92,7 +97,15 @@ export function NewTaskForm({ onCreated }: { onCreated: (taskId: string) => void
             <dt>Priority</dt>
             <dd>{PRIORITY_WORDS[preview.data.priority] ?? 'Normal'}</dd>
           </dl>
-          <p className="muted">Sentient plans the steps once you create it, and asks you to approve the plan.</p>
+          {noModel ? (
+            <div className="notice notice-warn" role="status" data-testid="preview-no-model">
+              <p id={noModelId}>{NO_MODEL_WORDS}</p>
+              <p className="muted">{noModel}</p>
+              <ErrorActions sentence={noModel} />
+            </div>
+          ) : (
+            <p className="muted">Sentient plans the steps once you create it, and asks you to approve the plan.</p>
+          )}
         </div>
       ) : null}
     </form>

@@ -5,8 +5,8 @@
 import { useId, useState } from 'react';
 import type { Task } from '../../api';
 import { taskSummary } from './summary';
-import { localTime } from '../../components/time';
-import { groupOf, scheduleWords, STATUS_WORDS } from './words';
+import { useStopped } from './queries';
+import { groupOf, scheduleWords, taskStateWords, taskTime, taskZone } from './words';
 
 /** True when the element's focus shows (keyboard), false after a mouse click. */
 function focusVisible(el: Element): boolean {
@@ -26,6 +26,7 @@ export function TaskRow({ task, open, onOpen }: { task: Task; open: boolean; onO
   const summaryId = useId();
   const showing = (hovered || focused) && !dismissed;
   const summary = showing ? taskSummary(task) : null;
+  const stopped = useStopped();
   return (
     <li
       className={`task-row${open ? ' open' : ''}`}
@@ -58,11 +59,11 @@ export function TaskRow({ task, open, onOpen }: { task: Task; open: boolean; onO
         }}
       >
         <strong className="task-row-name">{task.name}</strong>
-        <span className={`task-status task-status-${task.status}`}>{task.enabled ? STATUS_WORDS[task.status] : 'Paused'}</span>
+        <span className={`task-status task-status-${task.status}`}>{taskStateWords(task, stopped)}</span>
         {scheduled ? (
           <>
             <span className="task-row-meta">{scheduleWords(task.schedule)}</span>
-            {task.next_execution_at ? <span className="task-row-meta">Next run: {localTime(task.next_execution_at)}</span> : null}
+            {task.next_execution_at ? <span className="task-row-meta">Next run: {taskTime(task.next_execution_at, taskZone(task))}</span> : null}
           </>
         ) : null}
       </button>

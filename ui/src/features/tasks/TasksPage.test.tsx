@@ -58,21 +58,24 @@ describe('Tasks page', () => {
     const scheduled = screen.getByTestId('task-group-scheduled');
     expect(scheduled).toHaveTextContent('Morning digest');
     expect(scheduled).toHaveTextContent(/Every weekday at 09:00/);
+    // The next run is in the task's zone (Lisbon, 09:00 there), like its schedule, and says so.
     const when = new Date('2030-05-06T08:00:00Z').toLocaleString(undefined, {
       weekday: 'short',
       day: 'numeric',
       month: 'short',
       hour: '2-digit',
       minute: '2-digit',
+      timeZone: 'Europe/Lisbon',
     });
-    expect(scheduled).toHaveTextContent(`Next run: ${when}`);
+    expect(when).toMatch(/09:00/);
+    expect(scheduled).toHaveTextContent(`Next run: ${when} (Europe/Lisbon time)`);
     expect(within(screen.getByTestId('task-group-other')).getByText('Old errand')).toBeInTheDocument();
   });
 
   it('previews a prompt, then creates the task and opens it', async () => {
     const { engine } = setup();
     await screen.findByText('No tasks yet — describe one above.');
-    engine.setPreview({ name: 'Weekday page summary', description: 'Summarise the page.', priority: 1, schedule: WEEKDAYS });
+    engine.setPreview({ name: 'Weekday page summary', description: 'Summarise the page.', priority: 1, schedule: WEEKDAYS, model_error: null });
     await userEvent.type(screen.getByRole('textbox', { name: 'Describe a task' }), 'every weekday at 9, summarise a page');
     await userEvent.click(screen.getByRole('button', { name: 'Preview' }));
     const preview = await screen.findByTestId('task-preview');
@@ -119,7 +122,7 @@ describe('Tasks page', () => {
     expect(engine.api.createTask).not.toHaveBeenCalled();
 
     // The model is back: Try again previews the words as they are now, and Create works.
-    engine.setPreview({ name: 'Water the plants', description: 'Water them.', priority: 1, schedule: null });
+    engine.setPreview({ name: 'Water the plants', description: 'Water them.', priority: 1, schedule: null, model_error: null });
     await userEvent.click(within(failed).getByRole('button', { name: 'Try again' }));
     expect(engine.api.previewTask).toHaveBeenLastCalledWith('water the plants daily');
     await screen.findByTestId('task-preview');
@@ -143,7 +146,7 @@ describe('Tasks page', () => {
   it('a preview read from the words alone (the model slow or down) never blocks Create', async () => {
     const { engine } = setup();
     await screen.findByText('No tasks yet — describe one above.');
-    engine.setPreview({ name: 'Water the plants', description: 'every day at 8 water the plants', priority: 1, schedule: WEEKDAYS });
+    engine.setPreview({ name: 'Water the plants', description: 'every day at 8 water the plants', priority: 1, schedule: WEEKDAYS, model_error: null });
     await userEvent.type(screen.getByRole('textbox', { name: 'Describe a task' }), 'every day at 8 water the plants');
     await userEvent.click(screen.getByRole('button', { name: 'Preview' }));
     await screen.findByTestId('task-preview');

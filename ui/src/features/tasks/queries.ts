@@ -1,7 +1,7 @@
 // Tasks: the list, one task, a run's whole log, planning a new one and every change to it. Each
 // change answers the task as it is now, which goes into the cache (putTask in api/queries.ts).
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import type { ClarificationAnswer, OkReply, ProgressUpdate, Task, TaskPatch, TaskPreview } from '../../api';
+import type { ClarificationAnswer, ModelBusy, OkReply, ProgressUpdate, StopState, Task, TaskPatch, TaskPreview } from '../../api';
 import { useApi } from '../../api/context';
 import type { ApiError } from '../../api/errors';
 import { dropTask, putTask, queryKeys, rejectAsApiError } from '../../api/queries';
@@ -25,6 +25,27 @@ export function useTask(taskId: string | null) {
     initialData: () => qc.getQueryData<Task[]>(queryKeys.tasks)?.find((t) => t.task_id === taskId),
     initialDataUpdatedAt: () => qc.getQueryState(queryKeys.tasks)?.dataUpdatedAt,
   });
+}
+
+/** Whether Stop everything is on (kept live by `stop.updated`): scheduled tasks are paused. */
+export function useStopped(): boolean {
+  const api = useApi();
+  const stop = useQuery<StopState, ApiError>({
+    queryKey: queryKeys.stop,
+    queryFn: () => api.getStop().catch(rejectAsApiError),
+  });
+  return stop.data?.stopped === true;
+}
+
+/** What the local model is doing (kept live by `model.busy`), to say why a run waits. */
+export function useModelBusy(enabled: boolean) {
+  const api = useApi();
+  return useQuery<ModelBusy, ApiError>({
+    queryKey: queryKeys.modelBusy,
+    queryFn: () => api.modelBusy().catch(rejectAsApiError),
+    staleTime: Infinity,
+    enabled,
+  }).data;
 }
 
 /** A run's whole log (only asked for when the embedded last 200 lines are not enough). */

@@ -1,5 +1,7 @@
 // Plain words for what the engine says about a task: its status, its schedule, its times.
-import type { RunStatus, Schedule, Task, TaskStatus } from '../../api';
+import type { ModelBusy, RunStatus, Schedule, Task, TaskStatus } from '../../api';
+
+type JobKind = NonNullable<ModelBusy['job']>;
 
 export const STATUS_WORDS: Record<TaskStatus, string> = {
   planning: 'Planning…',
@@ -77,8 +79,35 @@ function localZone(): string {
   }
 }
 
-function zoneNote(timezone: string): string {
+/** " (Asia/Tokyo time)" when the task's zone isn't this computer's, else nothing. */
+export function zoneNote(timezone: string | null | undefined): string {
   return timezone && timezone !== localZone() ? ` (${timezone} time)` : '';
+}
+
+/** The time zone a task's times are read in: its schedule's, else this computer's. */
+export function taskZone(task: Pick<Task, 'schedule'>): string | null {
+  return task.schedule?.timezone || null;
+}
+
+/**
+ * A moment on a task's card in the task's own time zone, e.g. "Mon 6 May, 09:00", so it agrees
+ * with the schedule it is shown beside; an unknown zone falls back to this computer's.
+ */
+export function inTaskZone(iso: string | null | undefined, timezone: string | null | undefined): string {
+  if (!iso) return '';
+  const d = new Date(iso);
+  if (Number.isNaN(d.getTime())) return iso;
+  const options: Intl.DateTimeFormatOptions = { weekday: 'short', day: 'numeric', month: 'short', hour: '2-digit', minute: '2-digit' };
+  try {
+    return d.toLocaleString(undefined, timezone ? { ...options, timeZone: timezone } : options);
+  } catch {
+    return d.toLocaleString(undefined, options);
+  }
+}
+
+/** A moment in the task's zone, saying which zone when it isn't this computer's. */
+export function taskTime(iso: string | null | undefined, timezone: string | null | undefined): string {
+  return iso ? `${inTaskZone(iso, timezone)}${zoneNote(timezone)}` : '';
 }
 
 /** `YYYY-MM-DDTHH:MM` (a wall-clock time) as e.g. "Wed 16 Sep 2026 at 09:00". */
@@ -115,11 +144,51 @@ export function scheduleWords(schedule: Schedule | null | undefined): string {
   }
 }
 
-/** A moment's clock time only, for log lines. */
-export function clockTime(iso: string): string {
+/** A moment's clock time only, for log lines, in the task's zone like the rest of its card. */
+export function clockTime(iso: string, timezone?: string | null): string {
   const d = new Date(iso);
   if (Number.isNaN(d.getTime())) return iso;
-  return d.toLocaleTimeString(undefined, { hour: '2-digit', minute: '2-digit', second: '2-digit' });
+  const options: Intl.DateTimeFormatOptions = { hour: '2-digit', minute: '2-digit', second: '2-digit' };
+  try {
+    return d.toLocaleTimeString(undefined, timezone ? { ...options, timeZone: timezone } : options);
+  } catch {
+    return d.toLocaleTimeString(undefined, options);
+  }
+}
+
+export const PAUSED_BY_STOP = 'Paused by Stop everything';
+
+/** The task's state in a few words: "Paused" when turned off, "Paused by Stop everything" for a
+ * scheduled task while Stop everything is on (it won't run until Resume). */
+export function taskStateWords(task: Pick<Task, 'status' | 'enabled'>, stopped: boolean): string {
+  if (!task.enabled) return 'Paused';
+  if (stopped && groupOf(task) === 'scheduled') return PAUSED_BY_STOP;
+  return STATUS_WORDS[task.status];
+}
+
+const JOB_WORDS: Record<JobKind, string> = {
+  chat: 'a chat reply',
+  interactive: 'something you asked for',
+  task: 'another task',
+  suggestions: 'suggestions',
+  memory: 'memory notes',
+  skills: 'skills',
+  titles: 'chat titles',
+  background: 'background work',
+};
+
+/**
+ * Why a running run is not moving, when the local model is the reason: it is busy with other
+ * work and calls are queued for it, or background work is held back for a chat. Null otherwise
+ * (the model may be this run's own, or the run may be using a tool).
+ */
+export function modelWaitWords(busy: ModelBusy | undefined): string | null {
+  if (!busy) return null;
+  if (busy.busy && busy.job && busy.job !== 'task' && busy.waiting > 0) {
+    return `Waiting for the model (busy with ${JOB_WORDS[busy.job]})`;
+  }
+  if (!busy.busy && busy.deferred > 0 && busy.deferred_reason === 'chat') return 'Waiting for the model (kept free for your chat)';
+  return null;
 }
 
 export const PRIORITY_WORDS = ['Urgent', 'Normal', 'Low'];

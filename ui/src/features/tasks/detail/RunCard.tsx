@@ -3,14 +3,27 @@
 import { useEffect, useRef } from 'react';
 import type { Run } from '../../../api';
 import type { useTaskAction } from '../queries';
-import { localTime } from '../../../components/time';
-import { RUN_STATUS_WORDS } from '../words';
+import { useModelBusy } from '../queries';
+import { inTaskZone, modelWaitWords, RUN_STATUS_WORDS, zoneNote } from '../words';
 import { RunLog } from './RunLog';
 import { ErrorActions } from '../../../components/ErrorActions';
 
 type Action = ReturnType<typeof useTaskAction>;
 
-export function RunCard({ taskId, run, action, highlighted = false }: { taskId: string; run: Run; action: Action; highlighted?: boolean }) {
+export function RunCard({
+  taskId,
+  timezone = null,
+  run,
+  action,
+  highlighted = false,
+}: {
+  taskId: string;
+  /** The task's time zone: the run's times are shown in it, like the rest of the task. */
+  timezone?: string | null;
+  run: Run;
+  action: Action;
+  highlighted?: boolean;
+}) {
   const ref = useRef<HTMLLIElement>(null);
   useEffect(() => {
     if (highlighted) ref.current?.scrollIntoView?.({ block: 'nearest' });
@@ -18,6 +31,8 @@ export function RunCard({ taskId, run, action, highlighted = false }: { taskId: 
   const live = run.status === 'processing' || run.status === 'waiting_for_user';
   const retryable = run.status === 'error' || run.status === 'cancelled';
   const result = run.result;
+  const busy = useModelBusy(run.status === 'processing');
+  const waiting = run.status === 'processing' ? modelWaitWords(busy) : null;
   return (
     <li
       ref={ref}
@@ -27,10 +42,11 @@ export function RunCard({ taskId, run, action, highlighted = false }: { taskId: 
       aria-current={highlighted ? 'true' : undefined}
     >
       <header className="run-header">
-        <strong data-testid="run-status">{RUN_STATUS_WORDS[run.status]}</strong>
-        <span className="muted">
-          Started {localTime(run.execution_start_time ?? run.created_at)}
-          {run.finished_at ? ` · ended ${localTime(run.finished_at)}` : ''}
+        <strong data-testid="run-status">{waiting ?? RUN_STATUS_WORDS[run.status]}</strong>
+        <span className="muted" data-testid="run-times">
+          Started {inTaskZone(run.execution_start_time ?? run.created_at, timezone)}
+          {run.finished_at ? ` · ended ${inTaskZone(run.finished_at, timezone)}` : ''}
+          {zoneNote(timezone)}
           {run.retry_of ? ' · a retry' : ''}
         </span>
         <span className="run-buttons">
@@ -56,7 +72,7 @@ export function RunCard({ taskId, run, action, highlighted = false }: { taskId: 
           ) : null}
         </span>
       </header>
-      <RunLog taskId={taskId} run={run} />
+      <RunLog taskId={taskId} run={run} timezone={timezone} />
       {result?.summary ? (
         <div className="run-result" data-testid="run-result">
           <h4>Result</h4>

@@ -9,7 +9,7 @@ import { clockTime } from '../words';
 
 const EMBEDDED = 200;
 
-function LogLine({ update }: { update: ProgressUpdate }) {
+function LogLine({ update, timezone }: { update: ProgressUpdate; timezone: string | null }) {
   const m = update.message;
   const tool = m.tool_name ? toolLabel(m.tool_name) : '';
   let body;
@@ -45,14 +45,14 @@ function LogLine({ update }: { update: ProgressUpdate }) {
   return (
     <li className={`log-line log-${m.type}${m.is_error ? ' log-failed' : ''}`} data-testid="log-line">
       <time className="log-time" dateTime={update.timestamp}>
-        {clockTime(update.timestamp)}
+        {clockTime(update.timestamp, timezone)}
       </time>
       <div className="log-body">{body}</div>
     </li>
   );
 }
 
-export function RunLog({ taskId, run }: { taskId: string; run: Run }) {
+export function RunLog({ taskId, run, timezone = null }: { taskId: string; run: Run; timezone?: string | null }) {
   const [whole, setWhole] = useState(false);
   const events = useRunEvents(taskId, run.run_id, whole);
   const lines = whole && events.data ? events.data : run.progress_updates;
@@ -69,7 +69,7 @@ export function RunLog({ taskId, run }: { taskId: string; run: Run }) {
       ) : (
         <ol className="log-lines" aria-label="Progress" aria-live="polite">
           {lines.map((u, i) => (
-            <LogLine key={`${u.timestamp}-${i}`} update={u} />
+            <LogLine key={`${u.timestamp}-${i}`} update={u} timezone={timezone} />
           ))}
         </ol>
       )}

@@ -1,6 +1,7 @@
 // Every run of the task, newest first; a run opened from a link (a notification) stands out.
 import type { Task } from '../../../api';
 import type { useTaskAction } from '../queries';
+import { taskZone } from '../words';
 import { RunCard } from './RunCard';
 
 type Action = ReturnType<typeof useTaskAction>;
@@ -13,7 +14,7 @@ export function Runs({ task, action, highlight = null }: { task: Task; action: A
   return (
     <ul className="task-runs" aria-label="Runs">
       {newestFirst.map((run) => (
-        <RunCard key={run.run_id} taskId={task.task_id} run={run} action={action} highlighted={run.run_id === highlight} />
+        <RunCard key={run.run_id} taskId={task.task_id} timezone={taskZone(task)} run={run} action={action} highlighted={run.run_id === highlight} />
       ))}
     </ul>
   );

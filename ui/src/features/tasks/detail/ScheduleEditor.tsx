@@ -1,4 +1,5 @@
-// When the task runs, in plain words and the next time in local time; Change opens a small form
+// When the task runs, in plain words and the next time in the task's own time zone (named when
+// it isn't this computer's, so the schedule and the next run always agree); Change opens a small form
 // that saves the new schedule (the engine works out the next run). A task can also wait for a
 // webhook (Settings > Webhooks): each call starts a run, optionally only when the call's fields
 // match a filter.
@@ -6,8 +7,7 @@ import { useState } from 'react';
 import type { ScheduleInput, Task } from '../../../api';
 import { useHooks } from '../../settings';
 import { type useTaskAction } from '../queries';
-import { localTime } from '../../../components/time';
-import { scheduleWords } from '../words';
+import { scheduleWords, taskTime, taskZone } from '../words';
 
 type Action = ReturnType<typeof useTaskAction>;
 type Kind = 'now' | 'at' | 'daily' | 'weekly' | 'interval' | 'webhook';
@@ -87,8 +87,8 @@ export function ScheduleEditor({ task, action }: { task: Task; action: Action })
       <section className="task-section" aria-label="Schedule">
         <h3>When it runs</h3>
         <p data-testid="task-schedule">{scheduleWords(s)}</p>
-        {task.next_execution_at ? <p className="muted" data-testid="task-next-run">Next run: {localTime(task.next_execution_at)}</p> : null}
-        {task.last_execution_at ? <p className="muted">Last run: {localTime(task.last_execution_at)}</p> : null}
+        {task.next_execution_at ? <p className="muted" data-testid="task-next-run">Next run: {taskTime(task.next_execution_at, taskZone(task))}</p> : null}
+        {task.last_execution_at ? <p className="muted" data-testid="task-last-run">Last run: {taskTime(task.last_execution_at, taskZone(task))}</p> : null}
         {s?.type === 'triggered' && s.source === 'webhook' ? <HookName id={s.event} filter={s.filter} /> : null}
         {s?.type === 'triggered' && s.source !== 'webhook' ? null : (
           <button type="button" className="btn btn-quiet" onClick={() => setEditing(true)}>
