@@ -6,8 +6,8 @@
 // 2. Review: a chat that read a page on loopback learns a claim about the person, which waits in
 //    Review with the words it came from (the sidebar and the tab show how many wait); Edit and
 //    approve lets it in, in the person's words.
-// 3. Map: the facts as dots. Past chats: the empty state. Notes: USER.md saved from the page is
-//    what the engine reads back; a persona fills SOUL.md.
+// 3. Map: the facts as dots. Past chats: the empty state. Notes: "About you" (USER.md) saved from
+//    the page is what the engine reads back and shows formatted; a persona fills "How Sentient talks".
 // 4. Import: a .txt file chosen on the Import tab is read by the model (over the real multipart
 //    route); the result line counts the fact, which waits in Review, where Open Review leads.
 //
@@ -152,12 +152,17 @@ describe('the Memory page', () => {
     await page.screenshot({ path: join(screenshots, 'memory-past-chats.png'), fullPage: true });
 
     await page.getByRole('tab', { name: 'Notes' }).click();
-    const user = page.getByRole('textbox', { name: 'USER.md' });
+    const about = page.getByRole('region', { name: 'About you' });
+    await about.getByRole('button', { name: 'Edit About you' }).click();
+    const user = about.getByRole('textbox', { name: 'About you' });
     await user.fill('# Ada\nA sailor in Lisbon.');
-    await page.getByRole('region', { name: 'USER.md' }).getByRole('button', { name: 'Save' }).click();
+    await about.getByRole('button', { name: 'Save' }).click();
     await eventually('USER.md saved', () => api('GET', '/api/memories/workspace'), (w) => w.user === '# Ada\nA sailor in Lisbon.');
-    await page.getByRole('button', { name: 'Use Concise' }).click();
-    const soul = await page.getByRole('textbox', { name: 'SOUL.md' }).inputValue();
+    await about.getByRole('heading', { name: 'Ada' }).waitFor();
+    const talks = page.getByRole('region', { name: 'How Sentient talks' });
+    await talks.getByRole('button', { name: 'Edit How Sentient talks' }).click();
+    await talks.getByRole('button', { name: 'Use Concise' }).click();
+    const soul = await talks.getByRole('textbox', { name: 'How Sentient talks' }).inputValue();
     assert.ok(soul.includes('Be brief.') && soul.includes('Ada'), soul);
     await page.screenshot({ path: join(screenshots, 'memory-notes.png'), fullPage: true });
     assert.deepEqual(world.pageErrors, []);

@@ -9,7 +9,7 @@ import { asError, useAddMemory, useDeleteMemory, useEditMemory, useForgetSource,
 
 export const EMPTY_FACTS = 'Nothing remembered yet. Tell Sentient about yourself in a chat, or add a fact here.';
 export const WORDS_ONLY =
-  'Search uses words only until the embedding model answers. Check the embedding model in Settings > Models.';
+  "Search matches your exact words for now: the model that finds facts by meaning isn't answering. Settings > Models shows what it needs.";
 
 /** The fact a link asked for (`#/memory?fact=12`, from a reply's memory sources). */
 export function factFromHash(hash: string): number | null {

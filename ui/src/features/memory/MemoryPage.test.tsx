@@ -192,14 +192,29 @@ describe('the Memory page', () => {
     await userEvent.click(screen.getByRole('tab', { name: 'Past chats' }));
     expect(await screen.findByTestId('summary-mark')).toHaveTextContent('Gmail');
     await userEvent.click(screen.getByRole('tab', { name: 'Notes' }));
-    const user = await screen.findByRole('textbox', { name: 'USER.md' });
-    await userEvent.type(user, 'Ana, a nurse in Porto.');
-    const section = user.closest('section') as HTMLElement;
+    // Plain names, no file names or raw markdown until Edit.
+    const section = await screen.findByRole('region', { name: 'About you' });
+    expect(screen.getByRole('region', { name: 'How Sentient talks' })).toBeInTheDocument();
+    expect(screen.getByRole('region', { name: 'Things to remember' })).toBeInTheDocument();
+    expect(screen.getByRole('tabpanel')).not.toHaveTextContent(/\.md/);
+    expect(screen.queryByRole('textbox')).toBeNull();
+    await userEvent.click(within(section).getByRole('button', { name: 'Edit About you' }));
+    const user = within(section).getByRole('textbox', { name: 'About you' });
+    expect(section).toHaveTextContent('USER.md');
+    await userEvent.type(user, 'Ana, a **nurse** in Porto.');
     await userEvent.click(within(section).getByRole('button', { name: 'Save' }));
-    expect(engine.api.saveMemoryWorkspace).toHaveBeenCalledWith('user', 'Ana, a nurse in Porto.');
-    const soul = screen.getByRole('textbox', { name: 'SOUL.md' }).closest('section') as HTMLElement;
+    expect(engine.api.saveMemoryWorkspace).toHaveBeenCalledWith('user', 'Ana, a **nurse** in Porto.');
+    // Saved: back to the formatted view, the markdown rendered.
+    await waitFor(() => expect(within(section).queryByRole('textbox')).toBeNull());
+    expect(within(section).getByText('nurse').tagName).toBe('STRONG');
+    const soul = screen.getByRole('region', { name: 'How Sentient talks' });
+    await userEvent.click(within(soul).getByRole('button', { name: 'Edit How Sentient talks' }));
     await userEvent.click(await within(soul).findByRole('button', { name: 'Use Concise' }));
-    expect(screen.getByRole('textbox', { name: 'SOUL.md' })).toHaveValue('# Sentient\n\nBe brief.');
+    expect(within(soul).getByRole('textbox', { name: 'How Sentient talks' })).toHaveValue('# Sentient\n\nBe brief.');
+    // Cancel drops the change and shows the saved text again.
+    await userEvent.click(within(soul).getByRole('button', { name: 'Cancel' }));
+    expect(within(soul).queryByRole('textbox')).toBeNull();
+    expect(engine.api.saveMemoryWorkspace).toHaveBeenCalledTimes(1);
     expect(screen.getByLabelText("Today's note")).toHaveTextContent('Nothing noted.');
   });
 });
