@@ -122,7 +122,10 @@ describe('Pair a device with the network listener off', () => {
     assert.equal(lan.running, true);
     assert.equal(lan.port, port);
     const { href } = await assertReachableCode(card, port);
-    const fingerprint = (await card.getByTestId('pairing-fingerprint').innerText()).trim();
+    // The short code to compare is the fingerprint's first 6 bytes; the whole one is under Details.
+    const short = (await card.getByTestId('pairing-short-code').innerText()).trim();
+    assert.equal(short, lan.fingerprint.slice(0, 12).toUpperCase().match(/../g).join(' '));
+    const fingerprint = (await card.getByTestId('pairing-fingerprint').textContent()).trim();
     assert.equal(fingerprint, lan.fingerprint);
     assert.ok(href.length > 0);
     await page.screenshot({ path: join(screenshots, 'pairing-lan-code.png') });

@@ -438,7 +438,13 @@ pub async fn run(
                                 if let Some(new_token) = new_token {
                                     let fp = expected_fp.clone().map(|f| normalize_fingerprint(&f));
                                     match save_token(&token_file, &target.url, &new_token, fp.as_deref()) {
-                                        Ok(()) => out(format!("Paired. The token is kept in {}.", token_file.display())),
+                                        Ok(()) => {
+                                            out(format!("Paired. The token is kept in {}.", token_file.display()));
+                                            // The code the computer's pairing card shows, to compare.
+                                            if let Some(code) = fp.as_deref().and_then(crate::fingerprint::short_code) {
+                                                out(format!("The computer's certificate starts with {code}, as on its pairing card."));
+                                            }
+                                        }
                                         Err(e) => out(e),
                                     }
                                 }

@@ -12,7 +12,7 @@ import { fakeApi, LAN_OFF, LAN_ON, makeBootstrap, makeNode, makePairing } from '
 import { renderWithApi } from '../../test/render';
 import { EMPTY_WORDS, LAN_OFF_WORDS } from './DevicesPage';
 import { ASK_WORDS, STARTING_WORDS, TURN_ON_LABEL, UNREACHABLE_WORDS } from './PairingCard';
-import { batteryWords, connectionWords, countdown, isLoopbackUrl, lanErrorWords, relativeTime, replyError, svgImageSrc } from './words';
+import { batteryWords, connectionWords, countdown, isLoopbackUrl, lanErrorWords, relativeTime, replyError, shortFingerprint, svgImageSrc } from './words';
 
 function setup(list: Node[] = []) {
   window.location.hash = '#/devices';
@@ -135,10 +135,32 @@ describe('Devices page', () => {
     expect(pairing.querySelector('svg path[d="M0 0h7v7H0z"]')).toBeNull();
     expect(within(pairing).getByTestId('pairing-url')).toHaveAttribute('href', 'https://192.168.1.20:7778/node/#code=123456');
     expect(within(pairing).getByRole('button', { name: 'Copy the link' })).toBeInTheDocument();
+    // Too short to be a real fingerprint: no short code, the whole one under Details.
+    expect(within(pairing).queryByTestId('pairing-short-code')).toBeNull();
     expect(within(pairing).getByTestId('pairing-fingerprint')).toHaveTextContent('AB:CD:EF:01');
     expect(within(pairing).getByTestId('pairing-expiry')).toHaveTextContent('Expires in 9:41');
     await userEvent.click(within(pairing).getByRole('button', { name: 'Done' }));
     expect(screen.queryByTestId('pairing')).toBeNull();
+  });
+
+  it('shows a short code to compare, with the whole fingerprint under Details', async () => {
+    const fp = '3fa90c17b2447d1e9a0b2c3d4e5f60718293a4b5c6d7e8f90112233445566778';
+    const { engine } = setup();
+    engine.setPairing(makePairing({ fingerprint: fp, expires_at: new Date(Date.now() + 300_000).toISOString() }));
+    await userEvent.click(await screen.findByRole('button', { name: 'Pair a device' }));
+    const pairing = await screen.findByTestId('pairing');
+    expect(await within(pairing).findByTestId('pairing-short-code')).toHaveTextContent('3F A9 0C 17 B2 44');
+    expect(shortFingerprint(fp)).toBe('3F A9 0C 17 B2 44');
+    // The colon-separated spelling gives the same code; anything else gives none.
+    expect(shortFingerprint(fp.match(/../g)?.join(':').toUpperCase())).toBe('3F A9 0C 17 B2 44');
+    expect(shortFingerprint('zz:zz:zz:zz:zz:zz')).toBeNull();
+    // The 64 characters are not in view until Details is opened.
+    const details = within(pairing).getByText('Details').closest('details') as HTMLDetailsElement;
+    expect(details.open).toBe(false);
+    expect(within(details).getByTestId('pairing-fingerprint')).toHaveTextContent(fp);
+    await userEvent.click(within(pairing).getByText('Details'));
+    expect(details.open).toBe(true);
+    expect(within(details).getByRole('button', { name: 'Copy the fingerprint' })).toBeInTheDocument();
   });
 
   it('says so when a device pairs while the code shows', async () => {

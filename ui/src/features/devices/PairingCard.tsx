@@ -2,7 +2,8 @@
 // the LAN listener runs: with it off, it asks to turn it on (one button), shows "Starting…" until
 // `GET /api/nodes/lan` says it runs (or why it couldn't start, with Try again), and only then makes
 // a code. The code shows large, with the QR code a phone camera opens, the link to open by hand
-// (copyable), the certificate fingerprint and how long is left. An address only this computer can
+// (copyable), a short code to compare with the certificate the phone sees (the whole fingerprint
+// under Details) and how long is left. An address only this computer can
 // open (127.0.0.1, localhost) is never shown: not in the QR code, not as the link.
 import { useEffect, useRef, useState } from 'react';
 import type { ApiError, Pairing } from '../../api';
@@ -10,7 +11,7 @@ import { usePatchConfig } from '../../api/shared';
 import { useCreatePairing, useLanStatus } from './queries';
 import { ErrorNotice, Loading } from '../../components/Page';
 import { CopyButton } from '../../components/CopyButton';
-import { countdown, isLoopbackUrl, lanErrorWords, svgImageSrc } from './words';
+import { countdown, isLoopbackUrl, lanErrorWords, shortFingerprint, svgImageSrc } from './words';
 
 /** The current time, again every `ms`. */
 export function useNow(ms: number): number {
@@ -222,6 +223,7 @@ export function PairingCode({ pairing, busy, onNewCode }: { pairing: Pairing; bu
   const left = countdown(pairing.expires_at, now);
   const qr = svgImageSrc(pairing.qr_svg);
   const expired = left.left === 0;
+  const short = shortFingerprint(pairing.fingerprint);
 
   if (expired) {
     return (
@@ -250,10 +252,23 @@ export function PairingCode({ pairing, busy, onNewCode }: { pairing: Pairing; bu
           </a>{' '}
           <CopyButton value={pairing.web_url} label="Copy the link" />
         </p>
-        {pairing.fingerprint ? (
-          <p className="pairing-fingerprint muted">
-            Certificate fingerprint: <code data-testid="pairing-fingerprint">{pairing.fingerprint}</code>
+        {short ? (
+          <p className="pairing-short-code">
+            To check it's this computer, its certificate starts with{' '}
+            <strong data-testid="pairing-short-code" className="pairing-short">
+              {short}
+            </strong>
+            . Your phone's browser shows it under the certificate's details (SHA-256).
           </p>
+        ) : null}
+        {pairing.fingerprint ? (
+          <details className="pairing-fingerprint muted">
+            <summary>Details</summary>
+            <p>
+              Certificate fingerprint (SHA-256): <code data-testid="pairing-fingerprint">{pairing.fingerprint}</code>{' '}
+              <CopyButton value={pairing.fingerprint} label="Copy the fingerprint" />
+            </p>
+          </details>
         ) : null}
         <p className="muted">The code works once, for 10 minutes. Your phone may warn that the connection isn't private the first time: that is Sentient's own certificate, and it is safe to continue.</p>
       </div>

@@ -152,3 +152,17 @@ export function lanErrorWords(error: string): string {
     .replace(/\bnodes\.lan_port\b/g, 'port for devices on your network');
   return sentence(words);
 }
+
+/** How many bytes of the fingerprint the short code shows (the reference node's `SHORT_CODE_BYTES`). */
+const SHORT_CODE_BYTES = 6;
+
+/**
+ * The certificate fingerprint as a short code to compare: its first 6 bytes in upper-case pairs,
+ * the way a phone's browser shows a certificate's SHA-256 fingerprint ("3F A9 0C 17 B2 44"), and
+ * the same code `sentient node` prints once paired. Null when it isn't a hex fingerprint.
+ */
+export function shortFingerprint(fingerprint: string | null | undefined): string | null {
+  const hex = (fingerprint ?? '').replace(/[:\s]/g, '').toUpperCase();
+  if (hex.length < SHORT_CODE_BYTES * 2 || !/^[0-9A-F]+$/.test(hex)) return null;
+  return (hex.slice(0, SHORT_CODE_BYTES * 2).match(/../g) ?? []).join(' ');
+}
