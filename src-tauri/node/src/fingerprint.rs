@@ -51,7 +51,10 @@ mod short_code_tests {
             .map(|p| String::from_utf8_lossy(p).to_uppercase())
             .collect();
         assert_eq!(short_code(&colons.join(":")), Some(code));
-        assert_eq!(short_code("3fa90c17b244"), Some("3F A9 0C 17 B2 44".to_owned()));
+        assert_eq!(
+            short_code("3fa90c17b244"),
+            Some("3F A9 0C 17 B2 44".to_owned())
+        );
         assert_eq!(short_code("AB:CD:EF:01"), None, "too short");
         assert_eq!(short_code("not a fingerprint at all"), None);
     }
