@@ -91,7 +91,7 @@ describe('Onboarding sets up a model', () => {
     const onThisComputer = page.getByRole('radio', { name: /On this computer/ });
     await eventually('On this computer is chosen', () => onThisComputer.isChecked(), (checked) => checked === true);
     await local.getByText('Ollama is running.').waitFor();
-    await local.getByText(`Recommended for this computer: ${rec.summary}.`).waitFor();
+    await local.getByText(`Recommended for this computer: ${rec.name}.`).waitFor();
     await shot(page, '2-choice');
 
     // ONE button downloads the recommended model, with a progress bar.

@@ -62,7 +62,8 @@ describe('Onboarding: how should Sentient think?', () => {
     // The hardware recommendation picks "On this computer" and offers ONE download button.
     await waitFor(() => expect(screen.getByRole('radio', { name: /On this computer/ })).toBeChecked());
     const panel = await screen.findByTestId('local-setup');
-    expect(panel).toHaveTextContent('Recommended for this computer: qwen3:8b, reading 8,192 tokens at a time.');
+    expect(panel).toHaveTextContent('Recommended for this computer: qwen3:8b.');
+    expect(panel).not.toHaveTextContent(/tokens/);
     await userEvent.click(within(panel).getByRole('button', { name: 'Download qwen3:8b (5.2 GB)' }));
     expect(engine.api.pullModel).toHaveBeenCalledWith('qwen3:8b', expect.any(Function));
 

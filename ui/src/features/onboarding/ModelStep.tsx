@@ -325,7 +325,8 @@ function LocalSetup({
         <span className="dot dot-ok" aria-hidden="true" /> Ollama is running.
       </p>
       <p>
-        <strong>Recommended for this computer:</strong> {rec.summary}. {rec.note}
+        {/* The model's name only: how much it reads at a time stays in Settings > Models > Advanced. */}
+        <strong>Recommended for this computer:</strong> {rec.name}. {rec.note}
       </p>
       {installed ? (
         <>
