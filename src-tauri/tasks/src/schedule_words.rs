@@ -84,8 +84,11 @@ pub fn title_of(prompt: &str) -> String {
             }
             kept.push(trimmed);
         }
-        // The first sentence is the name's whole source.
-        if !when && !kept.is_empty() && ends_sentence(original) {
+        // The first sentence is the name's whole source ("a.m." ends none).
+        if !kept.is_empty()
+            && ends_sentence(original)
+            && !original[..original.len() - 1].contains('.')
+        {
             break;
         }
     }
@@ -120,15 +123,14 @@ pub fn ends_sentence(word: &str) -> bool {
 /// words of the sentence were left out: then the name stops at a clause ("Check the weather"
 /// of "check the weather and tell me if it rains") or, without one, at its last word that
 /// isn't "the", "and", "to"... and ends with "…", so it never reads as a sentence cut short.
-pub fn whole_words(words: &[&str], mut cut: bool, max_chars: usize) -> String {
+pub fn whole_words(words: &[&str], cut: bool, max_chars: usize) -> String {
     let mut kept: Vec<&str> = words.to_vec();
+    if !cut && kept.join(" ").chars().count() <= max_chars {
+        return kept.join(" ");
+    }
     // Too long: leave out words from the end until it fits with the "…".
     while kept.len() > 1 && kept.join(" ").chars().count() + 1 > max_chars {
         kept.pop();
-        cut = true;
-    }
-    if !cut {
-        return kept.join(" ");
     }
     // A clause that starts after the second word: the name is the clause before it.
     if let Some(at) = (2..kept.len()).rev().find(|&i| {
@@ -185,6 +187,8 @@ fn is_when_word(word: &str) -> bool {
         "midnight",
         "am",
         "pm",
+        "a.m",
+        "p.m",
         "next",
         "this",
         "weekday",
@@ -882,6 +886,21 @@ mod tests {
         assert_eq!(
             title_of("Send me the weather. Also say hello to everyone at work."),
             "Send me the weather"
+        );
+        assert_eq!(
+            title_of("Send me the news every morning. Then water the plants."),
+            "Send me the news"
+        );
+        assert_eq!(
+            title_of("Remind me at 9 a.m. to call mom"),
+            "Remind me to call mom"
+        );
+        // Exactly the longest a name may be: kept whole, no "…".
+        let sixty = format!("{} {}", "a".repeat(29), "b".repeat(30));
+        assert_eq!(whole_words(&["x"; 1], false, 60), "x");
+        assert_eq!(
+            whole_words(&sixty.split(' ').collect::<Vec<_>>(), false, 60),
+            sixty
         );
         assert_eq!(title_of("every day"), "New task");
     }
