@@ -59,7 +59,8 @@ pub fn pick_local(local: &LocalModels) -> Option<LocalPick> {
                 (can_use_tools(a), a.size)
                     .partial_cmp(&(can_use_tools(b), b.size))
                     .unwrap_or(std::cmp::Ordering::Equal)
-                    // Equal ones: the first listed wins (max_by keeps the last, so reverse).
+                    // max_by keeps the later of two equals; counting equals as greater keeps
+                    // the first listed.
                     .then(std::cmp::Ordering::Greater)
             })
             .cloned()
@@ -86,12 +87,13 @@ pub fn pick_local(local: &LocalModels) -> Option<LocalPick> {
 
 /// `192.168.1.20:11434` and `http://host:11434/` alike become `http://host:11434`.
 fn normalized(address: &str) -> Result<String, ModelError> {
-    let address = address.trim().trim_end_matches('/');
+    let address = address.trim();
     let with_scheme = if address.contains("://") {
         address.to_owned()
     } else {
         format!("http://{address}")
     };
+    let with_scheme = with_scheme.trim_end_matches('/').to_owned();
     let bad = || {
         ModelError::Fields(vec![FieldError::new(
             &["body", "api_base"],
@@ -334,15 +336,12 @@ async fn probe_lm_studio(address: &str) -> Result<String, ModelError> {
     }
     let mut answered = false;
     for base in candidates {
-        match get(&format!("{base}/models")).await {
-            Ok(response) => {
-                answered = true;
-                let body: Value = response.json().await.unwrap_or(Value::Null);
-                if body["data"].is_array() {
-                    return Ok(base);
-                }
+        if let Ok(response) = get(&format!("{base}/models")).await {
+            answered = true;
+            let body: Value = response.json().await.unwrap_or(Value::Null);
+            if body["data"].is_array() {
+                return Ok(base);
             }
-            Err(_) => {}
         }
     }
     Err(if answered {
@@ -433,8 +432,8 @@ mod tests {
 
     #[test]
     fn only_ollama_models_that_are_not_downloaded_are_missing() {
-        let downloaded = vec!["qwen3:8b".to_owned()];
-        assert!(!missing("ollama_chat/qwen3:8b:latest", &downloaded));
+        let downloaded = vec!["qwen3:8b".to_owned(), "nomic-embed-text:latest".to_owned()];
+        assert!(!missing("ollama/nomic-embed-text", &downloaded));
         assert!(!missing("ollama_chat/qwen3:8b", &downloaded));
         assert!(missing("ollama_chat/qwen3:14b", &downloaded));
         assert!(!missing("anthropic/claude-haiku-4-5", &downloaded));
