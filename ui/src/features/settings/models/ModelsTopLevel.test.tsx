@@ -117,6 +117,10 @@ describe('Settings > Models, top level', () => {
     const calls = engine.api.localModels.mock.calls.length;
     await userEvent.click(within(need).getByRole('button', { name: 'Check again' }));
     await waitFor(() => expect(engine.api.localModels.mock.calls.length).toBeGreaterThan(calls));
+    // Or it runs elsewhere: its address, right there.
+    await userEvent.click(within(need).getByRole('button', { name: 'Ollama runs on another computer?' }));
+    await userEvent.type(within(need).getByLabelText("Ollama's address"), '{Control>}a{/Control}192.168.1.20:11434{Enter}');
+    expect(engine.api.setLocalAddress).toHaveBeenCalledWith({ provider: 'ollama', api_base: '192.168.1.20:11434' });
   });
 
   it('a model that needs a key offers the key field of its provider', async () => {

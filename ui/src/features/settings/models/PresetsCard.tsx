@@ -12,6 +12,7 @@ import { ROLE_NAMES } from '../../../api';
 import { useDeletePreset, useLocalModels, useModelPresets, useModelProviders, useRoles, useSavePreset, useSwitchPreset } from './queries';
 import { ErrorNotice, Loading } from '../../../components/Page';
 import { FixButton } from './FixButton';
+import { OtherComputer } from './LocalAddress';
 import { revealKeyField } from './keys';
 import { PullProgressView } from './OllamaCard';
 import { usePull } from './pull';
@@ -206,6 +207,7 @@ export function NeedRow({ need }: { need: Need }) {
           {need.kind === 'sign_in' ? `Sign in to ${need.label}` : `Add a key for ${need.label}`}
         </button>
       )}
+      {need.kind === 'ollama' ? <OtherComputer lmStudio={false} /> : null}
     </li>
   );
 }
