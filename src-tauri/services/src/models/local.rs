@@ -200,7 +200,11 @@ impl ModelService {
             .ok()
             .flatten()
             .unwrap_or_default();
+        let before = notes.len();
         notes.retain(|role, _| !changes.contains_key(role));
+        if followed.is_empty() && notes.len() == before {
+            return; // nothing to note or forget: no write
+        }
         for change in followed {
             if let Some(from) = &change.from {
                 notes.insert(
