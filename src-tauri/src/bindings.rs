@@ -22,6 +22,7 @@ pub fn builder<R: tauri::Runtime>() -> Builder<R> {
             commands::stop::resume,
             commands::models::model_providers,
             commands::models::local_models,
+            commands::models::set_local_address,
             commands::models::test_model,
             commands::models::test_embedding,
             commands::models::get_roles,

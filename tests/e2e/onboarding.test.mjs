@@ -6,14 +6,19 @@
 //    stand-in Ollama with a progress bar), the "Local only" setup, the check-up's one line, then
 //    Chat. A reload in the middle comes back to the model step.
 // 2. "Later": the bar "No model set up yet" on Chat and Tasks (not elsewhere); "Set up now" opens
-//    the model step again; a cloud key (Anthropic, whose address the settings point at the
+//    the model step again, which Escape and Close leave and a reload doesn't bring back; a cloud key (Anthropic, whose address the settings point at the
 //    stand-in) is checked: a key the provider turns down says so, a good one switches to the
 //    "Cloud" setup and the bar is gone.
+// 3. The model you already have (issue 32): Ollama runs at another address (the stand-in, on a
+//    port of its own) with two models downloaded, one that can use tools. Onboarding finds it
+//    through "Ollama runs on another computer?", lists both with the tool one marked and picked,
+//    sets every job to it with one click, and a first reply comes with nothing downloaded.
 //
 // Screenshots of each step: test-output/screenshots/onboarding-*.png. The processes and the
 // browser are set up by ./support.mjs.
 
 import assert from 'node:assert/strict';
+import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { eventually, ScriptedWorld, screenshots, startKeyring, stopKeyring, sendMessage } from './support.mjs';
@@ -179,9 +184,23 @@ describe('Onboarding: later, then a cloud key', () => {
     await page.reload();
     await bar.getByText('No model set up yet').waitFor();
 
-    // Set up now: the model step again, with a cloud key.
+    // Set up now opens the model step again; Escape and Close leave it, and a reload doesn't bring it back.
+    const stepHeading = page.getByRole('heading', { level: 1, name: 'How should Sentient think?' });
     await bar.getByRole('button', { name: 'Set up now' }).click();
-    await page.getByRole('heading', { level: 1, name: 'How should Sentient think?' }).waitFor();
+    await stepHeading.waitFor();
+    await shot(page, 'later-set-up-now');
+    await page.keyboard.press('Escape');
+    await bar.getByText('No model set up yet').waitFor();
+    await bar.getByRole('button', { name: 'Set up now' }).click();
+    await page.getByRole('button', { name: 'Close', exact: true }).click();
+    await bar.getByText('No model set up yet').waitFor();
+    await page.reload();
+    await bar.getByText('No model set up yet').waitFor();
+    assert.equal(await stepHeading.count(), 0);
+
+    // Set up now again, with a cloud key.
+    await bar.getByRole('button', { name: 'Set up now' }).click();
+    await stepHeading.waitFor();
     await page.getByRole('radio', { name: /With a cloud key/ }).check();
     const cloud = page.getByTestId('cloud-setup');
     await cloud.getByLabel('Provider').selectOption('anthropic');
@@ -208,6 +227,80 @@ describe('Onboarding: later, then a cloud key', () => {
     await page.getByRole('button', { name: 'Start using Sentient' }).click();
     await page.getByRole('heading', { level: 1, name: 'Chat', exact: true }).waitFor();
     assert.equal(await bar.count(), 0);
+    assert.deepEqual(world.pageErrors, []);
+  });
+});
+
+/** A loopback port nothing listens on: bound to port 0, then closed. */
+async function closedPort() {
+  const server = createServer();
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address();
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+describe('Onboarding with the model you already have', () => {
+  const HAVE_REPLY = 'Hello Ada! qwen3:4b was already on this computer.';
+  const world = new ScriptedWorld(
+    'onboarding-have',
+    [...CHECKUP, { text: HAVE_REPLY, chunk_delay_ms: 80 }, { text: 'Greeting' }],
+    { onboarded: false, models: [{ name: 'llama3.2:3b' }, { name: 'qwen3:4b', capabilities: ['completion', 'tools'] }] },
+  );
+
+  before(async () => {
+    await world.start();
+    // Ollama is not where Sentient looks first: the usual address answers nothing.
+    const nothing = `http://127.0.0.1:${await closedPort()}`;
+    await world.api('PATCH', '/api/config', { models: { providers: { ollama_chat: { api_base: nothing }, ollama: { api_base: nothing } } } });
+  });
+  after(() => world.stop());
+
+  test('finds Ollama at another address, sets every job to a downloaded model in one click, and replies without a download', async () => {
+    const { page, ready } = world;
+    assert.equal((await world.api('GET', '/api/models/local')).ollama.reachable, false);
+    await page.goto(ready.web_url);
+    await answerWelcome(page, 'Ada');
+    await page.getByRole('button', { name: 'Get started' }).click();
+    await page.getByRole('heading', { level: 1, name: 'How should Sentient think?' }).waitFor();
+
+    const install = page.getByTestId('install-ollama');
+    await install.waitFor();
+    await install.getByRole('button', { name: 'Ollama runs on another computer?' }).click();
+    const address = page.getByTestId('address-ollama');
+    // Written the way people do, without http://.
+    await address.getByLabel("Ollama's address").fill(world.modelServer.base_url.replace(/^http:\/\//, ''));
+    await shot(page, 'have-1-address');
+    await address.getByRole('button', { name: 'Save' }).click();
+
+    const models = page.getByTestId('local-models');
+    await models.getByText('Ollama is running and already has these models.').waitFor({ timeout: LONG });
+    const qwen = models.getByRole('radio', { name: /qwen3:4b/ });
+    assert.equal(await qwen.isChecked(), true);
+    assert.match(await models.locator('label').filter({ hasText: 'qwen3:4b' }).innerText(), /Can use tools/);
+    assert.match(await models.locator('label').filter({ hasText: 'llama3.2:3b' }).innerText(), /can't use tools/);
+    await shot(page, 'have-2-models');
+    const config = await world.api('GET', '/api/config');
+    assert.equal(config.models.providers.ollama_chat.api_base, world.modelServer.base_url);
+
+    await models.getByRole('button', { name: 'Use qwen3:4b for everything' }).click();
+    await page.getByTestId('model-ready').getByText('Nothing was downloaded.', { exact: false }).waitFor({ timeout: LONG });
+    await page.getByTestId('model-summary').getByText('Your model is ready.', { exact: true }).waitFor({ timeout: LONG });
+    await shot(page, 'have-3-ready');
+    const boot = await world.api('GET', '/api/bootstrap');
+    assert.equal(boot.models.primary, 'ollama_chat/qwen3:4b');
+    const saved = (await world.api('GET', '/api/config')).models;
+    for (const role of ['fast', 'planner', 'executor', 'vision', 'voice']) assert.equal(saved[role], null, role);
+    // Nothing was pulled: Ollama still has exactly the two models.
+    const tags = (await world.api('GET', '/api/models/local')).ollama.models.map((m) => m.name);
+    assert.deepEqual(tags, ['llama3.2:3b', 'qwen3:4b']);
+
+    await page.getByRole('button', { name: 'Start using Sentient' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Chat', exact: true }).waitFor();
+    assert.equal(await page.getByTestId('model-bar').count(), 0);
+    await sendMessage(page, 'Hello');
+    await page.getByTestId('assistant-message').last().getByText(HAVE_REPLY).waitFor({ timeout: LONG });
+    await shot(page, 'have-4-first-reply');
     assert.deepEqual(world.pageErrors, []);
   });
 });

@@ -759,3 +759,289 @@ async fn stop_everything_cancels_a_running_model_call_and_frees_the_model() -> R
     t.stop().await;
     Ok(())
 }
+
+// ------------------------------------------------------------ the model you already have (issue 32)
+
+/// Ollama with two downloaded models, the smaller one able to use tools.
+fn two_downloaded() -> Vec<ModelInfo> {
+    vec![
+        ModelInfo::new("llama3.2:3b")
+            .capabilities(&["completion"])
+            .family("llama"),
+        ModelInfo::new("qwen3:4b")
+            .capabilities(&["completion", "tools", "thinking"])
+            .family("qwen3")
+            .parameter_size("4B"),
+    ]
+}
+
+/// The roles onboarding's one click sends: the pick for the main model, every other chat job
+/// on the main model, and the embedding model when one is downloaded.
+fn one_click(pick: &Value) -> Value {
+    let mut roles = json!({"primary": pick["primary"], "fast": null, "planner": null,
+        "executor": null, "vision": null, "voice": null});
+    if !pick["embedding"].is_null() {
+        roles["embedding"] = pick["embedding"].clone();
+    }
+    roles
+}
+
+#[tokio::test]
+async fn one_click_sets_every_role_from_the_models_already_downloaded() -> Result<()> {
+    let server = ScriptedModel::start().await;
+    server.set_models(two_downloaded());
+    let t = engine_with(&server).await?;
+
+    let (status, local) = t.client.get("/api/models/local").await?;
+    assert_eq!(status, 200, "{local}");
+    let tools: Vec<(&str, bool)> = local["ollama"]["models"]
+        .as_array()
+        .expect("list")
+        .iter()
+        .map(|m| {
+            let caps = m["capabilities"].as_array().expect("capabilities");
+            (
+                m["name"].as_str().unwrap_or_default(),
+                caps.contains(&json!("tools")),
+            )
+        })
+        .collect();
+    assert_eq!(tools, vec![("llama3.2:3b", false), ("qwen3:4b", true)]);
+    // The one that can use tools, although the other is as big.
+    assert_eq!(
+        local["pick"],
+        json!({"primary": "ollama_chat/qwen3:4b", "embedding": null, "tools": true})
+    );
+
+    let (status, roles) = t
+        .client
+        .put("/api/models/roles", one_click(&local["pick"]))
+        .await?;
+    assert_eq!(status, 200, "{roles}");
+    assert_eq!(roles["primary"], "ollama_chat/qwen3:4b");
+    for role in ["fast", "planner", "executor", "vision", "voice"] {
+        assert_eq!(roles[role], Value::Null, "{role} uses the main model");
+    }
+
+    // Quick jobs (whose default, qwen3:8b, was never downloaded) now answer with the pick.
+    server.push(Reply::text("Hello from qwen"));
+    let opts = CallOptions::new(ModelRole::Fast, "titles", JobKind::Interactive);
+    let outcome = t
+        .engine
+        .services()
+        .llm()
+        .complete(
+            ChatRequest {
+                messages: vec![Message::user("Say hello")],
+                ..Default::default()
+            },
+            &opts,
+        )
+        .await?;
+    assert_eq!(outcome.model, "ollama_chat/qwen3:4b");
+    assert_eq!(outcome.reply.text, "Hello from qwen");
+    assert!(
+        server.requests_to("/api/pull").is_empty(),
+        "nothing was downloaded"
+    );
+    t.stop().await;
+    Ok(())
+}
+
+#[tokio::test]
+async fn roles_on_a_model_that_is_not_downloaded_follow_the_main_model() -> Result<()> {
+    let server = ScriptedModel::start().await;
+    let mut models = two_downloaded();
+    models.push(
+        ModelInfo::new("mxbai-embed-large")
+            .capabilities(&["embedding"])
+            .family("bert"),
+    );
+    server.set_models(models);
+    let t = engine_with(&server).await?;
+    // The defaults (fast qwen3:8b, embedding nomic-embed-text) are not downloaded; the planner
+    // is on a downloaded model and the executor on a cloud one, so those two stay.
+    let (status, body) = t
+        .client
+        .put(
+            "/api/models/roles",
+            json!({"planner": "ollama_chat/llama3.2:3b", "executor": "openai/gpt-5-mini"}),
+        )
+        .await?;
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(
+        body.get("followed"),
+        None,
+        "only a new main model takes roles along"
+    );
+
+    let (status, roles) = t
+        .client
+        .put(
+            "/api/models/roles",
+            json!({"primary": "ollama_chat/qwen3:4b"}),
+        )
+        .await?;
+    assert_eq!(status, 200, "{roles}");
+    assert_eq!(roles["fast"], Value::Null);
+    assert_eq!(roles["embedding"], "ollama/mxbai-embed-large");
+    assert_eq!(roles["planner"], "ollama_chat/llama3.2:3b");
+    assert_eq!(roles["executor"], "openai/gpt-5-mini");
+    assert_eq!(
+        roles["followed"],
+        json!([
+            {"role": "fast", "from": "ollama_chat/qwen3:8b", "to": null},
+            {"role": "embedding", "from": "ollama/nomic-embed-text", "to": "ollama/mxbai-embed-large"},
+        ])
+    );
+    let (_, config) = t.client.get("/api/config").await?;
+    assert_eq!(config["models"]["fast"], Value::Null);
+
+    // The check-up says why quick jobs changed (an inherited role calls no model).
+    let response = t
+        .client
+        .request(reqwest::Method::POST, "/api/models/checkup")
+        .json(&json!({"roles": {"fast": null}}))
+        .send()
+        .await?;
+    assert_eq!(response.status(), 200);
+    let text = response.text().await?;
+    let fast = text
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .find(|l| l["type"] == "role" && l["role"] == "fast")
+        .expect("a line for fast");
+    assert_eq!(fast["inherits"], "primary");
+    assert_eq!(fast["checks"][0]["id"], "followed");
+    assert_eq!(
+        fast["checks"][0]["detail"],
+        "qwen3:8b isn't downloaded, so this job uses the main model (qwen3:4b) since you picked it."
+    );
+
+    // Set by hand (even to the main model), the role is the person's choice and the note goes.
+    let (status, _) = t
+        .client
+        .put("/api/models/roles", json!({"fast": null}))
+        .await?;
+    assert_eq!(status, 200);
+    let response = t
+        .client
+        .request(reqwest::Method::POST, "/api/models/checkup")
+        .json(&json!({"roles": {"fast": null}}))
+        .send()
+        .await?;
+    let text = response.text().await?;
+    assert!(text.contains("\"inherits\":\"primary\""), "{text}");
+    assert!(!text.contains("\"followed\""), "{text}");
+    t.stop().await;
+    Ok(())
+}
+
+#[tokio::test]
+async fn an_address_on_another_port_is_checked_before_it_is_saved() -> Result<()> {
+    // Ollama elsewhere: the scripted server on a port of its own, never the usual 11434.
+    let server = ScriptedModel::start().await;
+    server.set_models(two_downloaded());
+    let t = TestEngine::start().await?;
+    let (_, before) = t.client.get("/api/config").await?;
+
+    // Nothing listens on this port: a plain 400, nothing saved.
+    let closed = std::net::TcpListener::bind("127.0.0.1:0")?.local_addr()?;
+    let (status, body) = t
+        .client
+        .put(
+            "/api/models/local/address",
+            json!({"provider": "ollama", "api_base": format!("http://{closed}")}),
+        )
+        .await?;
+    assert_eq!(status, 400, "{body}");
+    assert_eq!(
+        body["detail"],
+        format!(
+            "Nothing answered at http://{closed}: check the address, and that Ollama is running there and accepts connections from this computer."
+        )
+    );
+    // Something that isn't Ollama.
+    let other = sentient_e2e::serve_on_loopback(
+        axum::Router::new().route("/api/tags", axum::routing::get(|| async { "hello" })),
+        "",
+    )
+    .await?;
+    let (status, body) = t
+        .client
+        .put(
+            "/api/models/local/address",
+            json!({"provider": "ollama", "api_base": other}),
+        )
+        .await?;
+    assert_eq!(status, 400, "{body}");
+    assert!(
+        body["detail"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("isn't Ollama"),
+        "{body}"
+    );
+    // Input that can't be an address, or a provider without one: 422 in the contract's shape.
+    for bad in [
+        json!({"provider": "ollama", "api_base": "ftp://box"}),
+        json!({"provider": "anthropic", "api_base": "http://127.0.0.1:1"}),
+        json!({"api_base": "http://127.0.0.1:1"}),
+    ] {
+        let (status, body) = t
+            .client
+            .put("/api/models/local/address", bad.clone())
+            .await?;
+        assert_eq!(status, 422, "{bad} -> {body}");
+    }
+    let (_, unchanged) = t.client.get("/api/config").await?;
+    assert_eq!(
+        unchanged["models"]["providers"],
+        before["models"]["providers"]
+    );
+
+    // Written without the scheme, as people do: saved for both Ollama providers.
+    let port = server
+        .base_url()
+        .rsplit(':')
+        .next()
+        .unwrap_or_default()
+        .to_owned();
+    let (status, ollama) = t
+        .client
+        .put(
+            "/api/models/local/address",
+            json!({"provider": "ollama", "api_base": format!("127.0.0.1:{port}/")}),
+        )
+        .await?;
+    assert_eq!(status, 200, "{ollama}");
+    assert_eq!(ollama["reachable"], true);
+    assert_eq!(ollama["models"].as_array().map(Vec::len), Some(2));
+    let (_, config) = t.client.get("/api/config").await?;
+    for id in ["ollama", "ollama_chat"] {
+        assert_eq!(
+            config["models"]["providers"][id]["api_base"],
+            server.base_url()
+        );
+    }
+    let (_, local) = t.client.get("/api/models/local").await?;
+    assert_eq!(local["pick"]["primary"], "ollama_chat/qwen3:4b");
+
+    // LM Studio's address without its /v1 is found with it.
+    let (status, lm) = t
+        .client
+        .put(
+            "/api/models/local/address",
+            json!({"provider": "lm_studio", "api_base": server.base_url()}),
+        )
+        .await?;
+    assert_eq!(status, 200, "{lm}");
+    assert_eq!(lm["reachable"], true);
+    let (_, config) = t.client.get("/api/config").await?;
+    assert_eq!(
+        config["models"]["providers"]["lm_studio"]["api_base"],
+        server.openai_url()
+    );
+    t.stop().await;
+    Ok(())
+}

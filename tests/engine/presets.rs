@@ -473,6 +473,13 @@ async fn saved_setups_are_named_renamed_and_deleted() -> Result<()> {
 #[tokio::test]
 async fn a_role_changed_by_hand_marks_the_setup_modified() -> Result<()> {
     let server = ScriptedModel::start().await;
+    // Every model named here is downloaded, so a new main model takes no role along (issue 32).
+    server.set_models(
+        ["qwen3:4b", "qwen3:8b", "qwen3:14b", "nomic-embed-text"]
+            .into_iter()
+            .map(ModelInfo::new)
+            .collect(),
+    );
     let t = engine_on(&server.base_url()).await?;
     // A saved setup that sets only the fast role: everything else keeps its value.
     let (status, body) = t

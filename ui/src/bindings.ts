@@ -20,6 +20,8 @@ export const commands = {
 	resume: (source: string | null) => typedError<StopState_Serialize, ApiError>(__TAURI_INVOKE("resume", { source })),
 	modelProviders: () => typedError<ProviderView_Serialize[], ApiError>(__TAURI_INVOKE("model_providers")),
 	localModels: () => typedError<LocalModels_Serialize, ApiError>(__TAURI_INVOKE("local_models")),
+	/**  Ollama's or LM Studio's address, saved once something answers there as that server. */
+	setLocalAddress: (body: LocalAddress_Deserialize) => typedError<LocalServer_Serialize, ApiError>(__TAURI_INVOKE("set_local_address", { body })),
 	testModel: (body: TestRequest_Deserialize) => typedError<TestResult_Serialize, ApiError>(__TAURI_INVOKE("test_model", { body })),
 	testEmbedding: (body: EmbeddingTestRequest) => typedError<EmbeddingTestResult_Serialize, ApiError>(__TAURI_INVOKE("test_embedding", { body })),
 	getRoles: () => typedError<Roles_Serialize, ApiError>(__TAURI_INVOKE("get_roles")),
@@ -2006,6 +2008,23 @@ export type LanStatus_Serialize = {
 	error: string | null,
 };
 
+/**  `PUT /api/models/local/address`: `api_base` null or empty puts back the usual address. */
+export type LocalAddress = LocalAddress_Serialize | LocalAddress_Deserialize;
+
+/**  `PUT /api/models/local/address`: `api_base` null or empty puts back the usual address. */
+export type LocalAddress_Deserialize = {
+	/**  ollama or lm_studio. */
+	provider: string,
+	api_base?: string | null,
+};
+
+/**  `PUT /api/models/local/address`: `api_base` null or empty puts back the usual address. */
+export type LocalAddress_Serialize = {
+	/**  ollama or lm_studio. */
+	provider: string,
+	api_base: string | null,
+};
+
 export type LocalModel = LocalModel_Serialize | LocalModel_Deserialize;
 
 export type LocalModel_Deserialize = {
@@ -2033,12 +2052,53 @@ export type LocalModels = LocalModels_Serialize | LocalModels_Deserialize;
 export type LocalModels_Deserialize = {
 	ollama: LocalServer_Deserialize,
 	lm_studio: LocalServer_Deserialize,
+	/**
+	 *  Beyond the contract: what onboarding's one click sets from the models already
+	 *  downloaded; null when nothing that can chat is.
+	 */
+	pick?: LocalPick_Deserialize | null,
 };
 
 /**  `GET /api/models/local`. */
 export type LocalModels_Serialize = {
 	ollama: LocalServer_Serialize,
 	lm_studio: LocalServer_Serialize,
+	/**
+	 *  Beyond the contract: what onboarding's one click sets from the models already
+	 *  downloaded; null when nothing that can chat is.
+	 */
+	pick?: LocalPick_Serialize,
+};
+
+/**
+ *  What one click in onboarding sets, from the models already downloaded (an extra field of
+ *  `GET /api/models/local`): the main model, which every other chat job then uses, and the
+ *  embedding model when one is there.
+ */
+export type LocalPick = LocalPick_Serialize | LocalPick_Deserialize;
+
+/**
+ *  What one click in onboarding sets, from the models already downloaded (an extra field of
+ *  `GET /api/models/local`): the main model, which every other chat job then uses, and the
+ *  embedding model when one is there.
+ */
+export type LocalPick_Deserialize = {
+	primary: string,
+	embedding?: string | null,
+	/**  Whether the main model says it can use tools. */
+	tools: boolean,
+};
+
+/**
+ *  What one click in onboarding sets, from the models already downloaded (an extra field of
+ *  `GET /api/models/local`): the main model, which every other chat job then uses, and the
+ *  embedding model when one is there.
+ */
+export type LocalPick_Serialize = {
+	primary: string,
+	embedding: string | null,
+	/**  Whether the main model says it can use tools. */
+	tools: boolean,
 };
 
 export type LocalServer = LocalServer_Serialize | LocalServer_Deserialize;
@@ -3585,6 +3645,11 @@ export type Roles_Deserialize = {
 	embedding?: string | null,
 	vision?: string | null,
 	voice?: string | null,
+	/**
+	 *  Beyond the contract, on `PUT /api/models/roles`: the roles that followed a new main
+	 *  model because their own model isn't downloaded (empty otherwise).
+	 */
+	followed?: RoleChange_Deserialize[],
 };
 
 /**  The model of every role (`null` = uses the main model). */
@@ -3596,6 +3661,11 @@ export type Roles_Serialize = {
 	embedding: string | null,
 	vision: string | null,
 	voice: string | null,
+	/**
+	 *  Beyond the contract, on `PUT /api/models/roles`: the roles that followed a new main
+	 *  model because their own model isn't downloaded (empty otherwise).
+	 */
+	followed?: RoleChange_Serialize[],
 };
 
 /**  The user's answer to a proposal. */

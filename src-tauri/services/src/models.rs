@@ -2,6 +2,7 @@
 //! locally, a test call per model, roles and fallbacks, and Ollama downloads.
 
 pub mod checkup;
+pub mod local;
 pub mod presets;
 
 use std::collections::BTreeMap;
@@ -59,6 +60,10 @@ pub struct LocalServer {
 pub struct LocalModels {
     pub ollama: LocalServer,
     pub lm_studio: LocalServer,
+    /// Beyond the contract: what onboarding's one click sets from the models already
+    /// downloaded; null when nothing that can chat is.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pick: Option<local::LocalPick>,
 }
 
 #[derive(Debug, Clone, Deserialize, Serialize, specta::Type, utoipa::ToSchema)]
@@ -100,6 +105,10 @@ pub struct Roles {
     pub embedding: Option<String>,
     pub vision: Option<String>,
     pub voice: Option<String>,
+    /// Beyond the contract, on `PUT /api/models/roles`: the roles that followed a new main
+    /// model because their own model isn't downloaded (empty otherwise).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub followed: Vec<presets::RoleChange>,
 }
 
 #[derive(Debug, Clone, Deserialize, Serialize, specta::Type, utoipa::ToSchema)]
@@ -138,6 +147,9 @@ pub enum ModelError {
     Fields(Vec<FieldError>),
     #[error("{0} is not a role. Use primary, fast, planner, executor, embedding, vision or voice.")]
     UnknownRole(String),
+    /// A local model server's address that doesn't answer as that server.
+    #[error("{0}")]
+    Unreachable(String),
     #[error(transparent)]
     Config(#[from] ConfigError),
     #[error(transparent)]
@@ -148,7 +160,9 @@ impl From<ModelError> for ApiError {
     fn from(error: ModelError) -> Self {
         match error {
             ModelError::Fields(fields) => ApiError::validation(fields),
-            ModelError::UnknownRole(_) => ApiError::bad_request(error.to_string()),
+            ModelError::UnknownRole(_) | ModelError::Unreachable(_) => {
+                ApiError::bad_request(error.to_string())
+            }
             ModelError::Config(e) => e.into(),
             ModelError::Model(e) => e.into(),
         }
@@ -291,7 +305,13 @@ impl ModelService {
             }
             _ => LocalServer::default(),
         };
-        LocalModels { ollama, lm_studio }
+        let mut local = LocalModels {
+            ollama,
+            lm_studio,
+            pick: None,
+        };
+        local.pick = local::pick_local(&local);
+        local
     }
 
     /// `POST /api/models/test`: one short call with a tool offered.
@@ -394,6 +414,7 @@ impl ModelService {
             embedding: m.embedding.clone(),
             vision: m.vision.clone(),
             voice: m.voice.clone(),
+            followed: Vec::new(),
         }
     }
 
@@ -421,10 +442,16 @@ impl ModelService {
         if !problems.is_empty() {
             return Err(ModelError::Fields(problems));
         }
+        // A new main model takes along the roles whose own model isn't downloaded.
+        let followed = self.roles_to_follow(&changes).await;
+        let mut all = changes.clone();
+        for f in &followed {
+            all.insert(f.role.clone(), f.to.clone());
+        }
         self.config()
             .update(|config| {
                 let m = &mut config.models;
-                for (role, model) in changes {
+                for (role, model) in all {
                     let model = model.map(|s| s.trim().to_owned()).filter(|s| !s.is_empty());
                     match ModelRole::parse(&role) {
                         Some(ModelRole::Primary) => m.primary = model.unwrap_or_default(),
@@ -439,7 +466,11 @@ impl ModelService {
                 }
             })
             .await?;
-        Ok(self.roles())
+        self.note_followed(&changes, &followed).await;
+        Ok(Roles {
+            followed,
+            ..self.roles()
+        })
     }
 
     /// `PUT /api/models/fallbacks`: replaces each named role's fallback list.

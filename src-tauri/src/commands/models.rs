@@ -11,12 +11,13 @@ use sentient_engine::OkReply;
 use sentient_engine::error::ApiError;
 use sentient_engine::llm::queue::ModelBusy;
 use sentient_engine::models::checkup::{CheckupLine, CheckupRequest};
+use sentient_engine::models::local::LocalAddress;
 use sentient_engine::models::presets::{
     Preset, PresetList, PresetSwitch, RenamePresetRequest, SavePresetRequest,
 };
 use sentient_engine::models::{
-    EmbeddingTestRequest, EmbeddingTestResult, LocalModels, ProviderView, PullProgress,
-    PullRequest, Roles, TestRequest, TestResult,
+    EmbeddingTestRequest, EmbeddingTestResult, LocalModels, LocalServer, ProviderView,
+    PullProgress, PullRequest, Roles, TestRequest, TestResult,
 };
 use sentient_engine::secrets::{SecretInfo, SecretValue};
 use sentient_engine::system::Hardware;
@@ -33,6 +34,21 @@ pub async fn model_providers(engine: State<'_, Engine>) -> Result<Vec<ProviderVi
 #[specta::specta]
 pub async fn local_models(engine: State<'_, Engine>) -> Result<LocalModels, ApiError> {
     Ok(engine.services().models().local_models().await)
+}
+
+/// Ollama's or LM Studio's address, saved once something answers there as that server.
+#[tauri::command]
+#[specta::specta]
+pub async fn set_local_address(
+    engine: State<'_, Engine>,
+    body: LocalAddress,
+) -> Result<LocalServer, ApiError> {
+    engine
+        .services()
+        .models()
+        .set_local_address(body)
+        .await
+        .map_err(ApiError::from)
 }
 
 #[tauri::command]

@@ -32,7 +32,9 @@ import type {
   InvokeReply,
   InvokeRequest,
   LanStatus,
+  LocalAddress,
   LocalModels,
+  LocalServer,
   Memory,
   MemoryGraph,
   MemoryQuery,
@@ -193,6 +195,11 @@ export const CALLS = {
   }),
   /** What Ollama and LM Studio have installed (never fails; `reachable: false` when not running). */
   localModels: (): Doors<LocalModels> => ({ http: GET('/api/models/local'), tauri: () => commands.localModels() }),
+  /** Saves Ollama's or LM Studio's address once something answers there as that server (400 otherwise). */
+  setLocalAddress: (body: LocalAddress): Doors<LocalServer> => ({
+    http: PUT('/api/models/local/address', body),
+    tauri: () => commands.setLocalAddress(body),
+  }),
   /** One short call to a model; says whether it can use tools. */
   testModel: (body: TestRequest): Doors<TestResult> => ({
     http: POST('/api/models/test', body),

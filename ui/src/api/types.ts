@@ -23,6 +23,9 @@ import type {
   Hardware_Serialize,
   LocalModel_Serialize,
   LocalModels_Serialize,
+  LocalServer_Serialize,
+  LocalPick_Serialize,
+  LocalAddress_Deserialize,
   ModelBusy_Serialize,
   OkReply as WireOkReply,
   OnboardingDone,
@@ -96,6 +99,11 @@ export type { Recommendation, Gpu_Serialize as Gpu } from '../bindings';
 export type ProviderView = ProviderView_Serialize;
 export type LocalModel = LocalModel_Serialize;
 export type LocalModels = LocalModels_Serialize;
+export type LocalServer = LocalServer_Serialize;
+/** What onboarding's one click sets from the models already downloaded (beyond the contract). */
+export type LocalPick = LocalPick_Serialize;
+/** `PUT /api/models/local/address`: Ollama's or LM Studio's address; null puts back the usual one. */
+export type LocalAddress = LocalAddress_Deserialize;
 export type TestRequest = TestRequest_Deserialize;
 export type TestResult = TestResult_Serialize;
 export type EmbeddingTestRequest = WireEmbeddingTestRequest;

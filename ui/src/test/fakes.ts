@@ -23,7 +23,9 @@ import type {
   EmbeddingTestResult,
   EngineEvent,
   Hardware,
+  LocalAddress,
   LocalModels,
+  LocalServer,
   ModelBusy,
   OnboardingRequest,
   Preset,
@@ -223,6 +225,7 @@ export const LOCAL_MODELS: LocalModels = {
     ],
   },
   lm_studio: { reachable: false, models: [] },
+  pick: { primary: 'ollama_chat/qwen3:8b', embedding: 'ollama/nomic-embed-text:latest', tools: true },
 };
 
 export const ROLES: Roles = {
@@ -712,7 +715,8 @@ export function fakeApi(initial: Bootstrap) {
     // The engine's real settings schema (trimmed to the sections Settings shows).
     configSchema: vi.fn(async (): Promise<ConfigSchema> => CONFIG_SCHEMA),
     modelProviders: vi.fn(async () => PROVIDERS),
-    localModels: vi.fn(async () => LOCAL_MODELS),
+    localModels: vi.fn(async (): Promise<LocalModels> => LOCAL_MODELS),
+    setLocalAddress: vi.fn(async (_body: LocalAddress): Promise<LocalServer> => LOCAL_MODELS.ollama),
     testModel: vi.fn(
       async (): Promise<TestResult> => ({
         ok: true,

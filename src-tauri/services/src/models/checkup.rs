@@ -966,10 +966,14 @@ impl Run {
         .await?;
         let mut results = Vec::new();
         for pick in picks {
-            let result = match &pick.model {
+            let mut result = match &pick.model {
                 None => inherited(pick.role),
                 Some(model) => self.role(pick.role, model).await?,
             };
+            // A role that followed a new main model says so first (issue 32).
+            if let Some(note) = self.services.followed_check(pick.role, &self.config).await {
+                result.checks.insert(0, note);
+            }
             self.send(CheckupLine::Role(result.clone())).await?;
             results.push(result);
         }

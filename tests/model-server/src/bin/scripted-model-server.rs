@@ -7,8 +7,8 @@
 //! `text` / `thinking` / `tool_call` for a one-part reply, or `error: {status, message?}`.
 //! Optional: `usage: [prompt, completion]`, `chunk_delay_ms`.
 //!
-//! The file may instead be an object `{"replies": [...], "models": ["qwen3:8b", ...]}`: then
-//! Ollama has exactly those models (`[]`: none, so `/api/tags` is empty until a model is
+//! The file may instead be an object `{"replies": [...], "models": ["qwen3:8b", ...]}` (a model
+//! may also be `{"name", "capabilities": ["completion", "tools"]}`): then Ollama has exactly those models (`[]`: none, so `/api/tags` is empty until a model is
 //! pulled, and chat for a model it doesn't have gets Ollama's 404). Without `models` every
 //! name is accepted and the listing is empty, as with a plain list. `pull_delay_ms` there
 //! spaces a pull's progress lines.
@@ -86,8 +86,26 @@ fn reply_from_json(value: &Value) -> Result<Reply> {
     Ok(reply)
 }
 
+/// A model is a name (`"qwen3:8b"`), or `{"name", "capabilities"}` for one that e.g. can use tools.
+fn model_from_json(value: &Value) -> Result<ModelInfo> {
+    if let Some(name) = value.as_str() {
+        return Ok(ModelInfo::new(name));
+    }
+    let name = value["name"]
+        .as_str()
+        .context("a model is a name or {name, capabilities}")?;
+    let model = ModelInfo::new(name);
+    Ok(match value["capabilities"].as_array() {
+        Some(caps) => {
+            let caps: Vec<&str> = caps.iter().filter_map(Value::as_str).collect();
+            model.capabilities(&caps)
+        }
+        None => model,
+    })
+}
+
 /// The replies and, when the file names them, the models Ollama has.
-fn script_and_models(file: Value) -> Result<(Vec<Value>, Option<Vec<String>>)> {
+fn script_and_models(file: Value) -> Result<(Vec<Value>, Option<Vec<ModelInfo>>)> {
     match file {
         Value::Array(replies) => Ok((replies, None)),
         Value::Object(mut object) => {
@@ -101,7 +119,7 @@ fn script_and_models(file: Value) -> Result<(Vec<Value>, Option<Vec<String>>)> {
                 Some(Value::Array(names)) => Some(
                     names
                         .iter()
-                        .map(|n| n.as_str().map(str::to_owned).context("a model is a name"))
+                        .map(model_from_json)
                         .collect::<Result<Vec<_>>>()?,
                 ),
                 Some(other) => bail!("models is a list of names, not {other}"),
@@ -126,7 +144,7 @@ async fn main() -> Result<()> {
         server.set_pull_delay(Duration::from_millis(ms));
     }
     if let Some(models) = models {
-        server.set_models(models.into_iter().map(ModelInfo::new).collect());
+        server.set_models(models);
     }
     for (i, value) in script.iter().enumerate() {
         let reply = reply_from_json(value).with_context(|| format!("reply {i} in {path}"))?;
@@ -163,14 +181,24 @@ mod tests {
 
     #[test]
     fn a_script_is_a_list_or_replies_with_models() {
+        let names = |models: Option<Vec<ModelInfo>>| {
+            models.map(|m| m.iter().map(|m| m.name().to_owned()).collect::<Vec<_>>())
+        };
         let (replies, models) = script_and_models(json!([{"text": "Hi"}])).expect("list");
-        assert_eq!((replies.len(), models), (1, None));
+        assert_eq!((replies.len(), names(models)), (1, None));
         let (replies, models) =
             script_and_models(json!({"replies": [{"text": "Hi"}], "models": []})).expect("object");
-        assert_eq!((replies.len(), models), (1, Some(Vec::new())));
-        let (_, models) = script_and_models(json!({"models": ["qwen3:8b"]})).expect("models only");
-        assert_eq!(models, Some(vec!["qwen3:8b".to_owned()]));
+        assert_eq!((replies.len(), names(models)), (1, Some(Vec::new())));
+        let (_, models) = script_and_models(
+            json!({"models": ["qwen3:8b", {"name": "qwen3:4b", "capabilities": ["completion", "tools"]}]}),
+        )
+        .expect("models only");
+        assert_eq!(
+            names(models),
+            Some(vec!["qwen3:8b".to_owned(), "qwen3:4b".to_owned()])
+        );
         assert!(script_and_models(json!({"models": [1]})).is_err());
+        assert!(script_and_models(json!({"models": [{"capabilities": []}]})).is_err());
         assert!(script_and_models(json!("hi")).is_err());
     }
 }

@@ -3,10 +3,16 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { fakeApi, makeBootstrap, makeRow, makeSession } from '../../test/fakes';
 import { renderWithApi } from '../../test/render';
 import { isAnswer, ModelBar } from './ModelBar';
-import { MODEL_SETUP_KEY, readModelSetup, writeModelSetup } from './modelSetup';
+import { closeModelSetup, MODEL_SETUP_KEY, readModelSetup, writeModelSetup } from './modelSetup';
 
-beforeEach(() => window.localStorage.removeItem(MODEL_SETUP_KEY));
-afterEach(() => window.localStorage.removeItem(MODEL_SETUP_KEY));
+beforeEach(() => {
+  closeModelSetup();
+  window.localStorage.removeItem(MODEL_SETUP_KEY);
+});
+afterEach(() => {
+  closeModelSetup();
+  window.localStorage.removeItem(MODEL_SETUP_KEY);
+});
 
 describe('the "No model set up yet" bar', () => {
   it('shows nothing for a window that never chose Later', async () => {
@@ -30,6 +36,8 @@ describe('the "No model set up yet" bar', () => {
     expect(screen.getByRole('link', { name: 'Open Settings > Models' })).toHaveAttribute('href', '#/settings/models');
     screen.getByRole('button', { name: 'Set up now' }).click();
     expect(readModelSetup()).toBe('reopened');
+    // Kept in this window only: a reload shows the bar again, not the step.
+    expect(window.localStorage.getItem(MODEL_SETUP_KEY)).toBe('later');
   });
 
   it('goes away for good once a chat has a reply from the model', async () => {

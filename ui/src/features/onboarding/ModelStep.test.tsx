@@ -5,8 +5,9 @@ import { App } from '../../App';
 import type { CheckupLine, LocalModels, RoleResult } from '../../api';
 import { fakeApi, LOCAL_MODELS, makeBootstrap, makeHardware } from '../../test/fakes';
 import { renderWithApi } from '../../test/render';
-import { checkupSummary, downloadLabel, ModelStep } from './ModelStep';
-import { MODEL_SETUP_KEY, readModelSetup, writeModelSetup } from './modelSetup';
+import { ApiError } from '../../api/errors';
+import { checkupSummary, downloadLabel, ModelStep, oneClickRoles } from './ModelStep';
+import { closeModelSetup, MODEL_SETUP_KEY, readModelSetup, writeModelSetup } from './modelSetup';
 
 const NOTHING: LocalModels = { ollama: { reachable: true, models: [] }, lm_studio: { reachable: false, models: [] } };
 const NO_OLLAMA: LocalModels = { ollama: { reachable: false, models: [] }, lm_studio: { reachable: false, models: [] } };
@@ -19,10 +20,27 @@ function primaryResult(checks: RoleResult['checks']): RoleResult {
 const PASS = (id: string, label: string) => ({ id, label, status: 'pass' as const, detail: 'Fine.' });
 
 beforeEach(() => {
+  closeModelSetup();
   window.localStorage.removeItem(MODEL_SETUP_KEY);
   window.history.replaceState(null, '', '/');
 });
-afterEach(() => window.localStorage.removeItem(MODEL_SETUP_KEY));
+afterEach(() => {
+  closeModelSetup();
+  window.localStorage.removeItem(MODEL_SETUP_KEY);
+});
+
+/** Ollama with two downloaded models, the smaller one able to use tools, as the engine lists them. */
+const TWO_MODELS: LocalModels = {
+  ollama: {
+    reachable: true,
+    models: [
+      { name: 'llama3.2:3b', size: 5e9, family: 'llama', parameter_size: '3.2B', is_embedding: false, capabilities: ['completion'] },
+      { name: 'qwen3:4b', size: 2.5e9, family: 'qwen3', parameter_size: '4B', is_embedding: false, capabilities: ['completion', 'tools'] },
+    ],
+  },
+  lm_studio: { reachable: false, models: [] },
+  pick: { primary: 'ollama_chat/qwen3:4b', embedding: null, tools: true },
+};
 
 function setup(local: LocalModels = NOTHING) {
   const engine = fakeApi(makeBootstrap());
@@ -92,15 +110,16 @@ describe('Onboarding: how should Sentient think?', () => {
     expect(readModelSetup()).toBeNull();
   });
 
-  it('skips the download when the recommended model is already there', async () => {
+  it('uses the recommended model already downloaded for every job with one click, and its embedding model', async () => {
     const engine = setup(LOCAL_MODELS);
     renderWithApi(<ModelStep />, engine.api);
-    const panel = await screen.findByTestId('local-setup');
-    expect(panel).toHaveTextContent('qwen3:8b is already downloaded.');
+    const panel = await screen.findByTestId('local-models');
+    expect(panel).toHaveTextContent('Ollama is running and already has a model.');
+    expect(panel).toHaveTextContent('Memory search will use nomic-embed-text, which is downloaded too.');
     expect(within(panel).queryByRole('button', { name: /Download/ })).toBeNull();
-    await userEvent.click(within(panel).getByRole('button', { name: 'Use qwen3:8b' }));
+    await userEvent.click(within(panel).getByRole('button', { name: 'Use qwen3:8b for everything' }));
+    expect(engine.api.setRoles).toHaveBeenCalledWith(oneClickRoles('ollama_chat/qwen3:8b', 'ollama/nomic-embed-text:latest'));
     expect(engine.api.pullModel).not.toHaveBeenCalled();
-    await waitFor(() => expect(engine.api.applyModelPreset).toHaveBeenCalledWith('Local only'));
   });
 
   it('points a small computer at the cloud instead of a local model', async () => {
@@ -227,5 +246,134 @@ describe('Onboarding: later', () => {
     await userEvent.click(await screen.findByRole('button', { name: 'Set up now' }));
     expect(await screen.findByRole('heading', { name: 'How should Sentient think?' })).toBeInTheDocument();
     expect(screen.queryByText('Step 2 of 2')).toBeNull();
+  });
+});
+
+describe('Onboarding: the model you already have', () => {
+  it('lists what Ollama has, marks the one that can use tools, and sets every job to it with one click', async () => {
+    const engine = setup(TWO_MODELS);
+    renderWithApi(<ModelStep />, engine.api);
+    const panel = await screen.findByTestId('local-models');
+    expect(panel).toHaveTextContent('Ollama is running and already has these models.');
+    const qwen = within(panel).getByRole('radio', { name: /qwen3:4b/ });
+    const llama = within(panel).getByRole('radio', { name: /llama3\.2:3b/ });
+    // The one that can use tools is marked and picked, though the other is bigger.
+    expect(qwen).toBeChecked();
+    expect(qwen.closest('label')).toHaveTextContent('Can use tools');
+    expect(llama.closest('label')).toHaveTextContent("Chats, but can't use tools");
+    // The download is the fallback, not the only offer.
+    expect(within(panel).getByRole('button', { name: 'Download qwen3:8b (5.2 GB)' })).toHaveClass('btn-quiet');
+
+    await userEvent.click(within(panel).getByRole('button', { name: 'Use qwen3:4b for everything' }));
+    expect(engine.api.setRoles).toHaveBeenCalledTimes(1);
+    expect(engine.api.setRoles).toHaveBeenCalledWith({
+      primary: 'ollama_chat/qwen3:4b',
+      fast: null,
+      planner: null,
+      executor: null,
+      vision: null,
+      voice: null,
+    });
+    expect(engine.api.pullModel).not.toHaveBeenCalled();
+    expect(engine.api.applyModelPreset).not.toHaveBeenCalled();
+    expect(await screen.findByTestId('model-ready')).toHaveTextContent('qwen3:4b is set up for every job. Nothing was downloaded.');
+    await waitFor(() => expect(engine.api.modelCheckup).toHaveBeenCalledWith({ roles: { primary: 'ollama_chat/qwen3:4b' } }, expect.any(Function)));
+  });
+
+  it('warns before using a model that cannot use tools, and still lets the person pick it', async () => {
+    const engine = setup(TWO_MODELS);
+    renderWithApi(<ModelStep />, engine.api);
+    const panel = await screen.findByTestId('local-models');
+    expect(within(panel).queryByText(/can't search, read mail/)).toBeNull();
+    await userEvent.click(within(panel).getByRole('radio', { name: /llama3\.2:3b/ }));
+    expect(panel).toHaveTextContent("llama3.2:3b can chat but can't use tools");
+    await userEvent.click(within(panel).getByRole('button', { name: 'Use llama3.2:3b for everything' }));
+    expect(engine.api.setRoles).toHaveBeenCalledWith(expect.objectContaining({ primary: 'ollama_chat/llama3.2:3b', fast: null }));
+  });
+
+  it('takes the address of an Ollama on another computer, checked before it is saved', async () => {
+    const engine = setup(NO_OLLAMA);
+    engine.api.setLocalAddress
+      .mockRejectedValueOnce(
+        new ApiError(400, 'Nothing answered at http://192.168.1.20:1143: check the address, and that Ollama is running there and accepts connections from this computer.'),
+      )
+      .mockImplementationOnce(async () => {
+        engine.api.localModels.mockResolvedValue(TWO_MODELS);
+        return TWO_MODELS.ollama;
+      });
+    renderWithApi(<ModelStep />, engine.api);
+    const install = await screen.findByTestId('install-ollama');
+    await userEvent.click(within(install).getByRole('button', { name: 'Ollama runs on another computer?' }));
+    const field = within(install).getByLabelText("Ollama's address");
+    expect(field).toHaveValue('http://localhost:11434');
+
+    await userEvent.clear(field);
+    await userEvent.type(field, 'http://192.168.1.20:1143');
+    await userEvent.click(within(screen.getByTestId('address-ollama')).getByRole('button', { name: 'Save' }));
+    expect(engine.api.setLocalAddress).toHaveBeenCalledWith({ provider: 'ollama', api_base: 'http://192.168.1.20:1143' });
+    expect(await within(install).findByRole('alert')).toHaveTextContent('Not saved. Nothing answered at http://192.168.1.20:1143');
+    expect(field).toHaveAttribute('aria-invalid', 'true');
+
+    await userEvent.clear(field);
+    await userEvent.type(field, '192.168.1.20:11434{Enter}');
+    expect(engine.api.setLocalAddress).toHaveBeenLastCalledWith({ provider: 'ollama', api_base: '192.168.1.20:11434' });
+    // Found there: the models it has are offered right away.
+    expect(await screen.findByTestId('local-models')).toHaveTextContent('Ollama is running and already has these models.');
+  });
+
+  it('without Ollama the preselected choice still has a way forward', async () => {
+    const engine = setup(NO_OLLAMA);
+    const finished: string[] = [];
+    renderWithApi(<ModelStep onFinish={() => finished.push('done')} />, engine.api);
+    await waitFor(() => expect(screen.getByRole('radio', { name: /On this computer/ })).toBeChecked());
+    const install = await screen.findByTestId('install-ollama');
+    await userEvent.click(within(install).getByRole('button', { name: 'Continue' }));
+    expect(readModelSetup()).toBe('later');
+    expect(finished).toEqual(['done']);
+  });
+});
+
+describe('"Set up now" opens the step again, and it closes', () => {
+  async function openAgain() {
+    writeModelSetup('later');
+    const engine = fakeApi(makeBootstrap());
+    engine.api.localModels.mockResolvedValue(NO_OLLAMA);
+    renderWithApi(<App />, engine.api);
+    await userEvent.click(await screen.findByRole('button', { name: 'Set up now' }));
+    expect(await screen.findByRole('heading', { name: 'How should Sentient think?' })).toBeInTheDocument();
+    return engine;
+  }
+
+  it('closes with Close, back to the bar', async () => {
+    await openAgain();
+    await userEvent.click(screen.getByRole('button', { name: 'Close' }));
+    expect(await screen.findByTestId('model-bar')).toBeInTheDocument();
+    expect(screen.queryByRole('heading', { name: 'How should Sentient think?' })).toBeNull();
+    expect(readModelSetup()).toBe('later');
+  });
+
+  it('closes with Escape', async () => {
+    await openAgain();
+    await userEvent.keyboard('{Escape}');
+    expect(await screen.findByTestId('model-bar')).toBeInTheDocument();
+    expect(readModelSetup()).toBe('later');
+  });
+
+  it('does not come back after a reload: only the reminder is kept on this computer', async () => {
+    await openAgain();
+    // What a reload reads: the storage, not this window's memory.
+    expect(window.localStorage.getItem(MODEL_SETUP_KEY)).toBe('later');
+    closeModelSetup();
+    // A window from before this change kept 'reopened' in storage: it reads as the reminder.
+    window.localStorage.setItem(MODEL_SETUP_KEY, 'reopened');
+    expect(readModelSetup()).toBe('later');
+  });
+
+  it('the first run has no Close: its way out is Later', async () => {
+    setup(NO_OLLAMA);
+    const engine = fakeApi(makeBootstrap());
+    renderWithApi(<ModelStep />, engine.api);
+    await screen.findByRole('heading', { name: 'How should Sentient think?' });
+    expect(screen.queryByRole('button', { name: 'Close' })).toBeNull();
   });
 });

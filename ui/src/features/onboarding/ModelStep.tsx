@@ -1,10 +1,11 @@
-// The last onboarding step, "How should Sentient think?": run a model on this computer (Ollama:
-// install help, then ONE button that downloads the model recommended for this computer and
-// switches to the "Local only" setup), use a cloud key (save it, check it with one short call,
-// switch to the "Cloud" setup), or decide later. A set-up model is then checked in the background
-// and the step ends with one plain line about it.
+// The last onboarding step, "How should Sentient think?": run a model on this computer (the
+// models Ollama or LM Studio already has, with ONE button that sets every job to them; else
+// install help, or a download of the model recommended for this computer that switches to the
+// "Local only" setup), use a cloud key (save it, check it with one short call, switch to the
+// "Cloud" setup), or decide later. A set-up model is then checked in the background and the step
+// ends with one plain line about it. Opened again by "Set up now", it closes with Close or Escape.
 import { useEffect, useId, useRef, useState } from 'react';
-import type { Hardware, LocalModels, PresetSwitch, ProviderView } from '../../api';
+import type { Hardware, LocalModel, LocalModels, LocalPick, Missing, PresetSwitch, ProviderView, RoleChanges } from '../../api';
 
 type Os = Hardware['os'];
 import {
@@ -15,7 +16,9 @@ import {
   useHardware,
   useLocalModels,
   useModelProviders,
+  OtherComputer,
   usePull,
+  useSetRoles,
   useSetSecret,
   useSwitchPreset,
   useTestModel,
@@ -96,19 +99,24 @@ export function checkupSummary(state: CheckupState, model: string): { text: stri
   return { text: `${name} answered, but ${failed.label.toLowerCase()} doesn't work: ${failed.detail}`, ok: true };
 }
 
-export function ModelStep({ firstRun = true, onFinish }: { firstRun?: boolean; onFinish?: () => void } = {}) {
+type StepProps = { firstRun?: boolean; onFinish?: () => void; onClose?: () => void };
+
+export function ModelStep({ firstRun = true, onFinish, onClose }: StepProps = {}) {
   return (
     <PullProvider>
-      <ModelStepInner firstRun={firstRun} onFinish={onFinish} />
+      <ModelStepInner firstRun={firstRun} onFinish={onFinish} onClose={onClose} />
     </PullProvider>
   );
 }
 
-function ModelStepInner({ firstRun, onFinish }: { firstRun: boolean; onFinish?: () => void }) {
+/** A model that was set up: what the step ends with while the check-up tries it. */
+type Ready = { model: string; answered: boolean; missing: Missing[]; note: string };
+
+function ModelStepInner({ firstRun, onFinish, onClose }: StepProps & { firstRun: boolean }) {
   const hardware = useHardware();
   const [picked, setPicked] = useState<Choice | null>(null);
   // The model that was set up, once a setup was switched to; the check-up then tries it.
-  const [ready, setReady] = useState<{ model: string; answered: boolean; switched: PresetSwitch; note: string } | null>(null);
+  const [ready, setReady] = useState<Ready | null>(null);
   const checkup = useCheckup();
   // A download started from "Also worth doing" shows its progress here.
   const pull = usePull();
@@ -119,17 +127,28 @@ function ModelStepInner({ firstRun, onFinish }: { firstRun: boolean; onFinish?: 
   const summary = ready ? checkupSummary(checkup.state, ready.model) : null;
   const answered = (ready?.answered ?? false) || (summary?.ok ?? false);
 
-  const onReady = (switched: PresetSwitch, fallback: string, answeredAlready: boolean, note: string) => {
-    const model = switched.preset?.roles.primary ?? fallback;
-    setReady({ model, answered: answeredAlready, switched, note });
+  const onReady = (model: string, missing: Missing[], answeredAlready: boolean, note: string) => {
+    setReady({ model, answered: answeredAlready, missing, note });
     // In the background: the person can go on while it runs.
     void checkup.start({ roles: { primary: model } });
   };
+  const onSwitched = (switched: PresetSwitch, fallback: string, answeredAlready: boolean, note: string) =>
+    onReady(switched.preset?.roles.primary ?? fallback, switched.missing, answeredAlready, note);
 
   const finish = (state: 'later' | 'unanswered' | null) => {
     writeModelSetup(state);
     onFinish?.();
   };
+
+  // Opened again by "Set up now": Escape closes it like the Close button.
+  useEffect(() => {
+    if (!onClose) return undefined;
+    const onKey = (e: KeyboardEvent) => {
+      if (e.key === 'Escape' && !e.defaultPrevented) onClose();
+    };
+    window.addEventListener('keydown', onKey);
+    return () => window.removeEventListener('keydown', onKey);
+  }, [onClose]);
 
   return (
     <div className="onboarding" role="main">
@@ -137,6 +156,11 @@ function ModelStepInner({ firstRun, onFinish }: { firstRun: boolean; onFinish?: 
         <div className="brand">
           <span className="brand-mark" aria-hidden="true" />
           <span className="brand-name">Sentient</span>
+          {onClose ? (
+            <button type="button" className="btn btn-quiet model-step-close" onClick={onClose}>
+              Close
+            </button>
+          ) : null}
         </div>
         {firstRun ? <p className="field-help">Step 2 of 2</p> : null}
         <h1 id={titleId}>How should Sentient think?</h1>
@@ -154,7 +178,7 @@ function ModelStepInner({ firstRun, onFinish }: { firstRun: boolean; onFinish?: 
             text={
               cloudFirst
                 ? 'Private and free, but this computer has little memory for it, so replies would be slow.'
-                : 'Private and free: nothing you say leaves this computer. Needs the free Ollama program and a download.'
+                : 'Private and free: nothing you say leaves this computer. Uses a model you already have in Ollama or LM Studio, or a download.'
             }
             badge={hardware.data && !cloudFirst ? 'Recommended' : null}
           />
@@ -178,9 +202,15 @@ function ModelStepInner({ firstRun, onFinish }: { firstRun: boolean; onFinish?: 
         {hardware.isPending && picked === null ? <Loading label="Checking what this computer can run…" /> : null}
 
         {choice === 'local' && !ready ? (
-          <LocalSetup hardware={hardware.data} onUseCloud={() => setPicked('cloud')} onReady={(res, m, note) => onReady(res, m, false, note)} />
+          <LocalSetup
+            hardware={hardware.data}
+            onUseCloud={() => setPicked('cloud')}
+            onSwitched={(res, m, note) => onSwitched(res, m, false, note)}
+            onReady={(m, note) => onReady(m, [], false, note)}
+            onContinue={() => finish('later')}
+          />
         ) : null}
-        {choice === 'cloud' && !ready ? <CloudSetup onReady={(res, m, note) => onReady(res, m, true, note)} /> : null}
+        {choice === 'cloud' && !ready ? <CloudSetup onReady={(res, m, note) => onSwitched(res, m, true, note)} /> : null}
         {choice === 'later' ? (
           <div className="model-panel">
             <p>You can set up a model whenever you like: Chat and Tasks will show a reminder with a button until one answers.</p>
@@ -201,9 +231,9 @@ function ModelStepInner({ firstRun, onFinish }: { firstRun: boolean; onFinish?: 
                 {summary.text}
               </p>
             ) : null}
-            <MissingList result={ready.switched} />
-            {ready.switched.missing.length > 0 && pull.state.phase !== 'idle' && pull.state.phase !== 'done' ? <PullProgressView state={pull.state} /> : null}
-            {ready.switched.missing.some((m) => m.action?.kind === 'pull_model' && pull.state.phase === 'done' && m.action.name === pull.state.name) ? (
+            <MissingList missing={ready.missing} />
+            {ready.missing.length > 0 && pull.state.phase !== 'idle' && pull.state.phase !== 'done' ? <PullProgressView state={pull.state} /> : null}
+            {ready.missing.some((m) => m.action?.kind === 'pull_model' && pull.state.phase === 'done' && m.action.name === pull.state.name) ? (
               <p className="muted" role="status">
                 {pull.state.phase === 'done' ? `${pull.state.name} is downloaded.` : null}
               </p>
@@ -262,11 +292,15 @@ function ChoiceCard({
 function LocalSetup({
   hardware,
   onUseCloud,
+  onSwitched,
   onReady,
+  onContinue,
 }: {
   hardware: Hardware | undefined;
   onUseCloud: () => void;
-  onReady: (switched: PresetSwitch, model: string, note: string) => void;
+  onSwitched: (switched: PresetSwitch, model: string, note: string) => void;
+  onReady: (model: string, note: string) => void;
+  onContinue: () => void;
 }) {
   const local = useLocalModels();
   const pull = usePull();
@@ -276,7 +310,7 @@ function LocalSetup({
 
   const apply = () => {
     if (!rec || switcher.isPending) return;
-    switcher.mutate({ name: LOCAL_PRESET }, { onSuccess: (res) => onReady(res, rec.model, `${rec.name} is downloaded and every job uses it now.`) });
+    switcher.mutate({ name: LOCAL_PRESET }, { onSuccess: (res) => onSwitched(res, rec.model, `${rec.name} is downloaded and every job uses it now.`) });
   };
 
   // The download finished: switch to Local only right away (once).
@@ -295,7 +329,21 @@ function LocalSetup({
   const data: LocalModels | undefined = local.data;
   if (!data) return null;
 
-  if (!data.ollama.reachable) return <InstallOllama os={systemOf(hardware)} checking={local.isFetching} onCheck={() => void local.refetch()} />;
+  // Models already there come first: no download needed.
+  if (data.pick && !pulled && !switcher.isPending) {
+    return <AlreadyHere local={data} pick={data.pick} rec={rec} onReady={onReady} onDownload={(name) => void pull.start(name)} />;
+  }
+
+  if (!data.ollama.reachable) {
+    return (
+      <InstallOllama
+        os={systemOf(hardware)}
+        checking={local.isFetching}
+        onCheck={() => void local.refetch()}
+        onContinue={onContinue}
+      />
+    );
+  }
 
   if (!rec) return <Loading label="Checking what this computer can run…" />;
   if (rec.cloud_first) {
@@ -356,12 +404,114 @@ function LocalSetup({
       ) : null}
       {switcher.isPending ? <Loading label={`Switching every job to ${rec.name}…`} /> : null}
       <ErrorNotice error={switcher.error} prefix={`Couldn't switch to ${rec.name}.`} onRetry={apply} />
+      <OtherComputer onSaved={() => void local.refetch()} />
     </div>
   );
 }
 
-function InstallOllama({ os, checking, onCheck }: { os: Os; checking: boolean; onCheck: () => void }) {
+/** Whether Ollama (or LM Studio) says the model can use tools. */
+export function canUseTools(m: Pick<LocalModel, 'capabilities'>): boolean {
+  return m.capabilities.includes('tools');
+}
+
+/** The roles one click sets: the main model, every other chat job on it, and the embedding model if there is one. */
+export function oneClickRoles(primary: string, embedding: string | null): RoleChanges {
+  const roles: RoleChanges = { primary, fast: null, planner: null, executor: null, vision: null, voice: null };
+  if (embedding) roles.embedding = embedding;
+  return roles;
+}
+
+/** The models Ollama (or LM Studio) already has, the pick preselected, one button for every job. */
+function AlreadyHere({
+  local,
+  pick,
+  rec,
+  onReady,
+  onDownload,
+}: {
+  local: LocalModels;
+  pick: LocalPick;
+  rec: Hardware['recommendation'] | undefined;
+  onReady: (model: string, note: string) => void;
+  onDownload: (name: string) => void;
+}) {
+  const setRoles = useSetRoles();
+  const pull = usePull();
+  const lmStudio = pick.primary.startsWith('lm_studio/');
+  const prefix = lmStudio ? 'lm_studio/' : 'ollama_chat/';
+  const server = lmStudio ? 'LM Studio' : 'Ollama';
+  const models = (lmStudio ? local.lm_studio.models : local.ollama.models).filter((m) => !m.is_embedding);
+  const [chosen, setChosen] = useState(pick.primary);
+  const name = withoutLatest(chosen.slice(prefix.length));
+  const model = models.find((m) => `${prefix}${m.name}` === chosen);
+  const embedding = pick.embedding ? withoutLatest(pick.embedding.slice(pick.embedding.indexOf('/') + 1)) : null;
+  const groupId = useId();
+  const recInstalled = rec ? local.ollama.models.some((m) => withoutLatest(m.name) === withoutLatest(rec.name)) : true;
+
+  const use = () => {
+    if (setRoles.isPending) return;
+    setRoles.mutate(oneClickRoles(chosen, pick.embedding), {
+      onSuccess: () =>
+        onReady(chosen, `${name} is set up for every job${embedding ? `, and ${embedding} for memory search` : ''}. Nothing was downloaded.`),
+    });
+  };
+
+  return (
+    <div className="model-panel" data-testid="local-models">
+      <p>
+        <span className="dot dot-ok" aria-hidden="true" /> {server} is running and already has {models.length === 1 ? 'a model' : 'these models'}.
+      </p>
+      <fieldset className="installed-pick" disabled={setRoles.isPending}>
+        <legend className="field-label" id={groupId}>
+          Already on this computer
+        </legend>
+        {models.map((m) => (
+          <label key={m.name} className={chosen === `${prefix}${m.name}` ? 'choice choice-picked' : 'choice'}>
+            <input
+              type="radio"
+              name="installed-model"
+              value={`${prefix}${m.name}`}
+              checked={chosen === `${prefix}${m.name}`}
+              onChange={() => setChosen(`${prefix}${m.name}`)}
+            />
+            <span className="choice-body">
+              <span className="choice-title">
+                {withoutLatest(m.name)}{' '}
+                {canUseTools(m) ? <span className="pill pill-ok">Can use tools</span> : null}
+              </span>
+              <span className="choice-text muted">
+                {[m.parameter_size, canUseTools(m) ? null : "Chats, but can't use tools"].filter(Boolean).join(' · ') || 'Ready to use'}
+              </span>
+            </span>
+          </label>
+        ))}
+      </fieldset>
+      {embedding ? <p className="muted">Memory search will use {embedding}, which is downloaded too.</p> : null}
+      {model && !canUseTools(model) ? (
+        <div className="notice notice-warn" role="status">
+          <p>{name} can chat but can't use tools, so it can't search, read mail or run tasks for you. A model marked "Can use tools" can.</p>
+        </div>
+      ) : null}
+      <button type="button" className="btn btn-primary" onClick={use} disabled={setRoles.isPending}>
+        {setRoles.isPending ? 'Setting it up…' : `Use ${name} for everything`}
+      </button>
+      <ErrorNotice error={setRoles.error} prefix={`Couldn't set up ${name}.`} onRetry={use} />
+      {rec && !rec.cloud_first && !recInstalled && local.ollama.reachable ? (
+        <div className="download-instead">
+          <p className="muted">Or download the model recommended for this computer: {rec.name}.</p>
+          <button type="button" className="btn btn-quiet" onClick={() => onDownload(rec.name)} disabled={pull.busy}>
+            {pull.busy ? 'Downloading…' : downloadLabel(rec.name)}
+          </button>
+          {pull.state.phase === 'pulling' || pull.state.phase === 'failed' ? <PullProgressView state={pull.state} /> : null}
+        </div>
+      ) : null}
+    </div>
+  );
+}
+
+function InstallOllama({ os, checking, onCheck, onContinue }: { os: Os; checking: boolean; onCheck: () => void; onContinue: () => void }) {
   const how = INSTALL[os];
+  const local = useLocalModels();
   return (
     <div className="model-panel" data-testid="install-ollama">
       <div className="notice notice-warn" role="status">
@@ -382,6 +532,13 @@ function InstallOllama({ os, checking, onCheck }: { os: Os; checking: boolean; o
         </a>
         <button type="button" className="btn btn-primary" onClick={onCheck} disabled={checking} aria-busy={checking}>
           {checking ? 'Checking…' : 'Check again'}
+        </button>
+      </div>
+      <OtherComputer onSaved={() => void local.refetch()} />
+      <div className="continue-later">
+        <p className="muted">Not now? Sentient opens without a model, and Chat shows a reminder with a button until one answers.</p>
+        <button type="button" className="btn btn-quiet" onClick={onContinue}>
+          Continue
         </button>
       </div>
     </div>
@@ -533,13 +690,13 @@ function CloudSetup({ onReady }: { onReady: (switched: PresetSwitch, model: stri
   );
 }
 
-function MissingList({ result }: { result: PresetSwitch | undefined }) {
-  if (!result || result.missing.length === 0) return null;
+function MissingList({ missing }: { missing: Missing[] }) {
+  if (missing.length === 0) return null;
   return (
     <div className="missing">
       <p>Also worth doing:</p>
       <ul className="missing-list">
-      {result.missing.map((m) => (
+      {missing.map((m) => (
         <li key={`${m.kind}-${m.model}`}>
           <p className="muted">
             {m.detail} {m.fix}

@@ -1,7 +1,8 @@
 // Where setting up a model stands, kept in this window's storage so a reload never skips the
 // model step and the "No model set up yet" bar stays until a model has answered:
 //   'pending'    the model step is (still) to be shown: set before onboarding is posted
-//   'reopened'   the same, opened again by "Set up now"
+//   'reopened'   the same, opened again by "Set up now": kept in memory only, so Close, Escape or
+//                a reload puts back what was there before (the bar), never the step again
 //   'later'      the person chose Later: the bar shows on Chat and Tasks
 //   'unanswered' a model was set up but hasn't answered yet (the check-up was left early or failed)
 //   null         nothing to do: a model answered, or this window never went through onboarding
@@ -13,6 +14,9 @@ export const MODEL_SETUP_KEY = 'sentient.model-setup';
 
 const listeners = new Set<() => void>();
 
+/** "Set up now" was pressed in this window and the step not closed since. */
+let reopened = false;
+
 function storage(): Storage | null {
   try {
     return window.localStorage;
@@ -21,19 +25,36 @@ function storage(): Storage | null {
   }
 }
 
-export function readModelSetup(): ModelSetupState | null {
+function stored(): ModelSetupState | null {
   const value = storage()?.getItem(MODEL_SETUP_KEY);
-  return value === 'pending' || value === 'reopened' || value === 'later' || value === 'unanswered' ? value : null;
+  // An older window kept 'reopened' in storage: it reads as the reminder it came from.
+  if (value === 'reopened') return 'later';
+  return value === 'pending' || value === 'later' || value === 'unanswered' ? value : null;
+}
+
+export function readModelSetup(): ModelSetupState | null {
+  return reopened ? 'reopened' : stored();
 }
 
 export function writeModelSetup(state: ModelSetupState | null): void {
-  const store = storage();
-  try {
-    if (state) store?.setItem(MODEL_SETUP_KEY, state);
-    else store?.removeItem(MODEL_SETUP_KEY);
-  } catch {
-    // A full or blocked storage only loses the reminder.
+  if (state === 'reopened') {
+    reopened = true;
+  } else {
+    reopened = false;
+    const store = storage();
+    try {
+      if (state) store?.setItem(MODEL_SETUP_KEY, state);
+      else store?.removeItem(MODEL_SETUP_KEY);
+    } catch {
+      // A full or blocked storage only loses the reminder.
+    }
   }
+  for (const fn of listeners) fn();
+}
+
+/** Close (or Escape) on the step opened by "Set up now": back to the reminder it came from. */
+export function closeModelSetup(): void {
+  reopened = false;
   for (const fn of listeners) fn();
 }
 

@@ -7,7 +7,7 @@ import { DevicesPage } from '../devices';
 import { IntegrationsPage } from '../integrations';
 import { MemoryPage, useMemoryReview } from '../memory';
 import { NotificationsPage, useUnreadCount } from '../notifications';
-import { ModelBar, ModelStep, useModelSetup } from '../onboarding';
+import { closeModelSetup, ModelBar, ModelStep, useModelSetup } from '../onboarding';
 import { SettingsPage } from '../settings';
 import { StopBanner } from '../stop';
 import { TasksPage } from '../tasks';
@@ -59,7 +59,8 @@ export function AppShell({ bootstrap, connectionLost }: { bootstrap: Bootstrap; 
     api.setTitle(label ? `${label} · Sentient` : 'Sentient');
   }, [api, page]);
 
-  if (modelSetup === 'pending' || modelSetup === 'reopened') return <ModelStep firstRun={modelSetup === 'pending'} />;
+  if (modelSetup === 'pending') return <ModelStep firstRun />;
+  if (modelSetup === 'reopened') return <ModelStep firstRun={false} onClose={closeModelSetup} />;
 
   return (
     <div className="app">

@@ -17,9 +17,10 @@ use crate::error::ApiError;
 use crate::gateway::body::JsonBody;
 use crate::llm::queue::ModelBusy;
 use crate::llm::usage::UsageReport;
+use crate::models::local::LocalAddress;
 use crate::models::{
-    EmbeddingTestRequest, EmbeddingTestResult, LocalModels, ProviderView, PullRequest, Roles,
-    TestRequest, TestResult,
+    EmbeddingTestRequest, EmbeddingTestResult, LocalModels, LocalServer, ProviderView, PullRequest,
+    Roles, TestRequest, TestResult,
 };
 use crate::system::Hardware;
 
@@ -27,6 +28,7 @@ pub fn routes() -> OpenApiRouter<Services> {
     OpenApiRouter::new()
         .routes(routes!(providers))
         .routes(routes!(local))
+        .routes(routes!(local_address))
         .routes(routes!(test))
         .routes(routes!(test_embedding))
         .routes(routes!(busy))
@@ -47,6 +49,17 @@ pub async fn providers(State(services): State<Services>) -> Json<Vec<ProviderVie
 #[utoipa::path(get, path = "/api/models/local", tag = "models", responses((status = 200, body = LocalModels)))]
 pub async fn local(State(services): State<Services>) -> Json<LocalModels> {
     Json(services.models().local_models().await)
+}
+
+/// Saves Ollama's or LM Studio's address once something answers there as that server.
+#[utoipa::path(put, path = "/api/models/local/address", tag = "models", request_body = LocalAddress,
+    responses((status = 200, body = LocalServer), (status = 400, body = crate::error::ErrorBody),
+              (status = 422, body = crate::error::ErrorBody)))]
+pub async fn local_address(
+    State(services): State<Services>,
+    JsonBody(body): JsonBody<LocalAddress>,
+) -> Result<Json<LocalServer>, ApiError> {
+    Ok(Json(services.models().set_local_address(body).await?))
 }
 
 /// One short call to a model, reporting whether it can use tools.

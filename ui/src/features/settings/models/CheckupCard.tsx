@@ -98,12 +98,12 @@ function RoleStatus({ result, step, running }: { result: RoleResult | undefined;
 }
 
 function CheckRow({ check }: { check: Check }) {
+  // "Follows the main model" is a note on why the role changed, not a check with a result.
+  const note = check.id === 'followed';
   return (
     <li className={`check status-${check.status}`}>
       <p>
-        <strong>
-          {check.label}: {STATUS_WORDS[check.status]}.
-        </strong>{' '}
+        <strong>{note ? `${check.label}.` : `${check.label}: ${STATUS_WORDS[check.status]}.`}</strong>{' '}
         {check.detail}
       </p>
       {check.fix ? <p className="check-fix">{check.fix}</p> : null}

@@ -3,7 +3,7 @@ import userEvent from '@testing-library/user-event';
 import { afterEach, describe, expect, it } from 'vitest';
 import { App } from '../../../App';
 import { ApiError } from '../../../api';
-import { fakeApi, LOCAL_MODELS, makeBootstrap, makeHardware, PROVIDERS } from '../../../test/fakes';
+import { fakeApi, LOCAL_MODELS, makeBootstrap, makeHardware, PROVIDERS, ROLES } from '../../../test/fakes';
 import { renderWithApi } from '../../../test/render';
 import { ADVANCED_KEY, ModelsSettings } from './ModelsSettings';
 
@@ -97,6 +97,25 @@ describe('Settings > Models: roles', () => {
     await userEvent.click(within(role('Quick jobs')).getByRole('button', { name: 'Save' }));
     expect(engine.api.setRoles).toHaveBeenLastCalledWith({ fast: null });
     await waitFor(() => expect(role('Quick jobs')).toHaveTextContent('Uses the main model'));
+  });
+
+  it('says which jobs followed a new main model because their model is not downloaded', async () => {
+    const engine = setup();
+    engine.api.setRoles.mockImplementationOnce(async (changes) => ({
+      ...ROLES,
+      primary: changes.primary ?? ROLES.primary,
+      fast: null,
+      followed: [{ role: 'fast', from: 'ollama_chat/qwen3:14b', to: null }],
+    }));
+    renderWithApi(<ModelsSettings />, engine.api);
+    await openAdvanced();
+    const main = await screen.findByRole('region', { name: 'Main model' });
+    await userEvent.selectOptions(within(main).getByLabelText('Model'), 'anthropic/claude-haiku-4-5');
+    await userEvent.click(within(main).getByRole('button', { name: 'Save' }));
+    expect(engine.api.setRoles).toHaveBeenCalledWith({ primary: 'anthropic/claude-haiku-4-5' });
+    expect(await within(main).findByTestId('role-followed')).toHaveTextContent(
+      "Quick jobs used qwen3:14b, which isn't downloaded, so it now uses the main model.",
+    );
   });
 
   it('saves a typed provider/model, and asks for that shape first', async () => {

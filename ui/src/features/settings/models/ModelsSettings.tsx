@@ -65,7 +65,7 @@ function InUse() {
       <ErrorNotice error={providers.error} prefix="Couldn't load the providers." onRetry={() => void providers.refetch()} />
       {roles.data && providers.data ? (
         <p className="in-use-sentence" data-testid="in-use-sentence">
-          {inUseSentence(roles.data, providers.data, assistant)}
+          {inUseSentence(roles.data, providers.data, assistant, need === null)}
         </p>
       ) : null}
       {nothingInstalled && noKeys ? (

@@ -8,6 +8,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { Roles } from '../../../api';
 import { fakeApi, LOCAL_MODELS, makeBootstrap, PRESETS, PROVIDERS, ROLES } from '../../../test/fakes';
 import { renderWithApi } from '../../../test/render';
+import { ApiError } from '../../../api/errors';
 import { ADVANCED_KEY, ModelsSettings } from './ModelsSettings';
 import { inUseSentence, needOf, presetNeeds } from './summary';
 
@@ -116,6 +117,10 @@ describe('Settings > Models, top level', () => {
     const calls = engine.api.localModels.mock.calls.length;
     await userEvent.click(within(need).getByRole('button', { name: 'Check again' }));
     await waitFor(() => expect(engine.api.localModels.mock.calls.length).toBeGreaterThan(calls));
+    // Or it runs elsewhere: its address, right there.
+    await userEvent.click(within(need).getByRole('button', { name: 'Ollama runs on another computer?' }));
+    await userEvent.type(within(need).getByLabelText("Ollama's address"), '{Control>}a{/Control}192.168.1.20:11434{Enter}');
+    expect(engine.api.setLocalAddress).toHaveBeenCalledWith({ provider: 'ollama', api_base: '192.168.1.20:11434' });
   });
 
   it('a model that needs a key offers the key field of its provider', async () => {
@@ -129,6 +134,86 @@ describe('Settings > Models, top level', () => {
     expect(await screen.findByTestId('key-openai')).toBeInTheDocument();
     await userEvent.click(within(need).getByRole('button', { name: 'Add a key for OpenAI' }));
     await waitFor(() => expect(screen.getByLabelText('OpenAI key')).toHaveFocus());
+  });
+});
+
+describe('switching to a setup that is not ready (issue 32)', () => {
+  const CLOUD_IN_USE = {
+    ...PRESETS,
+    active: 'Mixed',
+    presets: PRESETS.presets.map((p) => ({ ...p, active: p.name === 'Mixed' })),
+  };
+
+  it('asks first, naming what would change and what is missing, and switches only on "Switch anyway"', async () => {
+    const engine = fakeApi(makeBootstrap());
+    engine.api.getRoles.mockResolvedValue(roles({ primary: 'anthropic/claude-sonnet-5', fast: 'ollama_chat/qwen3:8b' }));
+    engine.api.modelPresets.mockResolvedValue(CLOUD_IN_USE);
+    engine.api.localModels.mockResolvedValue(NOTHING_DOWNLOADED);
+    renderWithApi(<ModelsSettings />, engine.api);
+    const local = await screen.findByTestId('preset-Local only');
+    await within(local).findByTestId('setup-need');
+
+    await userEvent.click(within(local).getByRole('button', { name: 'Use Local only' }));
+    const ask = within(local).getByTestId('setup-confirm');
+    expect(ask).toHaveTextContent("Switch to Local only before its models are ready? Sentient couldn't answer until this is done: qwen3:8b isn't downloaded yet.");
+    expect(within(ask).getAllByRole('listitem').map((li) => li.textContent)).toEqual(['Main model: claude-sonnet-5 → qwen3:8b']);
+    expect(engine.api.applyModelPreset).not.toHaveBeenCalled();
+
+    await userEvent.click(within(ask).getByRole('button', { name: 'Keep my current setup' }));
+    expect(within(local).queryByTestId('setup-confirm')).toBeNull();
+    expect(engine.api.applyModelPreset).not.toHaveBeenCalled();
+
+    await userEvent.click(within(local).getByRole('button', { name: 'Use Local only' }));
+    await userEvent.click(within(local).getByRole('button', { name: 'Switch anyway' }));
+    await waitFor(() => expect(engine.api.applyModelPreset).toHaveBeenCalledWith('Local only'));
+  });
+
+  it('switches on one click when the setup is ready', async () => {
+    const engine = fakeApi(makeBootstrap());
+    engine.api.getRoles.mockResolvedValue(roles({ primary: 'anthropic/claude-sonnet-5' }));
+    engine.api.modelPresets.mockResolvedValue(CLOUD_IN_USE);
+    renderWithApi(<ModelsSettings />, engine.api);
+    const local = await screen.findByTestId('preset-Local only');
+    await userEvent.click(within(local).getByRole('button', { name: 'Use Local only' }));
+    await waitFor(() => expect(engine.api.applyModelPreset).toHaveBeenCalledWith('Local only'));
+    expect(within(local).queryByTestId('setup-confirm')).toBeNull();
+  });
+
+  it('never says a model is in use when it is not ready', async () => {
+    expect(inUseSentence(roles({ primary: 'ollama_chat/qwen3:8b' }), PROVIDERS, 'Sentient', false)).toBe(
+      "Sentient is set to think with qwen3:8b on this computer, but it isn't ready yet.",
+    );
+    const engine = fakeApi(makeBootstrap());
+    engine.api.localModels.mockResolvedValue(NOTHING_DOWNLOADED);
+    renderWithApi(<ModelsSettings />, engine.api);
+    await screen.findByTestId('in-use-need');
+    expect(screen.getByTestId('in-use-sentence')).toHaveTextContent("Sentient is set to think with qwen3:8b on this computer, but it isn't ready yet.");
+    const local = await screen.findByTestId('preset-Local only');
+    expect(within(local).getByRole('heading', { level: 3 })).toHaveTextContent('Local only Picked, not ready');
+    expect(within(local).queryByText('In use')).toBeNull();
+  });
+});
+
+describe("Settings > Models: where Ollama and LM Studio run", () => {
+  it('saves an address once the engine found the server there, and says why not otherwise', async () => {
+    window.localStorage.setItem(ADVANCED_KEY, 'open');
+    const engine = fakeApi(makeBootstrap());
+    engine.api.setLocalAddress.mockRejectedValueOnce(
+      new ApiError(400, "Something answered at http://box.lan:8080, but it isn't LM Studio: check the address and its port."),
+    );
+    renderWithApi(<ModelsSettings />, engine.api);
+    const lm = await screen.findByTestId('address-lm_studio');
+    const field = within(lm).getByLabelText("LM Studio's address");
+    await userEvent.clear(field);
+    await userEvent.type(field, 'http://box.lan:8080');
+    await userEvent.click(within(lm).getByRole('button', { name: 'Save' }));
+    expect(await within(lm).findByRole('alert')).toHaveTextContent("Not saved. Something answered at http://box.lan:8080, but it isn't LM Studio");
+
+    await userEvent.clear(field);
+    await userEvent.type(field, 'http://box.lan:1234{Enter}');
+    expect(engine.api.setLocalAddress).toHaveBeenLastCalledWith({ provider: 'lm_studio', api_base: 'http://box.lan:1234' });
+    expect(await within(lm).findByRole('status')).toHaveTextContent('LM Studio answers there and has 2 models.');
+    expect(within(lm).queryByRole('alert')).toBeNull();
   });
 });
 

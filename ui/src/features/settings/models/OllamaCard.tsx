@@ -5,6 +5,7 @@ import type { Hardware, LocalModels } from '../../../api';
 import { type PullState } from '../../../api/shared';
 import { useHardware, useLocalModels, useModelBusy } from './queries';
 import { ErrorNotice, Loading } from '../../../components/Page';
+import { LocalAddressField } from './LocalAddress';
 import { usePull, type Pull } from './pull';
 import { withoutLatest } from './roles';
 import './models.css';
@@ -70,6 +71,11 @@ export function OllamaCard() {
 
       {local.data ? <DownloadField disabled={!reachable} pull={pull} /> : null}
       <PullProgressView state={pull.state} />
+
+      <h3>Where they run</h3>
+      <p className="muted">Change these when Ollama or LM Studio runs on another computer or port. Sentient checks the address before saving it.</p>
+      <LocalAddressField server="ollama" />
+      <LocalAddressField server="lm_studio" />
     </div>
   );
 }

@@ -183,8 +183,19 @@ describe('Settings > Models: the check-up', () => {
     expect(primary).toHaveTextContent("Tools: Doesn't work. qwen3:4b didn't call the tool.");
     expect(primary).toHaveTextContent('Use qwen3:8b, which this computer runs well.');
 
-    send({ type: 'role', role: 'fast', model: null, provider: null, local: false, inherits: 'primary', status: 'skip', checks: [] });
+    // Quick jobs followed the main model when it was picked, because their model wasn't downloaded.
+    const followed = {
+      id: 'followed',
+      label: 'Follows the main model',
+      status: 'skip' as const,
+      detail: "qwen3:14b isn't downloaded, so this job uses the main model (qwen3:4b) since you picked it.",
+    };
+    send({ type: 'role', role: 'fast', model: null, provider: null, local: false, inherits: 'primary', status: 'skip', checks: [followed] });
     expect(within(card).getByTestId('checkup-fast')).toHaveTextContent('Same as the main model');
+    expect(within(card).getByTestId('checkup-fast')).toHaveTextContent(
+      "Follows the main model. qwen3:14b isn't downloaded, so this job uses the main model (qwen3:4b) since you picked it.",
+    );
+    expect(within(card).getByTestId('checkup-fast')).not.toHaveTextContent('Skipped');
 
     send({ type: 'done', status: 'fail', roles: [PRIMARY_RESULT] });
     await act(async () => run.finish());

@@ -3,17 +3,21 @@
 // what it needs before its models can answer (a download, a key, Ollama running) and offers that
 // fix, never a dead switch. Under Advanced, `OwnPresetsCard` lists the person's own setups and
 // saves the current one under a name. After a switch either lists what changed and what the new
-// models still need, with a fix where there is one.
+// models still need, with a fix where there is one. A setup whose models can't answer yet (not
+// downloaded, no key) is never switched to on one click: the card first asks, naming what would
+// change and what is missing.
 import { useId, useState } from 'react';
-import type { Preset, PresetSwitch } from '../../../api';
-import { useDeletePreset, useLocalModels, useModelPresets, useModelProviders, useSavePreset, useSwitchPreset } from './queries';
+import type { Preset, PresetSwitch, Roles } from '../../../api';
+import { ROLE_NAMES } from '../../../api';
+import { useDeletePreset, useLocalModels, useModelPresets, useModelProviders, useRoles, useSavePreset, useSwitchPreset } from './queries';
 import { ErrorNotice, Loading } from '../../../components/Page';
 import { FixButton } from './FixButton';
+import { OtherComputer } from './LocalAddress';
 import { revealKeyField } from './keys';
 import { PullProgressView } from './OllamaCard';
 import { usePull } from './pull';
 import { roleTitle } from './roles';
-import { BUILTIN_SETUPS, presetNeeds, setupWords, type Need } from './summary';
+import { BUILTIN_SETUPS, modelName, needOf, presetNeeds, setupWords, type Need } from './summary';
 
 /** The three built-in setups as cards, with their fixes, undo and what the last switch did. */
 export function PresetsCard() {
@@ -73,12 +77,34 @@ export function PresetsCard() {
   );
 }
 
+/** The roles a setup would change: "Main model: claude-sonnet-5 → qwen3:8b". */
+export function setupChanges(preset: Preset, roles: Roles | undefined): { role: string; from: string | null; to: string | null }[] {
+  if (!roles) return [];
+  const out: { role: string; from: string | null; to: string | null }[] = [];
+  for (const role of ROLE_NAMES) {
+    if (!(role in (preset.roles ?? {}))) continue;
+    const to = preset.roles[role] ?? null;
+    const from = roles[role] ?? null;
+    if ((from ?? '') !== (to ?? '')) out.push({ role, from, to });
+  }
+  return out;
+}
+
 function SetupCard({ preset, busy, onApply, modified }: { preset: Preset; busy: boolean; onApply: () => void; modified: boolean }) {
   const providers = useModelProviders();
   const local = useLocalModels();
+  const roles = useRoles();
   const headingId = useId();
+  const [asking, setAsking] = useState(false);
   const current = preset.active && !modified;
   const needs = preset.available ? presetNeeds(preset, providers.data, local.data) : [];
+  // "In use" only for a setup whose main model can answer; otherwise it is only picked.
+  const mainNeed = preset.roles?.primary ? needOf(preset.roles.primary, providers.data, local.data) : null;
+  const changes = setupChanges(preset, roles.data);
+  const pick = () => {
+    if (needs.length > 0) setAsking(true);
+    else onApply();
+  };
   return (
     <li
       className={current ? 'setup-card setup-card-current' : 'setup-card'}
@@ -86,7 +112,8 @@ function SetupCard({ preset, busy, onApply, modified }: { preset: Preset; busy: 
       data-testid={`preset-${preset.name}`}
     >
       <h3 id={headingId}>
-        {preset.name} {preset.active ? <span className="pill pill-ok">In use</span> : null}
+        {preset.name}{' '}
+        {preset.active ? mainNeed ? <span className="pill pill-warn">Picked, not ready</span> : <span className="pill pill-ok">In use</span> : null}
       </h3>
       <p className="muted">{setupWords(preset, providers.data)}</p>
       {!preset.available ? (
@@ -109,9 +136,42 @@ function SetupCard({ preset, busy, onApply, modified }: { preset: Preset; busy: 
               ))}
             </ul>
           ) : null}
-          {current ? null : (
+          {asking && !current ? (
+            <div className="notice notice-warn setup-confirm" role="alertdialog" aria-labelledby={`${headingId}-ask`} data-testid="setup-confirm">
+              <p id={`${headingId}-ask`}>
+                <strong>Switch to {preset.name} before its models are ready?</strong> Sentient couldn't answer until this is
+                done: {needs.map((n) => n.text).join(' ')}
+              </p>
+              {changes.length > 0 ? (
+                <ul className="change-list">
+                  {changes.map((c) => (
+                    <li key={c.role}>
+                      {roleTitle(c.role)}: {c.from ? modelName(c.from) : 'the main model'} → {c.to ? modelName(c.to) : 'the main model'}
+                    </li>
+                  ))}
+                </ul>
+              ) : null}
+              <div className="role-buttons">
+                <button type="button" className="btn btn-primary" onClick={() => setAsking(false)} autoFocus>
+                  Keep my current setup
+                </button>
+                <button
+                  type="button"
+                  className="btn btn-quiet"
+                  onClick={() => {
+                    setAsking(false);
+                    onApply();
+                  }}
+                  disabled={busy}
+                >
+                  Switch anyway
+                </button>
+              </div>
+            </div>
+          ) : null}
+          {current || asking ? null : (
             <div className="setup-actions">
-              <button type="button" className={needs.length > 0 ? 'btn' : 'btn btn-primary'} onClick={onApply} disabled={busy}>
+              <button type="button" className={needs.length > 0 ? 'btn' : 'btn btn-primary'} onClick={pick} disabled={busy}>
                 Use {preset.name}
               </button>
             </div>
@@ -147,6 +207,7 @@ export function NeedRow({ need }: { need: Need }) {
           {need.kind === 'sign_in' ? `Sign in to ${need.label}` : `Add a key for ${need.label}`}
         </button>
       )}
+      {need.kind === 'ollama' ? <OtherComputer lmStudio={false} /> : null}
     </li>
   );
 }

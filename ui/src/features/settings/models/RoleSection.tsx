@@ -3,7 +3,7 @@ import { useId, useState } from 'react';
 import type { LocalModels, ProviderView, Roles } from '../../../api';
 import { useSetRoles, useTestModel, type ModelTest } from './queries';
 import { ErrorNotice } from '../../../components/Page';
-import { looksLikeModel, optionGroups, sameModel, type RoleInfo } from './roles';
+import { looksLikeModel, optionGroups, roleTitle, sameModel, withoutLatest, type RoleInfo } from './roles';
 
 /** The picker's two special choices (real choices are model strings, which always have a slash). */
 const USE_MAIN = '';
@@ -152,6 +152,13 @@ export function RoleSection({
       {save.isSuccess && draft === null ? (
         <p className="muted" role="status">
           Saved.
+          {(save.data.followed ?? []).map((f) => (
+            <span key={f.role} data-testid="role-followed">
+              {' '}
+              {roleTitle(f.role)} used {f.from ? withoutLatest(f.from.slice(f.from.indexOf('/') + 1)) : 'the main model'}, which isn't downloaded, so it
+              now uses {f.to ? withoutLatest(f.to.slice(f.to.indexOf('/') + 1)) : 'the main model'}.
+            </span>
+          ))}
         </p>
       ) : null}
       <ErrorNotice error={save.error} prefix="Couldn't save that." />

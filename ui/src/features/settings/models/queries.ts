@@ -8,7 +8,9 @@ import type {
   CheckupRequest,
   EmbeddingTestResult,
   Hardware,
+  LocalAddress,
   LocalModels,
+  LocalServer,
   ModelBusy,
   OkReply,
   Preset,
@@ -42,6 +44,22 @@ export function useLocalModels() {
     queryFn: () => api.localModels().catch(rejectAsApiError),
     // Ollama can be started or stopped outside Sentient; look again now and then.
     refetchInterval: 30_000,
+  });
+}
+
+/** Saves Ollama's or LM Studio's address; the engine checks that it answers before saving. */
+export function useSetLocalAddress() {
+  const api = useApi();
+  const qc = useQueryClient();
+  return useMutation<LocalServer, ApiError, LocalAddress>({
+    mutationFn: (body) => api.setLocalAddress(body).catch(rejectAsApiError),
+    onSuccess: async () => {
+      await Promise.all([
+        qc.invalidateQueries({ queryKey: queryKeys.localModels }),
+        qc.invalidateQueries({ queryKey: queryKeys.providers }),
+        qc.invalidateQueries({ queryKey: queryKeys.config }),
+      ]);
+    },
   });
 }
 

@@ -35,11 +35,14 @@ function where(model: string, providers: ProviderView[] | undefined): string {
 
 /**
  * The one sentence at the top: "Sentient thinks with qwen3:8b on this computer." When quick jobs
- * run elsewhere than the main model (a mixed setup), the sentence says so too.
+ * run elsewhere than the main model (a mixed setup), the sentence says so too; a main model that
+ * can't answer yet is only "set to".
  */
-export function inUseSentence(roles: Roles, providers: ProviderView[] | undefined, assistant = 'Sentient'): string {
+export function inUseSentence(roles: Roles, providers: ProviderView[] | undefined, assistant = 'Sentient', ready = true): string {
   const main = roles.primary;
   if (!main) return `${assistant} has no model to think with yet.`;
+  // Never "thinks with" a model that can't answer yet (not downloaded, no key, Ollama stopped).
+  if (!ready) return `${assistant} is set to think with ${where(main, providers)}, but it isn't ready yet.`;
   const fast = roles.fast;
   if (fast && isLocal(fast, providers) !== isLocal(main, providers)) {
     return `${assistant} thinks with ${where(main, providers)} and does quick jobs with ${where(fast, providers)}.`;
