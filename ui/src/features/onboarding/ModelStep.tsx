@@ -9,6 +9,7 @@ import type { Hardware, LocalModels, PresetSwitch, ProviderView } from '../../ap
 type Os = Hardware['os'];
 import {
   FixButton,
+  KeyStoreChoice,
   PullProgressView,
   PullProvider,
   useCheckup,
@@ -516,7 +517,9 @@ function CloudSetup({ onReady }: { onReady: (switched: PresetSwitch, model: stri
         </div>
       ) : null}
       {test.isPending ? <Loading label={`Asking ${withoutLatest(model.split('/').slice(1).join('/'))} for a short answer…`} /> : null}
-      <ErrorNotice error={save.error} prefix="Couldn't save the key." />
+      <KeyStoreChoice error={save.error} onReady={() => void check()}>
+        <ErrorNotice error={save.error} prefix="Couldn't save the key." />
+      </KeyStoreChoice>
       {checked?.ok ? (
         <p className="model-summary" role="status" data-testid="key-result">
           Your {provider.label} key works.

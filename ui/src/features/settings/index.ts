@@ -2,6 +2,7 @@
 // editor lists them for triggers); and the model widgets and hooks onboarding's model step
 // reuses, so both set up a model the same way.
 export { FixButton } from './models/FixButton';
+export { KeyStoreChoice } from './models/KeyStore';
 export { PullProgressView } from './models/OllamaCard';
 export { PullProvider, usePull } from './models/pull';
 export {

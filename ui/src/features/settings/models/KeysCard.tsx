@@ -10,6 +10,7 @@ import type { ProviderView, SecretInfo } from '../../../api';
 import { useDeleteSecret, useModelProviders, useRoles, useSecrets, useSetSecret } from './queries';
 import { ErrorNotice, Loading } from '../../../components/Page';
 import { REVEAL_KEY_EVENT, keyFieldId } from './keys';
+import { KeyStoreChoice } from './KeyStore';
 import { providerId } from './summary';
 
 export { revealKeyField } from './keys';
@@ -60,8 +61,8 @@ export function KeysCard({ chosenOnly = false }: { chosenOnly?: boolean }) {
     <div className="card settings-section" data-testid="keys-card">
       <h2>{chosenOnly ? 'Cloud providers' : 'Keys for cloud models'}</h2>
       <p className="muted">
-        Cloud models run on the provider's computers and need a key from them. Keys are kept in this computer's keychain and
-        never shown again.
+        Cloud models run on the provider's computers and need a key from them. Keys are kept safe on this computer and never
+        shown again.
       </p>
       {providers.isPending ? <Loading label="Loading providers…" /> : null}
       <ErrorNotice error={providers.error} prefix="Couldn't load the providers." onRetry={() => void providers.refetch()} />
@@ -215,7 +216,9 @@ function ProviderKey({ provider, secret }: { provider: ProviderView; secret: Sec
           Removed.
         </p>
       ) : null}
-      <ErrorNotice error={save.error} prefix="Couldn't save the key." />
+      <KeyStoreChoice error={save.error} onReady={onSave}>
+        <ErrorNotice error={save.error} prefix="Couldn't save the key." />
+      </KeyStoreChoice>
       <ErrorNotice error={remove.error} prefix="Couldn't remove the key." />
     </li>
   );
