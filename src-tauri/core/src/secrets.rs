@@ -110,7 +110,7 @@ pub struct StoreStatus {
     pub keychain: KeychainState,
     /// The private file's path when it is the store.
     pub file: Option<String>,
-    /// Whether the private file can be chosen (a keychain that works keeps the keys).
+    /// Whether the private file can be chosen: only where no keychain answers at all.
     pub file_possible: bool,
     /// The command that installs a keychain on this computer, when one is missing.
     pub install_command: Option<String>,
@@ -136,7 +136,7 @@ pub struct StoreChanged {
 pub struct SecretInfo {
     pub name: String,
     pub set: bool,
-    /// `keychain` or `env` when set, else null.
+    /// `keychain`, `file` (the private key file) or `env` when set, else null.
     pub source: Option<SecretSource>,
     pub kind: SecretKind,
 }
@@ -194,7 +194,7 @@ pub enum SecretsError {
     )]
     NoMachineId,
     #[error(
-        "This computer's keychain works, so keys stay there. A private file is only for computers without one."
+        "This computer has a keychain, so keys stay there. A private file is only for computers without one."
     )]
     KeychainWorks,
     #[error(
@@ -681,7 +681,7 @@ impl SecretsService {
             keychain,
             file: file.map(|p| p.display().to_string()),
             file_possible: self.inner.file.is_some()
-                && keychain != KeychainState::Available
+                && keychain == KeychainState::Missing
                 && crate::secret_file::machine_id().is_some(),
             install_command: (keychain == KeychainState::Missing).then(install_command),
             can_move_to_keychain: store == SecretStore::File
@@ -700,7 +700,8 @@ impl SecretsService {
             (SecretStore::File, SecretStore::File)
             | (SecretStore::Keychain, SecretStore::Keychain) => 0,
             (SecretStore::File, SecretStore::Keychain) => {
-                if now.keychain == KeychainState::Available {
+                // A locked keychain holds keys of its own: unlocking it is the way forward.
+                if now.keychain != KeychainState::Missing {
                     return Err(SecretsError::KeychainWorks);
                 }
                 let file = SecretFile::on_this_computer(path)?;
@@ -1267,6 +1268,88 @@ mod tests {
             .await
             .expect("sign out when signed out");
         assert!(events.try_recv().is_err());
+    }
+
+    /// A service whose private file exists (made as the store route makes it), so every call
+    /// goes to the file whatever the keychain says.
+    fn file_fixture() -> (Fixture, PathBuf) {
+        let f = fixture(&[("OPENAI_API_KEY", "sk-env")]);
+        let path = f._dir.path().join(crate::secret_file::FILE_NAME);
+        let secrets = SecretsService::with_file(
+            unique_service(),
+            f.secrets.inner.config.clone(),
+            f.bus.clone(),
+            f.secrets.inner.env.clone(),
+            path.clone(),
+        );
+        SecretFile::new(&path, b"unit-test-machine-0123")
+            .write(&Default::default())
+            .expect("an empty file");
+        (Fixture { secrets, ..f }, path)
+    }
+
+    #[tokio::test]
+    async fn the_private_file_is_the_store_while_it_exists() {
+        let Some(_) = crate::secret_file::machine_id() else {
+            // The file is locked to the machine id; the e2e suite says so where it is missing.
+            return;
+        };
+        let (f, path) = file_fixture();
+        // The fixture's file was sealed for another machine: this one can't open it, and says so.
+        let err = f
+            .secrets
+            .put("openai", "sk-file")
+            .await
+            .expect_err("won't open");
+        assert!(matches!(err, SecretsError::FileWontOpen(ref p) if p.contains("secrets.enc")));
+        assert_eq!(ApiError::from(err).status, 500);
+        // The variable still answers while the file can't be read.
+        assert_eq!(
+            f.secrets.get("openai").await.expect("env").as_deref(),
+            Some("sk-env")
+        );
+
+        SecretFile::on_this_computer(&path)
+            .expect("machine id")
+            .write(&Default::default())
+            .expect("a fresh file");
+        let mut events = f.bus.subscribe();
+        f.secrets.put("openai", " sk-file\n").await.expect("put");
+        assert!(events.recv().await.is_ok());
+        assert_eq!(
+            f.secrets.get("openai").await.expect("get").as_deref(),
+            Some("sk-file")
+        );
+        assert_eq!(
+            info(&f.secrets.list().await, "openai").source,
+            Some(SecretSource::File)
+        );
+        let long = "x".repeat(2500);
+        f.secrets.write_entry("mcp:a", &long).await.expect("write");
+        assert_eq!(
+            f.secrets.read_entry("mcp:a").await.expect("read"),
+            Some(long)
+        );
+        f.secrets.delete_entry("mcp:a").await.expect("delete entry");
+        assert_eq!(f.secrets.read_entry("mcp:a").await.expect("read"), None);
+        f.secrets.delete("openai").await.expect("delete");
+        assert_eq!(
+            info(&f.secrets.list().await, "openai").source,
+            Some(SecretSource::Env)
+        );
+        let status = f.secrets.store_status().await;
+        assert_eq!(status.store, SecretStore::File);
+        assert_eq!(
+            status.file.as_deref(),
+            Some(path.display().to_string().as_str())
+        );
+        // Choosing the store in use moves nothing.
+        let same = f
+            .secrets
+            .choose_store(SecretStore::File)
+            .await
+            .expect("same");
+        assert_eq!(same.moved, 0);
     }
 
     #[tokio::test]
