@@ -34,6 +34,7 @@ import type {
   RoleChanges,
   Roles,
   SecretInfo,
+  SecretStore,
   StoreStatus,
   SentientApi,
   StopState,
@@ -752,7 +753,7 @@ export function fakeApi(initial: Bootstrap) {
     setSecret: vi.fn(async () => ({ ok: true })),
     deleteSecret: vi.fn(async () => ({ ok: true })),
     secretsStore: vi.fn(async () => KEYCHAIN_STORE),
-    chooseSecretsStore: vi.fn(async () => ({ moved: 0, status: KEYCHAIN_STORE })),
+    chooseSecretsStore: vi.fn(async (_store: SecretStore) => ({ moved: 0, status: KEYCHAIN_STORE })),
     modelPresets: vi.fn(async (): Promise<PresetList> => PRESETS),
     applyModelPreset: vi.fn(async (name: string): Promise<PresetSwitch> => ({
       ...noSwitch,

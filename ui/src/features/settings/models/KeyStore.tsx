@@ -2,12 +2,13 @@
 // choice in plain words (`KeyStoreChoice`): install a keychain (the command, then Check again) or
 // keep keys in a private file on this computer; once chosen, the save is tried again. Settings >
 // Models shows the store in use (`KeyStoreCard`) and moves the keys to a keychain that appeared.
-import { useState, type ReactNode } from 'react';
+import { useId, useState, type ReactNode } from 'react';
 import type { ApiError } from '../../../api/errors';
 import type { StoreStatus } from '../../../api';
 import { CopyButton } from '../../../components/CopyButton';
 import { ErrorNotice, Loading } from '../../../components/Page';
 import { useChooseSecretsStore, useSecretsStore } from './queries';
+import './models.css';
 
 /** True when keys can't be saved because there is no keychain and no file was chosen. */
 export function needsChoice(status: StoreStatus | undefined): boolean {
@@ -30,10 +31,11 @@ export function KeyStoreChoice({
   // A missing keychain is a 500 whose sentence says so; the store itself is the judge.
   const failed = Boolean(error && error.status >= 500);
   const store = useSecretsStore(failed);
+  const titleId = useId();
   if (!failed || !store.data || !needsChoice(store.data)) return <>{children}</>;
   return (
-    <div className="notice key-store-choice" role="group" aria-labelledby="key-store-choice-title" data-testid="key-store-choice">
-      <h3 id="key-store-choice-title">Where should Sentient keep your keys?</h3>
+    <div className="notice notice-warn key-store-choice" role="group" aria-labelledby={titleId} data-testid="key-store-choice">
+      <h3 id={titleId}>Where should Sentient keep your keys?</h3>
       <NoKeychainOptions status={store.data} onReady={onReady} />
     </div>
   );
