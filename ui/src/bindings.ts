@@ -1968,6 +1968,11 @@ export type JobKind =
 /**  Memory notes after a reply, compression, the user model, dreams. */
 "memory" | "skills" | "titles" | "background";
 
+/**  Whether this computer's keychain can be used right now. */
+export type KeychainState = "available" | 
+/**  No keychain answers (on Linux: no Secret Service on the session bus). */
+"missing" | "locked";
+
 /**  Size and precision of the Kokoro voice model. */
 export type KokoroVariant = 
 /**  The smallest download (88 MB), but about four times slower. */
@@ -4060,12 +4065,6 @@ export type SecretSource =
 /**  Read from the provider's environment variable. */
 "env";
 
-/**  `PUT /api/secrets/{name}`'s body. Its `Debug` never shows the value. */
-export type SecretValue = {
-	/**  The key or token; surrounding spaces and line breaks are dropped. */
-	value: string,
-};
-
 /**  Where saved secrets are kept. */
 export type SecretStore = 
 /**  This computer's keychain (the default). */
@@ -4073,62 +4072,10 @@ export type SecretStore =
 /**  The encrypted private file in Sentient's home. */
 "file";
 
-/**  Whether this computer's keychain can be used right now. */
-export type KeychainState = "available" | 
-/**  No keychain answers (on Linux: no Secret Service on the session bus). */
-"missing" | "locked";
-
-/**  `GET /api/secrets/store`: which store is in use, and whether the keychain is there now. */
-export type StoreStatus = StoreStatus_Serialize | StoreStatus_Deserialize;
-
-/**  `GET /api/secrets/store`: which store is in use, and whether the keychain is there now. */
-export type StoreStatus_Deserialize = {
-	store: SecretStore,
-	/**  Asked again on every call, so "Check again" sees a keychain installed since. */
-	keychain: KeychainState,
-	/**  The private file's path when it is the store. */
-	file?: string | null,
-	/**  Whether the private file can be chosen: only where no keychain answers at all. */
-	file_possible: boolean,
-	/**  The command that installs a keychain on this computer, when one is missing. */
-	install_command?: string | null,
-	/**  The keys are in the file and the keychain works: they can be moved there. */
-	can_move_to_keychain: boolean,
-};
-
-/**  `GET /api/secrets/store`: which store is in use, and whether the keychain is there now. */
-export type StoreStatus_Serialize = {
-	store: SecretStore,
-	/**  Asked again on every call, so "Check again" sees a keychain installed since. */
-	keychain: KeychainState,
-	/**  The private file's path when it is the store. */
-	file: string | null,
-	/**  Whether the private file can be chosen: only where no keychain answers at all. */
-	file_possible: boolean,
-	/**  The command that installs a keychain on this computer, when one is missing. */
-	install_command: string | null,
-	/**  The keys are in the file and the keychain works: they can be moved there. */
-	can_move_to_keychain: boolean,
-};
-
-/**  `PUT /api/secrets/store`'s body. */
-export type StoreChoice = {
-	store: SecretStore,
-};
-
-/**  `PUT /api/secrets/store`'s answer: how many entries moved, and where things stand now. */
-export type StoreChanged = StoreChanged_Serialize | StoreChanged_Deserialize;
-
-/**  `PUT /api/secrets/store`'s answer: how many entries moved, and where things stand now. */
-export type StoreChanged_Deserialize = {
-	moved: number,
-	status: StoreStatus_Deserialize,
-};
-
-/**  `PUT /api/secrets/store`'s answer: how many entries moved, and where things stand now. */
-export type StoreChanged_Serialize = {
-	moved: number,
-	status: StoreStatus_Serialize,
+/**  `PUT /api/secrets/{name}`'s body. Its `Debug` never shows the value. */
+export type SecretValue = {
+	/**  The key or token; surrounding spaces and line breaks are dropped. */
+	value: string,
 };
 
 /**  A chat as the list shows it. */
@@ -4238,6 +4185,59 @@ export type StopState_Serialize = {
 	stopped: boolean,
 	stopped_at: string | null,
 	source: string | null,
+};
+
+/**  `PUT /api/secrets/store`'s answer: how many entries moved, and where things stand now. */
+export type StoreChanged = StoreChanged_Serialize | StoreChanged_Deserialize;
+
+/**  `PUT /api/secrets/store`'s answer: how many entries moved, and where things stand now. */
+export type StoreChanged_Deserialize = {
+	moved: number,
+	status: StoreStatus_Deserialize,
+};
+
+/**  `PUT /api/secrets/store`'s answer: how many entries moved, and where things stand now. */
+export type StoreChanged_Serialize = {
+	moved: number,
+	status: StoreStatus_Serialize,
+};
+
+/**  `PUT /api/secrets/store`'s body. */
+export type StoreChoice = {
+	store: SecretStore,
+};
+
+/**  `GET /api/secrets/store`: which store is in use, and whether the keychain is there now. */
+export type StoreStatus = StoreStatus_Serialize | StoreStatus_Deserialize;
+
+/**  `GET /api/secrets/store`: which store is in use, and whether the keychain is there now. */
+export type StoreStatus_Deserialize = {
+	store: SecretStore,
+	/**  Asked again on every call, so "Check again" sees a keychain installed since. */
+	keychain: KeychainState,
+	/**  The private file's path when it is the store. */
+	file?: string | null,
+	/**  Whether the private file can be chosen: only where no keychain answers at all. */
+	file_possible: boolean,
+	/**  The command that installs a keychain on this computer, when one is missing. */
+	install_command?: string | null,
+	/**  The keys are in the file and the keychain works: they can be moved there. */
+	can_move_to_keychain: boolean,
+};
+
+/**  `GET /api/secrets/store`: which store is in use, and whether the keychain is there now. */
+export type StoreStatus_Serialize = {
+	store: SecretStore,
+	/**  Asked again on every call, so "Check again" sees a keychain installed since. */
+	keychain: KeychainState,
+	/**  The private file's path when it is the store. */
+	file: string | null,
+	/**  Whether the private file can be chosen: only where no keychain answers at all. */
+	file_possible: boolean,
+	/**  The command that installs a keychain on this computer, when one is missing. */
+	install_command: string | null,
+	/**  The keys are in the file and the keychain works: they can be moved there. */
+	can_move_to_keychain: boolean,
 };
 
 export type StoredFunction = {
