@@ -264,7 +264,7 @@ struct Inner {
     env: EnvLookup,
     /// Where the private key file is (or would be); `None`: no file store (unit tests).
     file: Option<PathBuf>,
-    /// One change to the file (or a move out of it) at a time.
+    /// Held by every write from choosing the store on, and by a move: one change at a time.
     file_lock: tokio::sync::Mutex<()>,
     /// Set once a missing keychain has been logged, so reads don't repeat it.
     warned: AtomicBool,
@@ -431,14 +431,13 @@ impl SecretsService {
         .await
     }
 
-    /// Changes the file's entries with `change` (read, change, write back whole, under the
-    /// lock); says what `change` returned.
-    async fn change_file<R, F>(&self, file: &SecretFile, change: F) -> Result<R, SecretsError>
+    /// Changes the file's entries with `change` (read, change, write back whole); says what
+    /// `change` returned. The caller holds `file_lock` from choosing the backend on.
+    async fn change_file<R, F>(file: &SecretFile, change: F) -> Result<R, SecretsError>
     where
         F: FnOnce(&mut crate::secret_file::Entries) -> R + Send + 'static,
         R: Send + 'static,
     {
-        let _one_at_a_time = self.inner.file_lock.lock().await;
         let mut entries = Self::file_entries(file).await?;
         let file = file.clone();
         blocking(move || {
@@ -567,10 +566,12 @@ impl SecretsService {
             return Err(SecretsError::ChatgptIsSignIn);
         }
         let value = checked_value(value)?;
+        // Held from choosing the store on, so a save never lands in a file being moved away.
+        let _one_at_a_time = self.inner.file_lock.lock().await;
         match self.backend()? {
             Backend::File(file) => {
                 let user = name.to_owned();
-                self.change_file(&file, move |entries| {
+                Self::change_file(&file, move |entries| {
                     entries.insert(user, value.into());
                 })
                 .await?;
@@ -594,11 +595,11 @@ impl SecretsService {
     /// that is not there is fine. An environment variable is left alone: it is the person's.
     pub async fn delete(&self, name: &str) -> Result<(), SecretsError> {
         self.lookup(name)?;
+        let _one_at_a_time = self.inner.file_lock.lock().await;
         let removed = match self.backend()? {
             Backend::File(file) => {
                 let user = name.to_owned();
-                self.change_file(&file, move |entries| entries.remove(&user).is_some())
-                    .await?
+                Self::change_file(&file, move |entries| entries.remove(&user).is_some()).await?
             }
             Backend::Keychain => {
                 let (service, user) = (self.inner.service.clone(), name.to_owned());
@@ -630,13 +631,13 @@ impl SecretsService {
     /// one continues in `<name>:1`, `<name>:2`, ... (parts left from a longer value are removed).
     /// The private file keeps it whole.
     pub async fn write_entry(&self, name: &str, value: &str) -> Result<(), SecretsError> {
+        let _one_at_a_time = self.inner.file_lock.lock().await;
         if let Backend::File(file) = self.backend()? {
             let (user, value) = (name.to_owned(), value.to_owned());
-            return self
-                .change_file(&file, move |entries| {
-                    entries.insert(user, value.into());
-                })
-                .await;
+            return Self::change_file(&file, move |entries| {
+                entries.insert(user, value.into());
+            })
+            .await;
         }
         let (service, user, value) = (
             self.inner.service.clone(),
@@ -648,13 +649,13 @@ impl SecretsService {
 
     /// Removes one of the engine's own entries with all its parts; a missing one is fine.
     pub async fn delete_entry(&self, name: &str) -> Result<(), SecretsError> {
+        let _one_at_a_time = self.inner.file_lock.lock().await;
         if let Backend::File(file) = self.backend()? {
             let user = name.to_owned();
-            return self
-                .change_file(&file, move |entries| {
-                    entries.remove(&user);
-                })
-                .await;
+            return Self::change_file(&file, move |entries| {
+                entries.remove(&user);
+            })
+            .await;
         }
         let (service, user) = (self.inner.service.clone(), name.to_owned());
         blocking(move || {
