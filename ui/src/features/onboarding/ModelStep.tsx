@@ -493,7 +493,7 @@ function CloudSetup({ onReady }: { onReady: (switched: PresetSwitch, model: stri
           disabled={busy}
         />
         <span className="field-help" id={`${keyField}-help`}>
-          Kept in this computer's keychain and never shown again.
+          Kept safe on this computer and never shown again.
           {provider.docs_url ? (
             <>
               {' '}

@@ -1,6 +1,7 @@
 // Keys for cloud models: one card per cloud provider saying whether its key is set, a field to
-// save one (into this computer's keychain) and Remove. A key goes in and never comes back out:
-// the engine never sends it, and the field is emptied once it is saved.
+// save one (into this computer's keychain, or the private key file where there is none) and
+// Remove. A key goes in and never comes back out: the engine never sends it, and the field is
+// emptied once it is saved. A save that finds no keychain offers the choice (KeyStore.tsx).
 //
 // With `chosenOnly` (the top of Settings > Models) it shows only the providers the person has
 // chosen: one a job uses or one with a key, plus any added with "Add another provider". A fix
@@ -136,7 +137,7 @@ function ProviderKey({ provider, secret }: { provider: ProviderView; secret: Sec
   const inputId = keyFieldId(provider.id);
   const headingId = useId();
   const set = secret ? secret.set : provider.key_set;
-  // Only a key in the keychain can be removed here; an environment variable is the person's own.
+  // Only a saved key can be removed here; an environment variable is the person's own.
   const removable = set && !provider.sign_in && secret?.source !== 'env';
   const busy = save.isPending || remove.isPending;
 
