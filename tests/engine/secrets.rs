@@ -616,10 +616,14 @@ async fn private_file_child() -> Result<()> {
         provider.as_str(),
         "mcp:files:oauth",
     ] {
-        assert!(
-            !bytes.windows(plain.len()).any(|w| w == plain.as_bytes()),
-            "{plain} is readable in the file"
-        );
+        // Neither as is nor in the hex the envelope uses for its fields.
+        let hexed: String = plain.bytes().map(|b| format!("{b:02x}")).collect();
+        for form in [plain.to_owned(), hexed] {
+            assert!(
+                !bytes.windows(form.len()).any(|w| w == form.as_bytes()),
+                "{plain} is readable in the file"
+            );
+        }
     }
     let listed = list(&t).await?;
     assert_eq!(entry(&listed, &provider)?["source"], "file");

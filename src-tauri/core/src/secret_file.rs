@@ -256,6 +256,11 @@ mod tests {
         let bytes = std::fs::read(file.path()).expect("bytes");
         for plain in ["sk-ant-plain-value", "ghp_123", "anthropic", "github"] {
             assert!(!contains(&bytes, plain), "{plain} is in the file");
+            // Nor in the hex the envelope's fields are written in.
+            assert!(
+                !contains(&bytes, &hex::encode(plain)),
+                "{plain} is in the file as hex"
+            );
         }
         #[cfg(unix)]
         {
