@@ -9,7 +9,7 @@ import { ApiError, type StoreStatus } from '../../../api';
 import { fakeApi, KEYCHAIN_STORE, makeBootstrap } from '../../../test/fakes';
 import { renderWithApi } from '../../../test/render';
 import { App } from '../../../App';
-import { ACCUWEATHER, installIntegrations, WEATHER } from '../../integrations/fakeIntegrations';
+import { ACCUWEATHER, installIntegrations, makeServer, WEATHER } from '../../integrations/fakeIntegrations';
 import { ModelStep } from '../../onboarding/ModelStep';
 import { ModelsSettings } from './ModelsSettings';
 
@@ -165,6 +165,30 @@ describe('the first save on a computer with no keychain', () => {
       await screen.findByRole('dialog', { name: 'AccuWeather is connected' });
       expect(engine.api.connectIntegration).toHaveBeenCalledTimes(2);
       expect(engine.api.connectIntegration).toHaveBeenLastCalledWith('accuweather', { api_key: 'k-123' }, 'read_write');
+    } finally {
+      window.location.hash = '';
+    }
+  });
+
+  it("gives a tool server's keys the same choice, and saves them once chosen", async () => {
+    const { engine } = noKeychain();
+    installIntegrations(engine, { servers: [makeServer({ name: 'files', env_keys: ['API_KEY'], missing_values: ['API_KEY'], tools: [] })] });
+    engine.api.setMcpValues.mockRejectedValueOnce(new ApiError(500, NO_KEYCHAIN_SENTENCE));
+    window.location.hash = '#/integrations';
+    try {
+      renderWithApi(<App />, engine.api);
+      const servers = await screen.findByRole('list', { name: 'Tool servers' });
+      const files = await within(servers).findByRole('listitem', { name: 'files' });
+      await userEvent.click(within(files).getByRole('button', { name: 'Keys for files' }));
+      const dialog = await screen.findByRole('dialog', { name: 'Keys for files' });
+      await userEvent.type(within(dialog).getByLabelText(/API_KEY/), 'k-1');
+      await userEvent.click(within(dialog).getByRole('button', { name: 'Save' }));
+
+      const choice = await within(dialog).findByTestId('key-store-choice');
+      await userEvent.click(within(choice).getByRole('button', { name: 'Keep keys in a private file' }));
+      await waitFor(() => expect(engine.api.setMcpValues).toHaveBeenCalledTimes(2));
+      expect(engine.api.setMcpValues).toHaveBeenLastCalledWith('files', { API_KEY: 'k-1' }, undefined);
+      await waitFor(() => expect(screen.queryByRole('dialog')).toBeNull());
     } finally {
       window.location.hash = '';
     }
