@@ -34,6 +34,8 @@ pub fn builder<R: tauri::Runtime>() -> Builder<R> {
             commands::models::list_secrets,
             commands::models::set_secret,
             commands::models::delete_secret,
+            commands::models::secrets_store,
+            commands::models::choose_secrets_store,
             commands::models::model_presets,
             commands::models::apply_model_preset,
             commands::models::undo_model_preset,

@@ -21,6 +21,10 @@ build_app --bins
 say "Rust tests (secrets against gnome-keyring in a private D-Bus session)"
 SENTIENT_BIN="$CARGO_TARGET_DIR/debug/sentient" bash tests/setup/with-keyring.sh cargo test --workspace --locked
 
+say "The secrets suite again, against the private key file with no Secret Service on the bus"
+SENTIENT_E2E_SECRETS_STORE=file DBUS_SESSION_BUS_ADDRESS=unix:path=/nonexistent/sentient-e2e/bus \
+  XDG_RUNTIME_DIR=/nonexistent/sentient-e2e cargo test -p sentient-e2e --test engine --locked secrets::
+
 say "The README's run commands reuse this build (nothing left to compile)"
 check_app_build_reused
 

@@ -39,6 +39,10 @@ export const commands = {
 	/**  Saves a key in the keychain; it is never sent back. */
 	setSecret: (name: string, body: SecretValue) => typedError<OkReply, ApiError>(__TAURI_INVOKE("set_secret", { name, body })),
 	deleteSecret: (name: string) => typedError<OkReply, ApiError>(__TAURI_INVOKE("delete_secret", { name })),
+	/**  Where keys are kept and whether the keychain works now (asked again each time). */
+	secretsStore: () => typedError<StoreStatus_Serialize, ApiError>(__TAURI_INVOKE("secrets_store")),
+	/**  Chooses the private file (no keychain) or moves the keys into a keychain that appeared. */
+	chooseSecretsStore: (body: StoreChoice) => typedError<StoreChanged_Serialize, ApiError>(__TAURI_INVOKE("choose_secrets_store", { body })),
 	/**  Every model setup, built-ins first, with the active one and whether a switch can be undone. */
 	modelPresets: () => typedError<PresetList_Serialize, ApiError>(__TAURI_INVOKE("model_presets")),
 	/**  Switches every role to a setup in one save, and says what its models still need. */
@@ -1965,6 +1969,11 @@ export type JobKind =
 "task" | "suggestions" | 
 /**  Memory notes after a reply, compression, the user model, dreams. */
 "memory" | "skills" | "titles" | "background";
+
+/**  Whether this computer's keychain can be used right now. */
+export type KeychainState = "available" | 
+/**  No keychain answers (on Linux: no Secret Service on the session bus). */
+"missing" | "locked";
 
 /**  Size and precision of the Kokoro voice model. */
 export type KokoroVariant = 
@@ -4106,7 +4115,7 @@ export type SecretInfo = SecretInfo_Serialize | SecretInfo_Deserialize;
 export type SecretInfo_Deserialize = {
 	name: string,
 	set: boolean,
-	/**  `keychain` or `env` when set, else null. */
+	/**  `keychain`, `file` (the private key file) or `env` when set, else null. */
 	source?: SecretSource | null,
 	kind: SecretKind,
 };
@@ -4115,7 +4124,7 @@ export type SecretInfo_Deserialize = {
 export type SecretInfo_Serialize = {
 	name: string,
 	set: boolean,
-	/**  `keychain` or `env` when set, else null. */
+	/**  `keychain`, `file` (the private key file) or `env` when set, else null. */
 	source: SecretSource | null,
 	kind: SecretKind,
 };
@@ -4131,8 +4140,17 @@ export type SecretKind =
 export type SecretSource = 
 /**  Saved in this computer's keychain. */
 "keychain" | 
+/**  Saved in the private key file (no keychain on this computer). */
+"file" | 
 /**  Read from the provider's environment variable. */
 "env";
+
+/**  Where saved secrets are kept. */
+export type SecretStore = 
+/**  This computer's keychain (the default). */
+"keychain" | 
+/**  The encrypted private file in Sentient's home. */
+"file";
 
 /**  `PUT /api/secrets/{name}`'s body. Its `Debug` never shows the value. */
 export type SecretValue = {
@@ -4247,6 +4265,59 @@ export type StopState_Serialize = {
 	stopped: boolean,
 	stopped_at: string | null,
 	source: string | null,
+};
+
+/**  `PUT /api/secrets/store`'s answer: how many entries moved, and where things stand now. */
+export type StoreChanged = StoreChanged_Serialize | StoreChanged_Deserialize;
+
+/**  `PUT /api/secrets/store`'s answer: how many entries moved, and where things stand now. */
+export type StoreChanged_Deserialize = {
+	moved: number,
+	status: StoreStatus_Deserialize,
+};
+
+/**  `PUT /api/secrets/store`'s answer: how many entries moved, and where things stand now. */
+export type StoreChanged_Serialize = {
+	moved: number,
+	status: StoreStatus_Serialize,
+};
+
+/**  `PUT /api/secrets/store`'s body. */
+export type StoreChoice = {
+	store: SecretStore,
+};
+
+/**  `GET /api/secrets/store`: which store is in use, and whether the keychain is there now. */
+export type StoreStatus = StoreStatus_Serialize | StoreStatus_Deserialize;
+
+/**  `GET /api/secrets/store`: which store is in use, and whether the keychain is there now. */
+export type StoreStatus_Deserialize = {
+	store: SecretStore,
+	/**  Asked again on every call, so "Check again" sees a keychain installed since. */
+	keychain: KeychainState,
+	/**  The private file's path when it is the store. */
+	file?: string | null,
+	/**  Whether the private file can be chosen: only where no keychain answers at all. */
+	file_possible: boolean,
+	/**  The command that installs a keychain on this computer, when one is missing. */
+	install_command?: string | null,
+	/**  The keys are in the file and the keychain works: they can be moved there. */
+	can_move_to_keychain: boolean,
+};
+
+/**  `GET /api/secrets/store`: which store is in use, and whether the keychain is there now. */
+export type StoreStatus_Serialize = {
+	store: SecretStore,
+	/**  Asked again on every call, so "Check again" sees a keychain installed since. */
+	keychain: KeychainState,
+	/**  The private file's path when it is the store. */
+	file: string | null,
+	/**  Whether the private file can be chosen: only where no keychain answers at all. */
+	file_possible: boolean,
+	/**  The command that installs a keychain on this computer, when one is missing. */
+	install_command: string | null,
+	/**  The keys are in the file and the keychain works: they can be moved there. */
+	can_move_to_keychain: boolean,
 };
 
 export type StoredFunction = {

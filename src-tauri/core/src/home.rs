@@ -183,6 +183,10 @@ impl Home {
     pub fn outputs(&self) -> PathBuf {
         self.root.join("files").join("outputs")
     }
+    /// The private key file, used only where there is no keychain and the person chose it.
+    pub fn secrets_file(&self) -> PathBuf {
+        self.root.join(crate::secret_file::FILE_NAME)
+    }
     pub fn logs(&self) -> PathBuf {
         self.root.join("logs")
     }

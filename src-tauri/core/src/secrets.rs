@@ -1,11 +1,13 @@
 //! Secrets (contract section 3, "Models & secrets"): API keys and sign-ins, kept in the OS
 //! keychain (Secret Service on Linux, Keychain on macOS, Credential Manager on Windows) under
-//! the service [`KEYCHAIN_SERVICE`] with the secret's name as the user. A provider's key may
+//! the service [`KEYCHAIN_SERVICE`] with the secret's name as the user, or, on a computer
+//! with no keychain and only once the person chose it, in the encrypted private file
+//! ([`crate::secret_file`]). The file is the store while it exists. A provider's key may
 //! instead come from its `models.providers.<id>.api_key_env` variable. Values are never
-//! echoed, logged, written to the settings or the database, and never stored anywhere else
-//! when the keychain is missing: the user is told how to get one, or to use the variable.
+//! echoed, logged, or written to the settings or the database.
 
 use std::collections::BTreeMap;
+use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
@@ -15,6 +17,7 @@ use serde::{Deserialize, Serialize};
 use crate::bus::{DomainEvent, EventBus};
 use crate::config::{ConfigService, ModelsConfig, ProviderSettings};
 use crate::error::ApiError;
+use crate::secret_file::{SecretFile, SecretFileError};
 
 /// The keychain service every Sentient setup on this computer shares (the contract: "the
 /// keychain is shared by every Sentient setup"); each secret is one entry, its user the name.
@@ -69,8 +72,63 @@ pub enum SecretKind {
 pub enum SecretSource {
     /// Saved in this computer's keychain.
     Keychain,
+    /// Saved in the private key file (no keychain on this computer).
+    File,
     /// Read from the provider's environment variable.
     Env,
+}
+
+/// Where saved secrets are kept.
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, specta::Type, utoipa::ToSchema,
+)]
+#[serde(rename_all = "snake_case")]
+pub enum SecretStore {
+    /// This computer's keychain (the default).
+    Keychain,
+    /// The encrypted private file in Sentient's home.
+    File,
+}
+
+/// Whether this computer's keychain can be used right now.
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, specta::Type, utoipa::ToSchema,
+)]
+#[serde(rename_all = "snake_case")]
+pub enum KeychainState {
+    Available,
+    /// No keychain answers (on Linux: no Secret Service on the session bus).
+    Missing,
+    Locked,
+}
+
+/// `GET /api/secrets/store`: which store is in use, and whether the keychain is there now.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, specta::Type, utoipa::ToSchema)]
+pub struct StoreStatus {
+    pub store: SecretStore,
+    /// Asked again on every call, so "Check again" sees a keychain installed since.
+    pub keychain: KeychainState,
+    /// The private file's path when it is the store.
+    pub file: Option<String>,
+    /// Whether the private file can be chosen: only where no keychain answers at all.
+    pub file_possible: bool,
+    /// The command that installs a keychain on this computer, when one is missing.
+    pub install_command: Option<String>,
+    /// The keys are in the file and the keychain works: they can be moved there.
+    pub can_move_to_keychain: bool,
+}
+
+/// `PUT /api/secrets/store`'s body.
+#[derive(Debug, Clone, Serialize, Deserialize, specta::Type, utoipa::ToSchema)]
+pub struct StoreChoice {
+    pub store: SecretStore,
+}
+
+/// `PUT /api/secrets/store`'s answer: how many entries moved, and where things stand now.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, specta::Type, utoipa::ToSchema)]
+pub struct StoreChanged {
+    pub moved: u32,
+    pub status: StoreStatus,
 }
 
 /// One secret as `GET /api/secrets` shows it: whether it is set, never its value.
@@ -78,7 +136,7 @@ pub enum SecretSource {
 pub struct SecretInfo {
     pub name: String,
     pub set: bool,
-    /// `keychain` or `env` when set, else null.
+    /// `keychain`, `file` (the private key file) or `env` when set, else null.
     pub source: Option<SecretSource>,
     pub kind: SecretKind,
 }
@@ -113,7 +171,7 @@ pub enum SecretsError {
     )]
     TooLong,
     #[error(
-        "Sentient can't reach this computer's keychain, so it can't store keys. On Linux, install and start a Secret Service such as gnome-keyring (sudo apt-get install gnome-keyring), or set the key in an environment variable such as ANTHROPIC_API_KEY."
+        "Sentient can't reach this computer's keychain, so it can't store keys there. Install one (on Linux: sudo apt-get install gnome-keyring) and check again, or keep keys in a private file on this computer (Settings > Models); an environment variable such as ANTHROPIC_API_KEY also works."
     )]
     NoKeychain,
     #[error(
@@ -127,6 +185,34 @@ pub enum SecretsError {
     /// Any other keychain failure; the text is the keychain's own and never holds a value.
     #[error("the keychain failed: {0}")]
     Keychain(String),
+    #[error(
+        "Sentient's private key file can't be opened on this computer: it was made on another computer or has been changed. Move {0} away and save your keys again."
+    )]
+    FileWontOpen(String),
+    #[error(
+        "This computer has no machine id (/etc/machine-id), so Sentient can't lock a private key file to it. Install a keychain instead."
+    )]
+    NoMachineId,
+    #[error(
+        "This computer has a keychain, so keys stay there. A private file is only for computers without one."
+    )]
+    KeychainWorks,
+    #[error(
+        "This computer's keychain still can't be used, so the keys stay in the private file. Install or unlock it and try again."
+    )]
+    KeychainStillMissing,
+    /// The file could not be read or written; never holds a value.
+    #[error("the private key file failed: {0}")]
+    File(String),
+}
+
+impl From<SecretFileError> for SecretsError {
+    fn from(err: SecretFileError) -> Self {
+        match err {
+            SecretFileError::NoMachineId => Self::NoMachineId,
+            other => Self::File(other.to_string()),
+        }
+    }
 }
 
 impl From<SecretsError> for ApiError {
@@ -139,11 +225,15 @@ impl From<SecretsError> for ApiError {
             // The few 500s whose detail is shown: only the person can fix them.
             SecretsError::NoKeychain
             | SecretsError::KeychainLocked
-            | SecretsError::KeychainTimeout => {
-                tracing::warn!(error = %err, "the keychain can't be used");
+            | SecretsError::KeychainTimeout
+            | SecretsError::FileWontOpen(_) => {
+                tracing::warn!(error = %err, "the secrets can't be used");
                 ApiError::new(500, err.to_string())
             }
-            SecretsError::Keychain(_) => ApiError::internal(&err),
+            SecretsError::NoMachineId
+            | SecretsError::KeychainWorks
+            | SecretsError::KeychainStillMissing => ApiError::conflict(err.to_string()),
+            SecretsError::Keychain(_) | SecretsError::File(_) => ApiError::internal(&err),
         }
     }
 }
@@ -172,8 +262,18 @@ struct Inner {
     config: ConfigService,
     bus: EventBus,
     env: EnvLookup,
+    /// Where the private key file is (or would be); `None`: no file store (unit tests).
+    file: Option<PathBuf>,
+    /// Held by every write from choosing the store on, and by a move: one change at a time.
+    file_lock: tokio::sync::Mutex<()>,
     /// Set once a missing keychain has been logged, so reads don't repeat it.
     warned: AtomicBool,
+}
+
+/// The store in use for one call.
+enum Backend {
+    Keychain,
+    File(SecretFile),
 }
 
 /// The secrets service; cheap to clone.
@@ -210,12 +310,36 @@ impl SecretsService {
         bus: EventBus,
         env: EnvLookup,
     ) -> Self {
+        Self::build(service, config, bus, env, None)
+    }
+
+    /// Like [`SecretsService::with_env`], with the private key file at `file` (in the home)
+    /// as the store once the person chooses it.
+    pub fn with_file(
+        service: impl Into<String>,
+        config: ConfigService,
+        bus: EventBus,
+        env: EnvLookup,
+        file: PathBuf,
+    ) -> Self {
+        Self::build(service, config, bus, env, Some(file))
+    }
+
+    fn build(
+        service: impl Into<String>,
+        config: ConfigService,
+        bus: EventBus,
+        env: EnvLookup,
+        file: Option<PathBuf>,
+    ) -> Self {
         Self {
             inner: Arc::new(Inner {
                 service: service.into(),
                 config,
                 bus,
                 env,
+                file,
+                file_lock: tokio::sync::Mutex::new(()),
                 warned: AtomicBool::new(false),
             }),
         }
@@ -284,31 +408,97 @@ impl SecretsService {
             .filter(|v| !v.is_empty())
     }
 
-    /// Every secret, whether it is set and where from; never a value. A keychain that can't
-    /// be reached still lists everything, with the environment as the only source.
+    /// The store in use: the private file while it exists, else the keychain.
+    fn backend(&self) -> Result<Backend, SecretsError> {
+        match &self.inner.file {
+            Some(path) if path.is_file() => {
+                Ok(Backend::File(SecretFile::on_this_computer(path.clone())?))
+            }
+            _ => Ok(Backend::Keychain),
+        }
+    }
+
+    /// Reads the whole file off the async threads; a box that won't open says where it is.
+    async fn file_entries(file: &SecretFile) -> Result<crate::secret_file::Entries, SecretsError> {
+        let file = file.clone();
+        blocking(move || match file.read() {
+            Ok(entries) => Ok(entries),
+            Err(SecretFileError::WontOpen) => Err(SecretsError::FileWontOpen(
+                file.path().display().to_string(),
+            )),
+            Err(other) => Err(other.into()),
+        })
+        .await
+    }
+
+    /// Changes the file's entries with `change` (read, change, write back whole); says what
+    /// `change` returned. The caller holds `file_lock` from choosing the backend on.
+    async fn change_file<R, F>(file: &SecretFile, change: F) -> Result<R, SecretsError>
+    where
+        F: FnOnce(&mut crate::secret_file::Entries) -> R + Send + 'static,
+        R: Send + 'static,
+    {
+        let mut entries = Self::file_entries(file).await?;
+        let file = file.clone();
+        blocking(move || {
+            let result = change(&mut entries);
+            file.write(&entries)?;
+            Ok(result)
+        })
+        .await
+    }
+
+    /// Every secret, whether it is set and where from; never a value. A store that can't
+    /// be read still lists everything, with the environment as the only source.
     pub async fn list(&self) -> Vec<SecretInfo> {
         let known = self.known();
         let names: Vec<String> = known.keys().cloned().collect();
-        let service = self.inner.service.clone();
-        let stored = keychain(move || {
-            names
-                .into_iter()
-                .map(|name| {
-                    let present = is_stored(&service, &name)?;
-                    Ok((name, present))
-                })
-                .collect::<Result<BTreeMap<String, bool>, SecretsError>>()
-        })
-        .await
-        .unwrap_or_else(|err| {
-            self.keychain_unusable(&err);
-            BTreeMap::new()
-        });
+        let (stored, saved_in) = match self.backend() {
+            Ok(Backend::File(file)) => {
+                let stored = match Self::file_entries(&file).await {
+                    Ok(entries) => names
+                        .into_iter()
+                        .map(|n| {
+                            let present = entries.get(&n).is_some_and(|v| !v.trim().is_empty());
+                            (n, present)
+                        })
+                        .collect(),
+                    Err(err) => {
+                        tracing::warn!(error = %err, "the private key file could not be read");
+                        BTreeMap::new()
+                    }
+                };
+                (stored, SecretSource::File)
+            }
+            other => {
+                let service = self.inner.service.clone();
+                let stored = match other {
+                    Err(err) => Err(err),
+                    Ok(_) => {
+                        blocking(move || {
+                            names
+                                .into_iter()
+                                .map(|name| {
+                                    let present = is_stored(&service, &name)?;
+                                    Ok((name, present))
+                                })
+                                .collect::<Result<BTreeMap<String, bool>, SecretsError>>()
+                        })
+                        .await
+                    }
+                };
+                let stored = stored.unwrap_or_else(|err| {
+                    self.keychain_unusable(&err);
+                    BTreeMap::new()
+                });
+                (stored, SecretSource::Keychain)
+            }
+        };
         let mut providers = Vec::new();
         let mut integrations = Vec::new();
         for (name, known) in known {
             let source = if stored.get(&name).copied().unwrap_or(false) {
-                Some(SecretSource::Keychain)
+                Some(saved_in)
             } else if self.env_value(&known).is_some() {
                 Some(SecretSource::Env)
             } else {
@@ -336,13 +526,27 @@ impl SecretsService {
         providers
     }
 
-    /// The secret's value: the keychain's first, then the provider's environment variable.
-    /// `None` when neither has it. When the keychain can't be used, the variable still
-    /// answers; with no variable either, the keychain's problem is the error.
+    /// The value saved under `name` in the store in use, if any.
+    async fn stored(&self, name: &str) -> Result<Option<String>, SecretsError> {
+        match self.backend()? {
+            Backend::File(file) => Ok(Self::file_entries(&file)
+                .await?
+                .get(name)
+                .map(|v| v.trim().to_owned())
+                .filter(|v| !v.is_empty())),
+            Backend::Keychain => {
+                let (service, user) = (self.inner.service.clone(), name.to_owned());
+                blocking(move || read(&service, &user)).await
+            }
+        }
+    }
+
+    /// The secret's value: the store's first, then the provider's environment variable.
+    /// `None` when neither has it. When the store can't be used, the variable still
+    /// answers; with no variable either, the store's problem is the error.
     pub async fn get(&self, name: &str) -> Result<Option<String>, SecretsError> {
         let known = self.lookup(name)?;
-        let (service, user) = (self.inner.service.clone(), name.to_owned());
-        match keychain(move || read(&service, &user)).await {
+        match self.stored(name).await {
             Ok(Some(value)) => Ok(Some(value)),
             Ok(None) => Ok(self.env_value(&known)),
             Err(err) => {
@@ -362,33 +566,48 @@ impl SecretsService {
             return Err(SecretsError::ChatgptIsSignIn);
         }
         let value = checked_value(value)?;
-        let (service, user) = (self.inner.service.clone(), name.to_owned());
-        keychain(move || {
-            keyring::Entry::new(&service, &user)?.set_password(&value)?;
-            Ok(())
-        })
-        .await?;
-        tracing::info!(secret = %name, "secret saved in the keychain");
+        // Held from choosing the store on, so a save never lands in a file being moved away.
+        let _one_at_a_time = self.inner.file_lock.lock().await;
+        match self.backend()? {
+            Backend::File(file) => {
+                let user = name.to_owned();
+                Self::change_file(&file, move |entries| {
+                    entries.insert(user, value.into());
+                })
+                .await?;
+                tracing::info!(secret = %name, "secret saved in the private key file");
+            }
+            Backend::Keychain => {
+                let (service, user) = (self.inner.service.clone(), name.to_owned());
+                blocking(move || {
+                    entry(&service, &user)?.set_password(&value)?;
+                    Ok(())
+                })
+                .await?;
+                tracing::info!(secret = %name, "secret saved in the keychain");
+            }
+        }
         self.announce();
         Ok(())
     }
 
-    /// Removes a secret from the keychain (for `chatgpt`, the stored sign-in). Removing one
+    /// Removes a secret from the store (for `chatgpt`, the stored sign-in). Removing one
     /// that is not there is fine. An environment variable is left alone: it is the person's.
     pub async fn delete(&self, name: &str) -> Result<(), SecretsError> {
         self.lookup(name)?;
-        let (service, user) = (self.inner.service.clone(), name.to_owned());
-        let removed =
-            keychain(
-                move || match keyring::Entry::new(&service, &user)?.delete_credential() {
-                    Ok(()) => Ok(true),
-                    Err(keyring::Error::NoEntry) => Ok(false),
-                    Err(err) => Err(err.into()),
-                },
-            )
-            .await?;
+        let _one_at_a_time = self.inner.file_lock.lock().await;
+        let removed = match self.backend()? {
+            Backend::File(file) => {
+                let user = name.to_owned();
+                Self::change_file(&file, move |entries| entries.remove(&user).is_some()).await?
+            }
+            Backend::Keychain => {
+                let (service, user) = (self.inner.service.clone(), name.to_owned());
+                blocking(move || remove(&service, &user)).await?
+            }
+        };
         if removed {
-            tracing::info!(secret = %name, "secret removed from the keychain");
+            tracing::info!(secret = %name, "secret removed");
             self.announce();
         }
         Ok(())
@@ -398,57 +617,145 @@ impl SecretsService {
     /// which are never listed or typed in Settings. A value saved in parts (see
     /// [`SecretsService::write_entry`]) is read back whole.
     pub async fn read_entry(&self, name: &str) -> Result<Option<String>, SecretsError> {
+        if let Backend::File(file) = self.backend()? {
+            return Ok(Self::file_entries(&file)
+                .await?
+                .get(name)
+                .map(|v| v.as_str().to_owned()));
+        }
         let (service, user) = (self.inner.service.clone(), name.to_owned());
-        keychain(move || {
-            let Some(mut value) = read(&service, &user)? else {
-                return Ok(None);
-            };
-            for part in 1.. {
-                match read(&service, &format!("{user}:{part}"))? {
-                    Some(more) => value.push_str(&more),
-                    None => break,
-                }
-            }
-            Ok(Some(value))
-        })
-        .await
+        blocking(move || read_parts(&service, &user)).await
     }
 
     /// Saves one of the engine's own entries. Some keychains take only short values, so a long
     /// one continues in `<name>:1`, `<name>:2`, ... (parts left from a longer value are removed).
+    /// The private file keeps it whole.
     pub async fn write_entry(&self, name: &str, value: &str) -> Result<(), SecretsError> {
+        let _one_at_a_time = self.inner.file_lock.lock().await;
+        if let Backend::File(file) = self.backend()? {
+            let (user, value) = (name.to_owned(), value.to_owned());
+            return Self::change_file(&file, move |entries| {
+                entries.insert(user, value.into());
+            })
+            .await;
+        }
         let (service, user, value) = (
             self.inner.service.clone(),
             name.to_owned(),
             value.to_owned(),
         );
-        keychain(move || {
-            let chars: Vec<char> = value.chars().collect();
-            let parts: Vec<String> = chars
-                .chunks(ENTRY_PART_CHARS)
-                .map(|c| c.iter().collect())
-                .collect();
-            for (i, part) in parts.iter().enumerate() {
-                let entry = if i == 0 {
-                    user.clone()
-                } else {
-                    format!("{user}:{i}")
-                };
-                keyring::Entry::new(&service, &entry)?.set_password(part)?;
-            }
-            remove_parts(&service, &user, parts.len().max(1))
-        })
-        .await
+        blocking(move || write_parts(&service, &user, &value)).await
     }
 
     /// Removes one of the engine's own entries with all its parts; a missing one is fine.
     pub async fn delete_entry(&self, name: &str) -> Result<(), SecretsError> {
+        let _one_at_a_time = self.inner.file_lock.lock().await;
+        if let Backend::File(file) = self.backend()? {
+            let user = name.to_owned();
+            return Self::change_file(&file, move |entries| {
+                entries.remove(&user);
+            })
+            .await;
+        }
         let (service, user) = (self.inner.service.clone(), name.to_owned());
-        keychain(move || {
+        blocking(move || {
             remove(&service, &user)?;
             remove_parts(&service, &user, 1)
         })
         .await
+    }
+
+    /// Which store is in use and whether the keychain works now (asked again each time).
+    pub async fn store_status(&self) -> StoreStatus {
+        let service = self.inner.service.clone();
+        let keychain = blocking(move || Ok(keychain_state(&service)))
+            .await
+            .unwrap_or(KeychainState::Missing);
+        let file = self.inner.file.as_ref().filter(|p| p.is_file());
+        let store = if file.is_some() {
+            SecretStore::File
+        } else {
+            SecretStore::Keychain
+        };
+        StoreStatus {
+            store,
+            keychain,
+            file: file.map(|p| p.display().to_string()),
+            file_possible: self.inner.file.is_some()
+                && keychain == KeychainState::Missing
+                && crate::secret_file::machine_id().is_some(),
+            install_command: (keychain == KeychainState::Missing).then(install_command),
+            can_move_to_keychain: store == SecretStore::File
+                && keychain == KeychainState::Available,
+        }
+    }
+
+    /// Chooses the store. `file` starts the private file (only where the keychain does not
+    /// work); `keychain` moves every entry from the file into the keychain, checks each one
+    /// reads back the same, and only then removes the file. Choosing the store in use is fine.
+    pub async fn choose_store(&self, store: SecretStore) -> Result<StoreChanged, SecretsError> {
+        let _one_at_a_time = self.inner.file_lock.lock().await;
+        let now = self.store_status().await;
+        let path = self.inner.file.clone().ok_or(SecretsError::NoMachineId)?;
+        let moved = match (store, now.store) {
+            (SecretStore::File, SecretStore::File)
+            | (SecretStore::Keychain, SecretStore::Keychain) => 0,
+            (SecretStore::File, SecretStore::Keychain) => {
+                // A locked keychain holds keys of its own: unlocking it is the way forward.
+                if now.keychain != KeychainState::Missing {
+                    return Err(SecretsError::KeychainWorks);
+                }
+                let file = SecretFile::on_this_computer(path)?;
+                blocking(move || Ok(file.write(&Default::default())?)).await?;
+                tracing::info!("keys are now kept in the private key file");
+                0
+            }
+            (SecretStore::Keychain, SecretStore::File) => {
+                if now.keychain != KeychainState::Available {
+                    return Err(SecretsError::KeychainStillMissing);
+                }
+                let file = SecretFile::on_this_computer(path)?;
+                let entries = Self::file_entries(&file).await?;
+                let count = entries.len() as u32;
+                let listed = self.known();
+                let service = self.inner.service.clone();
+                blocking(move || {
+                    for (name, value) in &entries {
+                        // Listed keys are one entry (as `put` saves them); the engine's own
+                        // may be split into parts.
+                        if listed.contains_key(name) {
+                            entry(&service, name)?.set_password(value)?;
+                        } else {
+                            write_parts(&service, name, value)?;
+                        }
+                        let back = if listed.contains_key(name) {
+                            read(&service, name)?
+                        } else {
+                            read_parts(&service, name)?
+                        };
+                        if back.as_deref() != Some(value.as_str()) {
+                            return Err(SecretsError::Keychain(format!(
+                                "{name} did not read back from the keychain"
+                            )));
+                        }
+                    }
+                    Ok(file.remove()?)
+                })
+                .await?;
+                tracing::info!(
+                    entries = count,
+                    "keys moved from the private file to the keychain"
+                );
+                count
+            }
+        };
+        if store != now.store {
+            self.announce();
+        }
+        Ok(StoreChanged {
+            moved,
+            status: self.store_status().await,
+        })
     }
 
     /// Windows refresh their secrets on this.
@@ -467,7 +774,7 @@ impl SecretsService {
                     );
                 }
             }
-            other => tracing::warn!(error = %other, "the keychain could not be read"),
+            other => tracing::warn!(error = %other, "the saved secrets could not be read"),
         }
     }
 }
@@ -484,8 +791,8 @@ fn checked_value(value: &str) -> Result<String, SecretsError> {
     Ok(value.to_owned())
 }
 
-/// Runs blocking keychain I/O off the async threads, with a time limit.
-async fn keychain<T, F>(work: F) -> Result<T, SecretsError>
+/// Runs blocking keychain or file I/O off the async threads, with a time limit.
+async fn blocking<T, F>(work: F) -> Result<T, SecretsError>
 where
     F: FnOnce() -> Result<T, SecretsError> + Send + 'static,
     T: Send + 'static,
@@ -502,9 +809,105 @@ where
 /// Longest part of one entry, in characters (Windows' Credential Manager takes about 2,500 bytes).
 const ENTRY_PART_CHARS: usize = 1000;
 
+/// The keychain entry `service`/`user`. The keyring crate picks the platform's store once per
+/// process; on Linux a Secret Service that appeared since is picked up by [`keychain_state`].
+fn entry(service: &str, user: &str) -> Result<keyring::Entry, SecretsError> {
+    match keyring::Entry::new(service, user) {
+        Err(keyring::Error::NoDefaultStore) if keyring_core::get_default_store().is_some() => {
+            Ok(keyring::Entry {
+                inner: keyring_core::Entry::new(service, user)?,
+            })
+        }
+        other => Ok(other?),
+    }
+}
+
+/// Whether the keychain works now. Where it was missing when the process started, tries again
+/// to reach it (on Linux: a Secret Service installed or started since), so "Check again" works
+/// without a restart.
+fn keychain_state(service: &str) -> KeychainState {
+    #[cfg(all(
+        unix,
+        not(any(target_os = "macos", target_os = "ios", target_os = "android"))
+    ))]
+    if keyring::Entry::store_status().is_err() && keyring_core::get_default_store().is_none() {
+        match zbus_secret_service_keyring_store::Store::new() {
+            Ok(store) => keyring_core::set_default_store(store),
+            Err(_) => return KeychainState::Missing,
+        }
+    }
+    let probe = || -> Result<(), SecretsError> {
+        match entry(service, "sentient-keychain-check")?
+            .inner
+            .get_attributes()
+        {
+            Ok(_) | Err(keyring::Error::NoEntry) => Ok(()),
+            Err(err) => Err(err.into()),
+        }
+    };
+    match probe() {
+        Ok(()) => KeychainState::Available,
+        Err(SecretsError::KeychainLocked) => KeychainState::Locked,
+        Err(_) => KeychainState::Missing,
+    }
+}
+
+/// The command that installs a Secret Service with this computer's package manager.
+fn install_command() -> String {
+    let has = |tool: &str| {
+        std::env::var_os("PATH")
+            .is_some_and(|path| std::env::split_paths(&path).any(|d| d.join(tool).is_file()))
+    };
+    if cfg!(target_os = "linux") {
+        for (tool, command) in [
+            ("apt-get", "sudo apt-get install gnome-keyring"),
+            ("dnf", "sudo dnf install gnome-keyring"),
+            ("pacman", "sudo pacman -S gnome-keyring"),
+            ("zypper", "sudo zypper install gnome-keyring"),
+        ] {
+            if has(tool) {
+                return command.to_owned();
+            }
+        }
+    }
+    "Install gnome-keyring (or KeePassXC with its Secret Service turned on)".to_owned()
+}
+
+/// Reads an entry saved in parts (see [`SecretsService::write_entry`]) whole.
+fn read_parts(service: &str, user: &str) -> Result<Option<String>, SecretsError> {
+    let Some(mut value) = read(service, user)? else {
+        return Ok(None);
+    };
+    for part in 1.. {
+        match read(service, &format!("{user}:{part}"))? {
+            Some(more) => value.push_str(&more),
+            None => break,
+        }
+    }
+    Ok(Some(value))
+}
+
+/// Saves `value` in parts of [`ENTRY_PART_CHARS`], removing parts a longer value left.
+fn write_parts(service: &str, user: &str, value: &str) -> Result<(), SecretsError> {
+    let chars: Vec<char> = value.chars().collect();
+    let parts: Vec<String> = chars
+        .chunks(ENTRY_PART_CHARS)
+        .map(|c| c.iter().collect())
+        .collect();
+    for (i, part) in parts.iter().enumerate() {
+        let name = if i == 0 {
+            user.to_owned()
+        } else {
+            format!("{user}:{i}")
+        };
+        entry(service, &name)?.set_password(part)?;
+    }
+    remove_parts(service, user, parts.len().max(1))
+}
+
 /// Removes an entry; `Ok(false)` when there was none.
 fn remove(service: &str, user: &str) -> Result<bool, SecretsError> {
-    match keyring::Entry::new(service, user)?.delete_credential() {
+    match entry(service, user)?.delete_credential() {
         Ok(()) => Ok(true),
         Err(keyring::Error::NoEntry) => Ok(false),
         Err(err) => Err(err.into()),
@@ -523,7 +926,7 @@ fn remove_parts(service: &str, user: &str, from: usize) -> Result<(), SecretsErr
 
 /// Whether the entry exists, without reading its value.
 fn is_stored(service: &str, user: &str) -> Result<bool, SecretsError> {
-    match keyring::Entry::new(service, user)?.inner.get_attributes() {
+    match entry(service, user)?.inner.get_attributes() {
         Ok(_) => Ok(true),
         Err(keyring::Error::NoEntry) => Ok(false),
         Err(err) => Err(err.into()),
@@ -531,7 +934,7 @@ fn is_stored(service: &str, user: &str) -> Result<bool, SecretsError> {
 }
 
 fn read(service: &str, user: &str) -> Result<Option<String>, SecretsError> {
-    match keyring::Entry::new(service, user)?.get_password() {
+    match entry(service, user)?.get_password() {
         Ok(value) if value.trim().is_empty() => Ok(None),
         Ok(value) => Ok(Some(value)),
         Err(keyring::Error::NoEntry) => Ok(None),
@@ -553,7 +956,7 @@ impl KeySource for NoKeys {
     }
 }
 
-/// Model calls take their API keys from here: the keychain, then the environment.
+/// Model calls take their API keys from here: the store in use, then the environment.
 impl KeySource for SecretsService {
     fn api_key<'a>(&'a self, provider: &'a str) -> futures::future::BoxFuture<'a, Option<String>> {
         Box::pin(async move {
@@ -866,6 +1269,88 @@ mod tests {
             .await
             .expect("sign out when signed out");
         assert!(events.try_recv().is_err());
+    }
+
+    /// A service whose private file exists (made as the store route makes it), so every call
+    /// goes to the file whatever the keychain says.
+    fn file_fixture() -> (Fixture, PathBuf) {
+        let f = fixture(&[("OPENAI_API_KEY", "sk-env")]);
+        let path = f._dir.path().join(crate::secret_file::FILE_NAME);
+        let secrets = SecretsService::with_file(
+            unique_service(),
+            f.secrets.inner.config.clone(),
+            f.bus.clone(),
+            f.secrets.inner.env.clone(),
+            path.clone(),
+        );
+        SecretFile::new(&path, b"unit-test-machine-0123")
+            .write(&Default::default())
+            .expect("an empty file");
+        (Fixture { secrets, ..f }, path)
+    }
+
+    #[tokio::test]
+    async fn the_private_file_is_the_store_while_it_exists() {
+        let Some(_) = crate::secret_file::machine_id() else {
+            // The file is locked to the machine id; the e2e suite says so where it is missing.
+            return;
+        };
+        let (f, path) = file_fixture();
+        // The fixture's file was sealed for another machine: this one can't open it, and says so.
+        let err = f
+            .secrets
+            .put("openai", "sk-file")
+            .await
+            .expect_err("won't open");
+        assert!(matches!(err, SecretsError::FileWontOpen(ref p) if p.contains("secrets.enc")));
+        assert_eq!(ApiError::from(err).status, 500);
+        // The variable still answers while the file can't be read.
+        assert_eq!(
+            f.secrets.get("openai").await.expect("env").as_deref(),
+            Some("sk-env")
+        );
+
+        SecretFile::on_this_computer(&path)
+            .expect("machine id")
+            .write(&Default::default())
+            .expect("a fresh file");
+        let mut events = f.bus.subscribe();
+        f.secrets.put("openai", " sk-file\n").await.expect("put");
+        assert!(events.recv().await.is_ok());
+        assert_eq!(
+            f.secrets.get("openai").await.expect("get").as_deref(),
+            Some("sk-file")
+        );
+        assert_eq!(
+            info(&f.secrets.list().await, "openai").source,
+            Some(SecretSource::File)
+        );
+        let long = "x".repeat(2500);
+        f.secrets.write_entry("mcp:a", &long).await.expect("write");
+        assert_eq!(
+            f.secrets.read_entry("mcp:a").await.expect("read"),
+            Some(long)
+        );
+        f.secrets.delete_entry("mcp:a").await.expect("delete entry");
+        assert_eq!(f.secrets.read_entry("mcp:a").await.expect("read"), None);
+        f.secrets.delete("openai").await.expect("delete");
+        assert_eq!(
+            info(&f.secrets.list().await, "openai").source,
+            Some(SecretSource::Env)
+        );
+        let status = f.secrets.store_status().await;
+        assert_eq!(status.store, SecretStore::File);
+        assert_eq!(
+            status.file.as_deref(),
+            Some(path.display().to_string().as_str())
+        );
+        // Choosing the store in use moves nothing.
+        let same = f
+            .secrets
+            .choose_store(SecretStore::File)
+            .await
+            .expect("same");
+        assert_eq!(same.moved, 0);
     }
 
     #[tokio::test]

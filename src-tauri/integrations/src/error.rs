@@ -42,9 +42,11 @@ impl From<StoreError> for IntegrationError {
 impl From<SecretsError> for IntegrationError {
     fn from(error: SecretsError) -> Self {
         match error {
+            // Sentences only the person can act on are shown, the private file's too.
             SecretsError::NoKeychain
             | SecretsError::KeychainLocked
-            | SecretsError::KeychainTimeout => Self::Keychain(error.to_string()),
+            | SecretsError::KeychainTimeout
+            | SecretsError::FileWontOpen(_) => Self::Keychain(error.to_string()),
             other => Self::Internal(other.to_string()),
         }
     }

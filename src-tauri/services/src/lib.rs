@@ -211,13 +211,14 @@ impl Services {
         timings.step("database and migrations");
         let stop = StopService::load(store.clone(), bus.clone(), clock.clone()).await?;
         timings.step("stop state");
-        let secrets = SecretsService::with_env(
+        let secrets = SecretsService::with_file(
             options
                 .keychain_service
                 .unwrap_or_else(|| secrets::KEYCHAIN_SERVICE.to_owned()),
             config.clone(),
             bus.clone(),
             options.env_lookup.unwrap_or_else(secrets::process_env),
+            home.secrets_file(),
         );
         let queue = {
             let bus = bus.clone();

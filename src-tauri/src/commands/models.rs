@@ -19,7 +19,7 @@ use sentient_engine::models::{
     EmbeddingTestRequest, EmbeddingTestResult, LocalModels, LocalServer, ProviderView,
     PullProgress, PullRequest, Roles, TestRequest, TestResult,
 };
-use sentient_engine::secrets::{SecretInfo, SecretValue};
+use sentient_engine::secrets::{SecretInfo, SecretValue, StoreChanged, StoreChoice, StoreStatus};
 use sentient_engine::system::Hardware;
 use tauri::State;
 use tauri::ipc::Channel;
@@ -171,6 +171,23 @@ pub async fn set_secret(
 pub async fn delete_secret(engine: State<'_, Engine>, name: String) -> Result<OkReply, ApiError> {
     engine.services().secrets().delete(&name).await?;
     Ok(OkReply::yes())
+}
+
+/// Where keys are kept and whether the keychain works now (asked again each time).
+#[tauri::command]
+#[specta::specta]
+pub async fn secrets_store(engine: State<'_, Engine>) -> Result<StoreStatus, ApiError> {
+    Ok(engine.services().secrets().store_status().await)
+}
+
+/// Chooses the private file (no keychain) or moves the keys into a keychain that appeared.
+#[tauri::command]
+#[specta::specta]
+pub async fn choose_secrets_store(
+    engine: State<'_, Engine>,
+    body: StoreChoice,
+) -> Result<StoreChanged, ApiError> {
+    Ok(engine.services().secrets().choose_store(body.store).await?)
 }
 
 /// Every model setup, built-ins first, with the active one and whether a switch can be undone.

@@ -70,6 +70,9 @@ import type {
   SavePresetRequest,
   SearchHit,
   SecretInfo,
+  SecretStore,
+  StoreChanged,
+  StoreStatus,
   Session,
   StopAllResponse,
   StopSource,
@@ -227,7 +230,7 @@ export const CALLS = {
   }),
   /** Which keys are set and where from; never their values. */
   listSecrets: (): Doors<SecretInfo[]> => ({ http: GET('/api/secrets'), tauri: () => commands.listSecrets() }),
-  /** Saves a key in this computer's keychain; it is never sent back. */
+  /** Saves a key in this computer's keychain (or the private file); it is never sent back. */
   setSecret: (name: string, value: string): Doors<OkReply> => ({
     http: PUT(`/api/secrets/${enc(name)}`, { value }),
     tauri: () => commands.setSecret(name, { value }),
@@ -235,6 +238,13 @@ export const CALLS = {
   deleteSecret: (name: string): Doors<OkReply> => ({
     http: DELETE(`/api/secrets/${enc(name)}`),
     tauri: () => commands.deleteSecret(name),
+  }),
+  /** Where keys are kept (keychain or private file) and whether the keychain works now. */
+  secretsStore: (): Doors<StoreStatus> => ({ http: GET('/api/secrets/store'), tauri: () => commands.secretsStore() }),
+  /** Chooses the private file where there is no keychain, or moves every key into a keychain that appeared. */
+  chooseSecretsStore: (store: SecretStore): Doors<StoreChanged> => ({
+    http: PUT('/api/secrets/store', { store }),
+    tauri: () => commands.chooseSecretsStore({ store }),
   }),
 
   // Model presets.

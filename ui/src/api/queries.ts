@@ -36,6 +36,8 @@ export const queryKeys = {
   modelBusy: ['models', 'busy'] as const,
   hardware: ['system', 'hardware'] as const,
   secrets: ['secrets'] as const,
+  // Under ['secrets'], so a `config.updated` for secrets refreshes it too.
+  secretsStore: ['secrets', 'store'] as const,
   presets: ['models', 'presets'] as const,
   sessions: ['sessions', 'list'] as const,
   sessionSearch: (q: string) => ['sessions', 'search', q] as const,

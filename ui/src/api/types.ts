@@ -35,6 +35,8 @@ import type {
   Roles_Serialize,
   SavedConfig_Serialize,
   SecretInfo_Serialize,
+  StoreChanged_Serialize,
+  StoreStatus_Serialize,
   StopResult_Serialize,
   StopState_Serialize,
   TestRequest_Deserialize,
@@ -95,7 +97,7 @@ export type StopAllResponse = StopResult;
 export type PatchConfigResponse = SavedConfig;
 
 // Models & secrets (contract section 3).
-export type { Recommendation, Gpu_Serialize as Gpu } from '../bindings';
+export type { Recommendation, Gpu_Serialize as Gpu, SecretStore, KeychainState } from '../bindings';
 export type ProviderView = ProviderView_Serialize;
 export type LocalModel = LocalModel_Serialize;
 export type LocalModels = LocalModels_Serialize;
@@ -112,6 +114,8 @@ export type Roles = Roles_Serialize;
 export type ModelBusy = ModelBusy_Serialize;
 export type Hardware = Hardware_Serialize;
 export type SecretInfo = SecretInfo_Serialize;
+export type StoreStatus = StoreStatus_Serialize;
+export type StoreChanged = StoreChanged_Serialize;
 export type OkReply = WireOkReply;
 /** One progress line of an Ollama download (`error` set on the last line when it failed). */
 export type PullProgress = PullProgress_Deserialize;

@@ -36,6 +36,8 @@ import type {
   RoleChanges,
   Roles,
   SecretInfo,
+  SecretStore,
+  StoreStatus,
   SentientApi,
   StopState,
   TestResult,
@@ -209,6 +211,16 @@ export const PROVIDERS: ProviderView[] = [
     sign_in: false,
   },
 ];
+
+/** Keys in a keychain that works: the usual computer. */
+export const KEYCHAIN_STORE: StoreStatus = {
+  store: 'keychain',
+  keychain: 'available',
+  file: null,
+  file_possible: false,
+  install_command: null,
+  can_move_to_keychain: false,
+};
 
 export const SECRETS: SecretInfo[] = [
   { name: 'anthropic', set: true, source: 'keychain', kind: 'provider' },
@@ -744,6 +756,8 @@ export function fakeApi(initial: Bootstrap) {
     listSecrets: vi.fn(async () => SECRETS),
     setSecret: vi.fn(async () => ({ ok: true })),
     deleteSecret: vi.fn(async () => ({ ok: true })),
+    secretsStore: vi.fn(async () => KEYCHAIN_STORE),
+    chooseSecretsStore: vi.fn(async (_store: SecretStore) => ({ moved: 0, status: KEYCHAIN_STORE })),
     modelPresets: vi.fn(async (): Promise<PresetList> => PRESETS),
     applyModelPreset: vi.fn(async (name: string): Promise<PresetSwitch> => ({
       ...noSwitch,

@@ -2,10 +2,11 @@
 // and optional settings) or a web address (with optional headers), and Read only. The engine
 // waits up to 15 s for it to connect, so the dialog says it is connecting; its sentence shows
 // under the form when it refuses.
-import { useState, type FormEvent } from 'react';
+import { useRef, useState, type FormEvent } from 'react';
 import type { NewMcpServer } from '../../api/calls';
 import { useAddMcpServer } from './queries';
 import { ErrorNotice } from '../../components/Page';
+import { KeyStoreChoice } from '../settings';
 import { Dialog } from './Dialog';
 import { Switch } from './Switch';
 import { READ_ONLY_HELP, splitArgs } from './words';
@@ -24,6 +25,7 @@ export function AddServerDialog({ onClose }: { onClose: () => void }) {
   const [nextRow, setNextRow] = useState(1);
   const [readOnly, setReadOnly] = useState(false);
   const what = transport === 'stdio' ? 'setting' : 'header';
+  const form = useRef<HTMLFormElement>(null);
 
   const values = (): Record<string, string> | undefined => {
     const filled = rows.filter((r) => r.key.trim() !== '');
@@ -44,7 +46,7 @@ export function AddServerDialog({ onClose }: { onClose: () => void }) {
 
   return (
     <Dialog title="Add a tool server" onClose={() => !add.isPending && onClose()} testId="add-server">
-      <form className="int-form" onSubmit={submit} noValidate aria-label="Add a tool server">
+      <form ref={form} className="int-form" onSubmit={submit} noValidate aria-label="Add a tool server">
         <p className="int-dialog-body muted">
           A tool server gives Sentient more tools, using the Model Context Protocol (MCP). Its guide says what to enter.
         </p>
@@ -205,7 +207,9 @@ export function AddServerDialog({ onClose }: { onClose: () => void }) {
             up to 15 seconds.
           </p>
         ) : null}
-        <ErrorNotice error={add.error} />
+        <KeyStoreChoice error={add.error} onReady={() => form.current?.requestSubmit()}>
+          <ErrorNotice error={add.error} />
+        </KeyStoreChoice>
         <div className="int-dialog-actions">
           <button type="button" className="btn btn-quiet" onClick={onClose} disabled={add.isPending}>
             Cancel

@@ -6,6 +6,7 @@ import { useRef, useState, type FormEvent } from 'react';
 import type { ConnectAnswer, Integration } from '../../api/calls';
 import { isSignIn, useConnectIntegration, useDisconnectIntegration } from './queries';
 import { ErrorNotice } from '../../components/Page';
+import { KeyStoreChoice } from '../settings';
 import { CopyButton } from '../../components/CopyButton';
 import { Dialog } from './Dialog';
 import { openExternal } from './open';
@@ -29,6 +30,7 @@ export function ConnectDialog({ app, onClose }: { app: Integration; onClose: () 
   // The app as it was when the sign-in began: only a newer copy can say how it ended.
   const before = useRef<Integration | null>(null);
   const name = app.display_name;
+  const form = useRef<HTMLFormElement>(null);
 
   const submit = (e: FormEvent) => {
     e.preventDefault();
@@ -128,7 +130,7 @@ export function ConnectDialog({ app, onClose }: { app: Integration; onClose: () 
   const fields = app.setup.fields;
   return (
     <Dialog key="form" title={`Connect ${name}`} onClose={onClose} testId="connect-dialog">
-      <form className="int-form" onSubmit={submit} noValidate aria-label={`Connect ${name}`}>
+      <form ref={form} className="int-form" onSubmit={submit} noValidate aria-label={`Connect ${name}`}>
         {app.setup.instructions_md.trim() ? (
           <div className="int-steps">
             <SimpleMarkdown text={app.setup.instructions_md} className="int-markdown" />
@@ -190,7 +192,10 @@ export function ConnectDialog({ app, onClose }: { app: Integration; onClose: () 
             onChange={setReadOnly}
           />
         )}
-        <ErrorNotice error={connect.error} />
+        {/* No keychain: the way forward instead of a dead end; once chosen, Connect again. */}
+        <KeyStoreChoice error={connect.error} onReady={() => form.current?.requestSubmit()}>
+          <ErrorNotice error={connect.error} />
+        </KeyStoreChoice>
         <div className="int-dialog-actions">
           <button type="button" className="btn btn-quiet" onClick={onClose}>
             Cancel

@@ -1,9 +1,10 @@
 // A tool server's keys: the settings a program needs (env) or the headers a web address gets,
 // each a password field. The missing ones are marked; a field left empty keeps what is saved.
-import { useState, type FormEvent } from 'react';
+import { useRef, useState, type FormEvent } from 'react';
 import type { McpServerInfo } from '../../api/calls';
 import { useSetMcpValues } from './queries';
 import { ErrorNotice } from '../../components/Page';
+import { KeyStoreChoice } from '../settings';
 import { Dialog } from './Dialog';
 import { valueKeys } from './words';
 
@@ -13,6 +14,7 @@ export function ServerValuesDialog({ server, onClose }: { server: McpServerInfo;
   const [values, setValues] = useState<Record<string, string>>(() => Object.fromEntries(keys.map((k) => [k, ''])));
   const filled = Object.fromEntries(Object.entries(values).filter(([, v]) => v !== ''));
   const kind = server.transport === 'http' ? 'headers' : 'settings';
+  const form = useRef<HTMLFormElement>(null);
 
   const submit = (e: FormEvent) => {
     e.preventDefault();
@@ -22,9 +24,9 @@ export function ServerValuesDialog({ server, onClose }: { server: McpServerInfo;
 
   return (
     <Dialog title={`Keys for ${server.name}`} onClose={onClose} testId="values-dialog">
-      <form className="int-form" onSubmit={submit} noValidate>
+      <form ref={form} className="int-form" onSubmit={submit} noValidate>
         <p className="int-dialog-body muted">
-          The {kind} {server.name} gets when it starts. They're kept in this computer's keychain and never shown again; leave one
+          The {kind} {server.name} gets when it starts. They're kept safe on this computer and never shown again; leave one
           empty to keep what's saved.
         </p>
         {keys.map((key) => {
@@ -48,7 +50,9 @@ export function ServerValuesDialog({ server, onClose }: { server: McpServerInfo;
             </div>
           );
         })}
-        <ErrorNotice error={save.error} />
+        <KeyStoreChoice error={save.error} onReady={() => form.current?.requestSubmit()}>
+          <ErrorNotice error={save.error} />
+        </KeyStoreChoice>
         <div className="int-dialog-actions">
           <button type="button" className="btn btn-quiet" onClick={onClose}>
             Cancel

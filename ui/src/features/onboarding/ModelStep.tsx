@@ -10,6 +10,7 @@ import type { Hardware, LocalModel, LocalModels, LocalPick, Missing, PresetSwitc
 type Os = Hardware['os'];
 import {
   FixButton,
+  KeyStoreChoice,
   PullProgressView,
   PullProvider,
   useCheckup,
@@ -650,7 +651,7 @@ function CloudSetup({ onReady }: { onReady: (switched: PresetSwitch, model: stri
           disabled={busy}
         />
         <span className="field-help" id={`${keyField}-help`}>
-          Kept in this computer's keychain and never shown again.
+          Kept safe on this computer and never shown again.
           {provider.docs_url ? (
             <>
               {' '}
@@ -674,7 +675,9 @@ function CloudSetup({ onReady }: { onReady: (switched: PresetSwitch, model: stri
         </div>
       ) : null}
       {test.isPending ? <Loading label={`Asking ${withoutLatest(model.split('/').slice(1).join('/'))} for a short answer…`} /> : null}
-      <ErrorNotice error={save.error} prefix="Couldn't save the key." />
+      <KeyStoreChoice error={save.error} onReady={() => void check()}>
+        <ErrorNotice error={save.error} prefix="Couldn't save the key." />
+      </KeyStoreChoice>
       {checked?.ok ? (
         <p className="model-summary" role="status" data-testid="key-result">
           Your {provider.label} key works.

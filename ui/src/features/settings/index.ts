@@ -3,6 +3,7 @@
 // reuses, so both set up a model the same way.
 export { FixButton } from './models/FixButton';
 export { OtherComputer } from './models/LocalAddress';
+export { KeyStoreChoice } from './models/KeyStore';
 export { PullProgressView } from './models/OllamaCard';
 export { PullProvider, usePull } from './models/pull';
 export {

@@ -1,6 +1,7 @@
 // Keys for cloud models: one card per cloud provider saying whether its key is set, a field to
-// save one (into this computer's keychain) and Remove. A key goes in and never comes back out:
-// the engine never sends it, and the field is emptied once it is saved.
+// save one (into this computer's keychain, or the private key file where there is none) and
+// Remove. A key goes in and never comes back out: the engine never sends it, and the field is
+// emptied once it is saved. A save that finds no keychain offers the choice (KeyStore.tsx).
 //
 // With `chosenOnly` (the top of Settings > Models) it shows only the providers the person has
 // chosen: one a job uses or one with a key, plus any added with "Add another provider". A fix
@@ -10,6 +11,7 @@ import type { ProviderView, SecretInfo } from '../../../api';
 import { useDeleteSecret, useModelProviders, useRoles, useSecrets, useSetSecret } from './queries';
 import { ErrorNotice, Loading } from '../../../components/Page';
 import { REVEAL_KEY_EVENT, keyFieldId } from './keys';
+import { KeyStoreChoice } from './KeyStore';
 import { providerId } from './summary';
 
 export { revealKeyField } from './keys';
@@ -60,8 +62,8 @@ export function KeysCard({ chosenOnly = false }: { chosenOnly?: boolean }) {
     <div className="card settings-section" data-testid="keys-card">
       <h2>{chosenOnly ? 'Cloud providers' : 'Keys for cloud models'}</h2>
       <p className="muted">
-        Cloud models run on the provider's computers and need a key from them. Keys are kept in this computer's keychain and
-        never shown again.
+        Cloud models run on the provider's computers and need a key from them. Keys are kept safe on this computer and never
+        shown again.
       </p>
       {providers.isPending ? <Loading label="Loading providers…" /> : null}
       <ErrorNotice error={providers.error} prefix="Couldn't load the providers." onRetry={() => void providers.refetch()} />
@@ -135,7 +137,7 @@ function ProviderKey({ provider, secret }: { provider: ProviderView; secret: Sec
   const inputId = keyFieldId(provider.id);
   const headingId = useId();
   const set = secret ? secret.set : provider.key_set;
-  // Only a key in the keychain can be removed here; an environment variable is the person's own.
+  // Only a saved key can be removed here; an environment variable is the person's own.
   const removable = set && !provider.sign_in && secret?.source !== 'env';
   const busy = save.isPending || remove.isPending;
 
@@ -215,7 +217,9 @@ function ProviderKey({ provider, secret }: { provider: ProviderView; secret: Sec
           Removed.
         </p>
       ) : null}
-      <ErrorNotice error={save.error} prefix="Couldn't save the key." />
+      <KeyStoreChoice error={save.error} onReady={onSave}>
+        <ErrorNotice error={save.error} prefix="Couldn't save the key." />
+      </KeyStoreChoice>
       <ErrorNotice error={remove.error} prefix="Couldn't remove the key." />
     </li>
   );

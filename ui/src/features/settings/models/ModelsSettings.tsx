@@ -13,6 +13,7 @@ import { ErrorNotice, Loading } from '../../../components/Page';
 import { FallbacksCard, QueueCard, ReadingLengthCard, ReasoningCard, ReplyLimitsCard } from './AdvancedCards';
 import { CheckupCard } from './CheckupCard';
 import { KeysCard } from './KeysCard';
+import { KeyStoreCard } from './KeyStore';
 import { OllamaCard } from './OllamaCard';
 import { NeedRow, OwnPresetsCard, PresetsCard } from './PresetsCard';
 import { PullProvider } from './pull';
@@ -30,6 +31,7 @@ export function ModelsSettings() {
         <InUse />
         <PresetsCard />
         <KeysCard chosenOnly />
+        <KeyStoreCard />
         <Advanced>
           <RolesCard />
           <OwnPresetsCard />

@@ -23,6 +23,9 @@ import type {
   Roles,
   SavePresetRequest,
   SecretInfo,
+  SecretStore,
+  StoreChanged,
+  StoreStatus,
   TestResult,
 } from '../../../api';
 import { useApi } from '../../../api/context';
@@ -146,6 +149,29 @@ export function useSetSecret() {
   return useMutation<OkReply, ApiError, { name: string; value: string }>({
     mutationFn: ({ name, value }) => api.setSecret(name, value).catch(rejectAsApiError),
     onSuccess: () => refreshKeys(qc),
+  });
+}
+
+/** Where keys are kept and whether the keychain works; each fetch asks the keychain again. */
+export function useSecretsStore(enabled = true) {
+  const api = useApi();
+  return useQuery<StoreStatus, ApiError>({
+    queryKey: queryKeys.secretsStore,
+    queryFn: () => api.secretsStore().catch(rejectAsApiError),
+    enabled,
+  });
+}
+
+/** Chooses the private file, or moves every key into the keychain. */
+export function useChooseSecretsStore() {
+  const api = useApi();
+  const qc = useQueryClient();
+  return useMutation<StoreChanged, ApiError, SecretStore>({
+    mutationFn: (store) => api.chooseSecretsStore(store).catch(rejectAsApiError),
+    onSuccess: async (changed) => {
+      qc.setQueryData(queryKeys.secretsStore, changed.status);
+      await refreshKeys(qc);
+    },
   });
 }
 
