@@ -25,6 +25,7 @@ import type {
 } from '../../../api';
 import { useApi } from '../../../api/context';
 import { toApiError, type ApiError } from '../../../api/errors';
+import { modelAnswered } from '../../onboarding/modelSetup';
 import { queryKeys, rejectAsApiError } from '../../../api/queries';
 
 export function useModelProviders() {
@@ -83,6 +84,10 @@ export function useTestModel() {
       } catch (e) {
         throw toApiError(e);
       }
+    },
+    // A model that answered a Test has answered: the "No model set up yet" reminder goes.
+    onSuccess: (test) => {
+      if (test.kind === 'chat' && test.result.ok) modelAnswered();
     },
   });
 }
