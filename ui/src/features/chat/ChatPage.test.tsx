@@ -560,6 +560,18 @@ describe('Chat page', () => {
     expect(screen.queryByTestId('version-count')).toBeNull();
   });
 
+  it('Try again sends a message that never reached the engine once more', async () => {
+    const { engine } = setup();
+    await screen.findByText('No chats yet — say hello below.');
+    engine.api.chatSend.mockRejectedValueOnce(new ApiError(0, "Lost the connection to Sentient's engine partway. Make sure Sentient is running, then try again."));
+    await send('Hello');
+    const alert = await screen.findByRole('alert');
+    await userEvent.click(within(alert).getByRole('button', { name: 'Try again' }));
+    expect(engine.api.chatSend).toHaveBeenCalledTimes(2);
+    expect(engine.api.chatSend).toHaveBeenLastCalledWith(expect.objectContaining({ text: 'Hello' }), expect.any(Function));
+    expect(engine.api.chatRegenerate).not.toHaveBeenCalled();
+  });
+
   it('keeps an approval card open with what it wants to do until it is answered, while done calls are one line', async () => {
     const { engine } = setup();
     await screen.findByText('No chats yet — say hello below.');

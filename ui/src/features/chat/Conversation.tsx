@@ -15,7 +15,7 @@ import { ErrorNotice, Loading } from '../../components/Page';
 import { Composer } from './Composer';
 import { ContextMeter } from './ContextMeter';
 import { fromRows, isRunning, reduce, type Item, type UserItem } from './conversation';
-import { modelAnswered } from '../onboarding/modelSetup';
+import { modelAnswered } from '../onboarding';
 import { MessageView } from './MessageView';
 import { RuleProposalCard } from './RuleProposalCard';
 

@@ -25,7 +25,6 @@ import type {
 } from '../../../api';
 import { useApi } from '../../../api/context';
 import { toApiError, type ApiError } from '../../../api/errors';
-import { modelAnswered } from '../../onboarding/modelSetup';
 import { queryKeys, rejectAsApiError } from '../../../api/queries';
 
 export function useModelProviders() {
@@ -77,6 +76,9 @@ export type ModelTest = { kind: 'chat'; result: TestResult } | { kind: 'embeddin
 export function useTestModel() {
   const api = useApi();
   return useMutation<ModelTest, ApiError, { model: string; role: string }>({
+    // Kept for the window's lifetime: the "No model set up yet" bar reads a successful Test from it.
+    mutationKey: queryKeys.modelTest,
+    gcTime: Infinity,
     mutationFn: async ({ model, role }) => {
       try {
         if (role === 'embedding') return { kind: 'embedding', result: await api.testEmbedding({ model }) };
@@ -84,10 +86,6 @@ export function useTestModel() {
       } catch (e) {
         throw toApiError(e);
       }
-    },
-    // A model that answered a Test has answered: the "No model set up yet" reminder goes.
-    onSuccess: (test) => {
-      if (test.kind === 'chat' && test.result.ok) modelAnswered();
     },
   });
 }
