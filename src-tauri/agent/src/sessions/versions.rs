@@ -247,3 +247,139 @@ impl Sessions {
         Ok(out)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use super::super::NewMessage;
+    use super::*;
+    use sentient_core::bus::EventBus;
+    use sentient_core::clock::{SharedClock, SystemClock};
+    use sentient_core::store::Store;
+
+    async fn sessions(dir: &std::path::Path) -> Sessions {
+        let clock: SharedClock = Arc::new(SystemClock);
+        let store = Store::open(&dir.join("s.db"), clock.clone())
+            .await
+            .expect("store");
+        Sessions::new(store, EventBus::new(clock.clone()), clock)
+    }
+
+    fn said(role: &str, content: &str) -> NewMessage {
+        NewMessage {
+            role: role.into(),
+            content: content.into(),
+            ..Default::default()
+        }
+    }
+
+    fn shown(rows: &[MessageRow]) -> Vec<(&str, &str)> {
+        rows.iter()
+            .map(|r| (r.role.as_str(), r.content.as_str()))
+            .collect()
+    }
+
+    #[tokio::test]
+    async fn an_earlier_answer_flips_in_place_and_only_the_shown_version_is_read() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let s = sessions(dir.path()).await;
+        let chat = s.create("desktop").await.expect("create");
+        s.append(&chat.id, said("user", "Q1")).await.expect("q1");
+        s.append(&chat.id, said("assistant", "A1"))
+            .await
+            .expect("a1");
+        let (seq, question) = s
+            .last_question(&chat.id)
+            .await
+            .expect("read")
+            .expect("a question");
+        let tag = s
+            .retire_answer(&chat.id, &question.id, seq)
+            .await
+            .expect("retire");
+        assert_eq!(tag, Some((question.id.clone(), 2)));
+        let again = s
+            .append(
+                &chat.id,
+                NewMessage {
+                    answer_to: tag,
+                    ..said("assistant", "A1 again")
+                },
+            )
+            .await
+            .expect("a1 again");
+        s.append(&chat.id, said("user", "Q2")).await.expect("q2");
+        s.append(&chat.id, said("assistant", "A2"))
+            .await
+            .expect("a2");
+
+        // Flipping the earlier answer keeps the later turn where it was.
+        s.show_version(&chat.id, &again.id, 0).await.expect("flip");
+        let rows = s.messages(&chat.id, 500).await.expect("rows");
+        assert_eq!(
+            shown(&rows),
+            [
+                ("user", "Q1"),
+                ("assistant", "A1"),
+                ("user", "Q2"),
+                ("assistant", "A2")
+            ]
+        );
+        let versions: Vec<&str> = rows[1]
+            .versions
+            .iter()
+            .map(|v| v.content.as_str())
+            .collect();
+        assert_eq!(
+            (versions, rows[1].version_index),
+            (vec!["A1", "A1 again"], 0)
+        );
+        assert!(rows[3].versions.is_empty());
+        let read = s.messages_after(&chat.id, 0).await.expect("read");
+        let read: Vec<MessageRow> = read.into_iter().map(|(_, r)| r).collect();
+        assert_eq!(shown(&read), shown(&rows), "the model reads what is shown");
+        let err = s
+            .show_version(&chat.id, &again.id, 2)
+            .await
+            .expect_err("no third version");
+        assert!(matches!(err, SessionError::Invalid(_)), "{err:?}");
+    }
+
+    #[tokio::test]
+    async fn a_failed_answer_is_dropped_not_kept_and_an_empty_chat_has_no_question() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let s = sessions(dir.path()).await;
+        let chat = s.create("desktop").await.expect("create");
+        assert!(s.last_question(&chat.id).await.expect("read").is_none());
+        s.append(&chat.id, said("user", "Hi")).await.expect("q");
+        s.append(
+            &chat.id,
+            NewMessage {
+                error: Some("Ollama isn't running.".into()),
+                ..said("assistant", "")
+            },
+        )
+        .await
+        .expect("failed");
+        let (seq, question) = s
+            .last_question(&chat.id)
+            .await
+            .expect("read")
+            .expect("a question");
+        let tag = s
+            .retire_answer(&chat.id, &question.id, seq)
+            .await
+            .expect("retire");
+        assert_eq!(tag, None, "nothing kept, so the new answer is a plain one");
+        let rows = s.messages(&chat.id, 500).await.expect("rows");
+        assert_eq!(shown(&rows), [("user", "Hi")]);
+        assert!(
+            s.versions_of(&chat.id, &question.id)
+                .await
+                .expect("versions")
+                .0
+                .is_empty()
+        );
+    }
+}
