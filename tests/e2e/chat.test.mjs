@@ -1,7 +1,8 @@
 // End to end: a chat in the real window. The engine (`sentient serve`) talks to the scripted model
 // server (run as its own process, `scripted-model-server SCRIPT.json`) as if it were Ollama. The
 // page sends a message, the model asks to write a file, the approval card appears, Allow runs the
-// tool, the second reply streams in, and the stored transcript has the contract's rows.
+// tool, the second reply streams in, and the stored transcript has the contract's rows. Then
+// Regenerate writes a new answer in place of the last one and keeps the old one as a version.
 //
 // The processes and the browser are set up by ./support.mjs (see there for the binaries it uses).
 //
@@ -16,13 +17,22 @@ import { scriptedWorldForTests, screenshots, openChat, sendMessage } from './sup
 const FIRST_REPLY = "I'll save that.";
 const SECOND_REPLY = 'Saved your note about milk in outputs/note.txt.';
 
-/** What the model says, in order: a tool call that needs an OK, the answer, then the chat's title. */
+const GREEN = 'Green, like a forest.';
+const BLUE = 'Blue, like the sea.';
+
+/**
+ * What the model says, in order: a tool call that needs an OK, the answer, then the chat's title;
+ * then (second test) an answer, its chat's title, and the answer Regenerate asks for.
+ */
 const SCRIPT = [
   {
     parts: [{ text: FIRST_REPLY }, { tool_call: { name: 'files_write', arguments: { path: 'outputs/note.txt', content: 'milk' } } }],
   },
   { text: SECOND_REPLY, chunk_delay_ms: 20 },
   { text: 'Milk note' },
+  { text: GREEN },
+  { text: 'Favourite colour' },
+  { text: BLUE, chunk_delay_ms: 20 },
 ];
 
 const world = scriptedWorldForTests('chat', SCRIPT);
@@ -105,6 +115,50 @@ describe('Chat in the browser', () => {
     await page.getByTestId('tool-card').getByText('Done', { exact: true }).waitFor();
     assert.equal(await page.getByTestId('approval-card').count(), 0, 'a stored call has no open question');
 
+    assert.deepEqual(world.pageErrors, [], 'the page threw no errors');
+  });
+
+  test('Regenerate writes a new answer in place, keeps the old one as a version, and both survive a reload', async () => {
+    const { page, ready } = world;
+    await page.getByRole('button', { name: 'New chat' }).click();
+    await sendMessage(page, 'Pick a colour');
+    await page.getByText(GREEN).waitFor();
+    // The chat's title comes from the script's next line before Regenerate asks for the one after.
+    await page.getByTestId('session-row').getByText('Favourite colour').waitFor({ timeout: 20_000 });
+
+    await page.getByRole('button', { name: 'Regenerate', exact: true }).click();
+    await page.getByText(BLUE).waitFor();
+    const answer = page.getByTestId('assistant-message');
+    assert.equal(await answer.count(), 1, 'the new answer replaced the old one');
+    assert.equal(await page.getByTestId('user-message').count(), 1, 'the question was not sent again');
+    await answer.getByTestId('version-count').filter({ hasText: '2 / 2' }).waitFor();
+    await page.screenshot({ path: join(screenshots, 'chat-regenerate.png') });
+
+    await answer.getByRole('button', { name: 'Previous version' }).click();
+    await page.getByText(GREEN).waitFor();
+    await answer.getByTestId('version-count').filter({ hasText: '1 / 2' }).waitFor();
+    await page.screenshot({ path: join(screenshots, 'chat-regenerate-versions.png') });
+
+    // A reload shows the same: the question once, the version chosen, both versions to flip to.
+    await page.reload();
+    await page.getByText(GREEN).waitFor();
+    assert.equal(await page.getByTestId('user-message').count(), 1);
+    await page.getByTestId('version-count').filter({ hasText: '1 / 2' }).waitFor();
+    const sessions = await api('GET', '/api/sessions');
+    const chat = sessions.find((s) => s.title === 'Favourite colour');
+    const rows = await api('GET', `/api/sessions/${chat.id}/messages`);
+    assert.deepEqual(
+      rows.map((r) => [r.role, r.content]),
+      [
+        ['user', 'Pick a colour'],
+        ['assistant', GREEN],
+      ],
+    );
+    assert.deepEqual(
+      rows[1].versions.map((v) => v.content),
+      [GREEN, BLUE],
+    );
+    assert.ok(ready.web_url);
     assert.deepEqual(world.pageErrors, [], 'the page threw no errors');
   });
 });

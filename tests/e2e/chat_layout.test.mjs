@@ -115,14 +115,17 @@ describe('The chat laid out as people expect', () => {
     await assertPinned(1280, 800);
     await page.screenshot({ path: join(screenshots, 'chat-layout-reply.png') });
 
-    // Regenerate asks again with the same words; a second answer arrives under it.
+    // Regenerate writes a new answer in place of the first (kept as version 1 of 2); the question
+    // is not sent again.
     await answer.getByRole('button', { name: 'Regenerate' }).click();
-    const second = page.getByTestId('assistant-message').nth(1);
-    await second.getByTestId('code-block').waitFor();
+    const second = page.getByTestId('assistant-message').first();
+    await second.getByText('Another way', { exact: false }).waitFor();
     await second.getByRole('button', { name: 'Regenerate' }).waitFor();
     assert.equal(await second.getByTestId('code-block').locator('pre code').innerText(), SECOND_CODE);
+    assert.equal(await page.getByTestId('assistant-message').count(), 1, 'the new answer replaced the first');
+    assert.equal(await page.getByTestId('user-message').count(), 1, 'the question is shown once');
+    assert.equal(await second.getByTestId('version-count').innerText(), '2 / 2');
     assert.equal(await page.getByRole('button', { name: 'Regenerate' }).count(), 1, 'Regenerate is on the last reply only');
-    assert.equal(await page.getByRole('button', { name: 'Copy reply' }).count(), 2, 'every reply has Copy');
     await second.getByRole('button', { name: 'Copy reply' }).click();
     assert.equal(await page.evaluate(() => navigator.clipboard.readText()), SECOND_REPLY);
     const sessions = await api('GET', '/api/sessions');
@@ -133,15 +136,18 @@ describe('The chat laid out as people expect', () => {
       rows.map((r) => [r.role, r.content]),
       [
         ['user', QUESTION],
-        ['assistant', FIRST_REPLY],
-        ['user', QUESTION],
         ['assistant', SECOND_REPLY],
       ],
+    );
+    assert.deepEqual(
+      rows[1].versions.map((v) => v.content),
+      [FIRST_REPLY, SECOND_REPLY],
     );
     // The open chat is in the address, so a reload keeps it.
     assert.equal(new URL(page.url()).hash, `#/chat/${sessions[0].id}`);
     await page.reload();
-    await page.getByTestId('assistant-message').nth(1).getByTestId('code-block').waitFor();
+    await page.getByTestId('assistant-message').first().getByText('Another way', { exact: false }).waitFor();
+    await page.getByTestId('version-count').filter({ hasText: '2 / 2' }).waitFor();
     await assertPinned(1280, 800);
     assert.deepEqual(world.pageErrors, [], 'the page threw no errors');
   });

@@ -1,8 +1,8 @@
 // End to end: a model error in the chat carries the buttons that fix it. The scripted model
 // answers the first message as Ollama does for a model it doesn't have (404 "not found"): the
 // reply shows the engine's sentence with "Download qwen3:8b" (which pulls it from the stand-in
-// Ollama with a progress bar) and "Open Settings > Models"; Try again sends the message again and
-// the second answer arrives.
+// Ollama with a progress bar) and "Open Settings > Models"; Try again asks for a new answer in
+// place of the failed one (the message is not sent twice) and the answer arrives.
 //
 // The processes and the browser are set up by ./support.mjs.
 
@@ -36,6 +36,17 @@ describe('Errors with an action', () => {
 
     await error.getByRole('button', { name: 'Try again' }).click();
     await page.getByText(REPLY).waitFor();
+    assert.equal(await page.getByTestId('user-message').count(), 1, 'the message is shown once');
+    assert.equal(await page.getByRole('alert').count(), 0, 'the error made way for the answer');
+    const [chat] = await world.api('GET', '/api/sessions');
+    const rows = await world.api('GET', `/api/sessions/${chat.id}/messages`);
+    assert.deepEqual(
+      rows.map((r) => [r.role, r.content, r.error]),
+      [
+        ['user', 'Hello', null],
+        ['assistant', REPLY, null],
+      ],
+    );
     assert.deepEqual(world.pageErrors, []);
   });
 });

@@ -4,6 +4,7 @@
 mod agent_loop;
 mod builtins;
 mod chat;
+mod chat_regenerate;
 mod chat_rules;
 mod checkup;
 mod config;

@@ -97,10 +97,13 @@ async fn a_chat_lives_through_create_list_messages_search_rename_and_delete() ->
     };
     assert_eq!(
         keys,
+        // The contract's fields, plus a failed turn's `error` and a regenerated answer's
+        // `versions` and `version_index` (issue 32).
         [
             "attachments",
             "content",
             "created_at",
+            "error",
             "id",
             "interjection",
             "memory_sources",
@@ -108,7 +111,9 @@ async fn a_chat_lives_through_create_list_messages_search_rename_and_delete() ->
             "role",
             "thinking",
             "tool_call_id",
-            "tool_calls"
+            "tool_calls",
+            "version_index",
+            "versions"
         ]
     );
     assert_eq!(

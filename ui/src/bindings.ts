@@ -66,6 +66,11 @@ export const commands = {
 	deleteSession: (id: string) => typedError<OkReply, ApiError>(__TAURI_INVOKE("delete_session", { id })),
 	/**  The transcript, oldest first (the last `limit` rows, default 500). */
 	sessionMessages: (id: string, limit: number | null) => typedError<MessageRow_Serialize[], ApiError>(__TAURI_INVOKE("session_messages", { id, limit })),
+	/**
+	 *  Shows another version of a regenerated answer (`message_id` is any row of it) and answers
+	 *  the transcript, as `POST /api/sessions/{id}/messages/{message_id}/version`.
+	 */
+	showAnswerVersion: (id: string, messageId: string, body: ShowVersion) => typedError<MessageRow_Serialize[], ApiError>(__TAURI_INVOKE("show_answer_version", { id, messageId, body })),
 	/**  Messages that contain the words, best match first, with a snippet. */
 	searchSessions: (q: string) => typedError<SearchHit[], ApiError>(__TAURI_INVOKE("search_sessions", { q })),
 	/**  Saves a file under `files/` and says the name it got (a taken name gets (1), (2)...). */
@@ -79,6 +84,12 @@ export const commands = {
 	 *  made of steers that came too late for it) has ended.
 	 */
 	chatSend: (body: ChatSend_Deserialize, onEvent: Channel<ChatEvent_Deserialize>) => typedError<null, ApiError>(__TAURI_INVOKE("chat_send", { body, onEvent })),
+	/**
+	 *  Writes a new answer to the chat's last message in place of the last one (kept as an earlier
+	 *  version), sending each event through `on_event`. Refused before anything streams, as over
+	 *  HTTP: 404 for an unknown chat, 409 with nothing to regenerate or a reply running.
+	 */
+	chatRegenerate: (body: ChatRegenerate_Deserialize, onEvent: Channel<ChatEvent_Deserialize>) => typedError<null, ApiError>(__TAURI_INVOKE("chat_regenerate", { body, onEvent })),
 	chatSteer: (body: ChatSteerBody_Deserialize) => typedError<SteerAck, ApiError>(__TAURI_INVOKE("chat_steer", { body })),
 	chatCancel: (sessionId: string) => typedError<CancelAck, ApiError>(__TAURI_INVOKE("chat_cancel", { sessionId })),
 	approvalRespond: (body: ApprovalResponse) => typedError<Resolved, ApiError>(__TAURI_INVOKE("approval_respond", { body })),
@@ -686,7 +697,11 @@ dropped?: boolean | null; client_id?: string | null } |
 /**  The turn ended; `content` is the whole reply. */
 { type: "done"; session_id: string; turn_id: string; content: string; message_id?: string | null; memory_sources: MemorySource[]; cancelled?: boolean | null; 
 /**  Steer messages that were never sent because the reply was stopped. */
-dropped?: string[] | null; client_id?: string | null };
+dropped?: string[] | null; client_id?: string | null; 
+/**  A regenerated answer's versions, oldest first (as the messages list shows them). */
+versions?: MessageVersion_Deserialize[] | null; 
+/**  Which of `versions` this reply is. */
+version_index?: number | null };
 
 /**  One chat event. */
 export type ChatEvent_Serialize = 
@@ -713,7 +728,40 @@ dropped?: boolean; client_id?: string | null } |
 /**  The turn ended; `content` is the whole reply. */
 { type: "done"; session_id: string; turn_id: string; content: string; message_id: string | null; memory_sources: MemorySource[]; cancelled?: boolean; 
 /**  Steer messages that were never sent because the reply was stopped. */
-dropped?: string[]; client_id?: string | null };
+dropped?: string[]; client_id?: string | null; 
+/**  A regenerated answer's versions, oldest first (as the messages list shows them). */
+versions?: MessageVersion_Serialize[]; 
+/**  Which of `versions` this reply is. */
+version_index?: number };
+
+/**
+ *  `chat.regenerate` (and `POST /api/sessions/{id}/regenerate`): a new answer to the chat's last
+ *  message. `model` overrides the main model for this answer; `client_id` is echoed on the
+ *  turn's `session` event.
+ */
+export type ChatRegenerate = ChatRegenerate_Serialize | ChatRegenerate_Deserialize;
+
+/**
+ *  `chat.regenerate` (and `POST /api/sessions/{id}/regenerate`): a new answer to the chat's last
+ *  message. `model` overrides the main model for this answer; `client_id` is echoed on the
+ *  turn's `session` event.
+ */
+export type ChatRegenerate_Deserialize = {
+	session_id: string,
+	model?: string | null,
+	client_id?: string | null,
+};
+
+/**
+ *  `chat.regenerate` (and `POST /api/sessions/{id}/regenerate`): a new answer to the chat's last
+ *  message. `model` overrides the main model for this answer; `client_id` is echoed on the
+ *  turn's `session` event.
+ */
+export type ChatRegenerate_Serialize = {
+	session_id: string,
+	model: string | null,
+	client_id: string | null,
+};
 
 /**
  *  `chat.send` (and `POST /api/chat`): omit `session_id` for a new chat; `attachments` are file
@@ -2464,6 +2512,18 @@ export type MessageRow_Deserialize = {
 	/**  What the reply had in mind (memory, a later issue); `[]` until then. */
 	memory_sources: { [key in string]: string }[],
 	created_at: string,
+	/**
+	 *  Why the turn failed: a failed turn is saved as an assistant row with no content and this
+	 *  sentence, so a reopened chat still offers Try again. Null on every other row.
+	 */
+	error?: string | null,
+	/**
+	 *  Every version of a regenerated answer, oldest first, on the answer's last row; `[]` on
+	 *  every other row (and on answers never regenerated).
+	 */
+	versions: MessageVersion_Deserialize[],
+	/**  Which of `versions` is the one shown (and the one the model reads); 0 without versions. */
+	version_index: number,
 };
 
 /**  One transcript row (contract section 2, "Sessions"). */
@@ -2480,6 +2540,39 @@ export type MessageRow_Serialize = {
 	interjection: boolean,
 	/**  What the reply had in mind (memory, a later issue); `[]` until then. */
 	memory_sources: { [key in string]: string }[],
+	created_at: string,
+	/**
+	 *  Why the turn failed: a failed turn is saved as an assistant row with no content and this
+	 *  sentence, so a reopened chat still offers Try again. Null on every other row.
+	 */
+	error: string | null,
+	/**
+	 *  Every version of a regenerated answer, oldest first, on the answer's last row; `[]` on
+	 *  every other row (and on answers never regenerated).
+	 */
+	versions: MessageVersion_Serialize[],
+	/**  Which of `versions` is the one shown (and the one the model reads); 0 without versions. */
+	version_index: number,
+};
+
+/**  One version of a regenerated answer, as its flipper shows it. */
+export type MessageVersion = MessageVersion_Serialize | MessageVersion_Deserialize;
+
+/**  One version of a regenerated answer, as its flipper shows it. */
+export type MessageVersion_Deserialize = {
+	/**  The version's reply text (its last assistant message). */
+	content: string,
+	/**  Set when that attempt failed. */
+	error?: string | null,
+	created_at: string,
+};
+
+/**  One version of a regenerated answer, as its flipper shows it. */
+export type MessageVersion_Serialize = {
+	/**  The version's reply text (its last assistant message). */
+	content: string,
+	/**  Set when that attempt failed. */
+	error: string | null,
 	created_at: string,
 };
 
@@ -4211,6 +4304,12 @@ export type Setup_Serialize = {
 	fields: SetupField[],
 	instructions_md: string,
 	docs_url: string | null,
+};
+
+/**  `POST /api/sessions/{id}/messages/{message_id}/version`: which version of an answer to show. */
+export type ShowVersion = {
+	/**  0 is the oldest version (the `versions` list's order). */
+	index: number,
 };
 
 /**  Skills: saved step-by-step procedures Sentient can follow. */

@@ -97,6 +97,13 @@ pub struct Resolved {
     pub resolved: bool,
 }
 
+/// The chat's last question, answered again by Regenerate: its row and its seq.
+#[derive(Debug, Clone)]
+pub(crate) struct Again {
+    pub(crate) question: MessageRow,
+    pub(crate) seq: i64,
+}
+
 /// What Stop everything says to a message that was waiting behind a reply (section 17).
 const DROPPED: &str = "Stopped. Your queued message wasn't sent.";
 
@@ -315,7 +322,7 @@ impl Agent {
             return;
         };
         loop {
-            let late = self.one_turn(send.clone(), out.clone()).await;
+            let late = self.one_turn(send.clone(), None, out.clone()).await;
             if late.is_empty() {
                 break;
             }
@@ -374,14 +381,24 @@ impl Agent {
                     cancelled: Some(true),
                     dropped: Some(vec![send.text.clone()]),
                     client_id: Some(send.client_id.clone()),
+                    versions: None,
+                    version_index: None,
                 });
                 None
             }
         }
     }
 
-    /// One turn; returns the steer messages that came too late for it.
-    async fn one_turn(&self, send: ChatSend, out: mpsc::UnboundedSender<ChatEvent>) -> Vec<String> {
+    /// One turn; returns the steer messages that came too late for it. With `again` it is a new
+    /// answer to the chat's last question (Regenerate): the question is not saved again, the
+    /// model reads the chat as it was before that question, and the answer it replaces is kept
+    /// as an earlier version.
+    pub(crate) async fn one_turn(
+        &self,
+        send: ChatSend,
+        again: Option<&Again>,
+        out: mpsc::UnboundedSender<ChatEvent>,
+    ) -> Vec<String> {
         let turn_id = new_id();
         let error = |session: &str, message: String| {
             let _ = out.send(ChatEvent::error(session, &turn_id, message));
@@ -415,26 +432,48 @@ impl Agent {
             .await
             .unwrap_or_default();
         let config = self.config().current();
+        // Failed turns are shown to the person, never to the model; a new answer to the last
+        // question reads only what came before it.
+        let after: Vec<(i64, MessageRow)> = after
+            .into_iter()
+            .filter(|(seq, row)| row.error.is_none() && again.is_none_or(|a| *seq < a.seq))
+            .collect();
         let window = usize::try_from(config.chat.history_window).unwrap_or(30);
         let history: Vec<MessageRow> = recent_window(&after, window)
             .iter()
             .map(|(_, row)| row.clone())
             .collect();
-        let user = NewMessage {
-            role: "user".to_owned(),
-            content: send.text.clone(),
-            attachments: send.attachments.clone(),
-            ..Default::default()
-        };
-        let user_row = match self.sessions().append(&sid, user).await {
-            Ok(row) => row,
-            Err(e) => {
-                error(&sid, sentient_core::error::ApiError::from(e).message());
-                return Vec::new();
+        // The rows of this answer name the question they answer once it has versions.
+        let mut answer_to = None;
+        if let Some(again) = again {
+            match self
+                .sessions()
+                .retire_answer(&sid, &again.question.id, again.seq)
+                .await
+            {
+                Ok(tag) => answer_to = tag,
+                Err(e) => {
+                    error(&sid, sentient_core::error::ApiError::from(e).message());
+                    return Vec::new();
+                }
             }
-        };
-        // A standing "never"/"ask me first" becomes a rule proposal before the reply (#130).
-        self.check_chat_rules(&sid, &user_row.id, &send.text).await;
+        } else {
+            let user = NewMessage {
+                role: "user".to_owned(),
+                content: send.text.clone(),
+                attachments: send.attachments.clone(),
+                ..Default::default()
+            };
+            let user_row = match self.sessions().append(&sid, user).await {
+                Ok(row) => row,
+                Err(e) => {
+                    error(&sid, sentient_core::error::ApiError::from(e).message());
+                    return Vec::new();
+                }
+            };
+            // A standing "never"/"ask me first" becomes a rule proposal before the reply (#130).
+            self.check_chat_rules(&sid, &user_row.id, &send.text).await;
+        }
         let mut system = self.system_prompt();
         let remembered = match self.chat_memory() {
             Some(memory) => memory.for_prompt(&send.text).await,
@@ -523,6 +562,7 @@ impl Agent {
             let thought = (i + 1 == count && !thinking.is_empty()).then(|| thinking.clone());
             let mut stored = stored_message(message, thought);
             stored.interjection = result.interjections.contains(&i);
+            stored.answer_to.clone_from(&answer_to);
             // The reply's last message carries what it had in mind.
             if i + 1 == count && stored.role == "assistant" {
                 stored.memory_sources = sources.clone();
@@ -554,6 +594,7 @@ impl Agent {
                         role: "assistant".to_owned(),
                         content: content.clone(),
                         memory_sources: sources.clone(),
+                        answer_to: answer_to.clone(),
                         ..Default::default()
                     },
                 )
@@ -562,6 +603,16 @@ impl Agent {
                 message_id = Some(row.id);
             }
         } else if let Some(message) = result.error() {
+            // Saved with the chat, so a reopened chat still shows it with Try again.
+            let failed = NewMessage {
+                role: "assistant".to_owned(),
+                error: Some(message.clone()),
+                answer_to: answer_to.clone(),
+                ..Default::default()
+            };
+            if let Ok(row) = self.sessions().append(&sid, failed).await {
+                message_id = Some(row.id);
+            }
             error(&sid, message);
         }
         match &result.untrusted {
@@ -578,6 +629,13 @@ impl Agent {
         // Steers that arrived after the last round become the next turn; a stopped reply
         // never sends them.
         let late = steering.take();
+        let (versions, version_index) = match &answer_to {
+            Some((question, _)) => match self.sessions().versions_of(&sid, question).await {
+                Ok((list, index)) => (Some(list), Some(index)),
+                Err(_) => (None, None),
+            },
+            None => (None, None),
+        };
         let _ = out.send(ChatEvent::Done {
             session_id: sid.clone(),
             turn_id: turn_id.clone(),
@@ -587,11 +645,14 @@ impl Agent {
             cancelled: result.cancelled().then_some(true),
             dropped: (result.cancelled() && !late.is_empty()).then(|| late.clone()),
             client_id: None,
+            versions,
+            version_index,
         });
         if result.cancelled() {
             return Vec::new();
         }
-        if let Some(memory) = self.chat_memory() {
+        // A question answered again was already read for memories the first time.
+        if let Some(memory) = self.chat_memory().filter(|_| again.is_none()) {
             memory.after_turn(FinishedTurn {
                 session_id: sid.clone(),
                 user_text: send.text.clone(),

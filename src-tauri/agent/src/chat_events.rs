@@ -8,6 +8,7 @@ use serde_json::Value;
 
 use crate::run_loop::LoopEvent;
 pub use crate::run_types::{MemorySource, ProgressKind};
+use crate::sessions::MessageVersion;
 
 /// One chat event.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, specta::Type)]
@@ -124,6 +125,12 @@ pub enum ChatEvent {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         #[specta(type = Option<Option<String>>)]
         client_id: Option<Option<String>>,
+        /// A regenerated answer's versions, oldest first (as the messages list shows them).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        versions: Option<Vec<MessageVersion>>,
+        /// Which of `versions` this reply is.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        version_index: Option<u32>,
     },
 }
 
@@ -264,6 +271,8 @@ mod tests {
             cancelled: None,
             dropped: None,
             client_id: None,
+            versions: None,
+            version_index: None,
         };
         assert_eq!(
             done.to_value(),

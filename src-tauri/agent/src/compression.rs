@@ -233,6 +233,9 @@ mod tests {
             interjection: false,
             memory_sources: Vec::new(),
             created_at: chrono::DateTime::default(),
+            error: None,
+            versions: Vec::new(),
+            version_index: 0,
         }
     }
 

@@ -1,6 +1,7 @@
 //! The agent: the one loop every surface shares ([`run_loop`]), what a model's tool calls may do
 //! ([`approvals`]), the tools and their registry ([`tools`]), and chats on top of the loop:
-//! turns, steering and queued messages ([`chat`]), rules from chat ([`chat_rules`]), transcripts
+//! turns, steering and queued messages ([`chat`]), Regenerate and answer versions
+//! ([`chat_answers`]), rules from chat ([`chat_rules`]), transcripts
 //! ([`sessions`]), the system prompt ([`prompt`]) and long-chat summaries ([`compression`]);
 //! tool calls made by scripts go through the same decision ([`script_calls`]).
 //!
@@ -10,6 +11,7 @@
 
 pub mod approvals;
 pub mod chat;
+pub mod chat_answers;
 pub mod chat_events;
 pub mod chat_memory;
 pub mod chat_rules;

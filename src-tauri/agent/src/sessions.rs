@@ -58,6 +58,24 @@ pub struct MessageRow {
     #[specta(type = Vec<std::collections::BTreeMap<String, String>>)]
     pub memory_sources: Vec<Value>,
     pub created_at: DateTime<Utc>,
+    /// Why the turn failed: a failed turn is saved as an assistant row with no content and this
+    /// sentence, so a reopened chat still offers Try again. Null on every other row.
+    pub error: Option<String>,
+    /// Every version of a regenerated answer, oldest first, on the answer's last row; `[]` on
+    /// every other row (and on answers never regenerated).
+    pub versions: Vec<MessageVersion>,
+    /// Which of `versions` is the one shown (and the one the model reads); 0 without versions.
+    pub version_index: u32,
+}
+
+/// One version of a regenerated answer, as its flipper shows it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, specta::Type, utoipa::ToSchema)]
+pub struct MessageVersion {
+    /// The version's reply text (its last assistant message).
+    pub content: String,
+    /// Set when that attempt failed.
+    pub error: Option<String>,
+    pub created_at: DateTime<Utc>,
 }
 
 /// A message to add to a transcript.
@@ -72,6 +90,10 @@ pub struct NewMessage {
     pub attachments: Vec<String>,
     pub interjection: bool,
     pub memory_sources: Vec<Value>,
+    /// A failed turn's sentence (see [`MessageRow::error`]).
+    pub error: Option<String>,
+    /// The question (user message id) and version this row answers, for a regenerated answer.
+    pub answer_to: Option<(String, i64)>,
 }
 
 /// One search hit.
@@ -135,11 +157,16 @@ pub struct Rename {
 pub enum SessionError {
     #[error("There is no chat with the id {0}.")]
     NotFound(String),
+    #[error("There is no message with the id {0} in this chat.")]
+    MessageNotFound(String),
     /// A chat title that can't be used (400 on every door, as the contract answers bad input).
     #[error("{0}")]
     Invalid(String),
     #[error("Type something to search for.")]
     EmptySearch,
+    /// The chat is not in a state that allows it (409): nothing to regenerate, a reply running.
+    #[error("{0}")]
+    Conflict(String),
     #[error(transparent)]
     Store(#[from] StoreError),
 }
@@ -153,8 +180,11 @@ impl From<sqlx::Error> for SessionError {
 impl From<SessionError> for ApiError {
     fn from(err: SessionError) -> Self {
         match err {
-            SessionError::NotFound(_) => ApiError::not_found(err.to_string()),
+            SessionError::NotFound(_) | SessionError::MessageNotFound(_) => {
+                ApiError::not_found(err.to_string())
+            }
             SessionError::Invalid(msg) => ApiError::bad_request(msg),
+            SessionError::Conflict(msg) => ApiError::conflict(msg),
             SessionError::EmptySearch => ApiError::validation(vec![FieldError::new(
                 &["query", "q"],
                 err.to_string(),
@@ -176,7 +206,7 @@ type SessionRecord = (
     Option<String>,
     Option<String>,
 );
-type MessageRecord = (
+pub(crate) type MessageRecord = (
     String,
     String,
     String,
@@ -188,6 +218,7 @@ type MessageRecord = (
     i64,
     String,
     String,
+    Option<String>,
 );
 
 /// A message record led by its seq.
@@ -204,9 +235,21 @@ type SeqMessageRecord = (
     i64,
     String,
     String,
+    Option<String>,
 );
 
-fn time(text: &str) -> DateTime<Utc> {
+/// The columns of a [`MessageRecord`], in order (a macro, so queries stay literal SQL).
+macro_rules! message_columns {
+    () => {
+        "id, role, content, thinking, tool_calls, tool_call_id, name, attachments, interjection, \
+         memory_sources, created_at, error"
+    };
+}
+
+// After the macro, which it uses.
+mod versions;
+
+pub(crate) fn time(text: &str) -> DateTime<Utc> {
     DateTime::parse_from_rfc3339(text)
         .map(|t| t.with_timezone(&Utc))
         .unwrap_or_default()
@@ -224,7 +267,7 @@ fn session_from(r: SessionRecord) -> Session {
     }
 }
 
-fn message_from(r: MessageRecord) -> MessageRow {
+pub(crate) fn message_from(r: MessageRecord) -> MessageRow {
     MessageRow {
         id: r.0,
         role: r.1,
@@ -237,6 +280,9 @@ fn message_from(r: MessageRecord) -> MessageRow {
         interjection: r.8 != 0,
         memory_sources: serde_json::from_str(&r.9).unwrap_or_default(),
         created_at: time(&r.10),
+        error: r.11,
+        versions: Vec::new(),
+        version_index: 0,
     }
 }
 
@@ -350,8 +396,8 @@ impl Sessions {
         }
         sqlx::query(
             "INSERT INTO chat_messages (id, session_id, seq, role, content, thinking, tool_calls, tool_call_id, name,
-                                        attachments, interjection, memory_sources, created_at)
-             VALUES (?, ?, (SELECT COALESCE(MAX(seq), 0) + 1 FROM chat_messages WHERE session_id = ?), ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                                        attachments, interjection, memory_sources, created_at, error, answer_to, version)
+             VALUES (?, ?, (SELECT COALESCE(MAX(seq), 0) + 1 FROM chat_messages WHERE session_id = ?), ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
         )
         .bind(&id)
         .bind(session_id)
@@ -366,6 +412,9 @@ impl Sessions {
         .bind(i64::from(message.interjection))
         .bind(json_text(&message.memory_sources))
         .bind(&now)
+        .bind(&message.error)
+        .bind(message.answer_to.as_ref().map(|(q, _)| q))
+        .bind(message.answer_to.as_ref().map_or(0, |(_, v)| *v))
         .execute(&mut *tx)
         .await?;
         sqlx::query("UPDATE chat_sessions SET updated_at = ? WHERE id = ?")
@@ -374,28 +423,39 @@ impl Sessions {
             .execute(&mut *tx)
             .await?;
         tx.commit().await?;
-        let mut rows = self.messages(session_id, 1).await?;
-        rows.pop()
-            .ok_or_else(|| SessionError::NotFound(session_id.to_owned()))
+        let row: MessageRecord = sqlx::query_as(concat!(
+            "SELECT ",
+            message_columns!(),
+            " FROM chat_messages WHERE id = ?"
+        ))
+        .bind(&id)
+        .fetch_one(self.store.pool())
+        .await?;
+        Ok(message_from(row))
     }
 
-    /// The last `limit` messages, oldest first.
+    /// The last `limit` messages shown, oldest first; a regenerated answer's last row carries
+    /// its versions.
     pub async fn messages(
         &self,
         session_id: &str,
         limit: u32,
     ) -> Result<Vec<MessageRow>, SessionError> {
         self.get(session_id).await?;
-        let rows: Vec<MessageRecord> = sqlx::query_as(
-            "SELECT id, role, content, thinking, tool_calls, tool_call_id, name, attachments, interjection,
-                    memory_sources, created_at
-             FROM (SELECT * FROM chat_messages WHERE session_id = ? ORDER BY seq DESC LIMIT ?) ORDER BY seq",
-        )
+        let rows: Vec<MessageRecord> = sqlx::query_as(concat!(
+            "SELECT ",
+            message_columns!(),
+            "
+             FROM (SELECT * FROM chat_messages WHERE session_id = ? AND hidden = 0 ORDER BY seq DESC LIMIT ?)
+             ORDER BY seq"
+        ))
         .bind(session_id)
         .bind(i64::from(limit.clamp(1, 5000)))
         .fetch_all(self.store.pool())
         .await?;
-        Ok(rows.into_iter().map(message_from).collect())
+        let mut rows: Vec<MessageRow> = rows.into_iter().map(message_from).collect();
+        self.attach_versions(session_id, &mut rows).await?;
+        Ok(rows)
     }
 
     /// The chat's running summary (empty when it has none) and the seq of the last message it
@@ -434,22 +494,25 @@ impl Sessions {
         session_id: &str,
         after: i64,
     ) -> Result<Vec<(i64, MessageRow)>, SessionError> {
-        let rows: Vec<SeqMessageRecord> = sqlx::query_as(
-                "SELECT seq, id, role, content, thinking, tool_calls, tool_call_id, name, attachments, interjection,
-                        memory_sources, created_at
-                 FROM chat_messages WHERE session_id = ? AND seq > ? ORDER BY seq",
-            )
-            .bind(session_id)
-            .bind(after)
-            .fetch_all(self.store.pool())
-            .await?;
+        let rows: Vec<SeqMessageRecord> = sqlx::query_as(concat!(
+            "SELECT seq, ",
+            message_columns!(),
+            "
+             FROM chat_messages WHERE session_id = ? AND seq > ? AND hidden = 0 ORDER BY seq"
+        ))
+        .bind(session_id)
+        .bind(after)
+        .fetch_all(self.store.pool())
+        .await?;
         Ok(rows
             .into_iter()
             .map(|r| {
                 let seq = r.0;
                 (
                     seq,
-                    message_from((r.1, r.2, r.3, r.4, r.5, r.6, r.7, r.8, r.9, r.10, r.11)),
+                    message_from((
+                        r.1, r.2, r.3, r.4, r.5, r.6, r.7, r.8, r.9, r.10, r.11, r.12,
+                    )),
                 )
             })
             .collect())
@@ -467,7 +530,7 @@ impl Sessions {
         let rows: Vec<(String, String, String, String, String)> = sqlx::query_as(
             "SELECT m.session_id, m.id, m.role, snippet(chat_messages_fts, 0, '[', ']', '…', 12), m.created_at
              FROM chat_messages_fts JOIN chat_messages m ON m.rowid = chat_messages_fts.rowid
-             WHERE chat_messages_fts MATCH ? ORDER BY rank LIMIT 50",
+             WHERE chat_messages_fts MATCH ? AND m.hidden = 0 ORDER BY rank LIMIT 50",
         )
         .bind(query)
         .fetch_all(self.store.pool())
@@ -501,6 +564,7 @@ impl Sessions {
              FROM chat_messages_fts JOIN chat_messages m ON m.rowid = chat_messages_fts.rowid
              JOIN chat_sessions s ON s.id = m.session_id
              WHERE chat_messages_fts MATCH ? AND m.role IN ('user', 'assistant') AND m.content != ''
+               AND m.hidden = 0
              ORDER BY rank LIMIT ?",
         )
         .bind(query)
@@ -523,7 +587,7 @@ impl Sessions {
             "SELECT m.session_id, s.title, m.role, m.content, m.created_at, s.untrusted
              FROM chat_messages m JOIN chat_sessions s ON s.id = m.session_id
              WHERE m.created_at >= ? AND m.created_at < ? AND m.role IN ('user', 'assistant')
-               AND m.content != ''
+               AND m.content != '' AND m.hidden = 0
              ORDER BY m.created_at, m.seq LIMIT ?",
         )
         .bind(start.to_rfc3339())

@@ -1114,7 +1114,7 @@ impl MemoryStore {
         sqlx::query_as(
             "SELECT seq, role, content, created_at FROM chat_messages \
              WHERE session_id = ? AND seq > ? AND created_at <= ? AND role IN ('user', 'assistant') \
-             AND interjection = 0 ORDER BY seq LIMIT ?",
+             AND interjection = 0 AND hidden = 0 ORDER BY seq LIMIT ?",
         )
         .bind(session_id)
         .bind(after_seq)

@@ -4,6 +4,7 @@
 
 use sentient_engine::Engine;
 use sentient_engine::agent::chat::{ApprovalResponse, ChatSend, Resolved};
+use sentient_engine::agent::chat_answers::ChatRegenerate;
 use sentient_engine::agent::chat_events::ChatEvent;
 use sentient_engine::error::ApiError;
 use sentient_engine::tools::PluginInfo;
@@ -46,6 +47,34 @@ pub async fn chat_send(
     let engine = engine.inner().clone();
     // The turn runs on its own task so a window that goes away never stops it half-saved.
     let turn = tokio::spawn(async move { engine.services().agent().chat_turn(send, tx).await });
+    while let Some(event) = rx.recv().await {
+        if on_event.send(event).is_err() {
+            break;
+        }
+    }
+    let _ = turn.await;
+    Ok(())
+}
+
+/// Writes a new answer to the chat's last message in place of the last one (kept as an earlier
+/// version), sending each event through `on_event`. Refused before anything streams, as over
+/// HTTP: 404 for an unknown chat, 409 with nothing to regenerate or a reply running.
+#[tauri::command]
+#[specta::specta]
+pub async fn chat_regenerate(
+    engine: State<'_, Engine>,
+    body: ChatRegenerate,
+    on_event: Channel<ChatEvent>,
+) -> Result<(), ApiError> {
+    let engine = engine.inner().clone();
+    let regeneration = engine
+        .services()
+        .agent()
+        .answers()
+        .regenerate(&body.session_id)
+        .await?;
+    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
+    let turn = tokio::spawn(regeneration.run(body.model, body.client_id, tx));
     while let Some(event) = rx.recv().await {
         if on_event.send(event).is_err() {
             break;
@@ -104,6 +133,7 @@ mod tests {
 
     use super::*;
     use crate::test_support::engine_and_app;
+    use sentient_engine::agent::chat_answers::ShowVersion;
     use tauri::Manager;
     use tauri::ipc::InvokeResponseBody;
 
@@ -143,6 +173,116 @@ mod tests {
         assert_eq!(seen.len(), 1, "{seen:?}");
         assert_eq!(seen[0]["type"], "error");
         assert_eq!(seen[0]["message"], "Type a message first.");
+    }
+
+    /// Runs `chat_send` or `chat_regenerate` to its end and answers what it streamed.
+    fn streamed(
+        run: impl FnOnce(Channel<ChatEvent>) -> Result<(), ApiError>,
+    ) -> Result<Vec<Value>, ApiError> {
+        let (channel, seen) = recording_channel();
+        run(channel)?;
+        Ok(seen.lock().expect("lock").clone())
+    }
+
+    #[test]
+    fn regenerate_answers_again_in_place_and_refuses_as_over_http() {
+        use sentient_model_server::{Reply, ScriptedModel};
+        let (_dir, engine, app) = engine_and_app();
+        let state = app.state::<Engine>();
+        let server = tauri::async_runtime::block_on(ScriptedModel::start());
+        tauri::async_runtime::block_on(crate::commands::config::patch_config(
+            state.clone(),
+            serde_json::json!({
+                "models": {"primary": "ollama_chat/qwen3:8b", "providers": {"ollama_chat": {"api_base": server.base_url()}}},
+                "chat": {"auto_title": false},
+            }),
+        ))
+        .expect("point the main model at the scripted server");
+        let regenerate = |session_id: &str, channel| {
+            tauri::async_runtime::block_on(chat_regenerate(
+                state.clone(),
+                ChatRegenerate {
+                    session_id: session_id.to_owned(),
+                    model: None,
+                    client_id: Some("r1".to_owned()),
+                },
+                channel,
+            ))
+        };
+
+        let refused = streamed(|c| regenerate("nope", c)).expect_err("unknown chat");
+        assert_eq!(
+            (refused.status, refused.message()),
+            (404, "There is no chat with the id nope.".to_owned())
+        );
+        let empty = tauri::async_runtime::block_on(engine.services().sessions().create("desktop"))
+            .expect("chat");
+        let refused = streamed(|c| regenerate(&empty.id, c)).expect_err("nothing to regenerate");
+        assert_eq!(
+            (refused.status, refused.message()),
+            (
+                409,
+                "There is no answer to regenerate in this chat yet.".to_owned()
+            )
+        );
+
+        server.push(Reply::text("Green."));
+        let first = streamed(|c| {
+            tauri::async_runtime::block_on(chat_send(
+                state.clone(),
+                ChatSend {
+                    session_id: Some(empty.id.clone()),
+                    text: "Pick a colour".to_owned(),
+                    attachments: Vec::new(),
+                    model: None,
+                    client_id: None,
+                },
+                c,
+            ))
+        })
+        .expect("send");
+        assert_eq!(
+            first.last().map(|e| e["content"].clone()),
+            Some("Green.".into())
+        );
+
+        server.push(Reply::text("Blue."));
+        let events = streamed(|c| regenerate(&empty.id, c)).expect("regenerate");
+        assert_eq!(events[0]["type"], "session");
+        assert_eq!(events[0]["client_id"], "r1");
+        let done = events.last().expect("done");
+        assert_eq!(done["content"], "Blue.");
+        assert_eq!(done["version_index"], 1);
+        assert_eq!(done["versions"][0]["content"], "Green.");
+        // The model read the question once and no earlier answer.
+        let requests = server.requests_to("/api/chat");
+        let sent = &requests.last().expect("request").body["messages"];
+        let roles: Vec<&str> = sent
+            .as_array()
+            .expect("messages")
+            .iter()
+            .filter_map(|m| m["role"].as_str())
+            .collect();
+        assert_eq!(roles, ["system", "user"]);
+        let rows =
+            tauri::async_runtime::block_on(engine.services().sessions().messages(&empty.id, 500))
+                .expect("rows");
+        let shown: Vec<(&str, &str)> = rows
+            .iter()
+            .map(|r| (r.role.as_str(), r.content.as_str()))
+            .collect();
+        assert_eq!(shown, [("user", "Pick a colour"), ("assistant", "Blue.")]);
+
+        // The same chat's versions through the window's command.
+        let flipped = tauri::async_runtime::block_on(super::super::sessions::show_answer_version(
+            state.clone(),
+            empty.id.clone(),
+            rows[1].id.clone(),
+            ShowVersion { index: 0 },
+        ))
+        .expect("flip");
+        assert_eq!(flipped[1].content, "Green.");
+        assert_eq!(flipped[1].version_index, 0);
     }
 
     #[test]

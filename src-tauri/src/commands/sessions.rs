@@ -3,6 +3,7 @@
 
 use sentient_engine::Engine;
 use sentient_engine::OkReply;
+use sentient_engine::agent::chat_answers::ShowVersion;
 use sentient_engine::agent::sessions::{Created, MessageRow, Rename, SearchHit, Session};
 use sentient_engine::error::ApiError;
 use tauri::State;
@@ -65,6 +66,24 @@ pub async fn session_messages(
         .services()
         .sessions()
         .messages(&id, limit.unwrap_or(500))
+        .await?)
+}
+
+/// Shows another version of a regenerated answer (`message_id` is any row of it) and answers
+/// the transcript, as `POST /api/sessions/{id}/messages/{message_id}/version`.
+#[tauri::command]
+#[specta::specta]
+pub async fn show_answer_version(
+    engine: State<'_, Engine>,
+    id: String,
+    message_id: String,
+    body: ShowVersion,
+) -> Result<Vec<MessageRow>, ApiError> {
+    Ok(engine
+        .services()
+        .agent()
+        .answers()
+        .show_version(&id, &message_id, body.index, 500)
         .await?)
 }
 

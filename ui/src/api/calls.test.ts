@@ -18,6 +18,7 @@ const SPECIAL = [
   'importMemories',
   'chatSend',
   'chatSteer',
+  'chatRegenerate',
   'chatCancel',
   'setTitle',
   'subscribe',

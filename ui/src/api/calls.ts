@@ -298,6 +298,14 @@ export const CALLS = {
     http: GET(`/api/sessions/${enc(id)}/messages?limit=${limit}`),
     tauri: () => commands.sessionMessages(id, limit),
   }),
+  /**
+   * Shows version `index` (0 = oldest) of a regenerated answer (`messageId`: any row of it); the
+   * model reads that version from now on. Answers the transcript as sessionMessages does.
+   */
+  showAnswerVersion: (id: string, messageId: string, index: number): Doors<MessageRow[]> => ({
+    http: POST(`/api/sessions/${enc(id)}/messages/${enc(messageId)}/version`, { index }),
+    tauri: () => commands.showAnswerVersion(id, messageId, { index }),
+  }),
   /** Messages with the words, best first, each with a snippet (matches marked with [ and ]). */
   searchSessions: (q: string): Doors<SearchHit[]> => ({
     http: GET(`/api/sessions/search?q=${enc(q)}`),

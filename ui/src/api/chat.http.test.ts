@@ -170,6 +170,47 @@ describe('chat turns over /ws', () => {
     expect(events.map((e) => e.type)).toEqual(['session', 'text_delta']);
   });
 
+  it('regenerates over chat.regenerate: the turn is followed by client id, a refusal ends it', async () => {
+    const { api } = setup();
+    api.subscribe(() => {});
+    const ws = FakeWebSocket.latest();
+    ws.serverOpen();
+    const events: ChatEvent[] = [];
+    const turn = api.chatRegenerate({ session_id: 's1', client_id: 'r1' }, (ev) => events.push(ev));
+    await Promise.resolve();
+    expect(sent(ws)).toEqual([{ type: 'chat.regenerate', session_id: 's1', client_id: 'r1' }]);
+    ws.serverSend({ type: 'session', session_id: 's1', turn_id: 't5', client_id: 'r1' });
+    ws.serverSend({ type: 'text_delta', session_id: 's1', turn_id: 't5', text: 'Blue.' });
+    ws.serverSend({
+      type: 'done',
+      session_id: 's1',
+      turn_id: 't5',
+      content: 'Blue.',
+      message_id: 'm3',
+      memory_sources: [],
+      versions: [
+        { content: 'Green.', error: null, created_at: 'x' },
+        { content: 'Blue.', error: null, created_at: 'y' },
+      ],
+      version_index: 1,
+    });
+    await turn;
+    expect(events.map((e) => e.type)).toEqual(['session', 'text_delta', 'done']);
+
+    const refused: ChatEvent[] = [];
+    const again = api.chatRegenerate({ session_id: 's1', client_id: 'r2' }, (ev) => refused.push(ev));
+    await Promise.resolve();
+    ws.serverSend({ type: 'error', session_id: 's1', turn_id: '', message: 'There is no answer to regenerate in this chat yet.', recoverable: true, client_id: 'r2' });
+    await again;
+    expect(refused.map((e) => e.type)).toEqual(['error']);
+  });
+
+  it('shows another version of an answer through its route', async () => {
+    const { api, calls } = setup({ 'POST /api/sessions/s1/messages/m%203/version': () => jsonResponse(200, []) });
+    expect(await api.showAnswerVersion('s1', 'm 3', 0)).toEqual([]);
+    expect(JSON.parse(String(calls[0].init.body))).toEqual({ index: 0 });
+  });
+
   it('a dropped message ends with its error and done, matched by client id', async () => {
     const { api } = setup();
     api.subscribe(() => {});

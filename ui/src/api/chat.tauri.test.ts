@@ -115,6 +115,39 @@ describe('Tauri transport: chats', () => {
     expect(calls).toEqual(['chat_steer', 'chat_send']);
   });
 
+  it('regenerates through chat_regenerate with its channel, and shows a version through its command', async () => {
+    const calls: Array<[string, unknown]> = [];
+    mockIPC(async (cmd, args) => {
+      if (cmd === 'chat_regenerate') {
+        const a = args as { body: unknown; onEvent: Channel<ChatEvent> };
+        calls.push([cmd, a.body]);
+        internals().runCallback(a.onEvent.id, { index: 0, message: { type: 'session', session_id: 's1', turn_id: 't1', client_id: 'r1' } });
+        internals().runCallback(a.onEvent.id, { index: 1, end: true });
+        return null;
+      }
+      calls.push([cmd, args]);
+      return [];
+    });
+    const api = createTauriApi();
+    const events: ChatEvent[] = [];
+    await api.chatRegenerate({ session_id: 's1', client_id: 'r1' }, (ev) => events.push(ev));
+    await api.showAnswerVersion('s1', 'm3', 1);
+    expect(events.map((e) => e.type)).toEqual(['session']);
+    expect(calls).toEqual([
+      ['chat_regenerate', { session_id: 's1', model: null, client_id: 'r1' }],
+      ['show_answer_version', { id: 's1', messageId: 'm3', body: { index: 1 } }],
+    ]);
+  });
+
+  it('a refused regenerate rejects with the engine sentence', async () => {
+    mockIPC(() => Promise.reject({ status: 409, detail: 'There is no answer to regenerate in this chat yet.' }));
+    const err = await createTauriApi()
+      .chatRegenerate({ session_id: 's1' }, () => {})
+      .catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ApiError);
+    expect((err as ApiError).status).toBe(409);
+  });
+
   it("turns a command's typed error into ApiError", async () => {
     mockIPC(() => Promise.reject({ status: 404, detail: 'There is no chat with the id s1.' }));
     const err = await createTauriApi().sessionMessages('s1').catch((e: unknown) => e);

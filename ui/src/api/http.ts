@@ -186,6 +186,7 @@ export function createHttpApi(options: HttpTransportOptions = {}): SentientApi {
     },
     chatSend: (body, onEvent) => turns.send(body, onEvent),
     chatSteer: (body, onEvent) => turns.steer(body, onEvent),
+    chatRegenerate: (body, onEvent) => turns.regenerate(body, onEvent),
     chatCancel: (sessionId) => socket.sendWhenOpen({ type: 'chat.cancel', session_id: sessionId }),
     setTitle: (title) => {
       document.title = title;
@@ -290,6 +291,14 @@ class ChatTurns {
     if (body.session_id) this.unfollow(body.session_id);
     return this.follow(clientId, body.session_id ?? null, onEvent, () =>
       this.socket.sendWhenOpen({ type: 'chat.send', ...body, client_id: clientId }),
+    );
+  }
+
+  regenerate(body: Parameters<SentientApi['chatRegenerate']>[0], onEvent: ChatEventListener): Promise<void> {
+    const clientId = body.client_id ?? newClientId();
+    this.unfollow(body.session_id);
+    return this.follow(clientId, body.session_id, onEvent, () =>
+      this.socket.sendWhenOpen({ type: 'chat.regenerate', ...body, client_id: clientId }),
     );
   }
 

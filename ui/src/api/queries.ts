@@ -27,6 +27,8 @@ export const queryKeys = {
   bootstrap: ['bootstrap'] as const,
   /** Mutation key shared by Stop everything and Resume, so their last error can be shown once. */
   stopControl: ['stop-control'] as const,
+  /** Mutation key of a model Test in Settings > Models: a successful one means a model answered. */
+  modelTest: ['models', 'test'] as const,
   stop: ['stop'] as const,
   config: ['config'] as const,
   configSchema: ['config-schema'] as const,

@@ -4,6 +4,7 @@
 import type { Calls } from './calls';
 import type {
   ChatEventListener,
+  ChatRegenerateRequest,
   ChatSendRequest,
   ChatSteerRequest,
   CheckupLine,
@@ -53,6 +54,12 @@ export interface SpecialCalls {
    * then start a turn of their own, whose events go to `onEvent`.
    */
   chatSteer(body: ChatSteerRequest, onEvent: ChatEventListener): Promise<{ queued: boolean }>;
+  /**
+   * Writes a new answer to the chat's last message in place of the last one, which stays as an
+   * earlier version; the question is not sent again. Calls `onEvent` with each event of the turn
+   * (a refusal, e.g. a reply still running, is an `error` event or a rejected promise).
+   */
+  chatRegenerate(body: ChatRegenerateRequest, onEvent: ChatEventListener): Promise<void>;
   /** Stops the reply running in a chat (its `done` then says `cancelled`). */
   chatCancel(sessionId: string): Promise<void>;
   /** Names what the window shows (the page title, and in the desktop app the window's title). */

@@ -88,6 +88,16 @@ export function createTauriApi(): SentientApi {
         ),
       );
     },
+    async chatRegenerate(body, onEvent) {
+      const channel = new Channel<WireChatEvent>();
+      channel.onmessage = (ev) => onEvent(ev as ChatEvent);
+      await unwrap(
+        commands.chatRegenerate(
+          { session_id: body.session_id, model: body.model ?? null, client_id: body.client_id ?? newClientId() },
+          channel,
+        ),
+      );
+    },
     async chatSteer(body, onEvent) {
       const clientId = body.client_id ?? newClientId();
       const ack = await unwrap(commands.chatSteer({ session_id: body.session_id, text: body.text, client_id: clientId }));

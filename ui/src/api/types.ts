@@ -168,6 +168,12 @@ export type ChatSendRequest = {
 
 export type ChatSteerRequest = { session_id: string; text: string; client_id?: string };
 
+/** `chat.regenerate`: a new answer to the chat's last message, in place of the last answer. */
+export type ChatRegenerateRequest = { session_id: string; model?: string | null; client_id?: string };
+
+/** One version of a regenerated answer (on the answer's last row, and on its `done`). */
+export type MessageVersion = MessageRow['versions'][number];
+
 export type ApprovalDecision = 'allow' | 'allow_session' | 'deny';
 
 /** The flat chat events of contract section 1, as a turn streams them. */

@@ -53,11 +53,13 @@ describe('error actions', () => {
     expect(await screen.findByText('qwen3:8b is downloaded. Try again to use it.')).toBeInTheDocument();
   });
 
-  it('tries the same message again', async () => {
+  it('asks again for an answer to the same message, without sending it a second time', async () => {
     const engine = await failedTurn("Ollama isn't answering. Start Ollama (or install it from ollama.com), then try again.");
     expect(screen.getByRole('link', { name: 'Get Ollama' })).toHaveAttribute('href', 'https://ollama.com/download');
     await userEvent.click(screen.getByRole('button', { name: 'Try again' }));
-    await waitFor(() => expect(engine.api.chatSend).toHaveBeenCalledTimes(2));
-    expect(engine.api.chatSend).toHaveBeenLastCalledWith(expect.objectContaining({ text: 'Hello' }), expect.any(Function));
+    // The failed turn is saved with the chat, so Try again is a new answer in its place.
+    await waitFor(() => expect(engine.api.chatRegenerate).toHaveBeenCalledWith(expect.objectContaining({ session_id: 's1' }), expect.any(Function)));
+    expect(engine.api.chatSend).toHaveBeenCalledTimes(1);
+    expect(screen.getAllByTestId('user-message')).toHaveLength(1);
   });
 });

@@ -8,6 +8,7 @@ import type {
   Bootstrap,
   ChatEvent,
   ChatEventListener,
+  ChatRegenerateRequest,
   ChatSendRequest,
   ChatSteerRequest,
   FileInfo,
@@ -371,6 +372,9 @@ export function makeRow(overrides: Partial<MessageRow> & { id: string; role: str
     interjection: false,
     memory_sources: [],
     created_at: '2030-05-04T10:00:00Z',
+    error: null,
+    versions: [],
+    version_index: 0,
     ...overrides,
   };
 }
@@ -568,6 +572,8 @@ export function wireEvent(type: string, data: unknown, ts: string = new Date().t
 /** A chat turn the test drives by hand: play events (chat and turn ids filled in), then end it. */
 export type FakeTurn = {
   body: ChatSendRequest;
+  /** 'regenerate' for a turn started by chatRegenerate (its body has no text). */
+  kind: 'send' | 'regenerate';
   onEvent: ChatEventListener;
   /** Plays one event; `session_id` and `turn_id` default to the turn's. */
   emit: (ev: Record<string, unknown> & { type: ChatEvent['type'] }) => void;
@@ -807,6 +813,7 @@ export function fakeApi(initial: Bootstrap) {
           const ids = { session_id: body.session_id ?? 's1', turn_id: `t${n}` };
           turns.push({
             body,
+            kind: 'send',
             onEvent,
             emit: (ev) => onEvent({ ...ids, ...ev } as unknown as ChatEvent),
             finish: resolve,
@@ -814,6 +821,31 @@ export function fakeApi(initial: Bootstrap) {
           });
         }),
     ),
+    chatRegenerate: vi.fn(
+      (body: ChatRegenerateRequest, onEvent: ChatEventListener) =>
+        new Promise<void>((resolve, reject) => {
+          const n = turns.length + 1;
+          const ids = { session_id: body.session_id, turn_id: `t${n}` };
+          turns.push({
+            body: { session_id: body.session_id, text: '', client_id: body.client_id },
+            kind: 'regenerate',
+            onEvent,
+            emit: (ev) => onEvent({ ...ids, ...ev } as unknown as ChatEvent),
+            finish: resolve,
+            fail: reject,
+          });
+        }),
+    ),
+    showAnswerVersion: vi.fn(async (id: string, messageId: string, index: number) => {
+      // The stored answer that holds `messageId` shows version `index`: its text and error.
+      const rows = (messages.get(id) ?? []).map((row) => {
+        if (row.id !== messageId || row.versions.length === 0) return row;
+        const version = row.versions[index];
+        return { ...row, content: version.content, error: version.error, version_index: index };
+      });
+      messages.set(id, rows);
+      return rows;
+    }),
     chatSteer: vi.fn(async (body: ChatSteerRequest, onEvent: ChatEventListener) => {
       steers.push({ body, onEvent });
       return { queued: true };

@@ -106,6 +106,16 @@ enum Inbound {
     ChatSend(ChatSend),
     #[serde(rename = "chat.steer")]
     ChatSteer(ChatSend),
+    /// A new answer to the chat's last message in place of the last answer.
+    #[serde(rename = "chat.regenerate")]
+    ChatRegenerate {
+        #[serde(default, deserialize_with = "text_or_empty")]
+        session_id: String,
+        #[serde(default)]
+        model: Option<String>,
+        #[serde(default)]
+        client_id: Option<String>,
+    },
     #[serde(rename = "chat.cancel")]
     ChatCancel {
         #[serde(default, deserialize_with = "text_or_empty")]
@@ -174,6 +184,35 @@ fn handle(
     match message {
         Inbound::ChatSend(send) => chat_message(services, send, false, chat),
         Inbound::ChatSteer(send) => chat_message(services, send, true, chat),
+        Inbound::ChatRegenerate {
+            session_id,
+            model,
+            client_id,
+        } => {
+            if session_id.is_empty() {
+                return Some(
+                    Reply::error("chat.regenerate needs the chat's session_id.").to_text(),
+                );
+            }
+            let (services, out) = (services.clone(), chat.clone());
+            tokio::spawn(async move {
+                match services.agent().answers().regenerate(&session_id).await {
+                    Ok(regeneration) => regeneration.run(model, client_id, out).await,
+                    // The HTTP door's 404/409 sentence, as the turn's error (no turn started).
+                    Err(refusal) => {
+                        let _ = out.send(ChatEvent::Error {
+                            session_id,
+                            turn_id: String::new(),
+                            message: crate::error::ApiError::from(refusal).message(),
+                            recoverable: true,
+                            dropped: None,
+                            client_id: Some(client_id),
+                        });
+                    }
+                }
+            });
+            None
+        }
         Inbound::ChatCancel { session_id } => {
             services.agent().cancel_chat(&session_id);
             None
@@ -301,6 +340,11 @@ mod tests {
         assert!(matches!(
             read(r#"{"type":"chat.steer","session_id":"s","text":"also eggs"}"#),
             Ok(Inbound::ChatSteer(send)) if send.session_id.as_deref() == Some("s")
+        ));
+        assert!(matches!(
+            read(r#"{"type":"chat.regenerate","session_id":"s","client_id":"c2"}"#),
+            Ok(Inbound::ChatRegenerate { session_id, model: None, client_id })
+                if session_id == "s" && client_id.as_deref() == Some("c2")
         ));
         assert!(matches!(
             read(r#"{"type":"chat.cancel"}"#),

@@ -4,6 +4,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { App } from '../../App';
 import { fakeApi, makeBootstrap, makeProposal, makeRow, makeSession } from '../../test/fakes';
 import { renderWithApi } from '../../test/render';
+import { ApiError } from '../../api';
 
 function setup() {
   const engine = fakeApi(makeBootstrap());
@@ -350,7 +351,6 @@ describe('Chat page', () => {
 
   it("says plainly when the chats can't be loaded", async () => {
     const engine = fakeApi(makeBootstrap());
-    const { ApiError } = await import('../../api');
     engine.api.listSessions.mockRejectedValue(new ApiError(500, 'Something went wrong inside Sentient. Try again in a moment.'));
     renderWithApi(<App />, engine.api);
     expect(await screen.findByText(/Couldn't load your chats\. Something went wrong inside Sentient/)).toBeInTheDocument();
@@ -429,16 +429,12 @@ describe('Chat page', () => {
     await user.click(within(answer).getByRole('button', { name: 'Copy reply' }));
     expect(await navigator.clipboard.readText()).toBe(reply);
 
-    await user.click(within(answer).getByRole('button', { name: 'Regenerate' }));
-    expect(engine.api.chatSend).toHaveBeenCalledTimes(2);
-    expect(engine.api.chatSend).toHaveBeenLastCalledWith(
-      expect.objectContaining({ session_id: 's1', text: 'Show me a loop', attachments: [] }),
-      expect.any(Function),
-    );
+    // A new question moves Regenerate to the new last reply.
+    await user.type(screen.getByRole('textbox', { name: 'Message' }), 'And in Rust?{Enter}');
     const second = engine.lastTurn();
     act(() => {
-      second.emit({ type: 'text_delta', text: 'Another way: `while`.' });
-      second.emit({ type: 'done', content: 'Another way: `while`.', message_id: 'm4', memory_sources: [] });
+      second.emit({ type: 'session', client_id: second.body.client_id });
+      second.emit({ type: 'done', content: 'Use `for i in 0..3`.', message_id: 'm4', memory_sources: [] });
     });
     const answers = screen.getAllByTestId('assistant-message');
     expect(answers).toHaveLength(2);
@@ -448,7 +444,132 @@ describe('Chat page', () => {
     // (The first one still says "Copied" for a moment.)
     expect(within(within(answers[0]).getByRole('group', { name: 'This reply' })).getByRole('button', { name: /^(Copy reply|Copied)$/ })).toBeInTheDocument();
     expect(within(answers[1]).getByRole('button', { name: 'Copy reply' })).toBeInTheDocument();
-    expect(within(answers[1]).getByText('while').tagName).toBe('CODE');
+    expect(within(answers[1]).getByText('for i in 0..3').tagName).toBe('CODE');
+  });
+
+  it('Regenerate writes a new answer in place without sending the question again, and flips between versions', async () => {
+    const user = userEvent.setup();
+    const { engine } = setup();
+    await screen.findByText('No chats yet — say hello below.');
+    await user.type(screen.getByRole('textbox', { name: 'Message' }), 'Name a colour{Enter}');
+    const first = engine.lastTurn();
+    act(() => {
+      first.emit({ type: 'session', client_id: first.body.client_id });
+      first.emit({ type: 'text_delta', text: 'Green.' });
+      first.emit({ type: 'done', content: 'Green.', message_id: 'm2', memory_sources: [] });
+      first.finish();
+    });
+    await user.click(screen.getByRole('button', { name: 'Regenerate' }));
+    expect(engine.api.chatSend).toHaveBeenCalledTimes(1);
+    expect(engine.api.chatRegenerate).toHaveBeenCalledWith(expect.objectContaining({ session_id: 's1' }), expect.any(Function));
+    const again = engine.lastTurn();
+    expect(again.kind).toBe('regenerate');
+    // The old answer makes way at once; the question is shown once.
+    expect(screen.getAllByTestId('user-message')).toHaveLength(1);
+    expect(screen.getAllByTestId('assistant-message')).toHaveLength(1);
+    expect(screen.queryByText('Green.')).toBeNull();
+    expect(screen.getByRole('button', { name: 'Stop' })).toBeInTheDocument();
+    const versions = [
+      { content: 'Green.', error: null, created_at: '2030-05-04T10:00:00Z' },
+      { content: 'Blue.', error: null, created_at: '2030-05-04T10:01:00Z' },
+    ];
+    act(() => {
+      again.emit({ type: 'session', client_id: again.body.client_id });
+      again.emit({ type: 'text_delta', text: 'Blue.' });
+      again.emit({ type: 'done', content: 'Blue.', message_id: 'm3', memory_sources: [], versions, version_index: 1 });
+      again.finish();
+    });
+    const answer = screen.getByTestId('assistant-message');
+    expect(screen.getAllByTestId('assistant-message')).toHaveLength(1);
+    expect(within(answer).getByText('Blue.')).toBeInTheDocument();
+    expect(within(answer).getByTestId('version-count')).toHaveTextContent('2 / 2');
+    expect(within(answer).getByRole('button', { name: 'Next version' })).toBeDisabled();
+
+    // Flipping back asks the engine to show version 1 (the model reads that one from now on).
+    engine.setMessages('s1', [
+      makeRow({ id: 'm1', role: 'user', content: 'Name a colour' }),
+      makeRow({ id: 'm3', role: 'assistant', content: 'Blue.', versions, version_index: 1 }),
+    ]);
+    await user.click(within(answer).getByRole('button', { name: 'Previous version' }));
+    expect(engine.api.showAnswerVersion).toHaveBeenCalledWith('s1', 'm3', 0);
+    const shown = await screen.findByText('Green.');
+    const flipped = shown.closest('[data-testid="assistant-message"]') as HTMLElement;
+    expect(within(flipped).getByTestId('version-count')).toHaveTextContent('1 / 2');
+    expect(within(flipped).getByRole('button', { name: 'Previous version' })).toBeDisabled();
+    expect(screen.getAllByTestId('user-message')).toHaveLength(1);
+  });
+
+  it('shows the versions of a reopened chat, and a refused Regenerate keeps the answer', async () => {
+    window.history.replaceState(null, '', '#/chat/s1');
+    const { engine } = setup();
+    engine.setSessions([makeSession({ id: 's1', title: 'Colours' })]);
+    engine.setMessages('s1', [
+      makeRow({ id: 'm1', role: 'user', content: 'Name a colour' }),
+      makeRow({
+        id: 'm3',
+        role: 'assistant',
+        content: 'Blue.',
+        versions: [
+          { content: 'Green.', error: null, created_at: '2030-05-04T10:00:00Z' },
+          { content: 'Blue.', error: null, created_at: '2030-05-04T10:01:00Z' },
+        ],
+        version_index: 1,
+      }),
+    ]);
+    const answer = (await screen.findByText('Blue.')).closest('[data-testid="assistant-message"]') as HTMLElement;
+    expect(within(answer).getByTestId('version-count')).toHaveTextContent('2 / 2');
+
+    engine.api.chatRegenerate.mockRejectedValueOnce(
+      new ApiError(409, 'A reply is being written in this chat. Wait for it to finish, or stop it first.'),
+    );
+    await userEvent.click(within(answer).getByRole('button', { name: 'Regenerate' }));
+    const notice = await screen.findByText(/Couldn't regenerate: A reply is being written/);
+    const kept = notice.closest('[data-testid="assistant-message"]') as HTMLElement;
+    expect(within(kept).getByText('Blue.')).toBeInTheDocument();
+    expect(within(kept).getByTestId('version-count')).toHaveTextContent('2 / 2');
+  });
+
+  it('a failed turn reopened later still shows its error, and Try again answers it in place', async () => {
+    window.history.replaceState(null, '', '#/chat/s1');
+    const { engine } = setup();
+    const sentence = "Ollama isn't answering. Start Ollama, then try again.";
+    engine.setSessions([makeSession({ id: 's1', title: 'Hello' })]);
+    engine.setMessages('s1', [
+      makeRow({ id: 'm1', role: 'user', content: 'Hello there' }),
+      makeRow({ id: 'm2', role: 'assistant', content: '', error: sentence }),
+    ]);
+    const alert = await screen.findByRole('alert');
+    expect(alert).toHaveTextContent(sentence);
+    // A failed reply offers no Regenerate, only what its sentence says.
+    expect(screen.queryByRole('button', { name: 'Regenerate' })).toBeNull();
+
+    await userEvent.click(within(alert).getByRole('button', { name: 'Try again' }));
+    expect(engine.api.chatSend).not.toHaveBeenCalled();
+    expect(engine.api.chatRegenerate).toHaveBeenCalledWith(expect.objectContaining({ session_id: 's1' }), expect.any(Function));
+    expect(screen.queryByRole('alert')).toBeNull();
+    const turn = engine.lastTurn();
+    act(() => {
+      turn.emit({ type: 'session', client_id: turn.body.client_id });
+      turn.emit({ type: 'text_delta', text: 'Hi!' });
+      turn.emit({ type: 'done', content: 'Hi!', message_id: 'm3', memory_sources: [] });
+    });
+    expect(screen.getByText('Hi!')).toBeInTheDocument();
+    expect(screen.getAllByTestId('user-message')).toHaveLength(1);
+    expect(screen.getAllByTestId('assistant-message')).toHaveLength(1);
+    // A failed attempt is not a version to flip back to.
+    expect(screen.queryByTestId('version-count')).toBeNull();
+  });
+
+  it('Try again sends a message that never reached the engine once more', async () => {
+    const { engine } = setup();
+    await screen.findByText('No chats yet — say hello below.');
+    engine.api.chatSend.mockRejectedValueOnce(new ApiError(0, "Lost the connection to Sentient's engine partway. Make sure Sentient is running, then try again."));
+    await send('Hello');
+    const alert = await screen.findByRole('alert');
+    await userEvent.click(within(alert).getByRole('button', { name: 'Try again' }));
+    expect(engine.api.chatSend).toHaveBeenCalledTimes(2);
+    expect(engine.api.chatSend).toHaveBeenLastCalledWith(expect.objectContaining({ text: 'Hello' }), expect.any(Function));
+    expect(engine.api.chatRegenerate).not.toHaveBeenCalled();
   });
 
   it('keeps an approval card open with what it wants to do until it is answered, while done calls are one line', async () => {

@@ -1,8 +1,10 @@
 // The open chat: its stored transcript, then live events of the replies started here. Sending
 // while a reply runs steers it; Stop cancels it; approval answers go back to the engine. The
 // messages scroll above the message box, which stays at the bottom. Regenerate (on the last
-// reply) and Try again (on a failed one) send the last message again: the contract has no other
-// way to ask for a new answer, and the engine keeps both answers in the chat.
+// reply) and Try again (on a failed one, saved with the chat) ask for a new answer in place of
+// the last one without sending the question again; the engine keeps the earlier answers as
+// versions the person can flip between. Only a message that never reached the engine is sent
+// again by Try again.
 import { useQueryClient } from '@tanstack/react-query';
 import { useCallback, useEffect, useReducer, useRef, useState } from 'react';
 import { newClientId, toApiError, type ApprovalDecision, type ChatEvent } from '../../api';
@@ -13,6 +15,7 @@ import { ErrorNotice, Loading } from '../../components/Page';
 import { Composer } from './Composer';
 import { ContextMeter } from './ContextMeter';
 import { fromRows, isRunning, reduce, type Item, type UserItem } from './conversation';
+import { modelAnswered } from '../onboarding';
 import { MessageView } from './MessageView';
 import { RuleProposalCard } from './RuleProposalCard';
 
@@ -62,6 +65,8 @@ export function Conversation({
       }
       // The list is ordered by the latest message.
       if (event.type === 'done') void qc.invalidateQueries({ queryKey: queryKeys.sessions });
+      // A model wrote a reply: the "No model set up yet" reminder is done.
+      if (event.type === 'done' && event.content.trim() !== '' && !event.cancelled) modelAnswered();
     },
     [qc],
   );
@@ -84,6 +89,33 @@ export function Conversation({
     api.chatSend({ session_id: conv.sessionId, text, attachments, client_id }, onEvent).catch(fail);
   };
 
+  const regenerate = () => {
+    const sessionId = conv.sessionId;
+    if (!sessionId) return;
+    atBottom.current = true;
+    dispatch({ type: 'regenerating' });
+    // A refusal before the turn starts (a reply running elsewhere, a deleted chat) has no turn.
+    let refused: string | null = null;
+    api
+      .chatRegenerate({ session_id: sessionId, client_id: newClientId() }, (event) => {
+        if (event.type === 'error' && !event.turn_id) refused = event.message;
+        else onEvent(event);
+      })
+      .then(() => {
+        if (refused !== null) dispatch({ type: 'regenerate_refused', message: refused });
+      })
+      .catch((e: unknown) => dispatch({ type: 'regenerate_refused', message: toApiError(e).detail }));
+  };
+
+  const showVersion = (messageId: string, index: number) => {
+    const sessionId = conv.sessionId;
+    if (!sessionId) return;
+    api
+      .showAnswerVersion(sessionId, messageId, index)
+      .then((rows) => dispatch({ type: 'reset', conversation: { ...fromRows(sessionId, rows), usage: conv.usage } }))
+      .catch((e: unknown) => console.error('Could not show that version', toApiError(e).detail));
+  };
+
   const stop = () => {
     if (conv.sessionId) api.chatCancel(conv.sessionId).catch((e: unknown) => console.error('Could not stop the reply', e));
   };
@@ -96,7 +128,9 @@ export function Conversation({
   const loading = openedWith !== null && stored.isPending;
   const lastUser = lastUserItem(conv.items);
   const lastSent = lastUser?.text ?? null;
-  const again = lastUser && !running ? () => send(lastUser.text, lastUser.attachments) : undefined;
+  // A message that never reached the engine goes again; anything it saved is answered again.
+  const resend = lastUser && (lastUser.not_sent || !conv.sessionId) ? () => send(lastUser.text, lastUser.attachments) : undefined;
+  const again = running ? undefined : (resend ?? (conv.sessionId ? regenerate : undefined));
   return (
     <div className="chat-conversation">
       <div className="chat-messages" aria-live="polite" data-testid="conversation" ref={list} onScroll={onScroll}>
@@ -108,7 +142,17 @@ export function Conversation({
         {conv.items.map((item, i) => {
           // The newest reply can be asked again with the same words (Try again after an error).
           const last = i === conv.items.length - 1 ? again : undefined;
-          return <MessageView key={item.key} item={item} onAnswer={answer} onRetry={last} onRegenerate={last} />;
+          const flip = item.kind === 'assistant' && item.message_id && !running ? item.message_id : null;
+          return (
+            <MessageView
+              key={item.key}
+              item={item}
+              onAnswer={answer}
+              onRetry={last}
+              onRegenerate={last}
+              onShowVersion={flip ? (index) => showVersion(flip, index) : undefined}
+            />
+          );
         })}
         {(proposals.data ?? []).map((p) => (
           <RuleProposalCard key={p.id} proposal={p} />

@@ -1,6 +1,7 @@
 // One item of the conversation: the person's message, or a whole assistant turn (thinking, text
 // as markdown, tool cards, words added while it ran, and what the reply had in mind), with Copy
-// under every finished reply and Regenerate under the last one.
+// under every finished reply, Regenerate under the last one, and "< 2 / 3 >" on an answer that
+// was regenerated.
 import type { ApprovalDecision } from '../../api';
 import type { AssistantItem, Item, Segment } from './conversation';
 import { CopyButton } from './CopyButton';
@@ -40,18 +41,51 @@ export function replyText(item: AssistantItem): string {
     .join('\n\n');
 }
 
+/** "< 2 / 3 >": flips between the versions of a regenerated answer. */
+function VersionFlipper({ item, onShowVersion }: { item: AssistantItem; onShowVersion?: (index: number) => void }) {
+  const count = item.versions.length;
+  if (count < 2) return null;
+  const at = item.version_index;
+  return (
+    <span className="chat-versions" role="group" aria-label="Versions of this answer">
+      <button
+        type="button"
+        className="btn btn-quiet chat-mini-btn"
+        aria-label="Previous version"
+        disabled={!onShowVersion || at <= 0}
+        onClick={() => onShowVersion?.(at - 1)}
+      >
+        ‹
+      </button>
+      <span className="chat-versions-count" data-testid="version-count">{`${at + 1} / ${count}`}</span>
+      <button
+        type="button"
+        className="btn btn-quiet chat-mini-btn"
+        aria-label="Next version"
+        disabled={!onShowVersion || at >= count - 1}
+        onClick={() => onShowVersion?.(at + 1)}
+      >
+        ›
+      </button>
+    </span>
+  );
+}
+
 export function MessageView({
   item,
   onAnswer,
   onRetry,
   onRegenerate,
+  onShowVersion,
 }: {
   item: Item;
   onAnswer: (approvalId: string, decision: ApprovalDecision) => Promise<void>;
-  /** Sends the last message again after an error ("Try again"). */
+  /** Asks again after an error ("Try again"). */
   onRetry?: () => void;
-  /** Asks for a new answer to the last message (only on the last reply). */
+  /** Asks for a new answer to the last message in place of this one (only on the last reply). */
   onRegenerate?: () => void;
+  /** Shows another version of this answer (left out while a reply is written). */
+  onShowVersion?: (index: number) => void;
 }) {
   if (item.kind === 'user') {
     return (
@@ -90,12 +124,18 @@ export function MessageView({
         </div>
       ) : null}
       {item.cancelled ? <p className="muted chat-stopped">Stopped.</p> : null}
+      {item.notice ? (
+        <p className="muted chat-notice" role="alert">
+          {`Couldn't regenerate: ${item.notice}`}
+        </p>
+      ) : null}
       {!item.running ? <MemorySources sources={item.memory_sources} /> : null}
-      {!item.running && (replyText(item) !== '' || (onRegenerate && !item.error)) ? (
+      {!item.running && (replyText(item) !== '' || (onRegenerate && !item.error) || item.versions.length > 1) ? (
         <div className="chat-reply-actions" role="group" aria-label="This reply">
+          <VersionFlipper item={item} onShowVersion={onShowVersion} />
           {replyText(item) !== '' ? <CopyButton text={() => replyText(item)} label="Copy reply" /> : null}
           {onRegenerate && !item.error ? (
-            <button type="button" className="btn btn-quiet chat-mini-btn" onClick={onRegenerate} title="Ask again for a new answer to your last message">
+            <button type="button" className="btn btn-quiet chat-mini-btn" onClick={onRegenerate} title="Write a new answer in place of this one">
               Regenerate
             </button>
           ) : null}

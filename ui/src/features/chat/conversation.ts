@@ -1,6 +1,6 @@
 // What the Chat page shows, as data: the stored transcript folded into turns, then every live
 // chat event applied to it. Pure functions, so the folding is tested without a page.
-import { assertNever, type ApprovalDecision, type ChatEvent, type MemorySource, type MessageRow } from '../../api';
+import { assertNever, type ApprovalDecision, type ChatEvent, type MemorySource, type MessageRow, type MessageVersion } from '../../api';
 
 export type ApprovalView = {
   approval_id: string;
@@ -55,6 +55,14 @@ export type AssistantItem = {
   error: string | null;
   message_id: string | null;
   memory_sources: MemorySource[];
+  /** Every version of a regenerated answer, oldest first (`[]` when it has one). */
+  versions: MessageVersion[];
+  /** Which of `versions` is shown. */
+  version_index: number;
+  /** While Regenerate writes a new answer: the answer it replaces, shown again if it is refused. */
+  previous: AssistantItem | null;
+  /** Why Regenerate could not start (the answer itself is fine). */
+  notice: string | null;
 };
 
 export type Item = UserItem | AssistantItem;
@@ -100,6 +108,10 @@ function emptyTurn(turn_id: string | null, running: boolean): AssistantItem {
     error: null,
     message_id: null,
     memory_sources: [],
+    versions: [],
+    version_index: 0,
+    previous: null,
+    notice: null,
   };
 }
 
@@ -120,6 +132,12 @@ export function fromRows(sessionId: string | null, rows: MessageRow[]): Conversa
       turn = { ...emptyTurn(null, false), key: row.id };
       items.push(turn);
     }
+    // A regenerated answer's last row carries its versions; a failed turn's row its error.
+    if (row.versions.length > 0) {
+      turn.versions = row.versions;
+      turn.version_index = row.version_index;
+    }
+    if (row.error) turn.error = row.error;
     if (row.role === 'user') {
       turn.segments.push({ kind: 'steer', text: row.content, status: 'sent', client_id: null });
     } else if (row.role === 'assistant') {
@@ -167,6 +185,8 @@ export type Action =
   | { type: 'steer_not_queued'; client_id: string }
   | { type: 'send_failed'; client_id: string; message: string }
   | { type: 'answered'; approval_id: string; outcome: ApprovalDecision | 'expired' }
+  | { type: 'regenerating' }
+  | { type: 'regenerate_refused'; message: string }
   | { type: 'event'; event: ChatEvent };
 
 /** Copies the items so React sees a change; turns and tools are rebuilt where touched. */
@@ -279,6 +299,23 @@ export function reduce(state: Conversation, action: Action): Conversation {
       const items = markUserNotSent(state.items, action.client_id).map((item) =>
         item.kind === 'assistant' && item.running && item.turn_id === null ? { ...item, running: false, error: action.message } : item,
       );
+      return { ...state, items };
+    }
+    case 'regenerating': {
+      // The last answer makes way for the new one, written in its place.
+      const at = lastAnswerIndex(state.items);
+      if (at === -1) return state;
+      const old = state.items[at] as AssistantItem;
+      const items = [...state.items];
+      items[at] = { ...emptyTurn(null, true), versions: old.versions, version_index: old.version_index, previous: old };
+      return { ...state, items };
+    }
+    case 'regenerate_refused': {
+      const at = lastAnswerIndex(state.items);
+      const item = at === -1 ? null : (state.items[at] as AssistantItem);
+      if (!item?.previous) return state;
+      const items = [...state.items];
+      items[at] = { ...item.previous, notice: action.message };
       return { ...state, items };
     }
     case 'answered':
@@ -397,6 +434,9 @@ function applyChatEvent(state: Conversation, ev: ChatEvent): Conversation {
           cancelled: ev.cancelled === true,
           message_id: ev.message_id ?? t.message_id,
           memory_sources: ev.memory_sources ?? [],
+          versions: ev.versions ?? [],
+          version_index: ev.version_index ?? 0,
+          previous: null,
         };
       });
       let items = next.items;
@@ -417,6 +457,11 @@ function applyChatEvent(state: Conversation, ev: ChatEvent): Conversation {
       assertNever(ev);
       return state;
   }
+}
+
+function lastAnswerIndex(items: Item[]): number {
+  for (let i = items.length - 1; i >= 0; i--) if (items[i].kind === 'assistant') return i;
+  return -1;
 }
 
 /** True while a reply is being written in this chat. */

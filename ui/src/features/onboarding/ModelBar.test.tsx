@@ -1,5 +1,8 @@
-import { screen, waitFor } from '@testing-library/react';
+import { act, screen, waitFor, within } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { App } from '../../App';
+import { ModelsSettings } from '../settings/models/ModelsSettings';
 import { fakeApi, makeBootstrap, makeRow, makeSession } from '../../test/fakes';
 import { renderWithApi } from '../../test/render';
 import { isAnswer, ModelBar } from './ModelBar';
@@ -51,6 +54,56 @@ describe('the "No model set up yet" bar', () => {
     renderWithApi(<ModelBar />, engine.api);
     await waitFor(() => expect(readModelSetup()).toBeNull());
     expect(screen.queryByTestId('model-bar')).toBeNull();
+  });
+
+  it('goes as soon as a Test in Settings answers, and stays after a failed one', async () => {
+    writeModelSetup('later');
+    const engine = fakeApi(makeBootstrap());
+    renderWithApi(
+      <>
+        <ModelBar />
+        <ModelsSettings />
+      </>,
+      engine.api,
+    );
+    expect(await screen.findByTestId('model-bar')).toBeInTheDocument();
+    await userEvent.click(await screen.findByRole('button', { name: 'Advanced' }));
+    const section = await screen.findByRole('region', { name: 'Main model' });
+
+    engine.api.testModel.mockResolvedValueOnce({ ok: false, latency_ms: 0, reply: null, error: "Ollama isn't running.", supports_tools: null });
+    await userEvent.click(within(section).getByRole('button', { name: 'Test' }));
+    await within(section).findByText("Ollama isn't running.");
+    expect(screen.getByTestId('model-bar')).toBeInTheDocument();
+    expect(readModelSetup()).toBe('later');
+
+    await userEvent.click(within(section).getByRole('button', { name: 'Test' }));
+    await waitFor(() => expect(screen.queryByTestId('model-bar')).toBeNull());
+    expect(readModelSetup()).toBeNull();
+  });
+
+  it('goes as soon as a chat reply arrives, without waiting for the chat list', async () => {
+    window.history.replaceState(null, '', '#/chat');
+    writeModelSetup('later');
+    const engine = fakeApi(makeBootstrap());
+    renderWithApi(<App />, engine.api);
+    expect(await screen.findByTestId('model-bar')).toBeInTheDocument();
+    await userEvent.type(screen.getByRole('textbox', { name: 'Message' }), 'Hello{Enter}');
+    const turn = engine.lastTurn();
+    // An error is not an answer.
+    act(() => {
+      turn.emit({ type: 'session', client_id: turn.body.client_id });
+      turn.emit({ type: 'error', message: "Ollama isn't running.", recoverable: true });
+      turn.emit({ type: 'done', content: '', message_id: 'm2', memory_sources: [] });
+    });
+    expect(screen.getByTestId('model-bar')).toBeInTheDocument();
+    await userEvent.type(screen.getByRole('textbox', { name: 'Message' }), 'Hello again{Enter}');
+    const next = engine.lastTurn();
+    act(() => {
+      next.emit({ type: 'session', client_id: next.body.client_id });
+      next.emit({ type: 'done', content: 'Hi Ada!', message_id: 'm4', memory_sources: [] });
+    });
+    await waitFor(() => expect(screen.queryByTestId('model-bar')).toBeNull());
+    expect(readModelSetup()).toBeNull();
   });
 
   it('counts a tool call as an answer, but not an empty assistant row', () => {

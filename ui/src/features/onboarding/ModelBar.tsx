@@ -1,8 +1,9 @@
 // The reminder on Chat and Tasks after "Later" (or a model that hasn't answered yet): "No model
-// set up yet · Set up now". It goes away by itself once a model has answered, which the engine's
-// own record shows: a chat whose transcript has a reply from the assistant (an error is never
-// saved as a reply). "Set up now" opens the model step again.
-import { useQuery } from '@tanstack/react-query';
+// set up yet · Set up now". It goes away by itself once a model has answered: a chat reply (at
+// once, through modelAnswered; later from the engine's own record, a chat whose transcript has a
+// reply from the assistant, never a saved error) or a successful Test in Settings > Models in
+// this window. "Set up now" opens the model step again.
+import { useMutationState, useQuery } from '@tanstack/react-query';
 import { useEffect } from 'react';
 import type { MessageRow, Session } from '../../api';
 import { useApi } from '../../api/context';
@@ -47,10 +48,24 @@ function useModelAnswered(enabled: boolean): boolean | null {
   return answered.data ?? null;
 }
 
+/** Whether a model Test in Settings answered in this window (the Test's mutation is kept). */
+function useTestAnswered(): boolean {
+  const tests = useMutationState({
+    filters: { mutationKey: queryKeys.modelTest, status: 'success' },
+    select: (m) => m.state.data,
+  });
+  return tests.some((t) => {
+    if (typeof t !== 'object' || t === null || !('kind' in t) || !('result' in t)) return false;
+    const result = t.result as { ok?: unknown } | null;
+    return t.kind === 'chat' && result?.ok === true;
+  });
+}
+
 export function ModelBar() {
   const state = useModelSetup();
   const shown = state === 'later' || state === 'unanswered';
-  const answered = useModelAnswered(shown);
+  const tested = useTestAnswered();
+  const answered = useModelAnswered(shown) || tested;
   useEffect(() => {
     // Seen once is enough: a model answered, so the reminder is done for good.
     if (shown && answered) writeModelSetup(null);

@@ -71,6 +71,15 @@ function subscribe(fn: () => void): () => void {
   };
 }
 
+/**
+ * A model answered (a chat reply, or a successful Test in Settings): the "No model set up yet"
+ * reminder goes. A model step still to be shown is left as it is.
+ */
+export function modelAnswered(): void {
+  const state = readModelSetup();
+  if (state === 'later' || state === 'unanswered') writeModelSetup(null);
+}
+
 export function useModelSetup(): ModelSetupState | null {
   return useSyncExternalStore(subscribe, readModelSetup, () => null);
 }

@@ -3,7 +3,7 @@
 
 use axum::Json;
 use axum::body::Body;
-use axum::extract::State;
+use axum::extract::{Path, State};
 use axum::http::header::CONTENT_TYPE;
 use axum::response::{IntoResponse, Response};
 use utoipa_axum::router::OpenApiRouter;
@@ -11,6 +11,7 @@ use utoipa_axum::routes;
 
 use crate::Services;
 use crate::agent::chat::{ApprovalResponse, ChatSend, Resolved};
+use crate::agent::chat_answers::Regeneration;
 use crate::agent::chat_events::ChatEvent;
 use crate::error::{ApiError, FieldError};
 use crate::gateway::body::{JsonBody, PlainBody};
@@ -19,6 +20,47 @@ pub fn routes() -> OpenApiRouter<Services> {
     OpenApiRouter::new()
         .routes(routes!(chat))
         .routes(routes!(approvals))
+        .routes(routes!(regenerate))
+}
+
+/// The NDJSON answer of a turn: one line per event, ending when the turn drops its sender.
+fn ndjson(rx: tokio::sync::mpsc::UnboundedReceiver<ChatEvent>) -> Response {
+    let lines = futures::stream::unfold(rx, |mut rx| async move {
+        let event = rx.recv().await?;
+        let line = format!("{}\n", event.to_value());
+        Some((Ok::<_, std::convert::Infallible>(line), rx))
+    });
+    (
+        [(CONTENT_TYPE, "application/x-ndjson")],
+        Body::from_stream(lines),
+    )
+        .into_response()
+}
+
+/// `POST /api/sessions/{id}/regenerate`: `model` overrides the main model for this answer.
+#[derive(Debug, Default, serde::Deserialize, utoipa::ToSchema)]
+pub struct RegenerateBody {
+    #[serde(default)]
+    pub model: Option<String>,
+}
+
+/// Writes a new answer to the chat's last message in place of the last answer (which is kept as
+/// an earlier version) and streams the turn's events as NDJSON, as `POST /api/chat` does. The
+/// question is not sent again.
+#[utoipa::path(post, path = "/api/sessions/{id}/regenerate", tag = "chat", request_body = RegenerateBody,
+    responses((status = 200, description = "NDJSON chat events", content_type = "application/x-ndjson"),
+              (status = 404, body = crate::error::ErrorBody),
+              (status = 409, description = "Nothing to regenerate yet, or a reply is running", body = crate::error::ErrorBody),
+              (status = 422, body = crate::error::ErrorBody)))]
+pub async fn regenerate(
+    State(services): State<Services>,
+    Path(id): Path<String>,
+    JsonBody(body): JsonBody<RegenerateBody>,
+) -> Result<Response, ApiError> {
+    let regeneration: Regeneration = services.agent().answers().regenerate(&id).await?;
+    let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
+    tokio::spawn(async move { regeneration.run(body.model, None, tx).await });
+    Ok(ndjson(rx))
 }
 
 /// Runs one chat turn and streams its events as NDJSON; the first line is `{type: "session"}`.
@@ -59,16 +101,7 @@ pub async fn chat(
     };
     tokio::spawn(async move { services.agent().chat_turn(send, tx).await });
     // The stream ends when the turn drops its sender, after `done`.
-    let lines = futures::stream::unfold(rx, |mut rx| async move {
-        let event = rx.recv().await?;
-        let line = format!("{}\n", event.to_value());
-        Some((Ok::<_, std::convert::Infallible>(line), rx))
-    });
-    Ok((
-        [(CONTENT_TYPE, "application/x-ndjson")],
-        Body::from_stream(lines),
-    )
-        .into_response())
+    Ok(ndjson(rx))
 }
 
 /// Answers an approval question (the HTTP twin of `approval.respond`).

@@ -8,6 +8,7 @@ use utoipa_axum::routes;
 
 use crate::OkReply;
 use crate::Services;
+use crate::agent::chat_answers::ShowVersion;
 use crate::agent::sessions::{Created, MessageRow, Rename, SearchHit, Session};
 use crate::error::ApiError;
 use crate::gateway::body::PlainBody;
@@ -18,6 +19,7 @@ pub fn routes() -> OpenApiRouter<Services> {
         .routes(routes!(search))
         .routes(routes!(rename, delete))
         .routes(routes!(messages))
+        .routes(routes!(show_version))
 }
 
 #[derive(Debug, Deserialize, utoipa::IntoParams)]
@@ -81,6 +83,28 @@ pub async fn messages(
         services
             .sessions()
             .messages(&id, q.limit.unwrap_or(500))
+            .await?,
+    ))
+}
+
+/// Shows another version of a regenerated answer (`message_id` is any row of that answer); the
+/// model reads that version from now on. Answers the transcript as the messages list does.
+#[utoipa::path(post, path = "/api/sessions/{id}/messages/{message_id}/version", tag = "chat",
+    request_body = ShowVersion,
+    responses((status = 200, body = Vec<MessageRow>),
+              (status = 400, description = "No such version", body = crate::error::ErrorBody),
+              (status = 404, body = crate::error::ErrorBody),
+              (status = 409, description = "The answer has no versions, or a reply is running", body = crate::error::ErrorBody)))]
+pub async fn show_version(
+    State(services): State<Services>,
+    Path((id, message_id)): Path<(String, String)>,
+    PlainBody(body): PlainBody<ShowVersion>,
+) -> Result<Json<Vec<MessageRow>>, ApiError> {
+    Ok(Json(
+        services
+            .agent()
+            .answers()
+            .show_version(&id, &message_id, body.index, 500)
             .await?,
     ))
 }

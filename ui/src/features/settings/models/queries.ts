@@ -97,6 +97,9 @@ export type ModelTest = { kind: 'chat'; result: TestResult } | { kind: 'embeddin
 export function useTestModel() {
   const api = useApi();
   return useMutation<ModelTest, ApiError, { model: string; role: string }>({
+    // Kept for the window's lifetime: the "No model set up yet" bar reads a successful Test from it.
+    mutationKey: queryKeys.modelTest,
+    gcTime: Infinity,
     mutationFn: async ({ model, role }) => {
       try {
         if (role === 'embedding') return { kind: 'embedding', result: await api.testEmbedding({ model }) };
