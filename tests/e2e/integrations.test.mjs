@@ -45,8 +45,8 @@ let scratch;
 const api = (method, path, body) => world.api(method, path, body);
 
 /** The OAuth client typed into Gmail's dialog; the stand-in accepts only this one. */
-const CLIENT_ID = 'cid.apps.googleusercontent.com';
-const CLIENT_SECRET = 'sec';
+const CLIENT_ID = '123456789012-sentienttest.apps.googleusercontent.com';
+const CLIENT_SECRET = 'GOCSPX-sentient-test-secret-0000000';
 const ACCOUNT = 'me@example.com';
 
 /**
@@ -61,6 +61,7 @@ async function startGoogle() {
   const codes = new Map(); // code -> what /auth was asked with
   const requests = [];
   const exchanges = [];
+  const clientChecks = [];
   let hold = null;
   let nextCode = 0;
   const json = (res, status, body) => {
@@ -123,7 +124,12 @@ async function startGoogle() {
           codes.delete(form.get('code') ?? '');
           const verifier = form.get('code_verifier') ?? '';
           const challenge = createHash('sha256').update(verifier).digest('base64url');
-          const ok = !!asked && challenge === asked.challenge && form.get('redirect_uri') === asked.redirect_uri;
+          // A code it never issued is Sentient's test sign-in of a pasted client (Google answers invalid_grant).
+          if (!asked) {
+            clientChecks.push(form.get('client_id'));
+            return json(res, 400, { error: 'invalid_grant' });
+          }
+          const ok = challenge === asked.challenge && form.get('redirect_uri') === asked.redirect_uri;
           exchanges.push({ grant_type: 'authorization_code', ok });
           if (!ok) return json(res, 400, { error: 'invalid_grant' });
           return json(res, 200, { access_token: 'at', refresh_token: 'rt', expires_in: 3600 });
@@ -161,6 +167,7 @@ async function startGoogle() {
     base,
     requests,
     exchanges,
+    clientChecks,
     holdSignIn() {
       let release;
       let opened;
@@ -371,6 +378,7 @@ describe('the Integrations page', () => {
       [{ grant_type: 'authorization_code', ok: true }],
       'one code exchange, with a verifier that matches the challenge',
     );
+    assert.deepEqual(google.clientChecks, [CLIENT_ID], 'the pasted client was checked once with a test sign-in');
     await shot('gmail-connected');
     await done.getByRole('button', { name: 'Done' }).click();
     await done.waitFor({ state: 'detached' });

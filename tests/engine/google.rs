@@ -24,6 +24,9 @@ use sentient_e2e::{TestEngine, eventually, point_models_at, serve_on_loopback, s
 use sentient_model_server::{Reply, ScriptedModel};
 use serde_json::{Value, json};
 
+const CLIENT_ID: &str = "123456789012-sentienttest.apps.googleusercontent.com";
+const SECRET: &str = "GOCSPX-sentient-test-secret-0000000";
+
 #[derive(Default)]
 struct Google {
     /// code → (challenge, redirect_uri)
@@ -77,7 +80,7 @@ async fn auth(State(g): State<Shared>, Query(q): Query<HashMap<String, String>>)
 async fn token(State(g): State<Shared>, Form(form): Form<HashMap<String, String>>) -> Response {
     let grant = form.get("grant_type").cloned().unwrap_or_default();
     lock(&g).grants.push(grant.clone());
-    if form.get("client_secret").map(String::as_str) != Some("sec") {
+    if form.get("client_secret").map(String::as_str) != Some(SECRET) {
         return (
             StatusCode::UNAUTHORIZED,
             Json(json!({"error": "invalid_client"})),
@@ -305,7 +308,7 @@ async fn gmail_and_calendar_sign_in_once_sync_their_changes_and_run_their_tools(
     let (page, callback) = sign_in(
         &t,
         "gmail",
-        json!({"client_id": "cid.apps.googleusercontent.com", "client_secret": "sec"}),
+        json!({"client_id": CLIENT_ID, "client_secret": SECRET}),
     )
     .await?;
     assert!(
@@ -630,7 +633,7 @@ async fn a_feed_syncs_on_the_engine_clock_backs_off_and_waits_out_stop_everythin
     let (page, _) = sign_in(
         &t,
         "gmail",
-        json!({"client_id": "cid.apps.googleusercontent.com", "client_secret": "sec"}),
+        json!({"client_id": CLIENT_ID, "client_secret": SECRET}),
     )
     .await?;
     assert!(page.contains("You're connected"), "{page}");
