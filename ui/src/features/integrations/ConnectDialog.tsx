@@ -2,9 +2,12 @@
 // help under each, the setup steps and a link to the provider's guide), with Read only. The engine
 // answers the app (done), a page to sign in on (opened in the browser while the dialog waits), or
 // GitHub's device code to type there (with Copy). The engine's sentence shows under the form.
-import { useRef, useState, type FormEvent } from 'react';
+// Email (IMAP) starts with two fields (MailFields), the full form one click away. Giving up on a
+// connect (Cancel, Escape, the close button) puts the app back as it was, never to Error.
+import { useEffect, useRef, useState, type FormEvent } from 'react';
 import type { ConnectAnswer, Integration } from '../../api/calls';
-import { isSignIn, useConnectIntegration, useDisconnectIntegration } from './queries';
+import { isSignIn, useCancelConnect, useConnectIntegration } from './queries';
+import { filledFrom, MailFields } from './MailFields';
 import { ErrorNotice } from '../../components/Page';
 import { CopyButton } from '../../components/CopyButton';
 import { Dialog } from './Dialog';
@@ -17,23 +20,34 @@ type SignIn = Extract<ConnectAnswer, { auth_url: string }>;
 
 export function ConnectDialog({ app, onClose }: { app: Integration; onClose: () => void }) {
   const connect = useConnectIntegration();
-  const cancelSignIn = useDisconnectIntegration();
+  const cancelConnect = useCancelConnect();
   const [values, setValues] = useState<Record<string, string>>(() =>
     Object.fromEntries(app.setup.fields.map((f) => [f.key, ''])),
   );
   const [readOnly, setReadOnly] = useState(app.access === 'read');
   const [signIn, setSignIn] = useState<SignIn | null>(null);
   const [done, setDone] = useState(false);
-  // An app already connected keeps its connection when a new sign-in is abandoned.
-  const [wasConnected] = useState(app.connected);
+  // A connect was sent from this dialog, so leaving it without finishing is a cancel.
+  const [attempted, setAttempted] = useState(false);
+  // Email (IMAP) shows the address and app password only, until "More settings".
+  const [full, setFull] = useState(app.id !== 'email_imap');
+  const form = useRef<HTMLFormElement>(null);
+  // "More settings" goes away as it is pressed: focus moves to the full form's first field.
+  const [opened, setOpened] = useState(false);
+  useEffect(() => {
+    if (opened) form.current?.querySelector<HTMLElement>('input')?.focus();
+  }, [opened]);
   // The app as it was when the sign-in began: only a newer copy can say how it ended.
   const before = useRef<Integration | null>(null);
   const name = app.display_name;
 
   const submit = (e: FormEvent) => {
     e.preventDefault();
+    setAttempted(true);
+    // The two-field form sends two fields: the engine finds the servers itself.
+    const fields = full ? values : { username: values.username ?? '', password: values.password ?? '' };
     connect.mutate(
-      { id: app.id, fields: values, access: readOnly ? 'read' : 'read_write' },
+      { id: app.id, fields, access: readOnly ? 'read' : 'read_write' },
       {
         onSuccess: (answer) => {
           if (isSignIn(answer)) {
@@ -50,7 +64,7 @@ export function ConnectDialog({ app, onClose }: { app: Integration; onClose: () 
   };
 
   const cancel = () => {
-    if (signIn && !wasConnected && app.status === 'connecting') cancelSignIn.mutate(app.id);
+    if (attempted && !done && app.status !== 'connected') cancelConnect.mutate(app.id);
     onClose();
   };
 
@@ -107,7 +121,7 @@ export function ConnectDialog({ app, onClose }: { app: Integration; onClose: () 
         {signInFailed ? (
           <div className="notice notice-error" role="alert">
             <p>{app.error ?? `Signing in to ${name} didn't work.`}</p>
-            <button type="button" className="btn btn-quiet" onClick={() => { connect.reset(); setSignIn(null); }}>
+            <button type="button" className="btn btn-quiet" onClick={() => { connect.reset(); setSignIn(null); setAttempted(false); }}>
               Try again
             </button>
           </div>
@@ -126,10 +140,23 @@ export function ConnectDialog({ app, onClose }: { app: Integration; onClose: () 
   }
 
   const fields = app.setup.fields;
+  const setValue = (key: string, value: string) => setValues((v) => ({ ...v, [key]: value }));
   return (
-    <Dialog key="form" title={`Connect ${name}`} onClose={onClose} testId="connect-dialog">
-      <form className="int-form" onSubmit={submit} noValidate aria-label={`Connect ${name}`}>
-        {app.setup.instructions_md.trim() ? (
+    <Dialog key="form" title={`Connect ${name}`} onClose={cancel} testId="connect-dialog">
+      <form ref={form} className="int-form" onSubmit={submit} noValidate aria-label={`Connect ${name}`}>
+        {!full ? (
+          <MailFields
+            appId={app.id}
+            values={values}
+            onChange={setValue}
+            onMore={(found) => {
+              setValues((v) => filledFrom(v, found));
+              setFull(true);
+              setOpened(true);
+            }}
+          />
+        ) : null}
+        {full && app.setup.instructions_md.trim() ? (
           <div className="int-steps">
             <SimpleMarkdown text={app.setup.instructions_md} className="int-markdown" />
             {app.setup.docs_url ? (
@@ -139,7 +166,7 @@ export function ConnectDialog({ app, onClose }: { app: Integration; onClose: () 
             ) : null}
           </div>
         ) : null}
-        {fields.map((f) => {
+        {(full ? fields : []).map((f) => {
           const id = `connect-${app.id}-${f.key}`;
           return (
             <div className="field" key={f.key}>
@@ -162,7 +189,7 @@ export function ConnectDialog({ app, onClose }: { app: Integration; onClose: () 
                 aria-required={f.required || undefined}
                 aria-describedby={f.help ? `${id}-help` : undefined}
                 value={values[f.key] ?? ''}
-                onChange={(e) => setValues((v) => ({ ...v, [f.key]: e.target.value }))}
+                onChange={(e) => setValue(f.key, e.target.value)}
               />
               {f.help ? (
                 <span className="field-help" id={`${id}-help`}>
@@ -172,7 +199,7 @@ export function ConnectDialog({ app, onClose }: { app: Integration; onClose: () 
             </div>
           );
         })}
-        {fields.some((f) => f.required) ? (
+        {full && fields.some((f) => f.required) ? (
           <p className="field-help">
             <span className="int-required" aria-hidden="true">
               *
@@ -192,7 +219,7 @@ export function ConnectDialog({ app, onClose }: { app: Integration; onClose: () 
         )}
         <ErrorNotice error={connect.error} />
         <div className="int-dialog-actions">
-          <button type="button" className="btn btn-quiet" onClick={onClose}>
+          <button type="button" className="btn btn-quiet" onClick={cancel}>
             Cancel
           </button>
           <button type="submit" className="btn btn-primary" disabled={connect.isPending}>
