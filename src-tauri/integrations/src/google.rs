@@ -58,6 +58,14 @@ fn client_from(id: Option<&str>, secret: Option<&str>) -> Option<Client> {
     })
 }
 
+/// Whether this copy has a client built in.
+pub fn has_built_in_client() -> bool {
+    built_in_client().is_some()
+}
+
+/// The setup steps when a client is built in: nothing to make, only a sign-in.
+pub const BUILT_IN_STEPS: &str = "1. Press Connect and sign in with your Google account in the browser.\n2. Allow Sentient the access it asks for.\n\nAn OAuth client of your own can be entered instead; most people don't need one.";
+
 /// Whether a client is there, saved or built in (the setup fields turn optional).
 pub async fn has_client(apps: &AppCtx) -> bool {
     built_in_client().is_some()

@@ -335,6 +335,12 @@ impl IntegrationService {
             matches!(entry.id, "gmail" | "gcalendar") && google::has_client(self.apps()).await;
         #[cfg(not(feature = "google"))]
         let saved_client = false;
+        #[allow(unused_mut)]
+        let mut setup = entry.setup(saved_client);
+        #[cfg(feature = "google")]
+        if matches!(entry.id, "gmail" | "gcalendar") && google::has_built_in_client() {
+            google::BUILT_IN_STEPS.clone_into(&mut setup.instructions_md);
+        }
         Integration {
             id: entry.id.to_owned(),
             display_name: entry.display_name.to_owned(),
@@ -346,7 +352,7 @@ impl IntegrationService {
             account_label: state.account_label.clone(),
             status: state.status.clone(),
             error: state.error.clone(),
-            setup: entry.setup(saved_client),
+            setup,
             privacy_filters: entry.filters(),
             triggers: entry.triggers.clone(),
             alternative_for: builtins::keyed::alternative_for(entry.id).map(str::to_owned),

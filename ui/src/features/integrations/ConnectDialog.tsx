@@ -141,6 +141,42 @@ export function ConnectDialog({ app, onClose }: { app: Integration; onClose: () 
 
   const fields = app.setup.fields;
   const setValue = (key: string, value: string) => setValues((v) => ({ ...v, [key]: value }));
+  // A sign-in app with its client already there (saved, or built into this copy): the client's
+  // fields stay out of the way.
+  const signInOnly = app.auth_type === 'oauth' && fields.length > 0 && fields.every((f) => !f.required);
+  const fieldRows = fields.map((f) => {
+    const id = `connect-${app.id}-${f.key}`;
+    return (
+      <div className="field" key={f.key}>
+        <label className="field-label" htmlFor={id}>
+          {f.label}
+          {f.required ? (
+            <span className="int-required" aria-hidden="true">
+              {' '}
+              *
+            </span>
+          ) : (
+            <span className="int-optional"> (optional)</span>
+          )}
+        </label>
+        <input
+          id={id}
+          type={f.secret ? 'password' : 'text'}
+          autoComplete={f.secret ? 'new-password' : 'off'}
+          spellCheck={false}
+          aria-required={f.required || undefined}
+          aria-describedby={f.help ? `${id}-help` : undefined}
+          value={values[f.key] ?? ''}
+          onChange={(e) => setValue(f.key, e.target.value)}
+        />
+        {f.help ? (
+          <span className="field-help" id={`${id}-help`}>
+            {f.help}
+          </span>
+        ) : null}
+      </div>
+    );
+  });
   return (
     <Dialog key="form" title={`Connect ${name}`} onClose={cancel} testId="connect-dialog">
       <form ref={form} className="int-form" onSubmit={submit} noValidate aria-label={`Connect ${name}`}>
@@ -166,39 +202,13 @@ export function ConnectDialog({ app, onClose }: { app: Integration; onClose: () 
             ) : null}
           </div>
         ) : null}
-        {(full ? fields : []).map((f) => {
-          const id = `connect-${app.id}-${f.key}`;
-          return (
-            <div className="field" key={f.key}>
-              <label className="field-label" htmlFor={id}>
-                {f.label}
-                {f.required ? (
-                  <span className="int-required" aria-hidden="true">
-                    {' '}
-                    *
-                  </span>
-                ) : (
-                  <span className="int-optional"> (optional)</span>
-                )}
-              </label>
-              <input
-                id={id}
-                type={f.secret ? 'password' : 'text'}
-                autoComplete={f.secret ? 'new-password' : 'off'}
-                spellCheck={false}
-                aria-required={f.required || undefined}
-                aria-describedby={f.help ? `${id}-help` : undefined}
-                value={values[f.key] ?? ''}
-                onChange={(e) => setValue(f.key, e.target.value)}
-              />
-              {f.help ? (
-                <span className="field-help" id={`${id}-help`}>
-                  {f.help}
-                </span>
-              ) : null}
-            </div>
-          );
-        })}
+        {full && signInOnly ? (
+          <details className="int-own-client">
+            <summary>Use your own OAuth client</summary>
+            {fieldRows}
+          </details>
+        ) : null}
+        {full && !signInOnly ? fieldRows : null}
         {full && fields.some((f) => f.required) ? (
           <p className="field-help">
             <span className="int-required" aria-hidden="true">
@@ -222,7 +232,7 @@ export function ConnectDialog({ app, onClose }: { app: Integration; onClose: () 
           <button type="button" className="btn btn-quiet" onClick={cancel}>
             Cancel
           </button>
-          <button type="submit" className="btn btn-primary" disabled={connect.isPending}>
+          <button type="submit" className="btn btn-primary" disabled={connect.isPending} data-autofocus={signInOnly || undefined}>
             {connect.isPending ? 'Connecting…' : 'Connect'}
           </button>
         </div>

@@ -3,11 +3,11 @@
 // with what was found, and a connect given up on leaves the card "Not connected", never Error.
 import { screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { App } from '../../App';
 import { fakeApi, makeBootstrap } from '../../test/fakes';
 import { renderWithApi } from '../../test/render';
-import { IMAP, installIntegrations } from './fakeIntegrations';
+import { GMAIL, IMAP, installIntegrations } from './fakeIntegrations';
 
 function setup(initial: Parameters<typeof installIntegrations>[1] = {}) {
   window.location.hash = '#/integrations';
@@ -132,5 +132,34 @@ describe('connecting Email (IMAP)', () => {
     await waitFor(() => expect(screen.queryByRole('dialog')).toBeNull());
     expect(engine.api.cancelConnect).toHaveBeenCalledWith('email_imap');
     await waitFor(async () => expect(await imapCard()).toHaveAttribute('data-status', 'disconnected'));
+  });
+});
+
+describe('connecting Gmail with its client already there', () => {
+  it('offers the sign-in first and keeps the client fields folded away', async () => {
+    const builtIn = {
+      ...GMAIL,
+      setup: {
+        ...GMAIL.setup,
+        fields: GMAIL.setup.fields.map((f) => ({ ...f, required: false })),
+        instructions_md: '1. Press Connect and sign in with your Google account in the browser.',
+      },
+    };
+    const { engine } = setup({ apps: [builtIn] });
+    const open = vi.spyOn(window, 'open').mockImplementation(() => null);
+    engine.api.connectIntegration.mockImplementationOnce(async () => ({ auth_url: 'https://accounts.google.com/o/oauth2/auth?x=2', state: 's' }));
+    await userEvent.click(within(await screen.findByRole('listitem', { name: 'Gmail' })).getByRole('button', { name: 'Connect Gmail' }));
+    const dialog = await screen.findByRole('dialog', { name: 'Connect Gmail' });
+    expect(dialog).toHaveTextContent('Press Connect and sign in with your Google account in the browser.');
+    const connect = within(dialog).getByRole('button', { name: 'Connect' });
+    expect(connect).toHaveFocus();
+    const clientId = within(dialog).getByLabelText(/OAuth Client ID/);
+    expect(clientId.closest('details')).not.toHaveAttribute('open');
+    expect(within(dialog).getByText('Use your own OAuth client').tagName).toBe('SUMMARY');
+    await userEvent.click(connect);
+    await screen.findByRole('dialog', { name: 'Sign in to Gmail' });
+    expect(engine.api.connectIntegration).toHaveBeenCalledWith('gmail', { client_id: '', client_secret: '' }, 'read_write');
+    expect(open).toHaveBeenCalledWith('https://accounts.google.com/o/oauth2/auth?x=2', '_blank', 'noopener,noreferrer');
+    open.mockRestore();
   });
 });
