@@ -163,14 +163,9 @@ pub struct EmailImap {
 
 impl EmailImap {
     pub fn new(apps: AppCtx) -> Self {
-        Self::with_dns(apps, Arc::new(SystemDns::from_system()))
-    }
-
-    /// With another DNS for discovery (a test's table).
-    pub fn with_dns(apps: AppCtx, dns: Arc<dyn MailDns>) -> Self {
         Self {
             apps,
-            dns,
+            dns: Arc::new(SystemDns::default()),
             session: tokio::sync::Mutex::new(None),
             idle: tokio::sync::Mutex::new(None),
         }

@@ -263,10 +263,16 @@ impl IntegrationService {
     /// Publishes `integration.updated` with the app as it is now.
     pub async fn announce(&self, id: &str) {
         match self.get(id).await {
-            Ok(integration) => self
-                .inner
-                .bus
-                .publish(DomainEvent::IntegrationUpdated(Box::new(integration))),
+            Ok(integration) => {
+                // However a connect finished (here, or a sign-in in the background), there is
+                // nothing left for a cancel to go back to.
+                if integration.connected {
+                    self.inner.attempts.lock_unpoisoned().remove(id);
+                }
+                self.inner
+                    .bus
+                    .publish(DomainEvent::IntegrationUpdated(Box::new(integration)));
+            }
             Err(error) => tracing::debug!(%error, app = id, "no integration to announce"),
         }
     }
@@ -450,7 +456,6 @@ impl IntegrationService {
         };
         match outcome {
             Ok(account) => {
-                self.inner.attempts.lock_unpoisoned().remove(id);
                 apps.set_state(id, AppState::connected(account)).await;
                 self.inner.feeds.start_feed(id);
                 Ok(ConnectAnswer::Done(Box::new(self.get(id).await?)))

@@ -382,7 +382,7 @@ pub fn parse_autoconfig(text: &str, address: &str) -> Option<MailServers> {
         incoming.iter().find_map(|s| {
             let port = s.port.parse::<u16>().ok().filter(|p| *p > 0)?;
             (s.kind == "imap" && s.socket_type.eq_ignore_ascii_case(wanted) && host_ok(&s.hostname))
-                .then(|| (s, port))
+                .then_some((s, port))
         })
     });
     let (imap, imap_port) = imap?;

@@ -30,22 +30,25 @@ const TYPE_SRV: u16 = 33;
 /// How long one server may take to answer.
 const ANSWER_TIMEOUT: Duration = Duration::from_secs(2);
 
-/// Asks the computer's name servers.
-#[derive(Debug, Clone)]
+/// Asks the computer's name servers: those of `/etc/resolv.conf`, read at each look-up (a
+/// laptop changes networks). None (Windows, or no file) means the SRV and MX steps find nothing.
+#[derive(Debug, Clone, Default)]
 pub struct SystemDns {
-    servers: Vec<SocketAddr>,
+    /// Fixed servers instead (a name server on loopback in tests).
+    servers: Option<Vec<SocketAddr>>,
 }
 
 impl SystemDns {
-    /// The name servers of `/etc/resolv.conf`; none (Windows, or no file) means SRV and MX
-    /// steps find nothing.
-    pub fn from_system() -> Self {
-        let text = std::fs::read_to_string("/etc/resolv.conf").unwrap_or_default();
-        Self::with_servers(name_servers(&text))
+    pub fn with_servers(servers: Vec<SocketAddr>) -> Self {
+        Self {
+            servers: Some(servers),
+        }
     }
 
-    pub fn with_servers(servers: Vec<SocketAddr>) -> Self {
-        Self { servers }
+    fn servers(&self) -> Vec<SocketAddr> {
+        self.servers.clone().unwrap_or_else(|| {
+            name_servers(&std::fs::read_to_string("/etc/resolv.conf").unwrap_or_default())
+        })
     }
 
     async fn ask(&self, name: &str, kind: u16) -> Vec<Record> {
@@ -53,7 +56,7 @@ impl SystemDns {
             return Vec::new();
         };
         // The first two servers at most: discovery must not wait long on a broken resolver.
-        for server in self.servers.iter().take(2) {
+        for server in self.servers().iter().take(2) {
             let bind: SocketAddr = if server.is_ipv6() {
                 "[::]:0".parse().unwrap_or(*server)
             } else {

@@ -43,7 +43,7 @@ export function MailFields({
   const found = discover.data && asked === address ? discover.data : null;
   const notFound = discover.error && asked === address ? discover.error : null;
   const lookUp = () => {
-    if (address.includes('@') && (asked !== address || discover.isError)) discover.mutate(address);
+    if (address.includes('@') && asked !== address) discover.mutate(address);
   };
   const id = (key: string) => `connect-${appId}-${key}`;
   const where = found ? (found.provider ?? found.host) : null;
