@@ -121,7 +121,7 @@ export function ConnectDialog({ app, onClose }: { app: Integration; onClose: () 
         {signInFailed ? (
           <div className="notice notice-error" role="alert">
             <p>{app.error ?? `Signing in to ${name} didn't work.`}</p>
-            <button type="button" className="btn btn-quiet" onClick={() => { connect.reset(); setSignIn(null); setAttempted(false); }}>
+            <button type="button" className="btn btn-quiet" onClick={() => { connect.reset(); setSignIn(null); }}>
               Try again
             </button>
           </div>
