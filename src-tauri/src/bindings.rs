@@ -114,6 +114,8 @@ pub fn builder<R: tauri::Runtime>() -> Builder<R> {
             commands::integrations::list_integrations,
             commands::integrations::connect_integration,
             commands::integrations::disconnect_integration,
+            commands::integrations::cancel_connect,
+            commands::integrations::discover_email,
             commands::integrations::test_integration,
             commands::integrations::set_integration_access,
             commands::integrations::privacy_filters,

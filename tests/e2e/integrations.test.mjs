@@ -5,7 +5,10 @@
 // 2. A tool server added through the form (the MCP "everything" server from node_modules, over
 //    stdio) shows Connected with its tools, such as mcp_everything_echo.
 // 3. Its Read only switch is saved: GET /api/integrations/mcp says access "read".
-// 4. Email (IMAP)'s connect dialog, sent with an empty server, shows the engine's sentence.
+// 4. Email (IMAP) in two fields: the address finds its servers through the domain's autoconfig
+//    document (served on loopback, naming a port where nothing listens), the failed sign-in shows
+//    the engine's sentence, More settings shows the servers filled in, and Cancel puts the card
+//    back to Not connected.
 // 5. The server is removed after a confirm.
 // 6. Gmail connects through a browser sign-in: the sign-in page (a stand-in for Google on
 //    loopback, see startGoogle) opens in a second page, comes back to the engine's callback
@@ -34,19 +37,19 @@ import { eventually, ScriptedWorld, screenshots, startKeyring, stopKeyring } fro
 
 const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
 const EVERYTHING = join(repoRoot, 'node_modules', '@modelcontextprotocol', 'server-everything', 'dist', 'index.js');
-const IMAP_HOST_SENTENCE = 'Enter your IMAP server, for example imap.fastmail.com.';
 
 const world = new ScriptedWorld('integrations', []);
 let ready;
 let page;
 let keyring;
 let google;
+let autoconfig;
 let scratch;
 const api = (method, path, body) => world.api(method, path, body);
 
 /** The OAuth client typed into Gmail's dialog; the stand-in accepts only this one. */
-const CLIENT_ID = 'cid.apps.googleusercontent.com';
-const CLIENT_SECRET = 'sec';
+const CLIENT_ID = '123456789012-sentienttest.apps.googleusercontent.com';
+const CLIENT_SECRET = 'GOCSPX-sentient-test-secret-0000000';
 const ACCOUNT = 'me@example.com';
 
 /**
@@ -61,6 +64,7 @@ async function startGoogle() {
   const codes = new Map(); // code -> what /auth was asked with
   const requests = [];
   const exchanges = [];
+  const clientChecks = [];
   let hold = null;
   let nextCode = 0;
   const json = (res, status, body) => {
@@ -123,7 +127,12 @@ async function startGoogle() {
           codes.delete(form.get('code') ?? '');
           const verifier = form.get('code_verifier') ?? '';
           const challenge = createHash('sha256').update(verifier).digest('base64url');
-          const ok = !!asked && challenge === asked.challenge && form.get('redirect_uri') === asked.redirect_uri;
+          // A code it never issued is Sentient's test sign-in of a pasted client (Google answers invalid_grant).
+          if (!asked) {
+            clientChecks.push(form.get('client_id'));
+            return json(res, 400, { error: 'invalid_grant' });
+          }
+          const ok = challenge === asked.challenge && form.get('redirect_uri') === asked.redirect_uri;
           exchanges.push({ grant_type: 'authorization_code', ok });
           if (!ok) return json(res, 400, { error: 'invalid_grant' });
           return json(res, 200, { access_token: 'at', refresh_token: 'rt', expires_in: 3600 });
@@ -161,6 +170,7 @@ async function startGoogle() {
     base,
     requests,
     exchanges,
+    clientChecks,
     holdSignIn() {
       let release;
       let opened;
@@ -180,6 +190,38 @@ async function startGoogle() {
   };
 }
 
+/**
+ * The autoconfig document example.com publishes, on 127.0.0.1: it names an IMAP server on a port
+ * where nothing listens, so the sign-in fails with the engine's plain sentence.
+ */
+async function startAutoconfig() {
+  const closed = await new Promise((resolve) => {
+    const probe = createServer();
+    probe.listen(0, '127.0.0.1', () => {
+      const { port } = probe.address();
+      probe.close(() => resolve(port));
+    });
+  });
+  const document = `<?xml version="1.0"?>
+<clientConfig version="1.1"><emailProvider id="example.com"><displayName>Example Mail</displayName>
+<incomingServer type="imap"><hostname>127.0.0.1</hostname><port>${closed}</port><socketType>SSL</socketType>
+<username>%EMAILADDRESS%</username></incomingServer></emailProvider></clientConfig>`;
+  const server = createServer((req, res) => {
+    if (new URL(req.url, 'http://127.0.0.1').pathname === '/example.com/mail/config-v1.1.xml') {
+      res.writeHead(200, { 'Content-Type': 'text/xml' });
+      return res.end(document);
+    }
+    res.writeHead(404);
+    return res.end();
+  });
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${server.address().port}/{domain}/mail/config-v1.1.xml`,
+    closed,
+    stop: () => new Promise((resolve) => server.close(resolve)),
+  };
+}
+
 /** The main column scrolled so `locator` is in view, then a screenshot of the window. */
 async function shot(name, locator) {
   if (locator) await locator.scrollIntoViewIfNeeded();
@@ -195,6 +237,7 @@ before(async () => {
   // Google is a stand-in on loopback; the engine finds it through SENTIENT_ENDPOINTS (read at
   // start, passed on with the rest of this process's environment by support.mjs).
   google = await startGoogle();
+  autoconfig = await startAutoconfig();
   scratch = await mkdtemp(join(tmpdir(), 'sentient-e2e-integrations-google-'));
   const endpoints = join(scratch, 'endpoints.json');
   await writeFile(
@@ -204,6 +247,7 @@ before(async () => {
       google_token: `${google.base}/token`,
       gmail: `${google.base}/gmail/v1`,
       calendar: `${google.base}/calendar/v3`,
+      mail_autoconfig: [autoconfig.url],
     }),
   );
   process.env.SENTIENT_ENDPOINTS = endpoints;
@@ -218,6 +262,7 @@ after(async () => {
     console.error(`--- google stand-in ---\n${JSON.stringify({ requests: google?.requests, exchanges: google?.exchanges }, null, 2)}`);
   });
   await google?.stop();
+  await autoconfig?.stop();
   if (scratch) await rm(scratch, { recursive: true, force: true });
   await stopKeyring(keyring);
 });
@@ -291,17 +336,38 @@ describe('the Integrations page', () => {
     await shot('server-read-only', off);
   });
 
-  test("Email (IMAP) with no server shows the engine's sentence", async () => {
+  test('Email (IMAP) takes two fields; a failed sign-in, cancelled, leaves it Not connected', async () => {
     const imap = card('Email (IMAP)');
     await imap.getByRole('button', { name: 'Connect Email (IMAP)' }).click();
     const dialog = page.getByRole('dialog', { name: 'Connect Email (IMAP)' });
-    await dialog.getByLabel(/^Username/).fill('ada@example.com');
-    assert.equal(await dialog.getByLabel(/^App password/).getAttribute('type'), 'password');
+    assert.equal(await dialog.getByLabel(/IMAP server|Port|SMTP/).count(), 0, 'no server fields at first');
+    await dialog.getByLabel('Email address').fill('ada@example.com');
+    const password = dialog.getByLabel('App password');
+    await password.focus();
+    await dialog.getByTestId('mail-servers').filter({ hasText: 'Example Mail: Sentient will sign in to 127.0.0.1.' }).waitFor();
+    assert.equal(await password.getAttribute('type'), 'password');
+    await password.fill('abcd efgh ijkl mnop');
+    await shot('imap-two-fields');
     await dialog.getByRole('button', { name: 'Connect', exact: true }).click();
-    await dialog.getByRole('alert').filter({ hasText: IMAP_HOST_SENTENCE }).waitFor();
+    await dialog
+      .getByRole('alert')
+      .filter({ hasText: `Couldn't reach the email server 127.0.0.1 on port ${autoconfig.closed}` })
+      .waitFor();
+    const engine = async () => (await api('GET', '/api/integrations')).find((a) => a.id === 'email_imap');
+    await eventually('the failed attempt shows on the app', engine, (app) => app.status === 'error');
     await shot('imap-error');
+    await dialog.getByRole('button', { name: 'More settings' }).click();
+    assert.equal(await dialog.getByLabel(/^IMAP server/).inputValue(), '127.0.0.1');
+    assert.equal(await dialog.getByLabel(/^Port/).inputValue(), String(autoconfig.closed));
+    assert.equal(await dialog.getByLabel(/^Email address/).inputValue(), 'ada@example.com');
+    await shot('imap-more-settings');
     await dialog.getByRole('button', { name: 'Cancel' }).click();
     await dialog.waitFor({ state: 'detached' });
+    await imap.getByTestId('status').filter({ hasText: 'Not connected' }).waitFor();
+    const app = await engine();
+    assert.equal(app.status, 'disconnected');
+    assert.equal(app.error, null);
+    assert.equal(await imap.getByTestId('app-error').count(), 0, 'no red error on the card');
   });
 
   test('removes the server after a confirm', async () => {
@@ -371,6 +437,7 @@ describe('the Integrations page', () => {
       [{ grant_type: 'authorization_code', ok: true }],
       'one code exchange, with a verifier that matches the challenge',
     );
+    assert.deepEqual(google.clientChecks, [CLIENT_ID], 'the pasted client was checked once with a test sign-in');
     await shot('gmail-connected');
     await done.getByRole('button', { name: 'Done' }).click();
     await done.waitFor({ state: 'detached' });

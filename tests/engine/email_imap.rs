@@ -600,3 +600,134 @@ async fn recent_threads_are_quiet_conversations_with_the_newest_text_only() -> R
     t.stop().await;
     Ok(())
 }
+
+/// An autoconfig document for `example.com` naming the Dovecot stand-in (implicit TLS, the
+/// whole address as username), served on loopback where the engine looks for it.
+async fn autoconfig_for(dovecot: &Dovecot) -> Result<String> {
+    let document = format!(
+        r#"<?xml version="1.0"?>
+<clientConfig version="1.1"><emailProvider id="example.com">
+  <domain>example.com</domain><displayName>Example Mail</displayName>
+  <incomingServer type="imap"><hostname>127.0.0.1</hostname><port>{}</port>
+    <socketType>SSL</socketType><username>%EMAILADDRESS%</username>
+    <authentication>password-cleartext</authentication></incomingServer>
+</emailProvider></clientConfig>"#,
+        dovecot.port
+    );
+    let app = axum::Router::new().route(
+        "/example.com/mail/config-v1.1.xml",
+        axum::routing::get(move || {
+            let document = document.clone();
+            async move { document }
+        }),
+    );
+    sentient_e2e::serve_on_loopback(app, "/{domain}/mail/config-v1.1.xml").await
+}
+
+#[tokio::test]
+async fn two_fields_connect_through_the_domains_autoconfig_and_a_cancel_leaves_no_error()
+-> Result<()> {
+    if !Dovecot::available() {
+        eprintln!("skipped: Dovecot is missing (tests/setup/lib.sh installs it)");
+        return Ok(());
+    }
+    let dovecot = Dovecot::start(true, &[])?;
+    let t = TestEngine::start_with_endpoints(Endpoints {
+        trusted_certificates: vec![dovecot.cert_pem.clone()],
+        mail_autoconfig: vec![autoconfig_for(&dovecot).await?],
+        ..Endpoints::default()
+    })
+    .await?;
+    let address = format!("{}@example.com", dovecot.user);
+
+    // What the two-field form shows once the address is typed.
+    let (status, found) = t
+        .client
+        .get(&format!(
+            "/api/integrations/email/discover?address={address}"
+        ))
+        .await?;
+    assert_eq!(status, 200, "{found}");
+    assert_eq!(found["source"], "autoconfig");
+    assert_eq!(found["provider"], "Example Mail");
+    assert_eq!(found["host"], "127.0.0.1");
+    assert_eq!(found["port"], dovecot.port);
+    assert_eq!(found["security"], "ssl");
+    assert_eq!(found["username"], address.as_str());
+    for bad in [
+        "",
+        "?address=",
+        "?address=alice",
+        "?address=alice%40localhost",
+    ] {
+        let (status, body) = t
+            .client
+            .get(&format!("/api/integrations/email/discover{bad}"))
+            .await?;
+        assert_eq!(status, 400, "{bad}: {body}");
+        assert_eq!(
+            body["detail"],
+            "Enter your whole email address, like name@example.com."
+        );
+    }
+
+    // A wrong app password: a plain sentence, the card shows the error behind the dialog...
+    let (status, body) = t
+        .client
+        .post(
+            "/api/integrations/email_imap/connect",
+            json!({"fields": {"username": address, "password": "not it"}}),
+        )
+        .await?;
+    assert_eq!(status, 400, "{body}");
+    let said = body["detail"].as_str().unwrap_or_default();
+    assert!(
+        said.starts_with("Example Mail didn't accept the password."),
+        "{said}"
+    );
+    let (_, app) = t.client.get("/api/integrations/email_imap").await?;
+    assert_eq!(app["status"], "error");
+    // ...and Cancel puts it back to Not connected, with no error.
+    let (status, app) = t
+        .client
+        .post("/api/integrations/email_imap/cancel", json!({}))
+        .await?;
+    assert_eq!(status, 200, "{app}");
+    assert_eq!(app["status"], "disconnected");
+    assert_eq!(app["error"], Value::Null);
+    assert_eq!(app["connected"], false);
+
+    // The address and the app password are all it takes.
+    let (status, app) = t
+        .client
+        .post(
+            "/api/integrations/email_imap/connect",
+            json!({"fields": {"username": address, "password": dovecot.password}}),
+        )
+        .await?;
+    assert_eq!(status, 200, "connect: {app}\n{}", dovecot.log());
+    assert_eq!(app["status"], "connected");
+    assert_eq!(app["account_label"], address.as_str());
+    let (_, tested) = t
+        .client
+        .post("/api/integrations/email_imap/test", json!({}))
+        .await?;
+    assert_eq!(tested["ok"], true, "{tested}");
+    assert_eq!(
+        tested["detail"],
+        format!("Signed in as {address}; watching INBOX.")
+    );
+
+    // A cancel after a connect that worked changes nothing; an unknown app is a 404.
+    let (_, app) = t
+        .client
+        .post("/api/integrations/email_imap/cancel", json!({}))
+        .await?;
+    assert_eq!(app["status"], "connected");
+    let (status, body) = t
+        .client
+        .post("/api/integrations/nope/cancel", json!({}))
+        .await?;
+    assert_eq!(status, 404, "{body}");
+    Ok(())
+}

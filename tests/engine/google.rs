@@ -24,6 +24,9 @@ use sentient_e2e::{TestEngine, eventually, point_models_at, serve_on_loopback, s
 use sentient_model_server::{Reply, ScriptedModel};
 use serde_json::{Value, json};
 
+const CLIENT_ID: &str = "123456789012-sentienttest.apps.googleusercontent.com";
+const SECRET: &str = "GOCSPX-sentient-test-secret-0000000";
+
 #[derive(Default)]
 struct Google {
     /// code → (challenge, redirect_uri)
@@ -77,7 +80,7 @@ async fn auth(State(g): State<Shared>, Query(q): Query<HashMap<String, String>>)
 async fn token(State(g): State<Shared>, Form(form): Form<HashMap<String, String>>) -> Response {
     let grant = form.get("grant_type").cloned().unwrap_or_default();
     lock(&g).grants.push(grant.clone());
-    if form.get("client_secret").map(String::as_str) != Some("sec") {
+    if form.get("client_secret").map(String::as_str) != Some(SECRET) {
         return (
             StatusCode::UNAUTHORIZED,
             Json(json!({"error": "invalid_client"})),
@@ -305,7 +308,7 @@ async fn gmail_and_calendar_sign_in_once_sync_their_changes_and_run_their_tools(
     let (page, callback) = sign_in(
         &t,
         "gmail",
-        json!({"client_id": "cid.apps.googleusercontent.com", "client_secret": "sec"}),
+        json!({"client_id": CLIENT_ID, "client_secret": SECRET}),
     )
     .await?;
     assert!(
@@ -630,7 +633,7 @@ async fn a_feed_syncs_on_the_engine_clock_backs_off_and_waits_out_stop_everythin
     let (page, _) = sign_in(
         &t,
         "gmail",
-        json!({"client_id": "cid.apps.googleusercontent.com", "client_secret": "sec"}),
+        json!({"client_id": CLIENT_ID, "client_secret": SECRET}),
     )
     .await?;
     assert!(page.contains("You're connected"), "{page}");
@@ -705,5 +708,97 @@ async fn a_feed_syncs_on_the_engine_clock_backs_off_and_waits_out_stop_everythin
     assert_eq!(published["data"]["items"][0]["id"], "m3", "{published}");
     let feed = feed_until(&t, "the sync after Resume", |f| f["emitted"] == 2).await?;
     assert_eq!(time_of(&feed["last_sync_at"]), at(720), "{feed}");
+    Ok(())
+}
+
+#[tokio::test]
+async fn a_pasted_client_is_checked_step_by_step_and_a_declined_sign_in_is_not_an_error()
+-> Result<()> {
+    let google: Shared = Arc::default();
+    let base = stand_in(google.clone()).await?;
+    let t = TestEngine::start_with_endpoints(google_endpoints(&base)).await?;
+    let connect = |fields: Value| {
+        let t = &t;
+        async move {
+            t.client
+                .post("/api/integrations/gmail/connect", json!({"fields": fields}))
+                .await
+        }
+    };
+
+    // Each wrong value is named with the setup step to go back to.
+    for (fields, said) in [
+        (
+            json!({"client_id": "my-project", "client_secret": SECRET}),
+            "Step 4: that isn't a Google client ID.",
+        ),
+        (
+            json!({"client_id": SECRET, "client_secret": CLIENT_ID}),
+            "Step 4: the client ID and the secret are swapped",
+        ),
+        (
+            json!({"client_id": CLIENT_ID, "client_secret": "hunter2"}),
+            "Step 4: that isn't a Google client secret.",
+        ),
+        (
+            json!({"client_id": CLIENT_ID, "client_secret": "GOCSPX-not-the-secret-of-this-one0"}),
+            "Step 4: Google doesn't know this client ID and secret together.",
+        ),
+    ] {
+        let (status, body) = connect(fields).await?;
+        assert_eq!(status, 400, "{body}");
+        let detail = body["detail"].as_str().unwrap_or_default();
+        assert!(detail.starts_with(said), "{detail}");
+    }
+    // Only the last one needed Google (a test sign-in), and nothing was saved.
+    assert_eq!(lock(&google).grants, ["authorization_code"]);
+    let (_, gmail) = t.client.get("/api/integrations/gmail").await?;
+    assert_eq!(gmail["setup"]["fields"][0]["required"], true);
+
+    // Declining on Google's page puts the card back to Not connected, not Error.
+    let (status, answer) =
+        connect(json!({"client_id": CLIENT_ID, "client_secret": SECRET})).await?;
+    assert_eq!(status, 200, "{answer}");
+    assert_eq!(
+        lock(&google).grants.len(),
+        2,
+        "the good client was tried too"
+    );
+    let auth_url = reqwest::Url::parse(answer["auth_url"].as_str().context("auth_url")?)?;
+    let redirect = auth_url
+        .query_pairs()
+        .find(|(k, _)| k == "redirect_uri")
+        .map(|(_, v)| v.into_owned())
+        .context("redirect_uri")?;
+    let state = answer["state"].as_str().context("state")?;
+    let (_, gmail) = t.client.get("/api/integrations/gmail").await?;
+    assert_eq!(gmail["status"], "connecting");
+    let page = reqwest::get(format!("{redirect}?error=access_denied&state={state}")).await?;
+    assert_eq!(page.status().as_u16(), 400);
+    assert!(
+        page.text()
+            .await?
+            .contains("The sign-in was cancelled. Nothing was changed.")
+    );
+    let (_, gmail) = t.client.get("/api/integrations/gmail").await?;
+    assert_eq!(gmail["status"], "disconnected", "{gmail}");
+    assert_eq!(gmail["error"], Value::Null);
+
+    // The window's Cancel while the browser is still open does the same and drops the sign-in.
+    let (status, answer) = connect(json!({})).await?;
+    assert_eq!(status, 200, "the saved client signs in: {answer}");
+    let state = answer["state"].as_str().context("state")?;
+    let (status, gmail) = t
+        .client
+        .post("/api/integrations/gmail/cancel", json!({}))
+        .await?;
+    assert_eq!(status, 200, "{gmail}");
+    assert_eq!(gmail["status"], "disconnected");
+    assert_eq!(gmail["error"], Value::Null);
+    let late = reqwest::get(format!("{redirect}?code=code-0&state={state}")).await?;
+    assert_eq!(late.status().as_u16(), 400);
+    assert!(late.text().await?.contains("is not waiting any more"));
+    let (_, gmail) = t.client.get("/api/integrations/gmail").await?;
+    assert_eq!(gmail["status"], "disconnected");
     Ok(())
 }

@@ -189,10 +189,8 @@ async fn read_only_and_privacy_filters_are_kept_and_bad_input_changes_nothing() 
         )
         .await?;
     assert_eq!(status, 400, "{body}");
-    assert_eq!(
-        body["detail"],
-        "Enter your IMAP server, for example imap.fastmail.com."
-    );
+    // Without a server, the address is what the servers are found from.
+    assert_eq!(body["detail"], "Enter your email address.");
     let (_, imap) = t.client.get("/api/integrations/email_imap").await?;
     assert_eq!(imap["access"], "read");
     assert_eq!(imap["status"], "error");

@@ -171,6 +171,10 @@ export const commands = {
 	listIntegrations: () => typedError<Integration_Serialize[], ApiError>(__TAURI_INVOKE("list_integrations")),
 	connectIntegration: (id: string, fields: { [key in string]: string }, access: string | null) => typedError<ConnectAnswer_Serialize, ApiError>(__TAURI_INVOKE("connect_integration", { id, fields, access })),
 	disconnectIntegration: (id: string) => typedError<Integration_Serialize, ApiError>(__TAURI_INVOKE("disconnect_integration", { id })),
+	/**  A connect given up on: the app goes back to how it was, never to Error. */
+	cancelConnect: (id: string) => typedError<Integration_Serialize, ApiError>(__TAURI_INVOKE("cancel_connect", { id })),
+	/**  The mail servers of an address, for connecting Email (IMAP) with two fields. */
+	discoverEmail: (address: string) => typedError<MailServers_Serialize, ApiError>(__TAURI_INVOKE("discover_email", { address })),
 	testIntegration: (id: string) => typedError<IntegrationTest, ApiError>(__TAURI_INVOKE("test_integration", { id })),
 	setIntegrationAccess: (id: string, access: string) => typedError<Integration_Serialize, ApiError>(__TAURI_INVOKE("set_integration_access", { id, access })),
 	privacyFilters: (id: string) => typedError<FilterLists_Serialize, ApiError>(__TAURI_INVOKE("privacy_filters", { id })),
@@ -2168,6 +2172,61 @@ export type LocalServer_Deserialize = {
 export type LocalServer_Serialize = {
 	reachable: boolean,
 	models: LocalModel_Serialize[],
+};
+
+/**
+ *  `GET /api/integrations/email/discover`: the servers found for a mail address, in the names
+ *  of the setup fields (`host`, `port`, `security`, `username`, `smtp_host`, `smtp_port`), so
+ *  the full form can be filled with it.
+ */
+export type MailServers = MailServers_Serialize | MailServers_Deserialize;
+
+/**
+ *  `GET /api/integrations/email/discover`: the servers found for a mail address, in the names
+ *  of the setup fields (`host`, `port`, `security`, `username`, `smtp_host`, `smtp_port`), so
+ *  the full form can be filled with it.
+ */
+export type MailServers_Deserialize = {
+	address: string,
+	/**  Where the servers came from: provider, autoconfig, srv or mx. */
+	source: string,
+	/**  The provider's name when it is one Sentient knows. */
+	provider?: string | null,
+	host: string,
+	port: number,
+	/**  ssl or starttls */
+	security: string,
+	username: string,
+	smtp_host?: string | null,
+	smtp_port?: number | null,
+	/**  Where the provider makes app passwords. */
+	app_password_url?: string | null,
+	/**  Something to know before signing in (IMAP to turn on, a bridge to run). */
+	note?: string | null,
+};
+
+/**
+ *  `GET /api/integrations/email/discover`: the servers found for a mail address, in the names
+ *  of the setup fields (`host`, `port`, `security`, `username`, `smtp_host`, `smtp_port`), so
+ *  the full form can be filled with it.
+ */
+export type MailServers_Serialize = {
+	address: string,
+	/**  Where the servers came from: provider, autoconfig, srv or mx. */
+	source: string,
+	/**  The provider's name when it is one Sentient knows. */
+	provider: string | null,
+	host: string,
+	port: number,
+	/**  ssl or starttls */
+	security: string,
+	username: string,
+	smtp_host: string | null,
+	smtp_port: number | null,
+	/**  Where the provider makes app passwords. */
+	app_password_url: string | null,
+	/**  Something to know before signing in (IMAP to turn on, a bridge to run). */
+	note: string | null,
 };
 
 /**  How Sentient proves who you are to a server reached at a web address. */

@@ -135,8 +135,8 @@ pub fn entries() -> Vec<Entry> {
                     "host",
                     "IMAP server",
                     false,
-                    true,
-                    "For example imap.fastmail.com.",
+                    false,
+                    "Left empty, Sentient finds it from your address. For example imap.fastmail.com.",
                 ),
                 field(
                     "security",
@@ -154,10 +154,10 @@ pub fn entries() -> Vec<Entry> {
                 ),
                 field(
                     "username",
-                    "Username",
+                    "Email address",
                     false,
                     true,
-                    "Usually your email address.",
+                    "Your email address (some servers want another username).",
                 ),
                 field(
                     "password",
@@ -188,7 +188,7 @@ pub fn entries() -> Vec<Entry> {
                     "Usually 465 or 587.",
                 ),
             ],
-            instructions_md: "1. Find your provider's IMAP and SMTP server names in its help pages.\n2. Create an app password in your account's security settings.\n3. Enter them here. Sentient signs in to check them before saving.",
+            instructions_md: "1. Enter your email address: Sentient finds your provider's servers.\n2. Create an app password in your account's security settings (the link appears once the address is known) and paste it.\n3. Sentient signs in to check them before saving. The servers can also be entered by hand.",
             docs_url: None,
             privacy_filters: true,
             triggers: vec![trigger("new_email", "New email")],

@@ -6,11 +6,14 @@
 //! afresh.
 
 pub mod client;
+pub mod discover;
+pub mod dns;
 pub mod message;
 pub mod smtp;
 pub mod tools;
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
 use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
@@ -18,6 +21,8 @@ use serde_json::{Map, Value, json};
 use tokio_util::sync::CancellationToken;
 
 use client::{IdleOutcome, ImapSession, ImapSettings, MailError, Security, Trust};
+use discover::{Finder, MailServers};
+use dns::{MailDns, SystemDns};
 use smtp::SmtpSettings;
 
 use crate::ctx::AppCtx;
@@ -151,6 +156,7 @@ pub fn account_from(fields: &Map<String, Value>) -> Result<Account, IntegrationE
 /// in IDLE).
 pub struct EmailImap {
     apps: AppCtx,
+    dns: Arc<dyn MailDns>,
     session: tokio::sync::Mutex<Option<ImapSession>>,
     idle: tokio::sync::Mutex<Option<ImapSession>>,
 }
@@ -159,6 +165,7 @@ impl EmailImap {
     pub fn new(apps: AppCtx) -> Self {
         Self {
             apps,
+            dns: Arc::new(SystemDns::default()),
             session: tokio::sync::Mutex::new(None),
             idle: tokio::sync::Mutex::new(None),
         }
@@ -181,17 +188,51 @@ impl EmailImap {
             })
     }
 
+    /// The servers of an address (`GET /api/integrations/email/discover`).
+    pub async fn discover(&self, address: &str) -> Result<MailServers, IntegrationError> {
+        Finder {
+            autoconfig_urls: &self.apps.endpoints().mail_autoconfig,
+            dns: self.dns.as_ref(),
+        }
+        .discover(address)
+        .await
+    }
+
     /// Signs in with the fields (every watched folder selected, SMTP checked when given), then
-    /// saves the account. Returns the account label.
+    /// saves the account. Returns the account label. Without a server, the address (the
+    /// username) and the password are enough: the servers are discovered.
     pub async fn connect(
         &self,
         fields: &Map<String, Value>,
     ) -> Result<Option<String>, IntegrationError> {
-        let account = account_from(fields)?;
+        let mut fields = fields.clone();
+        let mut found = None;
+        if text(&fields, "host").is_empty() {
+            let username = text(&fields, "username").to_owned();
+            if username.is_empty() {
+                return Err(IntegrationError::Invalid(
+                    "Enter your email address.".to_owned(),
+                ));
+            }
+            if fields
+                .get("password")
+                .and_then(Value::as_str)
+                .unwrap_or("")
+                .is_empty()
+            {
+                return Err(IntegrationError::Invalid(
+                    "Enter your app password.".to_owned(),
+                ));
+            }
+            let servers = self.discover(&username).await?;
+            fill_from(&mut fields, &servers);
+            found = Some(servers);
+        }
+        let account = account_from(&fields)?;
         let trust = self.trust();
         let mut session = ImapSession::connect(&account.imap(), &trust, SIGN_IN_TIMEOUT)
             .await
-            .map_err(mail_error)?;
+            .map_err(|error| refused_with_hint(error, found.as_ref()))?;
         for folder in &account.folders {
             session.select(folder).await.map_err(mail_error)?;
         }
@@ -437,6 +478,46 @@ struct FolderCursor {
 
 fn mail_error(error: MailError) -> IntegrationError {
     IntegrationError::Invalid(error.to_string())
+}
+
+/// The discovered servers put in the fields the person left empty.
+fn fill_from(fields: &mut Map<String, Value>, servers: &MailServers) {
+    let mut put = |key: &str, value: String| {
+        if text(fields, key).is_empty() {
+            fields.insert(key.to_owned(), Value::String(value));
+        }
+    };
+    put("host", servers.host.clone());
+    put("port", servers.port.to_string());
+    put("security", servers.security.clone());
+    if let (Some(host), Some(port)) = (&servers.smtp_host, servers.smtp_port) {
+        put("smtp_host", host.clone());
+        put("smtp_port", port.to_string());
+    }
+    // The document may name another username (the local part only, say).
+    fields.insert(
+        "username".to_owned(),
+        Value::String(servers.username.clone()),
+    );
+}
+
+/// A refused password with discovered servers says where the provider makes app passwords.
+fn refused_with_hint(error: MailError, found: Option<&MailServers>) -> IntegrationError {
+    match (&error, found) {
+        (MailError::WrongPassword, Some(servers)) => {
+            let who = servers.provider.as_deref().unwrap_or("The mail server");
+            let text = match &servers.app_password_url {
+                Some(url) => format!(
+                    "{who} didn't accept the password. Most providers need an app password: make one at {url} and paste it here."
+                ),
+                None => format!(
+                    "{who} didn't accept the password. If your account has two-step sign-in, make an app password in its security settings."
+                ),
+            };
+            IntegrationError::Invalid(text)
+        }
+        _ => mail_error(error),
+    }
 }
 
 #[cfg(test)]

@@ -45,6 +45,9 @@ pub struct Endpoints {
     pub brave_search: String,
     /// Google Programmable Search (keyed alternative for web search).
     pub google_cse: String,
+    /// Where a mail domain's autoconfig document is looked for, `{domain}` filled in (the
+    /// domain's own two places by default; a loopback server in tests).
+    pub mail_autoconfig: Vec<String>,
     /// How long one request of a built-in app may take, in milliseconds (tests shorten it).
     pub builtin_timeout_ms: u64,
 }
@@ -70,6 +73,10 @@ impl Default for Endpoints {
             google_maps: "https://maps.googleapis.com".to_owned(),
             brave_search: "https://api.search.brave.com".to_owned(),
             google_cse: "https://www.googleapis.com".to_owned(),
+            mail_autoconfig: vec![
+                "https://autoconfig.{domain}/mail/config-v1.1.xml".to_owned(),
+                "https://{domain}/.well-known/autoconfig/mail/config-v1.1.xml".to_owned(),
+            ],
             builtin_timeout_ms: 10_000,
         }
     }

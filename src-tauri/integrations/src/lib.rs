@@ -47,4 +47,6 @@ pub use error::IntegrationError;
 pub use privacy::FilterLists;
 pub use sentient_core::domain::integration::Integration as IntegrationInfo;
 pub use service::{DependentTasks, HookTriggers, IntegrationParts, IntegrationService};
-pub use wire::{AccessRequest, ConnectAnswer, ConnectRequest, IntegrationTest, not_available};
+pub use wire::{
+    AccessRequest, ConnectAnswer, ConnectRequest, IntegrationTest, MailServers, not_available,
+};

@@ -91,6 +91,8 @@ pub trait SignIns: Send + Sync {
         code: &'a str,
     ) -> BoxFuture<'a, Result<(), IntegrationError>>;
     fn failed<'a>(&'a self, app: &'a str, text: &'a str) -> BoxFuture<'a, ()>;
+    /// The person said no on the provider's page: the app goes back as it was, not to Error.
+    fn cancelled<'a>(&'a self, app: &'a str) -> BoxFuture<'a, ()>;
 }
 
 /// The listener and the sign-ins waiting on it; cheap to clone (the callback holds a copy).
@@ -288,11 +290,11 @@ async fn callback(
         );
     };
     if let Some(error) = query.error.as_deref() {
-        let text = if error == "access_denied" {
-            "The sign-in was cancelled.".to_owned()
-        } else {
-            format!("The provider refused the sign-in ({error}).")
-        };
+        if error == "access_denied" {
+            sign_ins.cancelled(&pending.app).await;
+            return bad("The sign-in was cancelled. Nothing was changed.");
+        }
+        let text = format!("The provider refused the sign-in ({error}).");
         sign_ins.failed(&pending.app, &text).await;
         return bad(&text);
     }

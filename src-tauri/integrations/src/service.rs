@@ -3,7 +3,8 @@
 //! app with the narrow [`AppCtx`] and keeps only what it owns: the apps' parts and one change
 //! per app at a time.
 
-use std::sync::{Arc, Weak};
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, Weak};
 
 use futures::future::BoxFuture;
 use serde_json::Value;
@@ -18,6 +19,7 @@ use sentient_core::secrets::SecretsService;
 use sentient_core::seen::SeenItems;
 use sentient_core::stop::StopService;
 use sentient_core::store::Store;
+use sentient_core::sync::MutexExt;
 
 use crate::builtins::{self, Builtins};
 use crate::catalog::{self, AuthType, Entry};
@@ -45,7 +47,7 @@ use crate::oauth::{OAuthListener, Pending, SignIns};
 use crate::privacy::FilterLists;
 use crate::state::{AppState, StateStore};
 use crate::threads::{PollStatus, Polls, RecentThreads};
-use crate::wire::{ConnectAnswer, ConnectRequest, IntegrationTest, not_available};
+use crate::wire::{ConnectAnswer, ConnectRequest, IntegrationTest, MailServers, not_available};
 
 /// What the service asks of webhooks: the hooks, whose triggers the webhook app lists.
 pub trait HookTriggers: Send + Sync {
@@ -83,6 +85,8 @@ struct Inner {
     tasks: Arc<dyn DependentTasks>,
     /// Apps being connected or changed, one change per app at a time.
     changing: tokio::sync::Mutex<()>,
+    /// Each app's state before a connect still unfinished, for a cancel to go back to.
+    attempts: Mutex<HashMap<String, AppState>>,
     #[cfg(feature = "mcp")]
     mcp: McpManager,
     #[cfg(feature = "email")]
@@ -185,6 +189,7 @@ impl IntegrationService {
                 hooks,
                 tasks,
                 changing: tokio::sync::Mutex::new(()),
+                attempts: Mutex::default(),
             }
         });
         let service = Self { inner };
@@ -258,10 +263,16 @@ impl IntegrationService {
     /// Publishes `integration.updated` with the app as it is now.
     pub async fn announce(&self, id: &str) {
         match self.get(id).await {
-            Ok(integration) => self
-                .inner
-                .bus
-                .publish(DomainEvent::IntegrationUpdated(Box::new(integration))),
+            Ok(integration) => {
+                // However a connect finished (here, or a sign-in in the background), there is
+                // nothing left for a cancel to go back to.
+                if integration.connected {
+                    self.inner.attempts.lock_unpoisoned().remove(id);
+                }
+                self.inner
+                    .bus
+                    .publish(DomainEvent::IntegrationUpdated(Box::new(integration)));
+            }
             Err(error) => tracing::debug!(%error, app = id, "no integration to announce"),
         }
     }
@@ -330,6 +341,12 @@ impl IntegrationService {
             matches!(entry.id, "gmail" | "gcalendar") && google::has_client(self.apps()).await;
         #[cfg(not(feature = "google"))]
         let saved_client = false;
+        #[allow(unused_mut)]
+        let mut setup = entry.setup(saved_client);
+        #[cfg(feature = "google")]
+        if matches!(entry.id, "gmail" | "gcalendar") && google::has_built_in_client() {
+            google::BUILT_IN_STEPS.clone_into(&mut setup.instructions_md);
+        }
         Integration {
             id: entry.id.to_owned(),
             display_name: entry.display_name.to_owned(),
@@ -341,7 +358,7 @@ impl IntegrationService {
             account_label: state.account_label.clone(),
             status: state.status.clone(),
             error: state.error.clone(),
-            setup: entry.setup(saved_client),
+            setup,
             privacy_filters: entry.filters(),
             triggers: entry.triggers.clone(),
             alternative_for: builtins::keyed::alternative_for(entry.id).map(str::to_owned),
@@ -388,6 +405,12 @@ impl IntegrationService {
         let _one_at_a_time = self.inner.changing.lock().await;
         let apps = self.apps();
         let before = apps.state(id);
+        // A retry after a failed attempt still goes back to the state before the first one.
+        self.inner
+            .attempts
+            .lock_unpoisoned()
+            .entry(id.to_owned())
+            .or_insert_with(|| before.clone());
         apps.set_state(id, AppState::connecting(before.account_label.clone()))
             .await;
         #[cfg(feature = "github")]
@@ -450,6 +473,32 @@ impl IntegrationService {
         }
     }
 
+    /// A connect the person gave up on (`POST /api/integrations/{id}/cancel`): a sign-in
+    /// still waiting for the browser is dropped and the app goes back to how it was before
+    /// (connected, or Not connected), never to Error.
+    pub async fn cancel_connect(&self, id: &str) -> Result<Integration, IntegrationError> {
+        let entry =
+            catalog::entry(id).ok_or_else(|| IntegrationError::UnknownApp(id.to_owned()))?;
+        if entry.auth_type != AuthType::Builtin {
+            let _one_at_a_time = self.inner.changing.lock().await;
+            #[cfg(feature = "google")]
+            self.inner.oauth.cancel(id);
+            self.inner.restore(id).await;
+        }
+        self.get(id).await
+    }
+
+    /// The servers of a mail address (`GET /api/integrations/email/discover`).
+    pub async fn discover_email(&self, address: &str) -> Result<MailServers, IntegrationError> {
+        #[cfg(feature = "email")]
+        return self.email_imap().discover(address).await;
+        #[cfg(not(feature = "email"))]
+        {
+            let _ = address;
+            Err(IntegrationError::Invalid(not_available("Email (IMAP)")))
+        }
+    }
+
     /// Disconnects an app: its tokens are deleted, its cursors forgotten and the tasks that
     /// use it turned off.
     pub async fn disconnect(&self, id: &str) -> Result<Integration, IntegrationError> {
@@ -464,6 +513,7 @@ impl IntegrationService {
             return self.get(id).await;
         }
         let _one_at_a_time = self.inner.changing.lock().await;
+        self.inner.attempts.lock_unpoisoned().remove(id);
         self.inner.feeds.stop(id);
         let apps = self.apps();
         match id {
@@ -628,6 +678,23 @@ impl IntegrationService {
     }
 }
 
+impl Inner {
+    /// Puts an app whose connect was cancelled back as it was before the attempt. An app
+    /// with no attempt on record is left alone unless it is stuck connecting (an attempt
+    /// from before a restart).
+    async fn restore(&self, id: &str) {
+        let before = self.attempts.lock_unpoisoned().remove(id);
+        let now = self.apps.state(id);
+        let back = match before {
+            Some(before) if before.status == "connected" || before.status == "error" => before,
+            Some(_) => AppState::default(),
+            None if now.status == "connecting" => AppState::default(),
+            None => return,
+        };
+        self.apps.set_state(id, back).await;
+    }
+}
+
 /// The browser's return, for every app that signs in through the loopback listener.
 #[cfg(any(feature = "google", feature = "mcp"))]
 impl SignIns for Inner {
@@ -652,6 +719,19 @@ impl SignIns for Inner {
                 let _ = code;
                 Err(IntegrationError::UnknownApp(pending.app.clone()))
             }
+        })
+    }
+
+    fn cancelled<'a>(&'a self, app: &'a str) -> BoxFuture<'a, ()> {
+        Box::pin(async move {
+            #[cfg(feature = "mcp")]
+            if let Some(server) = app.strip_prefix("mcp:") {
+                self.mcp
+                    .sign_in_failed(server, "The sign-in was cancelled.")
+                    .await;
+                return;
+            }
+            self.restore(app).await;
         })
     }
 

@@ -50,3 +50,26 @@ pub struct AccessRequest {
 pub fn not_available(display_name: &str) -> String {
     format!("{display_name} isn't available in this version of Sentient yet.")
 }
+
+/// `GET /api/integrations/email/discover`: the servers found for a mail address, in the names
+/// of the setup fields (`host`, `port`, `security`, `username`, `smtp_host`, `smtp_port`), so
+/// the full form can be filled with it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, specta::Type, utoipa::ToSchema)]
+pub struct MailServers {
+    pub address: String,
+    /// Where the servers came from: provider, autoconfig, srv or mx.
+    pub source: String,
+    /// The provider's name when it is one Sentient knows.
+    pub provider: Option<String>,
+    pub host: String,
+    pub port: u16,
+    /// ssl or starttls
+    pub security: String,
+    pub username: String,
+    pub smtp_host: Option<String>,
+    pub smtp_port: Option<u16>,
+    /// Where the provider makes app passwords.
+    pub app_password_url: Option<String>,
+    /// Something to know before signing in (IMAP to turn on, a bridge to run).
+    pub note: Option<String>,
+}

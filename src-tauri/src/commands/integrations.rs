@@ -12,7 +12,9 @@ use sentient_engine::integrations::feeds::{FeedStatus, FeedSyncReply};
 use sentient_engine::integrations::mcp::{
     McpServerInfo, McpSignIn, McpTestResult, McpValues, NewMcpServer,
 };
-use sentient_engine::integrations::{ConnectAnswer, ConnectRequest, FilterLists, IntegrationTest};
+use sentient_engine::integrations::{
+    ConnectAnswer, ConnectRequest, FilterLists, IntegrationTest, MailServers,
+};
 use serde_json::Value;
 use tauri::State;
 
@@ -51,6 +53,30 @@ pub async fn disconnect_integration(
     id: String,
 ) -> Result<Integration, ApiError> {
     Ok(engine.services().integrations().disconnect(&id).await?)
+}
+
+/// A connect given up on: the app goes back to how it was, never to Error.
+#[tauri::command]
+#[specta::specta]
+pub async fn cancel_connect(
+    engine: State<'_, Engine>,
+    id: String,
+) -> Result<Integration, ApiError> {
+    Ok(engine.services().integrations().cancel_connect(&id).await?)
+}
+
+/// The mail servers of an address, for connecting Email (IMAP) with two fields.
+#[tauri::command]
+#[specta::specta]
+pub async fn discover_email(
+    engine: State<'_, Engine>,
+    address: String,
+) -> Result<MailServers, ApiError> {
+    Ok(engine
+        .services()
+        .integrations()
+        .discover_email(&address)
+        .await?)
 }
 
 #[tauri::command]

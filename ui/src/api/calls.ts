@@ -13,6 +13,7 @@ import {
   type FilterLists_Serialize,
   type Integration_Serialize,
   type IntegrationTest as WireIntegrationTest,
+  type MailServers_Serialize,
   type McpServerInfo_Serialize,
   type McpTestResult_Serialize,
   type NewMcpServer_Deserialize,
@@ -155,6 +156,8 @@ export type Integration = Integration_Serialize;
 /** What a connect answers: the app, or where to sign in (with GitHub's device code). */
 export type ConnectAnswer = ConnectAnswer_Serialize;
 export type IntegrationTest = WireIntegrationTest;
+/** The mail servers found for an address, in the names of Email (IMAP)'s setup fields. */
+export type MailServers = MailServers_Serialize;
 /** Read only (`read`) or not (`read_write`). */
 export type IntegrationAccess = 'read' | 'read_write';
 export type FilterLists = FilterLists_Serialize;
@@ -567,6 +570,16 @@ export const CALLS = {
   disconnectIntegration: (id: string): Doors<Integration> => ({
     http: POST(`/api/integrations/${enc(id)}/disconnect`),
     tauri: () => commands.disconnectIntegration(id),
+  }),
+  /** A connect given up on: a waiting sign-in is dropped and the app goes back as it was, never to Error. */
+  cancelConnect: (id: string): Doors<Integration> => ({
+    http: POST(`/api/integrations/${enc(id)}/cancel`),
+    tauri: () => commands.cancelConnect(id),
+  }),
+  /** The mail servers of an address (known providers, the domain's autoconfig, SRV, MX); 400 when none are found. */
+  discoverEmail: (address: string): Doors<MailServers> => ({
+    http: GET(`/api/integrations/email/discover?address=${enc(address)}`),
+    tauri: () => commands.discoverEmail(address),
   }),
   /** One cheap request to the app; `detail` says what happened. */
   testIntegration: (id: string): Doors<IntegrationTest> => ({

@@ -77,6 +77,7 @@ import type {
   Integration,
   IntegrationAccess,
   IntegrationTest,
+  MailServers,
   McpServerInfo,
   McpTestResult,
   NewMcpServer,
@@ -1114,6 +1115,12 @@ export function fakeApi(initial: Bootstrap) {
     ),
     disconnectIntegration: vi.fn(async (_id: string): Promise<Integration> => {
       throw new ApiError(404, "Sentient couldn't find that.");
+    }),
+    cancelConnect: vi.fn(async (_id: string): Promise<Integration> => {
+      throw new ApiError(404, "Sentient couldn't find that.");
+    }),
+    discoverEmail: vi.fn(async (_address: string): Promise<MailServers> => {
+      throw new ApiError(400, "Sentient couldn't find the mail servers for that address.");
     }),
     testIntegration: vi.fn(async (_id: string): Promise<IntegrationTest> => ({ ok: false, detail: "It isn't connected." })),
     setIntegrationAccess: vi.fn(async (_id: string, _access: IntegrationAccess): Promise<Integration> => {

@@ -2,9 +2,12 @@
 // help under each, the setup steps and a link to the provider's guide), with Read only. The engine
 // answers the app (done), a page to sign in on (opened in the browser while the dialog waits), or
 // GitHub's device code to type there (with Copy). The engine's sentence shows under the form.
-import { useRef, useState, type FormEvent } from 'react';
+// Email (IMAP) starts with two fields (MailFields), the full form one click away. Giving up on a
+// connect (Cancel, Escape, the close button) puts the app back as it was, never to Error.
+import { useEffect, useRef, useState, type FormEvent } from 'react';
 import type { ConnectAnswer, Integration } from '../../api/calls';
-import { isSignIn, useConnectIntegration, useDisconnectIntegration } from './queries';
+import { isSignIn, useCancelConnect, useConnectIntegration } from './queries';
+import { filledFrom, MailFields } from './MailFields';
 import { ErrorNotice } from '../../components/Page';
 import { KeyStoreChoice } from '../settings';
 import { CopyButton } from '../../components/CopyButton';
@@ -18,24 +21,34 @@ type SignIn = Extract<ConnectAnswer, { auth_url: string }>;
 
 export function ConnectDialog({ app, onClose }: { app: Integration; onClose: () => void }) {
   const connect = useConnectIntegration();
-  const cancelSignIn = useDisconnectIntegration();
+  const cancelConnect = useCancelConnect();
   const [values, setValues] = useState<Record<string, string>>(() =>
     Object.fromEntries(app.setup.fields.map((f) => [f.key, ''])),
   );
   const [readOnly, setReadOnly] = useState(app.access === 'read');
   const [signIn, setSignIn] = useState<SignIn | null>(null);
   const [done, setDone] = useState(false);
-  // An app already connected keeps its connection when a new sign-in is abandoned.
-  const [wasConnected] = useState(app.connected);
+  // A connect was sent from this dialog, so leaving it without finishing is a cancel.
+  const [attempted, setAttempted] = useState(false);
+  // Email (IMAP) shows the address and app password only, until "More settings".
+  const [full, setFull] = useState(app.id !== 'email_imap');
+  const form = useRef<HTMLFormElement>(null);
+  // "More settings" goes away as it is pressed: focus moves to the full form's first field.
+  const [opened, setOpened] = useState(false);
+  useEffect(() => {
+    if (opened) form.current?.querySelector<HTMLElement>('input')?.focus();
+  }, [opened]);
   // The app as it was when the sign-in began: only a newer copy can say how it ended.
   const before = useRef<Integration | null>(null);
   const name = app.display_name;
-  const form = useRef<HTMLFormElement>(null);
 
   const submit = (e: FormEvent) => {
     e.preventDefault();
+    setAttempted(true);
+    // The two-field form sends two fields: the engine finds the servers itself.
+    const fields = full ? values : { username: values.username ?? '', password: values.password ?? '' };
     connect.mutate(
-      { id: app.id, fields: values, access: readOnly ? 'read' : 'read_write' },
+      { id: app.id, fields, access: readOnly ? 'read' : 'read_write' },
       {
         onSuccess: (answer) => {
           if (isSignIn(answer)) {
@@ -52,7 +65,7 @@ export function ConnectDialog({ app, onClose }: { app: Integration; onClose: () 
   };
 
   const cancel = () => {
-    if (signIn && !wasConnected && app.status === 'connecting') cancelSignIn.mutate(app.id);
+    if (attempted && !done && app.status !== 'connected') cancelConnect.mutate(app.id);
     onClose();
   };
 
@@ -128,10 +141,59 @@ export function ConnectDialog({ app, onClose }: { app: Integration; onClose: () 
   }
 
   const fields = app.setup.fields;
+  const setValue = (key: string, value: string) => setValues((v) => ({ ...v, [key]: value }));
+  // A sign-in app with its client already there (saved, or built into this copy): the client's
+  // fields stay out of the way.
+  const signInOnly = app.auth_type === 'oauth' && fields.length > 0 && fields.every((f) => !f.required);
+  const fieldRows = fields.map((f) => {
+    const id = `connect-${app.id}-${f.key}`;
+    return (
+      <div className="field" key={f.key}>
+        <label className="field-label" htmlFor={id}>
+          {f.label}
+          {f.required ? (
+            <span className="int-required" aria-hidden="true">
+              {' '}
+              *
+            </span>
+          ) : (
+            <span className="int-optional"> (optional)</span>
+          )}
+        </label>
+        <input
+          id={id}
+          type={f.secret ? 'password' : 'text'}
+          autoComplete={f.secret ? 'new-password' : 'off'}
+          spellCheck={false}
+          aria-required={f.required || undefined}
+          aria-describedby={f.help ? `${id}-help` : undefined}
+          value={values[f.key] ?? ''}
+          onChange={(e) => setValue(f.key, e.target.value)}
+        />
+        {f.help ? (
+          <span className="field-help" id={`${id}-help`}>
+            {f.help}
+          </span>
+        ) : null}
+      </div>
+    );
+  });
   return (
-    <Dialog key="form" title={`Connect ${name}`} onClose={onClose} testId="connect-dialog">
+    <Dialog key="form" title={`Connect ${name}`} onClose={cancel} testId="connect-dialog">
       <form ref={form} className="int-form" onSubmit={submit} noValidate aria-label={`Connect ${name}`}>
-        {app.setup.instructions_md.trim() ? (
+        {!full ? (
+          <MailFields
+            appId={app.id}
+            values={values}
+            onChange={setValue}
+            onMore={(found) => {
+              setValues((v) => filledFrom(v, found));
+              setFull(true);
+              setOpened(true);
+            }}
+          />
+        ) : null}
+        {full && app.setup.instructions_md.trim() ? (
           <div className="int-steps">
             <SimpleMarkdown text={app.setup.instructions_md} className="int-markdown" />
             {app.setup.docs_url ? (
@@ -141,40 +203,14 @@ export function ConnectDialog({ app, onClose }: { app: Integration; onClose: () 
             ) : null}
           </div>
         ) : null}
-        {fields.map((f) => {
-          const id = `connect-${app.id}-${f.key}`;
-          return (
-            <div className="field" key={f.key}>
-              <label className="field-label" htmlFor={id}>
-                {f.label}
-                {f.required ? (
-                  <span className="int-required" aria-hidden="true">
-                    {' '}
-                    *
-                  </span>
-                ) : (
-                  <span className="int-optional"> (optional)</span>
-                )}
-              </label>
-              <input
-                id={id}
-                type={f.secret ? 'password' : 'text'}
-                autoComplete={f.secret ? 'new-password' : 'off'}
-                spellCheck={false}
-                aria-required={f.required || undefined}
-                aria-describedby={f.help ? `${id}-help` : undefined}
-                value={values[f.key] ?? ''}
-                onChange={(e) => setValues((v) => ({ ...v, [f.key]: e.target.value }))}
-              />
-              {f.help ? (
-                <span className="field-help" id={`${id}-help`}>
-                  {f.help}
-                </span>
-              ) : null}
-            </div>
-          );
-        })}
-        {fields.some((f) => f.required) ? (
+        {full && signInOnly ? (
+          <details className="int-own-client">
+            <summary>Use your own OAuth client</summary>
+            {fieldRows}
+          </details>
+        ) : null}
+        {full && !signInOnly ? fieldRows : null}
+        {full && fields.some((f) => f.required) ? (
           <p className="field-help">
             <span className="int-required" aria-hidden="true">
               *
@@ -197,10 +233,10 @@ export function ConnectDialog({ app, onClose }: { app: Integration; onClose: () 
           <ErrorNotice error={connect.error} />
         </KeyStoreChoice>
         <div className="int-dialog-actions">
-          <button type="button" className="btn btn-quiet" onClick={onClose}>
+          <button type="button" className="btn btn-quiet" onClick={cancel}>
             Cancel
           </button>
-          <button type="submit" className="btn btn-primary" disabled={connect.isPending}>
+          <button type="submit" className="btn btn-primary" disabled={connect.isPending} data-autofocus={signInOnly || undefined}>
             {connect.isPending ? 'Connecting…' : 'Connect'}
           </button>
         </div>

@@ -91,14 +91,17 @@ describe('connecting an app', () => {
     setup();
     await userEvent.click(within(await card('Email (IMAP)')).getByRole('button', { name: 'Connect Email (IMAP)' }));
     const dialog = await screen.findByRole('dialog', { name: 'Connect Email (IMAP)' });
+    // Email starts with two fields, the first one focused; the full form is one click away.
+    expect(within(dialog).getByLabelText('Email address')).toHaveFocus();
+    await userEvent.click(within(dialog).getByRole('button', { name: 'More settings' }));
     const host = within(dialog).getByLabelText(/IMAP server/);
     expect(host).toHaveAttribute('type', 'text');
-    expect(host).toHaveAttribute('aria-required', 'true');
-    expect(host).toHaveAccessibleDescription('For example imap.fastmail.com.');
-    expect(host).toHaveFocus();
+    expect(host).not.toHaveAttribute('aria-required');
+    expect(host).toHaveAccessibleDescription('Left empty, Sentient finds it from your address.');
+    expect(within(dialog).getByLabelText(/Email address/)).toHaveAttribute('aria-required', 'true');
     const port = within(dialog).getByLabelText(/Port/);
     expect(port).not.toHaveAttribute('aria-required');
-    expect(within(dialog).getByText('(optional)', { exact: false })).toBeInTheDocument();
+    expect(within(dialog).getAllByText('(optional)', { exact: false })).toHaveLength(2);
     // Secrets are masked.
     expect(within(dialog).getByLabelText(/App password/)).toHaveAttribute('type', 'password');
     // The setup steps, as a list, with a link that opens elsewhere (code stays code).
@@ -126,9 +129,10 @@ describe('connecting an app', () => {
     const { engine } = setup();
     await userEvent.click(within(await card('Email (IMAP)')).getByRole('button', { name: 'Connect Email (IMAP)' }));
     const dialog = await screen.findByRole('dialog', { name: 'Connect Email (IMAP)' });
-    await userEvent.type(within(dialog).getByLabelText(/Username/), 'ada@example.com');
+    await userEvent.click(within(dialog).getByRole('button', { name: 'More settings' }));
+    await userEvent.type(within(dialog).getByLabelText(/Email address/), 'ada@example.com');
     await userEvent.click(within(dialog).getByRole('button', { name: 'Connect' }));
-    expect(await within(dialog).findByRole('alert')).toHaveTextContent('Enter your IMAP server, for example imap.fastmail.com.');
+    expect(await within(dialog).findByRole('alert')).toHaveTextContent('Enter the App password.');
     expect(engine.api.connectIntegration).toHaveBeenCalledWith(
       'email_imap',
       { host: '', port: '', username: 'ada@example.com', password: '' },
@@ -142,8 +146,9 @@ describe('connecting an app', () => {
     const { engine } = setup();
     await userEvent.click(within(await card('Email (IMAP)')).getByRole('button', { name: 'Connect Email (IMAP)' }));
     const dialog = await screen.findByRole('dialog', { name: 'Connect Email (IMAP)' });
+    await userEvent.click(within(dialog).getByRole('button', { name: 'More settings' }));
     await userEvent.type(within(dialog).getByLabelText(/IMAP server/), 'imap.example.com');
-    await userEvent.type(within(dialog).getByLabelText(/Username/), 'ada@example.com');
+    await userEvent.type(within(dialog).getByLabelText(/Email address/), 'ada@example.com');
     await userEvent.type(within(dialog).getByLabelText(/App password/), 'secret');
     await userEvent.click(within(dialog).getByRole('switch', { name: /Read only/ }));
     await userEvent.click(within(dialog).getByRole('button', { name: 'Connect' }));
@@ -184,8 +189,10 @@ describe('connecting an app', () => {
     await waitFor(() => expect(screen.getByRole('listitem', { name: 'Gmail' })).toHaveAttribute('data-status', 'connecting'));
     await userEvent.click(within(signIn).getByRole('button', { name: 'Cancel' }));
     expect(screen.queryByRole('dialog')).toBeNull();
-    expect(engine.api.disconnectIntegration).toHaveBeenCalledWith('gmail');
+    expect(engine.api.cancelConnect).toHaveBeenCalledWith('gmail');
+    expect(engine.api.disconnectIntegration).not.toHaveBeenCalled();
     await waitFor(() => expect(within(screen.getByRole('listitem', { name: 'Gmail' })).getByTestId('status')).toHaveTextContent('Not connected'));
+    expect(screen.getByRole('listitem', { name: 'Gmail' })).toHaveAttribute('data-status', 'disconnected');
   });
 
   it("shows GitHub's device code with Copy, and turns connected live", async () => {

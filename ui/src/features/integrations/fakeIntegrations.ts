@@ -61,9 +61,9 @@ export const IMAP = makeApp({
   auth_type: 'manual',
   setup: {
     fields: [
-      { key: 'host', label: 'IMAP server', secret: false, required: true, help: 'For example imap.fastmail.com.' },
+      { key: 'host', label: 'IMAP server', secret: false, required: false, help: 'Left empty, Sentient finds it from your address.' },
       { key: 'port', label: 'Port', secret: false, required: false, help: 'Left empty: 993 for ssl.' },
-      { key: 'username', label: 'Username', secret: false, required: true, help: 'Usually your email address.' },
+      { key: 'username', label: 'Email address', secret: false, required: true, help: 'Your email address.' },
       { key: 'password', label: 'App password', secret: true, required: true, help: 'Made in your account settings.' },
     ],
     instructions_md: '1. Find your server names.\n2. Create an app password.\n\nSee [the guide](https://example.com/imap) or `imap.example.com`.',
@@ -215,19 +215,58 @@ export function installIntegrations(
     servers = servers.map((s) => (s.name === name ? changed : s));
     return changed;
   };
+  // Each app as it was before a connect still unfinished, for a cancel to go back to (as the engine keeps it).
+  const before = new Map<string, Integration>();
   const api = engine.api;
   api.listIntegrations.mockImplementation(async () => apps);
   api.connectIntegration.mockImplementation(async (id: string, fields: Record<string, string>, access?: IntegrationAccess) => {
     const app = find(id);
+    if (!before.has(id)) before.set(id, app);
     if (access) change(id, { access });
     if (id === 'slack') throw new ApiError(400, "Slack isn't available in this version of Sentient yet.");
     const empty = app.setup.fields.find((f) => f.required && !fields[f.key]?.trim());
     if (empty) {
-      const sentence = id === 'email_imap' && empty.key === 'host' ? 'Enter your IMAP server, for example imap.fastmail.com.' : `Enter the ${empty.label}.`;
+      const sentence = `Enter the ${empty.label}.`;
       change(id, { status: 'error', error: sentence });
       throw new ApiError(400, sentence);
     }
+    // Without a server the engine finds it from the address, or says it couldn't.
+    if (id === 'email_imap' && !fields.host?.trim()) {
+      try {
+        await api.discoverEmail(fields.username ?? '');
+      } catch (error) {
+        const sentence = error instanceof ApiError ? error.detail : String(error);
+        change(id, { status: 'error', error: sentence });
+        throw error;
+      }
+    }
+    before.delete(id);
     return change(id, { connected: true, status: 'connected', error: null, account_label: fields.username || 'ada' });
+  });
+  api.discoverEmail.mockImplementation(async (address: string) => {
+    const domain = address.split('@')[1] ?? '';
+    if (domain === 'fastmail.com') {
+      return {
+        address,
+        source: 'provider',
+        provider: 'Fastmail',
+        host: 'imap.fastmail.com',
+        port: 993,
+        security: 'ssl',
+        username: address,
+        smtp_host: 'smtp.fastmail.com',
+        smtp_port: 465,
+        app_password_url: 'https://app.fastmail.com/settings/security/apps',
+        note: null,
+      };
+    }
+    throw new ApiError(400, `Sentient couldn't find the mail servers for ${domain}. Enter them under More settings.`);
+  });
+  api.cancelConnect.mockImplementation(async (id: string) => {
+    const was = before.get(id) ?? find(id);
+    before.delete(id);
+    const back = was.status === 'connected' ? was : { ...was, connected: false, status: 'disconnected' as const, error: null };
+    return change(id, { connected: back.connected, status: back.status, error: back.error, account_label: back.account_label });
   });
   api.disconnectIntegration.mockImplementation(async (id: string) =>
     change(id, { connected: false, status: 'disconnected', account_label: null, error: null }),

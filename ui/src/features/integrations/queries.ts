@@ -10,6 +10,7 @@ import type {
   Integration,
   IntegrationAccess,
   IntegrationTest,
+  MailServers,
   McpServerInfo,
   McpTestResult,
   NewMcpServer,
@@ -108,6 +109,25 @@ export function useDisconnectIntegration() {
       // Tasks that used the app were turned off.
       void qc.invalidateQueries({ queryKey: queryKeys.tasks });
     },
+  });
+}
+
+/** Puts an app whose connect was given up on back as it was (connected, or Not connected). */
+export function useCancelConnect() {
+  const api = useApi();
+  const qc = useQueryClient();
+  return useMutation<Integration, ApiError, string>({
+    onMutate: () => dropStaleReads(qc, queryKeys.integrations),
+    mutationFn: (id) => api.cancelConnect(id).catch(rejectAsApiError),
+    onSuccess: (app) => putIntegration(qc, app),
+  });
+}
+
+/** The mail servers of an address, looked up when the address is typed. */
+export function useDiscoverEmail() {
+  const api = useApi();
+  return useMutation<MailServers, ApiError, string>({
+    mutationFn: (address) => api.discoverEmail(address).catch(rejectAsApiError),
   });
 }
 

@@ -3,7 +3,7 @@
 //! `/api/integrations/feeds` (change feeds, section 16).
 
 use axum::Json;
-use axum::extract::{Path, State};
+use axum::extract::{Path, Query, State};
 use serde::Deserialize;
 use serde_json::Value;
 use utoipa_axum::router::OpenApiRouter;
@@ -19,7 +19,7 @@ use sentient_integrations::mcp::{
     McpServerInfo, McpSignIn, McpTestResult, McpValues, NewMcpServer,
 };
 use sentient_integrations::{
-    AccessRequest, ConnectAnswer, ConnectRequest, FilterLists, IntegrationTest,
+    AccessRequest, ConnectAnswer, ConnectRequest, FilterLists, IntegrationTest, MailServers,
 };
 
 pub fn routes() -> OpenApiRouter<Services> {
@@ -27,6 +27,7 @@ pub fn routes() -> OpenApiRouter<Services> {
         .routes(routes!(list))
         .routes(routes!(feeds))
         .routes(routes!(sync_feed))
+        .routes(routes!(discover_email))
         .routes(routes!(mcp_list, mcp_add))
         .routes(routes!(mcp_delete))
         .routes(routes!(mcp_access))
@@ -38,6 +39,7 @@ pub fn routes() -> OpenApiRouter<Services> {
         .routes(routes!(get))
         .routes(routes!(connect))
         .routes(routes!(disconnect))
+        .routes(routes!(cancel))
         .routes(routes!(test))
         .routes(routes!(access))
         .routes(routes!(filters, set_filters))
@@ -71,6 +73,38 @@ pub async fn connect(
     PlainBody(body): PlainBody<ConnectRequest>,
 ) -> Result<Json<ConnectAnswer>, ApiError> {
     Ok(Json(services.integrations().connect(&id, body).await?))
+}
+
+#[derive(Debug, Deserialize, utoipa::IntoParams)]
+pub struct DiscoverQuery {
+    /// The email address whose servers are wanted.
+    address: Option<String>,
+}
+
+/// The mail servers of an address: the providers Sentient knows, the domain's autoconfig
+/// document, then its SRV and MX records. 400 when the address isn't one or nothing was found.
+#[utoipa::path(get, path = "/api/integrations/email/discover", tag = "integrations",
+    params(DiscoverQuery),
+    responses((status = 200, body = MailServers), (status = 400, body = crate::error::ErrorBody)))]
+pub async fn discover_email(
+    State(services): State<Services>,
+    Query(query): Query<DiscoverQuery>,
+) -> Result<Json<MailServers>, ApiError> {
+    let address = query.address.unwrap_or_default();
+    Ok(Json(
+        services.integrations().discover_email(&address).await?,
+    ))
+}
+
+/// A connect the person gave up on: a waiting sign-in is dropped and the app goes back to how
+/// it was (connected, or Not connected), never to Error.
+#[utoipa::path(post, path = "/api/integrations/{id}/cancel", tag = "integrations",
+    responses((status = 200, body = Integration), (status = 404, body = crate::error::ErrorBody)))]
+pub async fn cancel(
+    State(services): State<Services>,
+    Path(id): Path<String>,
+) -> Result<Json<Integration>, ApiError> {
+    Ok(Json(services.integrations().cancel_connect(&id).await?))
 }
 
 /// Disconnects an app: its tokens are deleted and the tasks that use it turned off.
