@@ -13,6 +13,8 @@
 //    port of its own) with two models downloaded, one that can use tools. Onboarding finds it
 //    through "Ollama runs on another computer?", lists both with the tool one marked and picked,
 //    sets every job to it with one click, and a first reply comes with nothing downloaded.
+// 4. No keychain and no Ollama (issue 32): a cloud key's save finds no Secret Service, the window
+//    offers installing one or a private file, the file is chosen, and the first reply streams.
 //
 // Screenshots of each step: test-output/screenshots/onboarding-*.png. The processes and the
 // browser are set up by ./support.mjs.
@@ -301,6 +303,94 @@ describe('Onboarding with the model you already have', () => {
     await sendMessage(page, 'Hello');
     await page.getByTestId('assistant-message').last().getByText(HAVE_REPLY).waitFor({ timeout: LONG });
     await shot(page, 'have-4-first-reply');
+    assert.deepEqual(world.pageErrors, []);
+  });
+});
+
+describe('Onboarding on a computer with no keychain and no Ollama', () => {
+  const CLOUD_REPLY = 'Hello Ada! Your key is kept in a private file on this computer, and I am answering from the cloud.';
+  const world = new ScriptedWorld(
+    'onboarding-no-keychain',
+    // The key's check, the check-up, then the first reply (written slowly, so it streams) and its title.
+    [{ tool_call: { name: 'find_city', arguments: { name: 'Pune' } } }, ...CHECKUP, { text: CLOUD_REPLY, chunk_delay_ms: 60 }, { text: 'Greeting' }],
+    { onboarded: false },
+  );
+
+  before(async () => {
+    // No Secret Service on the bus, as on a desktop without gnome-keyring.
+    process.env.DBUS_SESSION_BUS_ADDRESS = 'unix:path=/nonexistent/sentient-e2e/bus';
+    for (const name of ['ANTHROPIC_API_KEY', 'OPENAI_API_KEY', 'OPENROUTER_API_KEY']) delete process.env[name];
+    await world.start();
+    // No Ollama either, and Anthropic's address is the stand-in.
+    const nothing = `http://127.0.0.1:${await closedPort()}`;
+    await world.api('PATCH', '/api/config', {
+      models: {
+        providers: { ollama_chat: { api_base: nothing }, ollama: { api_base: nothing }, anthropic: { api_base: world.modelServer.base_url } },
+      },
+    });
+  });
+  after(() => world.stop());
+
+  test('a cloud key goes into the private file from the window, and the first reply streams', async () => {
+    const { page, ready } = world;
+    const store = await world.api('GET', '/api/secrets/store');
+    assert.equal(store.keychain, 'missing');
+    assert.equal(store.store, 'keychain');
+    assert.equal(store.file_possible, true);
+
+    await page.goto(ready.web_url);
+    await answerWelcome(page, 'Ada');
+    await page.getByRole('button', { name: 'Get started' }).click();
+    await page.getByRole('heading', { level: 1, name: 'How should Sentient think?' }).waitFor();
+    await page.getByRole('radio', { name: /With a cloud key/ }).check();
+    const cloud = page.getByTestId('cloud-setup');
+    await cloud.getByLabel('Provider').selectOption('anthropic');
+    await cloud.getByLabel('Anthropic key').fill('sk-ant-good');
+    await shot(page, 'no-keychain-1-key');
+    await cloud.getByRole('button', { name: 'Check' }).click();
+
+    // No dead end: the window offers the two ways forward, in plain words.
+    const choice = page.getByTestId('key-store-choice');
+    await choice.getByRole('heading', { name: 'Where should Sentient keep your keys?' }).waitFor({ timeout: LONG });
+    assert.match(await choice.getByTestId('install-command').innerText(), /gnome-keyring/);
+    await choice.scrollIntoViewIfNeeded();
+    await shot(page, 'no-keychain-2-choice');
+    // At phone width both ways forward fit across, with nothing to scroll sideways.
+    await page.setViewportSize({ width: 390, height: 844 });
+    const fileButton = await choice.getByRole('button', { name: 'Keep keys in a private file' }).boundingBox();
+    assert.ok(fileButton && fileButton.x >= 0 && fileButton.x + fileButton.width <= 390, `the button fits: ${JSON.stringify(fileButton)}`);
+    assert.ok(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth), 'no sideways scroll');
+    await choice.scrollIntoViewIfNeeded();
+    await shot(page, 'no-keychain-2-choice-390x844');
+    await page.setViewportSize({ width: 1200, height: 900 });
+    await choice.getByRole('button', { name: 'Keep keys in a private file' }).click();
+
+    await page.getByTestId('model-ready').getByText('Your Anthropic key works', { exact: false }).waitFor({ timeout: LONG });
+    await page.getByTestId('model-summary').getByText('Your model is ready.', { exact: true }).waitFor({ timeout: LONG });
+    await shot(page, 'no-keychain-3-ready');
+    assert.deepEqual((await world.api('GET', '/api/secrets')).find((s) => s.name === 'anthropic'), {
+      name: 'anthropic',
+      set: true,
+      source: 'file',
+      kind: 'provider',
+    });
+    assert.equal((await world.api('GET', '/api/secrets/store')).store, 'file');
+    assert.match((await world.api('GET', '/api/bootstrap')).models.primary, /^anthropic\//);
+
+    await page.getByRole('button', { name: 'Start using Sentient' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Chat', exact: true }).waitFor();
+    await sendMessage(page, 'Hello');
+    // Streamed: part of the reply is on screen before the whole of it.
+    const answer = page.getByTestId('assistant-message').last();
+    const partial = await eventually(
+      'a part of the reply shows while it is written',
+      async () => ((await answer.count()) ? await answer.innerText() : ''),
+      (text) => text.length > 0 && text.length < CLOUD_REPLY.length && CLOUD_REPLY.startsWith(text.trim().slice(0, 10)),
+      LONG,
+    );
+    assert.ok(partial.length < CLOUD_REPLY.length);
+    await answer.getByText(CLOUD_REPLY).waitFor({ timeout: LONG });
+    await shot(page, 'no-keychain-4-first-reply');
     assert.deepEqual(world.pageErrors, []);
   });
 });

@@ -55,6 +55,17 @@ function NoKeychainOptions({ status, onReady }: { status: StoreStatus; onReady?:
     if (next.data && !needsChoice(next.data)) onReady?.();
   };
 
+  // Awaited rather than `mutate`'s onSuccess: the new store hides this choice (and unmounts it)
+  // before that callback would run, and the save that was waiting must still be retried.
+  const chooseFile = async () => {
+    try {
+      await choose.mutateAsync('file');
+    } catch {
+      return; // shown below
+    }
+    onReady?.();
+  };
+
   return (
     <>
       {locked ? (
@@ -96,7 +107,7 @@ function NoKeychainOptions({ status, onReady }: { status: StoreStatus; onReady?:
             <button
               type="button"
               className="btn btn-primary"
-              onClick={() => choose.mutate('file', { onSuccess: () => onReady?.() })}
+              onClick={() => void chooseFile()}
               disabled={choose.isPending}
             >
               {choose.isPending ? 'Setting it up…' : 'Keep keys in a private file'}
