@@ -15,7 +15,7 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { ScriptedWorld, screenshots } from './support.mjs';
+import { ScriptedWorld, eventually, screenshots } from './support.mjs';
 
 const WEEKLY = { type: 'recurring', frequency: 'weekly', days: ['Monday'], time: '09:00' };
 const refinement = (name) => ({ name, description: `${name}, please.`, priority: 1, schedule: WEEKLY });
@@ -113,9 +113,19 @@ describe('Notifications in the browser', () => {
     await item.getByRole('button', { name: 'Evening', exact: true }).click();
     await item.getByTestId('notification-status').filter({ hasText: 'Answered' }).waitFor();
 
-    // The run carries on to its answer; its notification arrives too.
-    await page.getByTestId('notification').filter({ hasText: `Task completed: ${FLIGHTS.name}` }).waitFor();
-    const done = await api('GET', `/api/tasks/${task.task_id}`);
+    // The run carries on to its answer. Started by Run now, its result shows on the task, not
+    // also as a "Task completed" notification (issue 32).
+    const done = await eventually(
+      'the run finishes',
+      () => api('GET', `/api/tasks/${task.task_id}`),
+      (t) => t.runs?.[0]?.status === 'completed',
+    );
+    const feed = await api('GET', '/api/notifications');
+    assert.deepEqual(
+      feed.notifications.filter((n) => n.payload.task_id === task.task_id && n.payload.event === 'run_completed'),
+      [],
+    );
+    assert.equal(await page.getByTestId('notification').filter({ hasText: `Task completed: ${FLIGHTS.name}` }).count(), 0);
     const [run] = done.runs;
     assert.equal(run.status, 'completed');
     assert.equal(run.result.summary, FLIGHT_ANSWER);

@@ -167,12 +167,12 @@ describe('Task memory in the browser', () => {
     const brief = detail.getByTestId('brief-card');
     await brief.getByTestId('brief-empty').waitFor();
     await brief.getByTestId('brief-goal').locator('dd').hover();
-    await brief.getByRole('button', { name: 'Edit Goal' }).click();
+    await brief.getByRole('button', { name: 'Write Goal' }).click();
     await brief.getByRole('textbox', { name: 'Goal' }).fill(GOAL);
     await brief.getByRole('button', { name: 'Save' }).click();
     await brief.getByTestId('brief-goal').getByTestId('brief-yours').waitFor();
     await brief.getByTestId('brief-current_focus').locator('dd').hover();
-    await brief.getByRole('button', { name: 'Edit Current focus' }).click();
+    await brief.getByRole('button', { name: 'Write Current focus' }).click();
     await brief.getByRole('textbox', { name: 'Current focus' }).fill(FOCUS);
     await brief.getByRole('button', { name: 'Save' }).click();
     await brief.getByTestId('brief-current_focus').getByTestId('brief-yours').waitFor();

@@ -217,7 +217,8 @@ describe('Brief card', () => {
     const card = within(detail).getByTestId('brief-card');
     expect(within(card).getByTestId('brief-empty')).toHaveTextContent('No brief yet');
     for (const label of ['Goal', 'Constraints', 'Decisions', 'Done', 'Open', 'Current focus', 'Where', 'Risks']) {
-      expect(within(card).getByRole('button', { name: `Edit ${label}` })).toBeInTheDocument();
+      // Empty fields say what their button does: write, not edit (the visible word is in the name).
+      expect(within(card).getByRole('button', { name: `Write ${label}` })).toHaveTextContent('Write');
     }
     expect(within(card).queryByTestId('brief-updated')).toBeNull();
   });
@@ -258,7 +259,7 @@ describe('Brief card', () => {
     const { engine } = setup([newsTask({ brief: brief({ goal: 'Library news, new items only.', updated_by: 'agent', updated_at: '2030-05-04T09:30:00Z' }) })]);
     const detail = await openTask('Library news');
     const card = within(detail).getByTestId('brief-card');
-    await userEvent.click(within(card).getByRole('button', { name: 'Edit Constraints' }));
+    await userEvent.click(within(card).getByRole('button', { name: 'Write Constraints' }));
     const box = within(card).getByRole('textbox', { name: 'Constraints' });
     await userEvent.type(box, 'Only the Pune library.');
     expect(card).toHaveTextContent(/The whole brief: \d+ \/ 1500 characters/);
@@ -281,7 +282,7 @@ describe('Brief card', () => {
     const { engine } = setup([newsTask({ brief: null })], { brief: 50 });
     const detail = await openTask('Library news');
     const card = within(detail).getByTestId('brief-card');
-    await userEvent.click(within(card).getByRole('button', { name: 'Edit Goal' }));
+    await userEvent.click(within(card).getByRole('button', { name: 'Write Goal' }));
     const box = within(card).getByRole('textbox', { name: 'Goal' });
     await waitFor(() => expect(card).toHaveTextContent('The whole brief: 0 / 50 characters'));
     await userEvent.type(box, 'A goal far too long for the limit');

@@ -130,7 +130,7 @@ export function BriefCard({ task }: { task: Task }) {
                 ) : (
                   <>
                     {text ? <span className="brief-text">{text}</span> : <span className="brief-text muted">Not written yet</span>}
-                    <button type="button" className="btn btn-quiet btn-small card-tools" aria-label={`Edit ${label}`} onClick={() => edit(field)}>
+                    <button type="button" className="btn btn-quiet btn-small card-tools" aria-label={`${text ? 'Edit' : 'Write'} ${label}`} onClick={() => edit(field)}>
                       {text ? 'Edit' : 'Write'}
                     </button>
                   </>
