@@ -644,7 +644,8 @@ mod tests {
     use super::*;
     use sentient_core::clock::SystemClock;
 
-    async fn sessions(dir: &std::path::Path) -> Sessions {
+    /// Sessions over a real SQLite file in `dir` (also for `versions`' tests).
+    pub(super) async fn sessions(dir: &std::path::Path) -> Sessions {
         let clock: SharedClock = Arc::new(SystemClock);
         let store = Store::open(&dir.join("s.db"), clock.clone())
             .await

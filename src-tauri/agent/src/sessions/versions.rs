@@ -250,21 +250,9 @@ impl Sessions {
 
 #[cfg(test)]
 mod tests {
-    use std::sync::Arc;
-
     use super::super::NewMessage;
+    use super::super::tests::sessions;
     use super::*;
-    use sentient_core::bus::EventBus;
-    use sentient_core::clock::{SharedClock, SystemClock};
-    use sentient_core::store::Store;
-
-    async fn sessions(dir: &std::path::Path) -> Sessions {
-        let clock: SharedClock = Arc::new(SystemClock);
-        let store = Store::open(&dir.join("s.db"), clock.clone())
-            .await
-            .expect("store");
-        Sessions::new(store, EventBus::new(clock.clone()), clock)
-    }
 
     fn said(role: &str, content: &str) -> NewMessage {
         NewMessage {
