@@ -11,16 +11,7 @@ use serde_json::{Value, json};
 use std::time::Duration;
 
 async fn engine(server: &ScriptedModel) -> Result<TestEngine> {
-    let t = TestEngine::start().await?;
-    sentient_e2e::point_models_at(&t, server).await?;
-    t.client
-        .patch(
-            "/api/config",
-            json!({"models": {"primary": "ollama_chat/qwen3:8b", "background_quiet_s": 0},
-                   "assistant": {"timezone": "Europe/Berlin"}}),
-        )
-        .await?;
-    Ok(t)
+    sentient_e2e::task_engine(server, "Europe/Berlin").await
 }
 
 fn refinement(name: &str, schedule: Value) -> Reply {

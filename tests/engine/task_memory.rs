@@ -11,16 +11,7 @@ use sentient_model_server::{Reply, ScriptedModel};
 use serde_json::{Value, json};
 
 async fn engine(server: &ScriptedModel) -> Result<TestEngine> {
-    let t = TestEngine::start().await?;
-    sentient_e2e::point_models_at(&t, server).await?;
-    t.client
-        .patch(
-            "/api/config",
-            json!({"models": {"primary": "ollama_chat/qwen3:8b", "background_quiet_s": 0},
-                   "assistant": {"timezone": "Asia/Kolkata"}}),
-        )
-        .await?;
-    Ok(t)
+    sentient_e2e::task_engine(server, "Asia/Kolkata").await
 }
 
 /// Creates an approved task with a one-step plan and the given schedule; returns its id.

@@ -9,17 +9,7 @@ use sentient_model_server::{Reply, ScriptedModel};
 use serde_json::{Value, json};
 
 async fn engine(server: &ScriptedModel) -> Result<TestEngine> {
-    let t = TestEngine::start().await?;
-    sentient_e2e::point_models_at(&t, server).await?;
-    // Task work is background work; nothing holds it back in tests.
-    t.client
-        .patch(
-            "/api/config",
-            json!({"models": {"primary": "ollama_chat/qwen3:8b", "background_quiet_s": 0},
-                   "assistant": {"timezone": "Europe/Berlin"}}),
-        )
-        .await?;
-    Ok(t)
+    sentient_e2e::task_engine(server, "Europe/Berlin").await
 }
 
 fn refinement(name: &str, schedule: Value) -> Reply {

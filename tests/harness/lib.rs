@@ -299,6 +299,29 @@ impl WsClient {
     }
 }
 
+/// An engine whose models are the scripted server, with `ollama_chat/qwen3:8b` as the main model,
+/// no quiet wait before background work (task work runs at once in tests) and the person in
+/// `timezone`: what the task suites start from.
+pub async fn task_engine(
+    server: &sentient_model_server::ScriptedModel,
+    timezone: &str,
+) -> Result<TestEngine> {
+    let t = TestEngine::start().await?;
+    point_models_at(&t, server).await?;
+    let (status, body) = t
+        .client
+        .patch(
+            "/api/config",
+            serde_json::json!({"models": {"primary": "ollama_chat/qwen3:8b", "background_quiet_s": 0},
+                               "assistant": {"timezone": timezone}}),
+        )
+        .await?;
+    if status != 200 {
+        bail!("could not set the task suites' settings: {status} {body}");
+    }
+    Ok(t)
+}
+
 /// Points Ollama, LM Studio, OpenAI and Anthropic at the scripted model server, so every model
 /// call of `t` is answered by its script.
 pub async fn point_models_at(
