@@ -5,6 +5,7 @@
 use anyhow::Result;
 use sentient_e2e::TestEngine;
 use sentient_e2e::sentient_engine::memory::bit_cache::IndexState;
+use sentient_e2e::sentient_engine::memory::codes::CodeState;
 
 #[tokio::test]
 async fn starting_the_engine_builds_no_area_before_its_first_use() -> Result<()> {
@@ -26,6 +27,11 @@ async fn starting_the_engine_builds_no_area_before_its_first_use() -> Result<()>
         services.memory().facts().vector_index(),
         IndexState::NotLoaded,
         "memory was not searched, so the bit index holds nothing"
+    );
+    assert_eq!(
+        services.memory().facts().vector_codes(),
+        CodeState::NotLoaded,
+        "memory was not searched, so no file of vector codes is made"
     );
     assert!(
         !services.sandbox().has_started(),

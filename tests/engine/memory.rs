@@ -995,12 +995,14 @@ async fn older_parts_of_chats_are_summarized_with_their_mark_and_noted_today() -
 #[tokio::test]
 async fn the_vector_index_holds_nothing_until_memory_is_first_searched() -> Result<()> {
     use sentient_e2e::sentient_engine::memory::bit_cache::IndexState;
+    use sentient_e2e::sentient_engine::memory::codes::CodeState;
     use sentient_e2e::sentient_engine::memory::model::MemoryType;
     use sentient_e2e::sentient_engine::memory::store::NewFact;
 
     let (server, t) = started().await?;
     let memory = t.engine.services().memory();
     assert_eq!(memory.facts().vector_index(), IndexState::NotLoaded);
+    assert_eq!(memory.facts().vector_codes(), CodeState::NotLoaded);
     // The vector tables made and facts written with their vectors, as an import does: still
     // nothing held (writes go to SQLite only until a search needs the index).
     server.set_embedding("User plays the cello", along(20, 0.0));
@@ -1031,6 +1033,7 @@ async fn the_vector_index_holds_nothing_until_memory_is_first_searched() -> Resu
     // Listing is not searching.
     assert!(!memories(&t, "").await?.is_empty());
     assert_eq!(memory.facts().vector_index(), IndexState::NotLoaded);
+    assert_eq!(memory.facts().vector_codes(), CodeState::NotLoaded);
 
     // The first search builds it and finds the fact by meaning ("lessons" is not in it).
     let found = memories(&t, "?q=cello%20lessons&limit=3").await?;
@@ -1045,6 +1048,19 @@ async fn the_vector_index_holds_nothing_until_memory_is_first_searched() -> Resu
     assert_eq!(facts, 40);
     // 768 bits and an id per fact, with room for more.
     assert!((40 * 104..1_000_000).contains(&bytes), "{bytes} bytes");
+    // Then the int8 codes' file, from the stored vectors.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while !matches!(memory.facts().vector_codes(), CodeState::Ready { .. }) {
+        anyhow::ensure!(
+            std::time::Instant::now() < deadline,
+            "the codes were not made"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+    assert!(matches!(
+        memory.facts().vector_codes(),
+        CodeState::Ready { facts: 40, .. }
+    ));
     t.stop().await;
     Ok(())
 }

@@ -6,6 +6,7 @@
 pub mod bit_cache;
 pub mod bits;
 pub mod chat;
+pub mod codes;
 pub mod decide;
 pub mod error;
 pub mod import;

@@ -15,6 +15,7 @@ use sqlx::Row;
 
 use crate::bit_cache::{BitCache, BitChange, IndexState, Lookup};
 use crate::bits::{BitIndex, HAMMING_POOL, quantize};
+use crate::codes::{self, CodeCache, CodeChange, CodeFile, CodeState};
 use crate::model::{FactStatus, Memory, MemoryType, ReviewNote, Summary};
 use crate::search::{PER_SEARCH, cosine, fuse, score, vector_bytes, vector_from_bytes, word_share};
 
@@ -62,11 +63,12 @@ pub struct ListFilter {
     pub offset: i64,
 }
 
-/// Handle to memory's tables; cheap to clone (clones share the bits cache).
+/// Handle to memory's tables; cheap to clone (clones share the bits cache and the codes).
 #[derive(Debug, Clone)]
 pub struct MemoryStore {
     store: Store,
     bits: Arc<BitCache>,
+    codes: Arc<CodeCache>,
     terms: Arc<std::sync::Mutex<TermCache>>,
 }
 
@@ -156,13 +158,25 @@ impl MemoryStore {
         Self {
             store,
             bits: Arc::default(),
+            codes: Arc::default(),
             terms: Arc::default(),
         }
     }
 
-    /// Applies committed writes to the bit index (see `bit_cache`).
-    fn bits_changed(&self, changes: impl IntoIterator<Item = BitChange>) {
-        self.bits.apply(changes);
+    /// Applies committed writes to the bit index (see `bit_cache`) and the codes' file: each
+    /// fact's new vector, or None when it lost it.
+    fn vectors_changed(&self, changes: &[CodeChange<'_>]) {
+        self.codes.apply(changes);
+        self.bits
+            .apply(changes.iter().map(|(id, vector)| match vector {
+                Some(vector) => BitChange::Put(*id, quantize(vector)),
+                None => BitChange::Remove(*id),
+            }));
+    }
+
+    /// What the codes' file is doing: made after the bit index, on the first search.
+    pub fn vector_codes(&self) -> CodeState {
+        self.codes.state()
     }
 
     /// What the bit index is doing: nothing is held until memory is first searched.
@@ -217,6 +231,9 @@ impl MemoryStore {
                         }
                     };
                     facts.bits.finish(build, built);
+                    if let Err(error) = facts.build_codes(dimension).await {
+                        tracing::warn!(%error, "memory's vector codes could not be made");
+                    }
                 });
                 ready
             }
@@ -274,40 +291,58 @@ impl MemoryStore {
         let at = stamp(at);
         let mut tx = self.store.begin_write().await?;
         let mut ids = Vec::with_capacity(facts.len());
-        for (fact, vector) in facts {
-            let review = fact.review.as_ref();
-            let id: i64 = sqlx::query_scalar(
+        // Many rows a statement: each statement is a round trip to SQLite's own thread, which
+        // made one a row most of an import's time.
+        for part in facts.chunks(ROWS_PER_STATEMENT) {
+            let mut insert = sqlx::QueryBuilder::<sqlx::Sqlite>::new(
                 "INSERT INTO facts (content, topics, source, memory_type, created_at, updated_at, \
-                 expires_at, status, review_from, review_snippet, review_session_id) \
-                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
-            )
-            .bind(&fact.content)
-            .bind(serde_json::to_string(&fact.topics).unwrap_or_else(|_| "[]".into()))
-            .bind(&fact.source)
-            .bind(fact.memory_type.as_str())
-            .bind(&at)
-            .bind(&at)
-            .bind(fact.expires_at.map(stamp))
-            .bind(if review.is_some() {
-                "pending"
-            } else {
-                "active"
-            })
-            .bind(review.map(|r| r.from.clone()))
-            .bind(review.and_then(|r| r.snippet.clone()))
-            .bind(review.and_then(|r| r.session_id.clone()))
-            .fetch_one(&mut *tx)
-            .await?;
-            if let Some(vector) = vector.as_ref().filter(|_| review.is_none()) {
-                write_vector(&mut tx, id, vector).await?;
-            }
-            ids.push(id);
+                 expires_at, status, review_from, review_snippet, review_session_id) ",
+            );
+            insert.push_values(part, |mut row, (fact, _)| {
+                let review = fact.review.as_ref();
+                row.push_bind(fact.content.clone())
+                    .push_bind(serde_json::to_string(&fact.topics).unwrap_or_else(|_| "[]".into()))
+                    .push_bind(fact.source.clone())
+                    .push_bind(fact.memory_type.as_str())
+                    .push_bind(at.clone())
+                    .push_bind(at.clone())
+                    .push_bind(fact.expires_at.map(stamp))
+                    .push_bind(if review.is_some() {
+                        "pending"
+                    } else {
+                        "active"
+                    })
+                    .push_bind(review.map(|r| r.from.clone()))
+                    .push_bind(review.and_then(|r| r.snippet.clone()))
+                    .push_bind(review.and_then(|r| r.session_id.clone()));
+            });
+            insert.push(" RETURNING id");
+            let mut made: Vec<i64> = insert.build_query_scalar().fetch_all(&mut *tx).await?;
+            // Rows get growing ids in the order given (AUTOINCREMENT, one writer), whatever
+            // order RETURNING lists them in.
+            made.sort_unstable();
+            ids.extend(made);
         }
+        let vectors: Vec<(i64, &[f32])> = facts
+            .iter()
+            .zip(&ids)
+            .filter_map(|((fact, vector), id)| {
+                let vector = vector.as_deref().filter(|_| fact.review.is_none())?;
+                Some((*id, vector))
+            })
+            .collect();
+        write_vectors(&mut tx, &vectors).await?;
+        // The words in one statement for the whole batch (FTS5 writes a segment per statement).
+        sqlx::query(
+            "INSERT INTO facts_fts (rowid, content) \
+             SELECT id, content FROM facts WHERE id IN (SELECT value FROM json_each(?))",
+        )
+        .bind(id_list(&ids))
+        .execute(&mut *tx)
+        .await?;
         tx.commit().await?;
-        self.bits_changed(facts.iter().zip(&ids).filter_map(|((fact, vector), id)| {
-            let vector = vector.as_ref().filter(|_| fact.review.is_none())?;
-            Some(BitChange::Put(*id, quantize(vector)))
-        }));
+        let changed: Vec<CodeChange<'_>> = vectors.iter().map(|(id, v)| (*id, Some(*v))).collect();
+        self.vectors_changed(&changed);
         Ok(ids)
     }
 
@@ -615,7 +650,7 @@ impl MemoryStore {
                 .await?;
         }
         tx.commit().await?;
-        self.bits_changed([BitChange::Remove(id)]);
+        self.vectors_changed(&[(id, None)]);
         Ok(done.rows_affected() > 0)
     }
 
@@ -638,7 +673,8 @@ impl MemoryStore {
             }
         }
         tx.commit().await?;
-        self.bits_changed(ids.iter().map(|id| BitChange::Remove(*id)));
+        let changed: Vec<CodeChange<'_>> = ids.iter().map(|id| (*id, None)).collect();
+        self.vectors_changed(&changed);
         Ok(ids)
     }
 
@@ -898,6 +934,7 @@ impl MemoryStore {
         tx.commit().await?;
         // Built again (empty, then with the new vectors) on the next search.
         self.bits.reset();
+        self.codes.reset();
         Ok(())
     }
 
@@ -909,16 +946,16 @@ impl MemoryStore {
             .bind(id)
             .execute(&mut *tx)
             .await?;
-        write_vector(&mut tx, id, vector).await?;
+        write_vectors(&mut tx, &[(id, vector)]).await?;
         tx.commit().await?;
-        self.bits_changed([BitChange::Put(id, quantize(vector))]);
+        self.vectors_changed(&[(id, Some(vector))]);
         Ok(())
     }
 
     pub async fn delete_vector(&self, id: i64) -> Result<(), sqlx::Error> {
         let mut conn = self.store.pool().acquire().await?;
         // Out of the cache first: a search between the two deletes must not find it.
-        self.bits_changed([BitChange::Remove(id)]);
+        self.vectors_changed(&[(id, None)]);
         if self.has_vector_table(&mut *conn).await? {
             sqlx::query("DELETE FROM facts_vec WHERE rowid = ?")
                 .bind(id)
@@ -1026,11 +1063,19 @@ impl MemoryStore {
         k: usize,
         now: DateTime<Utc>,
     ) -> Result<Vec<(i64, f64)>, sqlx::Error> {
+        // Many candidates are ranked by their int8 codes first, and only the best of those read
+        // as float32 (a row out of the page cache costs tens of microseconds).
+        let exact = codes::exact_rank_size(k);
+        let first = if first.len() > exact {
+            self.codes.best(query, &first, exact)
+        } else {
+            first
+        };
         // The candidates' similarities, in one query per part: two parts at once on their own
-        // connections when there are many (finding the rows is half the time at a million facts).
+        // connections when there are more than a few (the reads wait on the disk).
         // By id alone; whether each is still remembered is asked only of the best (below),
-        // which saves a lookup in `facts` for each of the hundreds that rank lower.
-        let parts = if first.len() >= 2 * FIRST_PASS { 2 } else { 1 };
+        // which saves a lookup in `facts` for each of those that rank lower.
+        let parts = if first.len() > PER_SEARCH { 2 } else { 1 };
         let query_bytes = vector_bytes(query);
         let reads = first
             .chunks(first.len().div_ceil(parts).max(1))
@@ -1042,6 +1087,54 @@ impl MemoryStore {
             .collect();
         ranked.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
         self.keep_remembered(ranked, k, now).await
+    }
+
+    /// Makes the codes' file after the bit index's build: every stored vector, read a batch at
+    /// a time in id order (each batch its own read, so no snapshot is held for the whole table),
+    /// while writes already go to the file. Nothing for a database without a folder (in memory).
+    async fn build_codes(&self, dimension: usize) -> Result<(), sqlx::Error> {
+        let file: Option<String> =
+            sqlx::query_scalar("SELECT file FROM pragma_database_list WHERE name = 'main'")
+                .fetch_optional(self.store.pool())
+                .await?;
+        let Some(folder) = file
+            .filter(|f| !f.is_empty())
+            .and_then(|f| std::path::Path::new(&f).parent().map(|p| p.to_owned()))
+        else {
+            return Ok(());
+        };
+        let facts = match self.bits.state() {
+            IndexState::Ready { facts, .. } => facts,
+            _ => 0,
+        };
+        let generation = match CodeFile::new(&folder, dimension, facts) {
+            Ok(file) => self.codes.start(file),
+            Err(error) => {
+                tracing::warn!(%error, "memory's vector codes' file could not be made");
+                return Ok(());
+            }
+        };
+        let mut after = i64::MIN;
+        loop {
+            let rows: Vec<(i64, Vec<u8>)> = sqlx::query_as(
+                "SELECT id, embedding FROM fact_vectors WHERE id > ? ORDER BY id LIMIT ?",
+            )
+            .bind(after)
+            .bind(CODE_BUILD_BATCH)
+            .fetch_all(self.store.pool())
+            .await?;
+            let Some((last, _)) = rows.last() else { break };
+            after = *last;
+            let vectors: Vec<(i64, Vec<f32>)> = rows
+                .iter()
+                .map(|(id, bytes)| (*id, vector_from_bytes(bytes)))
+                .collect();
+            if !self.codes.fill(generation, &vectors) {
+                return Ok(());
+            }
+        }
+        self.codes.finish(generation);
+        Ok(())
     }
 
     /// The first `k` of `ranked` (best first) that are remembered at `now`: active and not
@@ -1310,6 +1403,9 @@ pub const FIRST_PASS: usize = 100;
 /// "Memory search").
 pub const FACTS_PER_CANDIDATE: usize = 1_667;
 
+/// Vectors read at a time while the codes' file is made.
+const CODE_BUILD_BATCH: i64 = 1_000;
+
 /// How long a search waits for the bit index's build before going on by words alone: a small
 /// memory is built well within it, a million facts take longer.
 pub const BUILD_WAIT: Duration = Duration::from_millis(250);
@@ -1343,26 +1439,44 @@ fn id_list(ids: &[i64]) -> String {
     serde_json::to_string(ids).unwrap_or_else(|_| "[]".into())
 }
 
-/// Writes a fact's vector: bits (or float32) for the first pass, float32 by id for the rank.
-async fn write_vector(
+/// Rows a multi-row statement writes at a time (the facts' 11 values each stay well under SQLite's
+/// 32,766 bound values a statement).
+const ROWS_PER_STATEMENT: usize = 500;
+
+/// Writes facts' vectors: bits (or float32) for the first pass, float32 by id for the codes'
+/// file and the exact rank; many rows a statement.
+async fn write_vectors(
     tx: &mut sqlx::Transaction<'static, sqlx::Sqlite>,
-    id: i64,
-    vector: &[f32],
+    vectors: &[(i64, &[f32])],
 ) -> Result<(), sqlx::Error> {
-    let dimension = vector.len();
-    sqlx::query(safe(format!(
-        "INSERT INTO facts_vec (rowid, embedding) VALUES (?, {})",
-        first_pass_value(dimension)
-    )))
-    .bind(id)
-    .bind(vector_bytes(vector))
-    .execute(&mut **tx)
-    .await?;
-    sqlx::query("INSERT OR REPLACE INTO fact_vectors (id, embedding) VALUES (?, ?)")
-        .bind(id)
-        .bind(vector_bytes(vector))
-        .execute(&mut **tx)
-        .await?;
+    for part in vectors.chunks(ROWS_PER_STATEMENT) {
+        // The dimension is the same for every fact of one index.
+        let Some(dimension) = part.first().map(|(_, v)| v.len()) else {
+            continue;
+        };
+        let as_bits = dimension.is_multiple_of(8);
+        let mut bits =
+            sqlx::QueryBuilder::<sqlx::Sqlite>::new("INSERT INTO facts_vec (rowid, embedding) ");
+        bits.push_values(part, |mut row, (id, vector)| {
+            row.push_bind(*id);
+            // As `first_pass_value` matches them.
+            if as_bits {
+                row.push("vec_quantize_binary(")
+                    .push_bind_unseparated(vector_bytes(vector))
+                    .push_unseparated(")");
+            } else {
+                row.push_bind(vector_bytes(vector));
+            }
+        });
+        bits.build().execute(&mut **tx).await?;
+        let mut floats = sqlx::QueryBuilder::<sqlx::Sqlite>::new(
+            "INSERT OR REPLACE INTO fact_vectors (id, embedding) ",
+        );
+        floats.push_values(part, |mut row, (id, vector)| {
+            row.push_bind(*id).push_bind(vector_bytes(vector));
+        });
+        floats.build().execute(&mut **tx).await?;
+    }
     Ok(())
 }
 
@@ -1587,6 +1701,103 @@ mod tests {
                 ..
             }
         ));
+    }
+
+    /// The codes' file: nothing until the first search, then made from the stored vectors
+    /// beside the bit index; search is exact before, during and after, and every write reaches it.
+    #[tokio::test]
+    async fn the_codes_file_is_made_after_the_first_search_and_follows_every_write() {
+        let (_dir, facts) = open_indexed(64).await;
+        let now = Utc::now();
+        let mut state = 0x0041_C0DE_5EED_0001u64;
+        let mut random_vector = move || -> Vec<f32> {
+            (0..64)
+                .map(|_| {
+                    state ^= state << 13;
+                    state ^= state >> 7;
+                    state ^= state << 17;
+                    (state % 2001) as f32 / 1000.0 - 1.0
+                })
+                .collect()
+        };
+        // More than the exact rank takes, so the codes pass runs.
+        let batch: Vec<(NewFact, Option<Vec<f32>>)> = (0..3 * FIRST_PASS)
+            .map(|i| (fact(&format!("fact {i}"), None), Some(random_vector())))
+            .collect();
+        let ids = facts.insert_many(&batch, now).await.expect("insert");
+        let mut stored: HashMap<i64, Vec<f32>> = ids
+            .iter()
+            .zip(&batch)
+            .filter_map(|(id, (_, v))| Some((*id, v.clone()?)))
+            .collect();
+        assert_eq!(facts.vector_codes(), CodeState::NotLoaded);
+        let ids_of = |found: Vec<(i64, f64)>| found.into_iter().map(|(id, _)| id).collect();
+        // Every fact a candidate, so what is checked is the codes' pass, not the bits'.
+        let every = |facts: usize| facts;
+        let query = random_vector();
+        let found: Vec<i64> = ids_of(
+            facts
+                .nearest_among(&query, 10, every, now)
+                .await
+                .expect("knn"),
+        );
+        assert_eq!(found, exact_top(&stored, &query, 10));
+        let deadline = std::time::Instant::now() + Duration::from_secs(10);
+        while !matches!(facts.vector_codes(), CodeState::Ready { .. }) {
+            assert!(std::time::Instant::now() < deadline, "codes were not made");
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        assert!(matches!(
+            facts.vector_codes(),
+            CodeState::Ready { facts: n, bytes } if n == 3 * FIRST_PASS && bytes > 0
+        ));
+        for round in 0..5 {
+            let query = random_vector();
+            let found: Vec<i64> = ids_of(
+                facts
+                    .nearest_among(&query, 10, every, now)
+                    .await
+                    .expect("knn"),
+            );
+            assert_eq!(found, exact_top(&stored, &query, 10), "round {round}");
+            // The best moves away, the second loses its vector, a new fact is the query.
+            let away: Vec<f32> = query.iter().map(|x| -x).collect();
+            facts.put_vector(found[0], &away).await.expect("update");
+            stored.insert(found[0], away);
+            facts.delete_vector(found[1]).await.expect("delete vector");
+            stored.remove(&found[1]);
+            let added = facts
+                .insert_many(
+                    &[(fact(&format!("new {round}"), None), Some(query.clone()))],
+                    now,
+                )
+                .await
+                .expect("add")[0];
+            stored.insert(added, query.clone());
+            let after: Vec<i64> = ids_of(
+                facts
+                    .nearest_among(&query, 10, every, now)
+                    .await
+                    .expect("knn"),
+            );
+            assert_eq!(after[0], added);
+            assert_eq!(
+                after,
+                exact_top(&stored, &query, 10),
+                "round {round}, after writes"
+            );
+        }
+        assert!(matches!(
+            facts.vector_codes(),
+            CodeState::Ready { facts: n, .. } if n == stored.len()
+        ));
+        facts.delete(ids[0]).await.expect("delete");
+        let info = IndexInfo {
+            model: "other/embed".into(),
+            dimension: 64,
+        };
+        facts.create_index(&info, now).await.expect("reindex");
+        assert_eq!(facts.vector_codes(), CodeState::NotLoaded);
     }
 
     #[tokio::test]
