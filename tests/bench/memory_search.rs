@@ -333,15 +333,15 @@ async fn main() -> Result<()> {
     // The int8 codes' file, made after the bit index (searches meanwhile read float32 for the
     // candidates without a code); the queries below wait for it.
     let t = Instant::now();
-    let codes = loop {
-        match facts.vector_codes() {
-            CodeState::Ready { facts, bytes } => break (facts, bytes),
-            CodeState::NotLoaded if t.elapsed() > Duration::from_secs(5) => {
-                anyhow::bail!("the codes' file was not started")
-            }
-            _ => tokio::time::sleep(Duration::from_millis(20)).await,
-        }
+    facts.vector_codes_built().await;
+    let CodeState::Ready {
+        facts: coded,
+        bytes,
+    } = facts.vector_codes()
+    else {
+        anyhow::bail!("the codes' file was not made: {:?}", facts.vector_codes());
     };
+    let codes = (coded, bytes);
     let after_codes = resident_anon();
     println!(
         "int8 codes: made in {:.2} s after the bit index, {} facts, {:.0} MB on disk, {:.1} MB held ({:.1} MB more resident heap)",

@@ -1049,14 +1049,12 @@ async fn the_vector_index_holds_nothing_until_memory_is_first_searched() -> Resu
     // 768 bits and an id per fact, with room for more.
     assert!((40 * 104..1_000_000).contains(&bytes), "{bytes} bytes");
     // Then the int8 codes' file, from the stored vectors.
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
-    while !matches!(memory.facts().vector_codes(), CodeState::Ready { .. }) {
-        anyhow::ensure!(
-            std::time::Instant::now() < deadline,
-            "the codes were not made"
-        );
-        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
-    }
+    tokio::time::timeout(
+        std::time::Duration::from_secs(10),
+        memory.facts().vector_codes_built(),
+    )
+    .await
+    .context("the codes were not made")?;
     assert!(matches!(
         memory.facts().vector_codes(),
         CodeState::Ready { facts: 40, .. }

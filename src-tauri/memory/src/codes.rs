@@ -193,9 +193,20 @@ struct Slot {
 
 /// The codes' file behind its lock, with the life of a build: started by the store after the
 /// bit index's build, filled a batch at a time, kept in step with every committed write.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct CodeCache {
     slot: RwLock<Slot>,
+    /// Whether a file is made (for `built`).
+    ready: tokio::sync::watch::Sender<bool>,
+}
+
+impl Default for CodeCache {
+    fn default() -> Self {
+        Self {
+            slot: RwLock::default(),
+            ready: tokio::sync::watch::channel(false).0,
+        }
+    }
 }
 
 /// A committed write, as the codes see it: a fact's new vector, or None when it lost it.
@@ -221,6 +232,7 @@ impl CodeCache {
         slot.generation += 1;
         slot.file = Some(file);
         slot.built = false;
+        self.ready.send_replace(false);
         slot.generation
     }
 
@@ -240,6 +252,7 @@ impl CodeCache {
         if let Err(error) = written {
             tracing::warn!(%error, "memory's vector codes could not be written; searching without them");
             slot.file = None;
+            self.ready.send_replace(false);
             return false;
         }
         true
@@ -249,7 +262,14 @@ impl CodeCache {
         let mut slot = self.slot.write_unpoisoned();
         if slot.generation == generation && slot.file.is_some() {
             slot.built = true;
+            self.ready.send_replace(true);
         }
+    }
+
+    /// Returns once a file is made.
+    pub async fn built(&self) {
+        let mut ready = self.ready.subscribe();
+        let _ = ready.wait_for(|made| *made).await;
     }
 
     /// A new vector table: the file goes (and any build stops).
@@ -258,6 +278,7 @@ impl CodeCache {
         slot.generation += 1;
         slot.file = None;
         slot.built = false;
+        self.ready.send_replace(false);
     }
 
     /// Applies committed writes (nothing while no file is made: its build reads the table).
@@ -276,6 +297,7 @@ impl CodeCache {
         if let Err(error) = written {
             tracing::warn!(%error, "memory's vector codes could not be written; searching without them");
             slot.file = None;
+            self.ready.send_replace(false);
         }
     }
 

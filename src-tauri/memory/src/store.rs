@@ -179,6 +179,11 @@ impl MemoryStore {
         self.codes.state()
     }
 
+    /// Returns once the codes' file is made (it never is until memory is first searched).
+    pub async fn vector_codes_built(&self) {
+        self.codes.built().await;
+    }
+
     /// What the bit index is doing: nothing is held until memory is first searched.
     pub fn vector_index(&self) -> IndexState {
         self.bits.state()
@@ -1632,6 +1637,20 @@ mod tests {
         );
     }
 
+    /// Vectors of `dimension` values in -1..1 from a small deterministic generator (xorshift).
+    fn random_vectors(mut state: u64, dimension: usize) -> impl FnMut() -> Vec<f32> {
+        move || {
+            (0..dimension)
+                .map(|_| {
+                    state ^= state << 13;
+                    state ^= state >> 7;
+                    state ^= state << 17;
+                    (state % 2001) as f32 / 1000.0 - 1.0
+                })
+                .collect()
+        }
+    }
+
     /// The exact answer: every stored vector by cosine similarity to `query`, best first.
     fn exact_top(stored: &HashMap<i64, Vec<f32>>, query: &[f32], k: usize) -> Vec<i64> {
         let mut all: Vec<(f64, i64)> = stored
@@ -1648,17 +1667,7 @@ mod tests {
     async fn vector_search_finds_the_exact_top_ten_and_sees_every_write_at_once() {
         let (_dir, facts) = open_indexed(64).await;
         let now = Utc::now();
-        let mut state = 0x1234_5678_9ABC_DEF1u64;
-        let mut random_vector = move || -> Vec<f32> {
-            (0..64)
-                .map(|_| {
-                    state ^= state << 13;
-                    state ^= state >> 7;
-                    state ^= state << 17;
-                    (state % 2001) as f32 / 1000.0 - 1.0
-                })
-                .collect()
-        };
+        let mut random_vector = random_vectors(0x1234_5678_9ABC_DEF1, 64);
         let batch: Vec<(NewFact, Option<Vec<f32>>)> = (0..FIRST_PASS)
             .map(|i| (fact(&format!("fact {i}"), None), Some(random_vector())))
             .collect();
@@ -1711,17 +1720,7 @@ mod tests {
     async fn the_codes_file_is_made_after_the_first_search_and_follows_every_write() {
         let (_dir, facts) = open_indexed(64).await;
         let now = Utc::now();
-        let mut state = 0x0041_C0DE_5EED_0001u64;
-        let mut random_vector = move || -> Vec<f32> {
-            (0..64)
-                .map(|_| {
-                    state ^= state << 13;
-                    state ^= state >> 7;
-                    state ^= state << 17;
-                    (state % 2001) as f32 / 1000.0 - 1.0
-                })
-                .collect()
-        };
+        let mut random_vector = random_vectors(0x0041_C0DE_5EED_0001, 64);
         // More than the exact rank takes, so the codes pass runs.
         let batch: Vec<(NewFact, Option<Vec<f32>>)> = (0..3 * FIRST_PASS)
             .map(|i| (fact(&format!("fact {i}"), None), Some(random_vector())))
@@ -1744,16 +1743,14 @@ mod tests {
                 .expect("knn"),
         );
         assert_eq!(found, exact_top(&stored, &query, 10));
-        let deadline = std::time::Instant::now() + Duration::from_secs(10);
-        while !matches!(facts.vector_codes(), CodeState::Ready { .. }) {
-            assert!(std::time::Instant::now() < deadline, "codes were not made");
-            tokio::time::sleep(Duration::from_millis(20)).await;
-        }
+        tokio::time::timeout(Duration::from_secs(10), facts.vector_codes_built())
+            .await
+            .expect("the codes were made");
         assert!(matches!(
             facts.vector_codes(),
             CodeState::Ready { facts: n, bytes } if n == 3 * FIRST_PASS && bytes > 0
         ));
-        for round in 0..5 {
+        for _ in 0..5 {
             let query = random_vector();
             let found: Vec<i64> = ids_of(
                 facts
@@ -1761,34 +1758,37 @@ mod tests {
                     .await
                     .expect("knn"),
             );
-            assert_eq!(found, exact_top(&stored, &query, 10), "round {round}");
-            // The best moves away, the second loses its vector, a new fact is the query.
-            let away: Vec<f32> = query.iter().map(|x| -x).collect();
-            facts.put_vector(found[0], &away).await.expect("update");
-            stored.insert(found[0], away);
-            facts.delete_vector(found[1]).await.expect("delete vector");
-            stored.remove(&found[1]);
-            let added = facts
-                .insert_many(
-                    &[(fact(&format!("new {round}"), None), Some(query.clone()))],
-                    now,
-                )
-                .await
-                .expect("add")[0];
-            stored.insert(added, query.clone());
-            let after: Vec<i64> = ids_of(
-                facts
-                    .nearest_among(&query, 10, every, now)
-                    .await
-                    .expect("knn"),
-            );
-            assert_eq!(after[0], added);
-            assert_eq!(
-                after,
-                exact_top(&stored, &query, 10),
-                "round {round}, after writes"
-            );
+            assert_eq!(found, exact_top(&stored, &query, 10));
         }
+        // Writes reach the codes at once: a fact given the query's own vector comes first, the
+        // one that was first goes with its vector, and a new fact near the query is found.
+        let query = random_vector();
+        let before: Vec<i64> = ids_of(
+            facts
+                .nearest_among(&query, 10, every, now)
+                .await
+                .expect("knn"),
+        );
+        facts.put_vector(before[9], &query).await.expect("update");
+        stored.insert(before[9], query.clone());
+        facts.delete_vector(before[0]).await.expect("delete vector");
+        stored.remove(&before[0]);
+        let mut near = query.clone();
+        near[0] += 0.5;
+        let added = facts
+            .insert_many(&[(fact("new", None), Some(near.clone()))], now)
+            .await
+            .expect("add")[0];
+        stored.insert(added, near);
+        let after: Vec<i64> = ids_of(
+            facts
+                .nearest_among(&query, 10, every, now)
+                .await
+                .expect("knn"),
+        );
+        assert_eq!(after[0], before[9]);
+        assert!(after.contains(&added) && !after.contains(&before[0]));
+        assert_eq!(after, exact_top(&stored, &query, 10));
         assert!(matches!(
             facts.vector_codes(),
             CodeState::Ready { facts: n, .. } if n == stored.len()
