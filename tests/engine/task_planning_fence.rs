@@ -229,7 +229,12 @@ async fn a_task_run_now_between_retries_keeps_the_persons_plan() -> Result<()> {
     })
     .await?;
     assert_eq!(task["plan"], persons_plan());
-    let events = feed_events(&t, &id).await?;
+    // The feed's entry is written just after the run ends: waited for, not read once.
+    let events = eventually("the run's failure in the feed", || async {
+        let events = feed_events(&t, &id).await?;
+        Ok(events.iter().any(|e| e == "run_failed").then_some(events))
+    })
+    .await?;
     assert!(!events.iter().any(|e| e == "planning_failed"), "{events:?}");
     assert_eq!(events, vec!["run_failed".to_owned()]);
     t.stop().await;
