@@ -83,10 +83,6 @@ impl CodeFile {
         })
     }
 
-    pub fn dimension(&self) -> usize {
-        self.dimension
-    }
-
     pub fn len(&self) -> usize {
         self.rows.len()
     }
@@ -188,7 +184,6 @@ struct Slot {
     /// Counts files (`CodeCache::start`, `reset`): a build's rows for an older one are dropped.
     generation: u64,
     file: Option<CodeFile>,
-    built: bool,
 }
 
 /// The codes' file behind its lock, with the life of a build: started by the store after the
@@ -196,7 +191,7 @@ struct Slot {
 #[derive(Debug)]
 pub struct CodeCache {
     slot: RwLock<Slot>,
-    /// Whether a file is made (for `built`).
+    /// Whether the file in the slot is made (its build ended); `built` waits on it.
     ready: tokio::sync::watch::Sender<bool>,
 }
 
@@ -215,7 +210,7 @@ pub type CodeChange<'v> = (i64, Option<&'v [f32]>);
 impl CodeCache {
     pub fn state(&self) -> CodeState {
         let slot = self.slot.read_unpoisoned();
-        match (&slot.file, slot.built) {
+        match (&slot.file, *self.ready.borrow()) {
             (None, _) => CodeState::NotLoaded,
             (Some(file), false) => CodeState::Building { facts: file.len() },
             (Some(file), true) => CodeState::Ready {
@@ -231,7 +226,6 @@ impl CodeCache {
         let mut slot = self.slot.write_unpoisoned();
         slot.generation += 1;
         slot.file = Some(file);
-        slot.built = false;
         self.ready.send_replace(false);
         slot.generation
     }
@@ -259,9 +253,9 @@ impl CodeCache {
     }
 
     pub fn finish(&self, generation: u64) {
-        let mut slot = self.slot.write_unpoisoned();
+        // The write lock, so that no `start` or `reset` comes between the check and the send.
+        let slot = self.slot.write_unpoisoned();
         if slot.generation == generation && slot.file.is_some() {
-            slot.built = true;
             self.ready.send_replace(true);
         }
     }
@@ -277,7 +271,6 @@ impl CodeCache {
         let mut slot = self.slot.write_unpoisoned();
         slot.generation += 1;
         slot.file = None;
-        slot.built = false;
         self.ready.send_replace(false);
     }
 

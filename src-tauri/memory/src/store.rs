@@ -1651,6 +1651,25 @@ mod tests {
         }
     }
 
+    /// Stores `count` facts with the next random vectors; answers their ids and the vectors by id.
+    async fn store_random(
+        facts: &MemoryStore,
+        random_vector: &mut impl FnMut() -> Vec<f32>,
+        count: usize,
+        now: DateTime<Utc>,
+    ) -> (Vec<i64>, HashMap<i64, Vec<f32>>) {
+        let batch: Vec<(NewFact, Option<Vec<f32>>)> = (0..count)
+            .map(|i| (fact(&format!("fact {i}"), None), Some(random_vector())))
+            .collect();
+        let ids = facts.insert_many(&batch, now).await.expect("insert");
+        let stored = ids
+            .iter()
+            .zip(&batch)
+            .filter_map(|(id, (_, v))| Some((*id, v.clone()?)))
+            .collect();
+        (ids, stored)
+    }
+
     /// The exact answer: every stored vector by cosine similarity to `query`, best first.
     fn exact_top(stored: &HashMap<i64, Vec<f32>>, query: &[f32], k: usize) -> Vec<i64> {
         let mut all: Vec<(f64, i64)> = stored
@@ -1668,15 +1687,7 @@ mod tests {
         let (_dir, facts) = open_indexed(64).await;
         let now = Utc::now();
         let mut random_vector = random_vectors(0x1234_5678_9ABC_DEF1, 64);
-        let batch: Vec<(NewFact, Option<Vec<f32>>)> = (0..FIRST_PASS)
-            .map(|i| (fact(&format!("fact {i}"), None), Some(random_vector())))
-            .collect();
-        let ids = facts.insert_many(&batch, now).await.expect("insert");
-        let mut stored: HashMap<i64, Vec<f32>> = ids
-            .iter()
-            .zip(&batch)
-            .filter_map(|(id, (_, v))| Some((*id, v.clone()?)))
-            .collect();
+        let (_, mut stored) = store_random(&facts, &mut random_vector, FIRST_PASS, now).await;
         assert_eq!(facts.vector_index(), IndexState::NotLoaded);
         let found_ids = |found: Vec<(i64, f64)>| found.into_iter().map(|(id, _)| id).collect();
         for round in 0..5 {
@@ -1721,16 +1732,8 @@ mod tests {
         let (_dir, facts) = open_indexed(64).await;
         let now = Utc::now();
         let mut random_vector = random_vectors(0x0041_C0DE_5EED_0001, 64);
-        // More than the exact rank takes, so the codes pass runs.
-        let batch: Vec<(NewFact, Option<Vec<f32>>)> = (0..3 * FIRST_PASS)
-            .map(|i| (fact(&format!("fact {i}"), None), Some(random_vector())))
-            .collect();
-        let ids = facts.insert_many(&batch, now).await.expect("insert");
-        let mut stored: HashMap<i64, Vec<f32>> = ids
-            .iter()
-            .zip(&batch)
-            .filter_map(|(id, (_, v))| Some((*id, v.clone()?)))
-            .collect();
+        // More than the first pass's fixed hundred, so the codes pass runs.
+        let (ids, mut stored) = store_random(&facts, &mut random_vector, 3 * FIRST_PASS, now).await;
         assert_eq!(facts.vector_codes(), CodeState::NotLoaded);
         let ids_of = |found: Vec<(i64, f64)>| found.into_iter().map(|(id, _)| id).collect();
         // Every fact a candidate, so what is checked is the codes' pass, not the bits'.
