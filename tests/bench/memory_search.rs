@@ -42,8 +42,8 @@ const CLUSTERS: usize = 64;
 const SUBTOPICS: usize = 16;
 const BATCH: usize = 1_000;
 const WARM_UP: usize = 50;
-/// One query in this many is also answered by float32 brute force (recall, its latency) and
-/// by the int8 variant: both take a quarter of a second each at 100,000 facts.
+/// One query in this many is also answered exactly (float32 cosine against every fact: recall)
+/// and by the int8 variant (a quarter of a second a query at 100,000 facts).
 const TRUTH_EVERY: usize = 10;
 /// Candidates the int8 variant hands to the float32 rank (RERANK overrides).
 const RERANK_DEFAULT: usize = 800;
@@ -142,6 +142,61 @@ fn fact_text(rng: &mut StdRng, vocabulary: &[String], i: usize) -> String {
     )
 }
 
+/// The `PER_SEARCH` facts nearest each query by float32 cosine, as `(id, similarity)`, nearest
+/// first, keyed as asked: every fact made again by `next_fact` from `rng` (the state the inserts
+/// started from), fact i having id `ids[i]`. Vectors are unit length, so cosine is the dot product.
+fn exact_answers(
+    asked: &[((usize, usize), &[f32])],
+    ids: &[i64],
+    mut rng: StdRng,
+    next_fact: impl Fn(&mut StdRng, usize) -> (String, Vec<f32>),
+) -> HashMap<(usize, usize), Vec<(i64, f64)>> {
+    use std::cmp::Reverse;
+    use std::collections::BinaryHeap;
+    // Per query the best so far, worst on top (similarity as ordered bits: all are finite).
+    let mut best: Vec<BinaryHeap<(Reverse<u32>, i64)>> = vec![BinaryHeap::new(); asked.len()];
+    let ordered = |x: f32| {
+        let bits = x.to_bits();
+        if x.is_sign_negative() {
+            !bits
+        } else {
+            bits | 1 << 31
+        }
+    };
+    let unordered = |bits: u32| {
+        f32::from_bits(if bits & 1 << 31 != 0 {
+            bits & !(1 << 31)
+        } else {
+            !bits
+        })
+    };
+    for (i, &id) in ids.iter().enumerate() {
+        let (_, vector) = next_fact(&mut rng, i);
+        for ((_, query), heap) in asked.iter().zip(best.iter_mut()) {
+            let dot: f32 = vector.iter().zip(*query).map(|(a, b)| a * b).sum();
+            let entry = (Reverse(ordered(dot)), id);
+            if heap.len() < PER_SEARCH {
+                heap.push(entry);
+            } else if heap.peek().is_some_and(|worst| entry < *worst) {
+                heap.pop();
+                heap.push(entry);
+            }
+        }
+    }
+    asked
+        .iter()
+        .zip(best)
+        .map(|((key, _), heap)| {
+            let found = heap
+                .into_sorted_vec()
+                .into_iter()
+                .map(|(Reverse(dot), id)| (id, f64::from(unordered(dot))))
+                .collect();
+            (*key, found)
+        })
+        .collect()
+}
+
 fn percentile(sorted: &[Duration], p: f64) -> Duration {
     if sorted.is_empty() {
         return Duration::ZERO;
@@ -189,6 +244,9 @@ struct SetResults {
     /// The same search at once again: its rows are now in SQLite's and the system's caches, so
     /// the difference is what reading them from the file costs.
     hybrid_again: Vec<Duration>,
+    /// The word search alone (`keyword_ids`), after the hybrid: a paraphrase's ordinary words
+    /// match more facts than a fact's own rare ones.
+    words_half: Vec<Duration>,
     /// Recall@10 of the hybrid search against hybrid over exact neighbours, summed.
     hybrid_recall: f64,
     /// Queries whose own fact was in the hybrid top 10.
@@ -255,9 +313,16 @@ async fn main() -> Result<()> {
     let mut ids: Vec<i64> = Vec::with_capacity(facts_n);
     let started = Instant::now();
     let mut batch = Vec::with_capacity(BATCH);
+    // Fact i's text and vector: made once to insert, and once more (the same generator from the
+    // same state) to find the exact answers.
+    let next_fact = |rng: &mut StdRng, i: usize| {
+        let text = fact_text(rng, &vocabulary, i);
+        let vector = noisy(rng, &subtopics[i % subtopics.len()], 0.03);
+        (text, vector)
+    };
+    let replay = rng.clone();
     for i in 0..facts_n {
-        let text = fact_text(&mut rng, &vocabulary, i);
-        let vector = noisy(&mut rng, &subtopics[i % subtopics.len()], 0.03);
+        let (text, vector) = next_fact(&mut rng, i);
         if i % (facts_n / 2_000).max(1) == 0 {
             kept.push((i, text.clone(), vector.clone()));
         }
@@ -408,44 +473,12 @@ async fn main() -> Result<()> {
         }
     }
 
-    // The exact answer: float32 brute force over every vector (sqlite-vec, cosine).
-    sqlx::query(sqlx::AssertSqlSafe(format!(
-        "CREATE VIRTUAL TABLE IF NOT EXISTS bench_float USING vec0(embedding float[{DIM}] distance_metric=cosine)"
-    )))
-    .execute(store.pool())
-    .await?;
-    // (already there when FACTS_DB is reused)
-    sqlx::query(
-        "INSERT INTO bench_float (rowid, embedding) SELECT id, embedding FROM fact_vectors \
-         WHERE NOT EXISTS (SELECT 1 FROM bench_float)",
-    )
-    .execute(store.pool())
-    .await?;
-    let exact = |vector: Vec<u8>, k: usize| {
-        let pool = store.pool().clone();
-        async move {
-            sqlx::query_as::<_, (i64, f64)>(
-                "SELECT rowid, distance FROM bench_float WHERE embedding MATCH ? AND k = ? ORDER BY distance",
-            )
-            .bind(vector)
-            .bind(k as i64)
-            .fetch_all(&pool)
-            .await
-            .map(|rows| {
-                rows.into_iter()
-                    .map(|(id, distance)| (id, 1.0 - distance))
-                    .collect::<Vec<(i64, f64)>>()
-            })
-        }
-    };
     let top_ids = |found: &[(i64, f64)], k: usize| -> Vec<i64> {
         found.iter().take(k).map(|(id, _)| *id).collect()
     };
 
     let mut vector_only = Vec::new();
-    let mut keyword_only = Vec::new();
     let mut rank_only = Vec::new();
-    let mut brute = Vec::new();
     let mut vec0_bits = Vec::new();
     let mut vec0_recall = 0.0;
     let mut recall = 0.0;
@@ -457,18 +490,29 @@ async fn main() -> Result<()> {
     let mut truths: Vec<(Vec<f32>, Vec<i64>)> = Vec::new();
     let mut results: Vec<(&str, SetResults)> = Vec::new();
     let with_truth = |n: usize| n >= WARM_UP && (n - WARM_UP).is_multiple_of(TRUTH_EVERY);
-    // The exact neighbours (float32 brute force) for one query in TRUTH_EVERY, all before the
-    // timed searches: each brute force reads the whole 3 GB `bench_float`, and between the
-    // searches it pushed their pages out of the page cache (about 5 GB here), so the next
-    // searches paid for reads no person's search would.
-    let mut answers: HashMap<(usize, usize), Vec<(i64, f64)>> = HashMap::new();
-    for (s, (_, queries)) in sets.iter().enumerate() {
-        for (n, q) in queries.iter().enumerate().filter(|(n, _)| with_truth(*n)) {
-            let t = Instant::now();
-            answers.insert((s, n), exact(vector_bytes(&q.vector), PER_SEARCH).await?);
-            brute.push(t.elapsed());
-        }
-    }
+    // The exact neighbours (float32 cosine against every fact) for one query in TRUTH_EVERY,
+    // found in this process from the facts made again, not read from the database: a 3 GB
+    // float32 table beside the facts, read whole for each answer, pushed the facts' own pages
+    // out of the page cache (about 5 GB here), and the searches then paid for reads no person's
+    // search would.
+    let t = Instant::now();
+    let asked: Vec<((usize, usize), &[f32])> = sets
+        .iter()
+        .enumerate()
+        .flat_map(|(s, (_, queries))| {
+            queries
+                .iter()
+                .enumerate()
+                .filter(|(n, _)| with_truth(*n))
+                .map(move |(n, q)| ((s, n), q.vector.as_slice()))
+        })
+        .collect();
+    let mut answers = exact_answers(&asked, &ids, replay, next_fact);
+    println!(
+        "exact answers: {} queries against every fact in {:.1} s",
+        asked.len(),
+        t.elapsed().as_secs_f64()
+    );
     for (s, (name, queries)) in sets.iter().enumerate() {
         let mut set = SetResults::default();
         for (n, q) in queries.iter().enumerate() {
@@ -488,13 +532,16 @@ async fn main() -> Result<()> {
                 set.found_own += usize::from(found_ids.contains(&q.fact));
             }
             let truth = answers.remove(&(s, n)).unwrap_or_default();
+            let t = Instant::now();
+            let words = facts.keyword_ids(&q.text, PER_SEARCH, Some(now)).await?;
+            let k = t.elapsed();
+            if measured {
+                set.words_half.push(k);
+            }
             if *name == "words" {
                 let t = Instant::now();
                 let near = facts.nearest(&q.vector, PER_SEARCH, now).await?;
                 let v = t.elapsed();
-                let t = Instant::now();
-                let words = facts.keyword_ids(&q.text, PER_SEARCH, Some(now)).await?;
-                let k = t.elapsed();
                 anyhow::ensure!(!near.is_empty(), "a vector search found nothing");
                 // The hybrid's last step alone: fusion, the word-only hits' vectors, the facts.
                 let t = Instant::now();
@@ -504,7 +551,6 @@ async fn main() -> Result<()> {
                 let r = t.elapsed();
                 if measured {
                     vector_only.push(v);
-                    keyword_only.push(k);
                     rank_only.push(r);
                 }
                 if with_truth {
@@ -514,7 +560,6 @@ async fn main() -> Result<()> {
             }
             if with_truth {
                 // The same hybrid search over the exact neighbours: what it should answer.
-                let words = facts.keyword_ids(&q.text, PER_SEARCH, Some(now)).await?;
                 let should = facts
                     .rank_hybrid(&hybrid_query(q, &filter, now), &truth, &words)
                     .await?;
@@ -565,6 +610,7 @@ async fn main() -> Result<()> {
     for (name, set) in results {
         report(&format!("hybrid, {name} queries"), set.hybrid.clone());
         report("  the same again, rows cached", set.hybrid_again.clone());
+        report("  its words alone (FTS5 top 50)", set.words_half.clone());
         println!(
             "  recall@10 against hybrid over exact neighbours: {:.3} ({} queries); own fact in the top 10: {:.3}",
             set.hybrid_recall / set.truths.max(1) as f64,
@@ -579,12 +625,10 @@ async fn main() -> Result<()> {
         first_pass_size(indexed),
         indexed
     );
-    report("keyword only (FTS5 top 50)", keyword_only);
     report(
         "rank only (fusion, word-only hits' vectors, the facts)",
         rank_only,
     );
-    report("float32 brute force (k=50)", brute);
     for (count, (hits, times)) in counts.iter().zip(by_count) {
         report(
             &format!(
