@@ -4,6 +4,7 @@
 //! MEMORY.md and the daily notes). Depends on the core and the model layer only.
 
 pub mod bit_cache;
+pub mod bit_rows;
 pub mod bits;
 pub mod chat;
 pub mod codes;
