@@ -1865,16 +1865,19 @@ mod tests {
         // More than the first pass's fixed hundred, so the codes pass runs.
         let (ids, mut stored) = store_random(&facts, &mut random_vector, 3 * FIRST_PASS, now).await;
         assert_eq!(facts.vector_codes(), CodeState::NotLoaded);
-        let ids_of = |found: Vec<(i64, f64)>| found.into_iter().map(|(id, _)| id).collect();
         // Every fact a candidate, so what is checked is the codes' pass, not the bits'.
-        let every = |facts: usize| facts;
+        let nearest = |query: Vec<f32>| {
+            let facts = &facts;
+            async move {
+                let found = facts
+                    .nearest_among(&query, 10, |facts| facts, now)
+                    .await
+                    .expect("knn");
+                found.into_iter().map(|(id, _)| id).collect::<Vec<i64>>()
+            }
+        };
         let query = random_vector();
-        let found: Vec<i64> = ids_of(
-            facts
-                .nearest_among(&query, 10, every, now)
-                .await
-                .expect("knn"),
-        );
+        let found = nearest(query.clone()).await;
         assert_eq!(found, exact_top(&stored, &query, 10));
         tokio::time::timeout(Duration::from_secs(10), facts.vector_codes_built())
             .await
@@ -1885,23 +1888,13 @@ mod tests {
         ));
         for _ in 0..5 {
             let query = random_vector();
-            let found: Vec<i64> = ids_of(
-                facts
-                    .nearest_among(&query, 10, every, now)
-                    .await
-                    .expect("knn"),
-            );
+            let found = nearest(query.clone()).await;
             assert_eq!(found, exact_top(&stored, &query, 10));
         }
         // Writes reach the codes at once: a fact given the query's own vector comes first, the
         // one that was first goes with its vector, and a new fact near the query is found.
         let query = random_vector();
-        let before: Vec<i64> = ids_of(
-            facts
-                .nearest_among(&query, 10, every, now)
-                .await
-                .expect("knn"),
-        );
+        let before = nearest(query.clone()).await;
         facts.put_vector(before[9], &query).await.expect("update");
         stored.insert(before[9], query.clone());
         facts.delete_vector(before[0]).await.expect("delete vector");
@@ -1913,12 +1906,7 @@ mod tests {
             .await
             .expect("add")[0];
         stored.insert(added, near);
-        let after: Vec<i64> = ids_of(
-            facts
-                .nearest_among(&query, 10, every, now)
-                .await
-                .expect("knn"),
-        );
+        let after = nearest(query.clone()).await;
         assert_eq!(after[0], before[9]);
         assert!(after.contains(&added) && !after.contains(&before[0]));
         assert_eq!(after, exact_top(&stored, &query, 10));
