@@ -299,7 +299,7 @@ impl BitIndex {
         let (wanted_head, wanted_tail) = wanted.split_at(self.bits.head_words());
         let shortlist = k.saturating_mul(HEAD_SHORTLIST);
         let slots = self.ids.len();
-        let part = slots.div_ceil(threads.max(1)).next_multiple_of(SCAN_BLOCK);
+        let part = self.part_len(threads);
         // Each slot's head distance (at most 128: a byte), a dead slot's `DEAD`.
         let mut distances = vec![DEAD; slots];
         let counts: Vec<[u32; 256]> = std::thread::scope(|scope| {
@@ -388,13 +388,19 @@ impl BitIndex {
         counts
     }
 
-    /// The slots split into one range per thread (whole scan blocks each).
-    fn parts(&self, threads: usize) -> impl Iterator<Item = Range<usize>> {
-        let slots = self.ids.len();
-        let part = slots
+    /// Slots in each thread's part of a scan: whole scan blocks.
+    fn part_len(&self, threads: usize) -> usize {
+        self.ids
+            .len()
             .div_ceil(threads.max(1))
             .next_multiple_of(SCAN_BLOCK)
-            .max(SCAN_BLOCK);
+            .max(SCAN_BLOCK)
+    }
+
+    /// The slots split into one range per thread.
+    fn parts(&self, threads: usize) -> impl Iterator<Item = Range<usize>> {
+        let slots = self.ids.len();
+        let part = self.part_len(threads);
         (0..slots)
             .step_by(part)
             .map(move |first| first..(first + part).min(slots))
