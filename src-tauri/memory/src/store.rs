@@ -89,6 +89,14 @@ struct TellingWords {
     counts: Vec<(String, i64)>,
 }
 
+impl TellingWords {
+    /// Whether FTS5 would score more matches than is quick (`RANK_ALL_UP_TO`): then
+    /// `hits_with_most_words` picks them instead. Counts are known only in a large memory.
+    fn too_many_to_score(&self) -> bool {
+        self.by_rank && self.counts.iter().map(|(_, n)| n).sum::<i64>() > RANK_ALL_UP_TO
+    }
+}
+
 /// Up to this many facts with any of the words, FTS5 ranks them all (about 4 µs a fact: its
 /// bm25 reads each one's length); past it, `hits_with_most_words` finds the best without.
 pub const RANK_ALL_UP_TO: i64 = 1_000;
@@ -468,37 +476,32 @@ impl MemoryStore {
         let Some(matcher) = fts5_match(&telling.words) else {
             return Ok(Vec::new());
         };
-        let matches: i64 = telling.counts.iter().map(|(_, n)| n).sum();
-        if telling.by_rank && matches > RANK_ALL_UP_TO {
-            let hits = self
-                .hits_with_most_words(&telling.counts, limit * 4)
-                .await?;
-            return match remembered_at {
-                Some(now) => self.keep_remembered(hits, |id| *id, limit, now).await,
-                None => Ok(hits.into_iter().take(limit).collect()),
-            };
-        }
-        // Any of the words, not all: FTS5 joins phrases with AND unless told OR.
-        let matcher = matcher.split("\" \"").collect::<Vec<_>>().join("\" OR \"");
-        // FTS5 ranks its own top hits first (`ORDER BY rank LIMIT`), or for a word most facts
-        // have, hands over the newest (`rowid DESC`, which stops early); held or expired ones are
-        // dropped after, so it is asked for a few more than wanted.
-        let order = if telling.by_rank {
-            "rank"
-        } else {
-            "rowid DESC"
-        };
         // FTS5's own order, rowids only, and then whether each is still remembered, asked of the
         // best first and of more only when some of those were not: reading a fact's row costs
         // tens of microseconds when it is out of the page cache (a million facts), and joining
         // `facts` to every hit read all `limit × 4` (24 ms against 6 for FTS5 alone).
-        let hits: Vec<i64> = sqlx::query_scalar(safe(format!(
-            "SELECT rowid FROM facts_fts WHERE facts_fts MATCH ? ORDER BY {order} LIMIT ?"
-        )))
-        .bind(matcher)
-        .bind((limit * 4) as i64)
-        .fetch_all(self.store.pool())
-        .await?;
+        let hits: Vec<i64> = if telling.too_many_to_score() {
+            self.hits_with_most_words(&telling.counts, limit * 4)
+                .await?
+        } else {
+            // Any of the words, not all: FTS5 joins phrases with AND unless told OR.
+            let matcher = matcher.split("\" \"").collect::<Vec<_>>().join("\" OR \"");
+            // FTS5 ranks its own top hits first (`ORDER BY rank LIMIT`), or for a word most facts
+            // have, hands over the newest (`rowid DESC`, which stops early); held or expired ones
+            // are dropped after, so it is asked for a few more than wanted.
+            let order = if telling.by_rank {
+                "rank"
+            } else {
+                "rowid DESC"
+            };
+            sqlx::query_scalar(safe(format!(
+                "SELECT rowid FROM facts_fts WHERE facts_fts MATCH ? ORDER BY {order} LIMIT ?"
+            )))
+            .bind(matcher)
+            .bind((limit * 4) as i64)
+            .fetch_all(self.store.pool())
+            .await?
+        };
         match remembered_at {
             Some(now) => self.keep_remembered(hits, |id| *id, limit, now).await,
             None => Ok(hits.into_iter().take(limit).collect()),
@@ -507,9 +510,9 @@ impl MemoryStore {
 
     /// Up to `wanted` facts with the most of these words (rarest first, with their counts),
     /// without scoring every fact with any of them: those with two or more, ranked by FTS5, then
-    /// those with one, word by word from the rarest, newest first (a single word: its newest). What a search finally ranks by
-    /// is similarity plus the share of the query's words a fact has (`search::score`), so which
-    /// of the many facts with one word come first barely matters, and scoring them all cost 14 ms
+    /// those with one, word by word from the rarest, newest first (a single word: its newest).
+    /// What a search finally ranks by is similarity plus the share of the query's words a fact
+    /// has (`search::score`), so which of the many facts with one word come first barely matters, and scoring them all cost 14 ms
     /// at a million facts for three words in 1,700 facts each (3 ms this way).
     async fn hits_with_most_words(
         &self,
@@ -1546,25 +1549,29 @@ async fn write_vectors(
             continue;
         };
         let as_bits = dimension.is_multiple_of(8);
+        let rows: Vec<(i64, Vec<u8>)> = part
+            .iter()
+            .map(|(id, vector)| (*id, vector_bytes(vector)))
+            .collect();
         let mut bits =
             sqlx::QueryBuilder::<sqlx::Sqlite>::new("INSERT INTO facts_vec (rowid, embedding) ");
-        bits.push_values(part, |mut row, (id, vector)| {
+        bits.push_values(&rows, |mut row, (id, bytes)| {
             row.push_bind(*id);
             // As `first_pass_value` matches them.
             if as_bits {
                 row.push("vec_quantize_binary(")
-                    .push_bind_unseparated(vector_bytes(vector))
+                    .push_bind_unseparated(bytes.clone())
                     .push_unseparated(")");
             } else {
-                row.push_bind(vector_bytes(vector));
+                row.push_bind(bytes.clone());
             }
         });
         bits.build().execute(&mut **tx).await?;
         let mut floats = sqlx::QueryBuilder::<sqlx::Sqlite>::new(
             "INSERT OR REPLACE INTO fact_vectors (id, embedding) ",
         );
-        floats.push_values(part, |mut row, (id, vector)| {
-            row.push_bind(*id).push_bind(vector_bytes(vector));
+        floats.push_values(rows, |mut row, (id, bytes)| {
+            row.push_bind(id).push_bind(bytes);
         });
         floats.build().execute(&mut **tx).await?;
     }
@@ -1658,6 +1665,21 @@ mod tests {
             (telling.words.as_str(), telling.by_rank),
             ("user zebra", true)
         );
+    }
+
+    #[test]
+    fn only_a_ranked_search_past_a_thousand_matches_skips_scoring_them_all() {
+        let words = |counts: &[i64], by_rank: bool| TellingWords {
+            words: String::new(),
+            by_rank,
+            counts: counts.iter().map(|n| (format!("w{n}"), *n)).collect(),
+        };
+        assert!(words(&[600, 500], true).too_many_to_score());
+        assert!(words(&[RANK_ALL_UP_TO + 1], true).too_many_to_score());
+        assert!(!words(&[RANK_ALL_UP_TO], true).too_many_to_score());
+        assert!(!words(&[600, 500], false).too_many_to_score());
+        // A small memory looks up no counts: FTS5 scores every match.
+        assert!(!words(&[], true).too_many_to_score());
     }
 
     /// Past `RANK_ALL_UP_TO` matches: facts with two or more of the words first, then the
