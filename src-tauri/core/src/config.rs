@@ -98,7 +98,7 @@ impl ConfigService {
     /// so a bad edit never stops Sentient from starting and never loses the user's text.
     pub fn load(path: &Path, bus: EventBus) -> Result<Self, ConfigError> {
         let config = match std::fs::read_to_string(path) {
-            Ok(text) => match parse_yaml(&text) {
+            Ok(text) => match read_at_start(path, &text) {
                 Ok(config) => config,
                 Err(problem) => {
                     let aside = path.with_extension(format!(
@@ -305,26 +305,59 @@ fn to_json(config: &Config) -> Result<Value, ConfigError> {
     serde_json::to_value(config).map_err(|e| ConfigError::Encode(e.to_string()))
 }
 
+/// Writes settings that passed every check (every save checks them first, and the defaults
+/// pass), under the line that says so.
 fn write_yaml(path: &Path, config: &Config) -> Result<(), ConfigError> {
-    let text = serde_saphyr::to_string(config).map_err(|e| ConfigError::Encode(e.to_string()))?;
+    let body = serde_saphyr::to_string(config).map_err(|e| ConfigError::Encode(e.to_string()))?;
+    let text = checked_line(&body) + &body;
     write_atomically(path, text.as_bytes()).map_err(|source| ConfigError::Write {
         path: path.to_owned(),
         source,
     })
 }
 
-fn parse_yaml(text: &str) -> Result<Config, String> {
-    if text.trim().is_empty() {
-        return Ok(Config::default());
+/// The first line of a settings file whose text passed every check: the version that checked
+/// it and a hash of the text below it. Start-up does not check such a file again (the range
+/// check builds the settings' whole JSON schema, most of a start's time on its settings); an
+/// edit changes the hash, and another version checks the file afresh.
+const CHECKED_MARK: &str = "# Checked by Sentient ";
+
+fn checked_line(body: &str) -> String {
+    let hash = aws_lc_rs::digest::digest(&aws_lc_rs::digest::SHA256, body.as_bytes());
+    format!(
+        "{CHECKED_MARK}{} ({}); an edit is checked at the next start.\n",
+        env!("CARGO_PKG_VERSION"),
+        hex::encode(&hash.as_ref()[..16])
+    )
+}
+
+/// `text` split into its checked line, when it starts with one, and the settings below it.
+fn split_checked_line(text: &str) -> (Option<&str>, &str) {
+    match text.split_once('\n') {
+        Some((first, body)) if first.starts_with(CHECKED_MARK) => (Some(first), body),
+        _ => (None, text),
     }
-    let value: Value = serde_saphyr::from_str(text).map_err(|e| e.to_string())?;
-    let mut value = if value.is_null() {
-        Value::Object(Default::default())
-    } else {
-        value
-    };
-    normalize(&mut value);
-    let config: Config = serde_path_to_error::deserialize(&value).map_err(|e| e.to_string())?;
+}
+
+/// The settings file read at start: taken as it is when its checked line vouches for it,
+/// otherwise checked in full and, when it passes, marked so the next start need not.
+fn read_at_start(path: &Path, text: &str) -> Result<Config, String> {
+    let (line, body) = split_checked_line(text);
+    if line.is_some_and(|line| checked_line(body).strip_suffix('\n') == Some(line)) {
+        return read_yaml(text);
+    }
+    let config = parse_yaml(text)?;
+    // The user's own text stays as written; only the line above it changes.
+    let marked = checked_line(body) + body;
+    if let Err(error) = write_atomically(path, marked.as_bytes()) {
+        tracing::debug!(%error, "the settings file could not be marked as checked");
+    }
+    Ok(config)
+}
+
+/// `text` as settings, every check included.
+fn parse_yaml(text: &str) -> Result<Config, String> {
+    let config = read_yaml(text)?;
     let problems = config.problems();
     if problems.is_empty() {
         Ok(config)
@@ -335,6 +368,21 @@ fn parse_yaml(text: &str) -> Result<Config, String> {
             .collect::<Vec<_>>()
             .join(" "))
     }
+}
+
+/// `text` as settings, without the checks of their values.
+fn read_yaml(text: &str) -> Result<Config, String> {
+    if text.trim().is_empty() {
+        return Ok(Config::default());
+    }
+    let value: Value = serde_saphyr::from_str(text).map_err(|e| e.to_string())?;
+    let mut value = if value.is_null() {
+        Value::Object(Default::default())
+    } else {
+        value
+    };
+    normalize(&mut value);
+    serde_path_to_error::deserialize(&value).map_err(|e| e.to_string())
 }
 
 /// Turns a request body into settings, or the list of every problem in it.
@@ -441,6 +489,67 @@ mod tests {
         assert_eq!(*svc.current(), Config::default());
         let text = std::fs::read_to_string(dir.path().join("config.yaml")).expect("file");
         assert_eq!(parse_yaml(&text).expect("parses"), Config::default());
+    }
+
+    /// The settings file after `text` was started on, and whether it was kept aside.
+    fn started_on(text: &str) -> (Config, String, bool) {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("config.yaml");
+        std::fs::write(&path, text).expect("write");
+        let (svc, _) = service(dir.path());
+        let kept_aside = std::fs::read_dir(dir.path())
+            .expect("dir")
+            .filter_map(Result::ok)
+            .any(|e| e.file_name().to_string_lossy().contains("broken"));
+        let after = std::fs::read_to_string(&path).expect("file");
+        ((*svc.current()).clone(), after, kept_aside)
+    }
+
+    #[test]
+    fn written_settings_say_they_were_checked_and_an_edit_is_checked_again() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        service(dir.path());
+        let written = std::fs::read_to_string(dir.path().join("config.yaml")).expect("file");
+        let (line, body) = split_checked_line(&written);
+        assert!(
+            line.is_some_and(|line| line.starts_with(CHECKED_MARK)),
+            "the defaults are written under the line that says they passed: {written:.80}"
+        );
+
+        // An edit keeps the old line, whose hash no longer matches: checked, and out of range.
+        let edited = written.replace("max_tools_local: ", "max_tools_local: 9000 #");
+        assert_ne!(edited, written);
+        let (config, _, kept_aside) = started_on(&edited);
+        assert!(
+            kept_aside,
+            "the edited value is out of range, so the file is kept aside"
+        );
+        assert_eq!(config, Config::default());
+
+        // A line that vouches for exactly this text is taken at its word: no check runs.
+        let body_out_of_range = body.replace("max_tools_local: ", "max_tools_local: 9000 #");
+        let vouched = checked_line(&body_out_of_range) + &body_out_of_range;
+        let (config, after, kept_aside) = started_on(&vouched);
+        assert!(!kept_aside);
+        assert_eq!(config.chat.max_tools_local, 9000);
+        assert_eq!(after, vouched, "nothing is rewritten");
+    }
+
+    #[test]
+    fn a_hand_written_file_that_passes_is_marked_with_its_text_kept() {
+        let text = "# my own notes\nchat:\n  max_tools_local: 40\n";
+        let (config, after, kept_aside) = started_on(text);
+        assert!(!kept_aside);
+        assert_eq!(config.chat.max_tools_local, 40);
+        let (line, body) = split_checked_line(&after);
+        assert_eq!(
+            body, text,
+            "the person's text, comments included, is below the line"
+        );
+        assert_eq!(line.map(|l| format!("{l}\n")), Some(checked_line(text)));
+        // Marked again (a newer version's line replaces the old one, not stacked above it).
+        let (_, again, _) = started_on(&after.replacen(env!("CARGO_PKG_VERSION"), "0.0.1", 1));
+        assert_eq!(again, after);
     }
 
     #[test]
