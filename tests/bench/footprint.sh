@@ -19,6 +19,7 @@ again=$(RUNS="$RUNS" SAME_HOME=1 bash tests/bench/startup.sh "$BIN" | median_of)
 memory=$(ENGINE_ONLY=1 SETTLE="${SETTLE:-5}" SENTIENT_BIN="$BIN" bash tests/bench/idle-memory.sh)
 pss=$(printf '%s\n' "$memory" | awk '/engine alone/ {for (i = 1; i <= NF; i++) if ($i == "PSS") print $(i + 1)}')
 rss=$(printf '%s\n' "$memory" | awk '/engine alone/ {for (i = 1; i <= NF; i++) if ($i == "RSS") print $(i + 1)}')
+used=$(printf '%s\n' "$memory" | awk '/first requests/ {for (i = 1; i <= NF; i++) if ($i == "PSS") print $(i + 1)}')
 size_mb=$(awk "BEGIN {printf \"%.1f\", $(stat -c %s "$BIN") / 1048576}")
 
 verdict() { awk "BEGIN {print ($1 < $2) ? \"within\" : \"OVER\"}"; }
@@ -27,4 +28,5 @@ printf '  %-32s %8s   target < %-6s %s\n' "ready, empty home" "$fresh ms" "10 ms
 printf '  %-32s %8s   target < %-6s %s\n' "ready, existing home" "$again ms" "6 ms" "$(verdict "$again" 6)"
 printf '  %-32s %8s   target < %-6s %s\n' "idle PSS" "$pss MB" "20 MB" "$(verdict "$pss" 20)"
 printf '  %-32s %8s\n' "idle RSS" "$rss MB"
+printf '  %-32s %8s\n' "idle PSS after the first requests" "$used MB"
 printf '  %-32s %8s\n' "binary on disk" "$size_mb MB"

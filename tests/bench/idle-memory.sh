@@ -91,12 +91,26 @@ wait_health "$port"; sleep "$SETTLE"
 read -r serve_pss serve_rss _ < <(tree_memory "$serve_pid")
 [ "${BREAKDOWN:-}" = 1 ] && breakdown="$(smaps_breakdown "$serve_pid" "$SERVE")"
 threads=$(ls /proc/"$serve_pid"/task | wc -l)
+# Then what the window asks for when it opens, and the same wait: the engine idle after use
+# (start-up's pages are handed back after start; the ones these answers need come back).
+for path in / /api/bootstrap /api/config /api/config/schema /api/stop /api/sessions \
+  /api/tasks /api/notifications /api/integrations /api/integrations/mcp /api/hooks /api/memories \
+  /api/nodes /api/models/presets /api/secrets/store; do
+  curl -sf --noproxy '*' -o /dev/null -H "Authorization: Bearer bench" "http://127.0.0.1:$port$path" ||
+    echo "note: $path did not answer 200" >&2
+done
+sleep "$SETTLE"
+read -r used_pss used_rss _ < <(tree_memory "$serve_pid")
+[ "${BREAKDOWN:-}" = 1 ] && used_breakdown="$(smaps_breakdown "$serve_pid" "$SERVE")"
 kill -TERM "$serve_pid"; wait "$serve_pid" || true
 if [ "${ENGINE_ONLY:-}" = 1 ]; then
   echo "Idle memory ${SETTLE} s after start ($SERVE)"
   printf '  %-38s PSS %6.1f MB   RSS %6.1f MB   threads %d\n' "engine alone (sentient serve)" \
     "$(awk "BEGIN {print $serve_pss / 1024}")" "$(awk "BEGIN {print $serve_rss / 1024}")" "$threads"
   [ -n "${breakdown:-}" ] && printf '%s\n' "$breakdown"
+  printf '  %-38s PSS %6.1f MB   RSS %6.1f MB\n' "engine after the window's first requests" \
+    "$(awk "BEGIN {print $used_pss / 1024}")" "$(awk "BEGIN {print $used_rss / 1024}")"
+  [ -n "${used_breakdown:-}" ] && printf '%s\n' "$used_breakdown"
   exit 0
 fi
 

@@ -5,6 +5,7 @@
 //! [`PluggedArea`] out), so nothing here compiles against it and changing tasks never rebuilds
 //! this crate. There are no globals, so tests run several engines side by side.
 
+pub mod binary_pages;
 pub mod bootstrap;
 pub mod devices;
 pub mod doctor;
@@ -391,11 +392,7 @@ impl Services {
             // The socket listens already and connections wait in its queue, so start does not
             // wait for the routes, which are still being built on their own thread.
             let built = tokio::task::spawn_blocking(move || {
-                let app = gateway::router(for_routes, own_routes, area.routes);
-                // Start's temporary memory (most of it the routes' OpenAPI parts) is free now:
-                // hand it back rather than keep it idle.
-                heap::return_free_pages();
-                app
+                gateway::router(for_routes, own_routes, area.routes)
             })
             .await;
             let app = match built {
@@ -405,6 +402,9 @@ impl Services {
                     return;
                 }
             };
+            // Start's temporary memory (most of it the routes' OpenAPI parts) is free now and
+            // its code has run: both go back, and again whenever the engine goes quiet.
+            tokio::spawn(binary_pages::hand_back_now_and_when_quiet(shutdown.clone()));
             // Streamed replies and live events go out as written, not held for ACKs.
             let listener = axum::serve::ListenerExt::tap_io(listener, |tcp| {
                 let _ = tcp.set_nodelay(true);

@@ -1,0 +1,342 @@
+//! Handing back the pages of the engine's own binary that start-up mapped.
+//!
+//! Start-up runs code an idle engine does not run again (the migrations' and the settings'
+//! checks, building the routes), and the kernel maps every page it touches together with its
+//! neighbours (fault-around, 64 KB at a time): about 15 MB of the release binary's code and 4 MB
+//! of its read-only data stay mapped after start, most of it never used again. Unmapping the
+//! parts of the binary that were never written hands them back. The pages stay in the page
+//! cache, so code that runs later maps what it needs again on first touch (a minor fault).
+//!
+//! The same happens after use: answering the window's first requests maps 13 MB of code
+//! again. So once the engine has worked and then gone quiet (`QuietWatch`), the pages are
+//! handed back again, as desktop programs on other systems trim their working set when idle.
+
+use std::path::Path;
+use std::time::Duration;
+
+use tokio_util::sync::CancellationToken;
+
+/// How often the engine looks whether it has gone quiet.
+const QUIET_CHECK: Duration = Duration::from_secs(5);
+/// CPU time within one check under which the engine counts as quiet (idle, it uses microseconds).
+const QUIET_CPU: Duration = Duration::from_millis(2);
+/// CPU time since pages were last handed back after which they are worth handing back again.
+const WORK_SINCE_HAND_BACK: Duration = Duration::from_millis(20);
+
+/// Decides, one check at a time, when the engine hands its pages back: once after each stretch
+/// of work, when a whole check has passed quiet.
+#[derive(Debug)]
+struct QuietWatch {
+    at_last_check: Duration,
+    at_last_hand_back: Duration,
+}
+
+impl QuietWatch {
+    /// Watching from `cpu`, the process's CPU time when its pages were last handed back.
+    fn new(cpu: Duration) -> Self {
+        Self {
+            at_last_check: cpu,
+            at_last_hand_back: cpu,
+        }
+    }
+
+    /// Whether to hand the pages back now, given the process's CPU time so far.
+    fn hand_back_now(&mut self, cpu: Duration) -> bool {
+        let quiet = cpu.saturating_sub(self.at_last_check) < QUIET_CPU;
+        self.at_last_check = cpu;
+        let worked = cpu.saturating_sub(self.at_last_hand_back) >= WORK_SINCE_HAND_BACK;
+        if quiet && worked {
+            self.at_last_hand_back = cpu;
+        }
+        quiet && worked
+    }
+}
+
+/// Hands back the binary's pages and the allocator's free memory; then, until `shutdown`,
+/// again whenever the engine goes quiet after working.
+pub async fn hand_back_now_and_when_quiet(shutdown: CancellationToken) {
+    hand_back();
+    let Some(cpu) = process_cpu_time() else {
+        return;
+    };
+    let mut watch = QuietWatch::new(cpu);
+    let mut checks = tokio::time::interval(QUIET_CHECK);
+    checks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    checks.tick().await;
+    loop {
+        tokio::select! {
+            () = shutdown.cancelled() => return,
+            _ = checks.tick() => {}
+        }
+        if let Some(cpu) = process_cpu_time()
+            && watch.hand_back_now(cpu)
+        {
+            hand_back();
+        }
+    }
+}
+
+fn hand_back() {
+    crate::heap::return_free_pages();
+    let returned = return_binary_pages();
+    tracing::debug!(returned, "the binary's pages handed back");
+}
+
+/// The CPU time the whole process has used (every thread, user and system).
+fn process_cpu_time() -> Option<Duration> {
+    #[cfg(unix)]
+    #[allow(unsafe_code)]
+    {
+        let mut usage = std::mem::MaybeUninit::<libc::rusage>::uninit();
+        // SAFETY: getrusage writes a whole `rusage` into the pointer it is given and returns 0,
+        // or returns -1 and writes nothing, in which case the value is never read.
+        let usage = unsafe {
+            if libc::getrusage(libc::RUSAGE_SELF, usage.as_mut_ptr()) != 0 {
+                return None;
+            }
+            usage.assume_init()
+        };
+        let time = |t: libc::timeval| {
+            Duration::from_secs(u64::try_from(t.tv_sec).unwrap_or(0))
+                + Duration::from_micros(u64::try_from(t.tv_usec).unwrap_or(0))
+        };
+        Some(time(usage.ru_utime) + time(usage.ru_stime))
+    }
+    #[cfg(not(unix))]
+    {
+        None
+    }
+}
+
+/// A part of the binary's address space, `start..end`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Span {
+    start: usize,
+    end: usize,
+}
+
+/// Unmaps the binary's never-written pages; returns the bytes of address space advised. Linux
+/// only; elsewhere nothing is done.
+pub fn return_binary_pages() -> usize {
+    #[cfg(target_os = "linux")]
+    {
+        let Ok(binary) = std::fs::read_link("/proc/self/exe") else {
+            return 0;
+        };
+        let Ok(smaps) = std::fs::read_to_string("/proc/self/smaps") else {
+            return 0;
+        };
+        let spans = droppable(&smaps, &binary);
+        spans.iter().map(|span| drop_span(*span)).sum()
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        0
+    }
+}
+
+#[cfg(target_os = "linux")]
+#[allow(unsafe_code)]
+fn drop_span(span: Span) -> usize {
+    let len = span.end - span.start;
+    // SAFETY: `span` is a whole private, read-only mapping of the binary file holding no page of
+    // the process's own (`droppable`), so MADV_DONTNEED only removes page-table entries: the next
+    // access reads the very same bytes from the file again. Nothing in the engine makes such a
+    // mapping writable, so it cannot gain a page of its own between the check and this call.
+    let advised =
+        unsafe { libc::madvise(span.start as *mut libc::c_void, len, libc::MADV_DONTNEED) };
+    if advised == 0 { len } else { 0 }
+}
+
+/// The mappings of `binary` in `smaps` (the text of `/proc/self/smaps`) that can be dropped:
+/// readable, not writable, private, and with no anonymous page. A read-only mapping with
+/// anonymous pages is one the loader wrote before making it read-only (the relocated pointers);
+/// those pages exist nowhere else, so it is kept, as is every writable mapping.
+fn droppable(smaps: &str, binary: &Path) -> Vec<Span> {
+    let binary = binary.to_string_lossy();
+    let mut found = Vec::new();
+    // A mapping that qualifies so far, waiting for its `Anonymous:` line.
+    let mut candidate = None;
+    for line in smaps.lines() {
+        if let Some((span, perms, path)) = mapping_header(line) {
+            let read_only_private = perms.starts_with('r')
+                && perms.as_bytes().get(1) == Some(&b'-')
+                && perms.ends_with('p');
+            candidate = (read_only_private && path == binary).then_some(span);
+        } else if let Some(anonymous) = line.strip_prefix("Anonymous:")
+            && let Some(span) = candidate.take()
+            && anonymous.trim() == "0 kB"
+        {
+            found.push(span);
+        }
+    }
+    found
+}
+
+/// `start-end perms offset dev inode path` as the span, the permissions and the path (empty for
+/// anonymous memory); `None` for a field line such as `Rss:   4 kB`.
+fn mapping_header(line: &str) -> Option<(Span, &str, &str)> {
+    let mut fields = line.splitn(6, ' ');
+    let (start, end) = fields.next()?.split_once('-')?;
+    let span = Span {
+        start: usize::from_str_radix(start, 16).ok()?,
+        end: usize::from_str_radix(end, 16).ok()?,
+    };
+    let perms = fields.next()?;
+    // offset, device and inode.
+    for _ in 0..3 {
+        fields.next()?;
+    }
+    Some((span, perms, fields.next().unwrap_or("").trim_start()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const SMAPS: &str = "\
+55e1a2fc2000-55e1a3c6b000 r--p 00000000 fe:00 5327532                    /opt/sentient/sentient
+Rss:                3968 kB
+Anonymous:             0 kB
+55e1a3c6b000-55e1a50fd000 r-xp 00ca8000 fe:00 5327532                    /opt/sentient/sentient
+Rss:               14992 kB
+Anonymous:             0 kB
+55e1a50fd000-55e1a5336000 r--p 02139000 fe:00 5327532                    /opt/sentient/sentient
+Rss:                2256 kB
+Anonymous:          2256 kB
+55e1a5336000-55e1a5340000 rw-p 02372000 fe:00 5327532                    /opt/sentient/sentient
+Rss:                  40 kB
+Anonymous:             0 kB
+7f4e1e2f9000-7f4e1e44f000 r-xp 00026000 fe:00 326279                     /usr/lib/x86_64-linux-gnu/libc.so.6
+Rss:                1176 kB
+Anonymous:             0 kB
+7f4e08000000-7f4e0849b000 rw-p 00000000 00:00 0 
+Rss:                 984 kB
+Anonymous:           984 kB
+7f4e1e600000-7f4e1e700000 r--s 00000000 fe:00 5327532                    /opt/sentient/sentient
+Rss:                   4 kB
+Anonymous:             0 kB
+";
+
+    #[test]
+    fn only_the_binarys_never_written_private_mappings_are_dropped() {
+        let spans = droppable(SMAPS, Path::new("/opt/sentient/sentient"));
+        assert_eq!(
+            spans,
+            vec![
+                Span {
+                    start: 0x55e1a2fc2000,
+                    end: 0x55e1a3c6b000
+                },
+                Span {
+                    start: 0x55e1a3c6b000,
+                    end: 0x55e1a50fd000
+                },
+            ],
+            "the read-only data and the code; not the relocated pointers (anonymous pages), the \
+             writable data, a shared mapping, a library or anonymous memory"
+        );
+        assert!(droppable(SMAPS, Path::new("/usr/bin/other")).is_empty());
+    }
+
+    #[test]
+    fn a_header_without_a_path_is_anonymous_memory() {
+        let (span, perms, path) =
+            mapping_header("7f4e08000000-7f4e0849b000 rw-p 00000000 00:00 0 ").expect("a header");
+        assert_eq!((span.end - span.start, perms, path), (0x49b000, "rw-p", ""));
+        assert!(mapping_header("Rss:                 984 kB").is_none());
+        assert!(mapping_header("VmFlags: rd ex mr mw me dw sd").is_none());
+    }
+
+    #[test]
+    fn pages_go_back_once_after_each_stretch_of_work_when_a_check_passes_quiet() {
+        let ms = Duration::from_millis;
+        let mut watch = QuietWatch::new(ms(100));
+        assert!(
+            !watch.hand_back_now(ms(101)),
+            "quiet, but nothing ran since start's hand-back"
+        );
+        assert!(
+            !watch.hand_back_now(ms(150)),
+            "working: 49 ms in this check"
+        );
+        assert!(!watch.hand_back_now(ms(180)), "still working");
+        assert!(watch.hand_back_now(ms(181)), "quiet after 80 ms of work");
+        assert!(
+            !watch.hand_back_now(ms(181)),
+            "already handed back; nothing ran since"
+        );
+        assert!(!watch.hand_back_now(ms(182)));
+        assert!(
+            !watch.hand_back_now(ms(190)),
+            "8 ms in one check is not quiet"
+        );
+        assert!(
+            !watch.hand_back_now(ms(191)),
+            "quiet, but 10 ms of work since is too little to be worth it"
+        );
+        assert!(!watch.hand_back_now(ms(205)));
+        assert!(
+            watch.hand_back_now(ms(206)),
+            "25 ms of work since, then quiet"
+        );
+    }
+
+    #[test]
+    fn the_process_cpu_time_grows_with_work() {
+        let before = process_cpu_time().expect("getrusage");
+        // Work until 20 ms of CPU time show, however busy the machine is; bounded by the clock.
+        let deadline = std::time::Instant::now() + Duration::from_secs(20);
+        let mut spin = 0u64;
+        let mut now = before;
+        while now < before + Duration::from_millis(20) && std::time::Instant::now() < deadline {
+            for _ in 0..100_000 {
+                spin = std::hint::black_box(spin.wrapping_add(1));
+            }
+            now = process_cpu_time().expect("getrusage");
+        }
+        assert!(
+            now >= before + Duration::from_millis(20),
+            "{before:?} to {now:?}"
+        );
+    }
+
+    /// The running test binary's own pages: mapped before, fewer after, and the code still runs.
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn the_running_binarys_pages_are_handed_back_and_come_back_on_use() {
+        fn mapped_kb() -> u64 {
+            let binary = std::fs::read_link("/proc/self/exe").expect("exe");
+            let smaps = std::fs::read_to_string("/proc/self/smaps").expect("smaps");
+            let spans = droppable(&smaps, &binary);
+            let mut total = 0;
+            let mut counting = false;
+            for line in smaps.lines() {
+                if let Some((span, _, _)) = mapping_header(line) {
+                    counting = spans.contains(&span);
+                } else if counting && let Some(rss) = line.strip_prefix("Rss:") {
+                    total += rss
+                        .trim()
+                        .trim_end_matches("kB")
+                        .trim()
+                        .parse::<u64>()
+                        .expect("kB");
+                }
+            }
+            total
+        }
+        let before = mapped_kb();
+        assert!(before > 0, "the test binary's code is mapped while it runs");
+        assert!(
+            return_binary_pages() > 0,
+            "its code and read-only data are advised"
+        );
+        let after = mapped_kb();
+        assert!(
+            after < before,
+            "fewer of the binary's pages are mapped after ({after} kB, was {before} kB)"
+        );
+        // Code and constants come back from the file as they are used.
+        assert_eq!(format!("{:?}", SMAPS.lines().count()), "21");
+    }
+}
