@@ -26,6 +26,9 @@ pub const META_KEY: &str = "stop.state";
 /// Where Stop everything can be turned on or off from.
 pub const SOURCES: &[&str] = &["desktop", "tray", "hotkey", "telegram", "discord", "device"];
 
+/// The longest a repeating job waits for its first run (`StopService::run_every`).
+const FIRST_RUN_WITHIN: Duration = Duration::from_secs(60);
+
 /// `POST /api/stop-all`'s answer: the state plus how many running jobs were cancelled.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, specta::Type, utoipa::ToSchema)]
 pub struct StopResult {
@@ -289,8 +292,10 @@ impl StopService {
         *running.borrow()
     }
 
-    /// Runs `job` every `every` until `cancel` fires. With `pause_on_stop`, ticks that fall
-    /// while Stop everything is on are skipped (not queued up for later).
+    /// Runs `job` every `every` until `cancel` fires, the first time after `every` or a minute,
+    /// whichever is sooner: a timer registered at start does no work during start. With
+    /// `pause_on_stop`, ticks that fall while Stop everything is on are skipped (not queued up
+    /// for later).
     pub fn run_every<F, Fut>(
         &self,
         name: &str,
@@ -306,7 +311,8 @@ impl StopService {
         let stop = self.clone();
         let name = name.to_owned();
         tokio::spawn(async move {
-            let mut ticks = tokio::time::interval(every);
+            let first = tokio::time::Instant::now() + every.min(FIRST_RUN_WITHIN);
+            let mut ticks = tokio::time::interval_at(first, every);
             ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
             loop {
                 tokio::select! {
@@ -471,6 +477,53 @@ mod tests {
         let err = stop.stop_all(Some("the moon")).await.expect_err("refused");
         assert_eq!(ApiError::from(err).status, 422);
         assert!(!stop.is_stopped());
+    }
+
+    #[tokio::test]
+    async fn a_repeating_job_does_not_run_at_start() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let (stop, _bus) = service(dir.path()).await;
+        // The database is open; from here the test moves the clock itself.
+        tokio::time::pause();
+        let runs = Arc::new(AtomicUsize::new(0));
+        let cancel = CancellationToken::new();
+        let job = |runs: Arc<AtomicUsize>| {
+            move || {
+                runs.fetch_add(1, Ordering::SeqCst);
+                async {}
+            }
+        };
+        let hourly = Arc::new(AtomicUsize::new(0));
+        stop.run_every(
+            "often",
+            Duration::from_secs(5),
+            false,
+            cancel.clone(),
+            job(runs.clone()),
+        );
+        stop.run_every(
+            "hourly",
+            Duration::from_secs(3600),
+            false,
+            cancel.clone(),
+            job(hourly.clone()),
+        );
+        tokio::time::sleep(Duration::from_millis(4_900)).await;
+        assert_eq!(
+            runs.load(Ordering::SeqCst),
+            0,
+            "nothing runs before its first interval"
+        );
+        tokio::time::sleep(Duration::from_millis(200)).await;
+        assert_eq!(runs.load(Ordering::SeqCst), 1);
+        tokio::time::sleep(Duration::from_secs(55)).await;
+        assert_eq!(
+            hourly.load(Ordering::SeqCst),
+            1,
+            "a long interval's first run is within a minute"
+        );
+        assert_eq!(runs.load(Ordering::SeqCst), 12, "then every interval");
+        cancel.cancel();
     }
 
     #[tokio::test]
