@@ -10,21 +10,46 @@
 //! The same happens after use: answering the window's first requests maps 13 MB of code
 //! again. So once the engine has worked and then gone quiet (`QuietWatch`), the pages are
 //! handed back again, as desktop programs on other systems trim their working set when idle.
+//! An idle engine is not woken for this: the watch starts at a request (`worked`) or, for work
+//! that came without one (a scheduled run), at a check once a minute.
 
 use std::path::Path;
 use std::time::Duration;
 
+use tokio::sync::Notify;
 use tokio_util::sync::CancellationToken;
 
-/// How often the engine looks whether it has gone quiet.
-const QUIET_CHECK: Duration = Duration::from_secs(5);
+/// While watching, how often the engine looks whether it has gone quiet.
+const QUIET_CHECK: Duration = Duration::from_secs(1);
 /// CPU time within one check under which the engine counts as quiet (idle, it uses microseconds).
-const QUIET_CPU: Duration = Duration::from_millis(2);
+const QUIET_CPU: Duration = Duration::from_millis(1);
 /// CPU time since pages were last handed back after which they are worth handing back again.
-const WORK_SINCE_HAND_BACK: Duration = Duration::from_millis(20);
+const WORK_SINCE_HAND_BACK: Duration = Duration::from_millis(2);
+/// How often an engine no request reached looks whether it worked anyway.
+const BACKGROUND_CHECK: Duration = Duration::from_secs(60);
+
+/// Set by every request the gateway answers; wakes the watch.
+static WORKED: Notify = Notify::const_new();
+
+/// Marks that the engine is working (a request came in), so its pages are handed back once it
+/// goes quiet again.
+pub fn worked() {
+    WORKED.notify_one();
+}
+
+/// What one check found.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Check {
+    /// Still working: look again.
+    Working,
+    /// Quiet after enough work: hand the pages back.
+    HandBack,
+    /// Quiet, and too little ran since the last hand-back to be worth another.
+    Quiet,
+}
 
 /// Decides, one check at a time, when the engine hands its pages back: once after each stretch
-/// of work, when a whole check has passed quiet.
+/// of work, at the first check that passes quiet.
 #[derive(Debug)]
 struct QuietWatch {
     at_last_check: Duration,
@@ -40,15 +65,18 @@ impl QuietWatch {
         }
     }
 
-    /// Whether to hand the pages back now, given the process's CPU time so far.
-    fn hand_back_now(&mut self, cpu: Duration) -> bool {
+    /// What a check finds, given the process's CPU time so far.
+    fn check(&mut self, cpu: Duration) -> Check {
         let quiet = cpu.saturating_sub(self.at_last_check) < QUIET_CPU;
         self.at_last_check = cpu;
-        let worked = cpu.saturating_sub(self.at_last_hand_back) >= WORK_SINCE_HAND_BACK;
-        if quiet && worked {
+        if !quiet {
+            Check::Working
+        } else if cpu.saturating_sub(self.at_last_hand_back) >= WORK_SINCE_HAND_BACK {
             self.at_last_hand_back = cpu;
+            Check::HandBack
+        } else {
+            Check::Quiet
         }
-        quiet && worked
     }
 }
 
@@ -60,18 +88,28 @@ pub async fn hand_back_now_and_when_quiet(shutdown: CancellationToken) {
         return;
     };
     let mut watch = QuietWatch::new(cpu);
-    let mut checks = tokio::time::interval(QUIET_CHECK);
-    checks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-    checks.tick().await;
     loop {
         tokio::select! {
             () = shutdown.cancelled() => return,
-            _ = checks.tick() => {}
+            () = WORKED.notified() => {}
+            () = tokio::time::sleep(BACKGROUND_CHECK) => {}
         }
-        if let Some(cpu) = process_cpu_time()
-            && watch.hand_back_now(cpu)
-        {
-            hand_back();
+        loop {
+            tokio::select! {
+                () = shutdown.cancelled() => return,
+                () = tokio::time::sleep(QUIET_CHECK) => {}
+            }
+            let Some(cpu) = process_cpu_time() else {
+                return;
+            };
+            match watch.check(cpu) {
+                Check::Working => {}
+                Check::HandBack => {
+                    hand_back();
+                    break;
+                }
+                Check::Quiet => break,
+            }
         }
     }
 }
@@ -250,35 +288,43 @@ Anonymous:             0 kB
 
     #[test]
     fn pages_go_back_once_after_each_stretch_of_work_when_a_check_passes_quiet() {
-        let ms = Duration::from_millis;
-        let mut watch = QuietWatch::new(ms(100));
-        assert!(
-            !watch.hand_back_now(ms(101)),
-            "quiet, but nothing ran since start's hand-back"
+        let us = Duration::from_micros;
+        let mut watch = QuietWatch::new(us(100_000));
+        assert_eq!(
+            watch.check(us(100_500)),
+            Check::Quiet,
+            "nothing worth it ran since start's hand-back"
         );
-        assert!(
-            !watch.hand_back_now(ms(150)),
-            "working: 49 ms in this check"
+        assert_eq!(
+            watch.check(us(150_000)),
+            Check::Working,
+            "49.5 ms in this check"
         );
-        assert!(!watch.hand_back_now(ms(180)), "still working");
-        assert!(watch.hand_back_now(ms(181)), "quiet after 80 ms of work");
-        assert!(
-            !watch.hand_back_now(ms(181)),
-            "already handed back; nothing ran since"
+        assert_eq!(watch.check(us(180_000)), Check::Working);
+        assert_eq!(
+            watch.check(us(180_400)),
+            Check::HandBack,
+            "quiet after work"
         );
-        assert!(!watch.hand_back_now(ms(182)));
-        assert!(
-            !watch.hand_back_now(ms(190)),
-            "8 ms in one check is not quiet"
+        assert_eq!(
+            watch.check(us(180_500)),
+            Check::Quiet,
+            "handed back; nothing ran since"
         );
-        assert!(
-            !watch.hand_back_now(ms(191)),
-            "quiet, but 10 ms of work since is too little to be worth it"
+        assert_eq!(
+            watch.check(us(182_000)),
+            Check::Working,
+            "1.5 ms in one check is work"
         );
-        assert!(!watch.hand_back_now(ms(205)));
-        assert!(
-            watch.hand_back_now(ms(206)),
-            "25 ms of work since, then quiet"
+        assert_eq!(
+            watch.check(us(182_500)),
+            Check::HandBack,
+            "2.1 ms since, then quiet"
+        );
+        assert_eq!(
+            watch.check(us(183_400)),
+            Check::Quiet,
+            "0.9 ms is quiet, and too little"
         );
     }
 

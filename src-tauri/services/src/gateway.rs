@@ -142,9 +142,17 @@ pub fn router(services: Services, own: RoutesUnderWay, plugged: AreaRoutes) -> R
 }
 
 /// The layers every request goes through: the Host and Origin checks for the door's `names`,
-/// JSON errors, the body limit, panics as 500s and a log span per request.
+/// JSON errors, the body limit, panics as 500s, a log span per request, and the mark that the
+/// engine worked (`binary_pages::worked`).
 pub fn with_layers(router: Router, names: origin::Names) -> Router {
     router
+        .layer(axum::middleware::map_request(
+            |request: axum::extract::Request| async {
+                // The engine is working; its pages go back once it is quiet again.
+                crate::binary_pages::worked();
+                request
+            },
+        ))
         .layer(axum::middleware::from_fn(move |request, next| {
             origin::check(names, request, next)
         }))
