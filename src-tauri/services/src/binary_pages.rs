@@ -23,8 +23,9 @@ use tokio_util::sync::CancellationToken;
 const QUIET_CHECK: Duration = Duration::from_secs(1);
 /// CPU time within one check under which the engine counts as quiet (idle, it uses microseconds).
 const QUIET_CPU: Duration = Duration::from_millis(1);
-/// CPU time since pages were last handed back after which they are worth handing back again.
-const WORK_SINCE_HAND_BACK: Duration = Duration::from_millis(2);
+/// CPU time since pages were last handed back after which they are worth handing back again:
+/// a request uses more (its page faults count), the watch's own checks far less.
+const WORK_SINCE_HAND_BACK: Duration = Duration::from_micros(200);
 /// How often an engine no request reached looks whether it worked anyway.
 const BACKGROUND_CHECK: Duration = Duration::from_secs(60);
 
@@ -57,12 +58,18 @@ struct QuietWatch {
 }
 
 impl QuietWatch {
-    /// Watching from `cpu`, the process's CPU time when its pages were last handed back.
+    /// Watching from `cpu`, the process's CPU time just after its pages were handed back.
     fn new(cpu: Duration) -> Self {
         Self {
             at_last_check: cpu,
             at_last_hand_back: cpu,
         }
+    }
+
+    /// The pages were handed back; `cpu` is the time after, so the hand-back's own work does
+    /// not count as work since.
+    fn handed_back(&mut self, cpu: Duration) {
+        *self = Self::new(cpu);
     }
 
     /// What a check finds, given the process's CPU time so far.
@@ -72,7 +79,6 @@ impl QuietWatch {
         if !quiet {
             Check::Working
         } else if cpu.saturating_sub(self.at_last_hand_back) >= WORK_SINCE_HAND_BACK {
-            self.at_last_hand_back = cpu;
             Check::HandBack
         } else {
             Check::Quiet
@@ -106,6 +112,9 @@ pub async fn hand_back_now_and_when_quiet(shutdown: CancellationToken) {
                 Check::Working => {}
                 Check::HandBack => {
                     hand_back();
+                    if let Some(cpu) = process_cpu_time() {
+                        watch.handed_back(cpu);
+                    }
                     break;
                 }
                 Check::Quiet => break,
@@ -291,14 +300,14 @@ Anonymous:             0 kB
         let us = Duration::from_micros;
         let mut watch = QuietWatch::new(us(100_000));
         assert_eq!(
-            watch.check(us(100_500)),
+            watch.check(us(100_050)),
             Check::Quiet,
-            "nothing worth it ran since start's hand-back"
+            "only the watch ran since start's hand-back"
         );
         assert_eq!(
             watch.check(us(150_000)),
             Check::Working,
-            "49.5 ms in this check"
+            "50 ms in this check"
         );
         assert_eq!(watch.check(us(180_000)), Check::Working);
         assert_eq!(
@@ -306,25 +315,24 @@ Anonymous:             0 kB
             Check::HandBack,
             "quiet after work"
         );
+        watch.handed_back(us(181_000));
         assert_eq!(
-            watch.check(us(180_500)),
+            watch.check(us(181_050)),
             Check::Quiet,
-            "handed back; nothing ran since"
-        );
-        assert_eq!(
-            watch.check(us(182_000)),
-            Check::Working,
-            "1.5 ms in one check is work"
+            "the hand-back's own 0.6 ms is not work since"
         );
         assert_eq!(
             watch.check(us(182_500)),
-            Check::HandBack,
-            "2.1 ms since, then quiet"
+            Check::Working,
+            "1.45 ms in one check"
         );
+        assert_eq!(watch.check(us(182_600)), Check::HandBack, "then quiet");
+        watch.handed_back(us(182_700));
+        assert_eq!(watch.check(us(182_800)), Check::Quiet, "0.1 ms: too little");
         assert_eq!(
-            watch.check(us(183_400)),
-            Check::Quiet,
-            "0.9 ms is quiet, and too little"
+            watch.check(us(183_000)),
+            Check::HandBack,
+            "0.3 ms since: a request"
         );
     }
 
