@@ -33,6 +33,20 @@ tree_memory() {
   echo "$pss $rss ${names[*]}"
 }
 
+# Each process of a tree with its PSS in MB, as "name=MB" words.
+tree_processes() {
+  local pids=("$1") i=0 out=()
+  while [ $i -lt ${#pids[@]} ]; do
+    for child in $(cat /proc/"${pids[$i]}"/task/*/children 2>/dev/null); do pids+=("$child"); done
+    i=$((i + 1))
+  done
+  for p in "${pids[@]}"; do
+    [ -r "/proc/$p/smaps_rollup" ] || continue
+    out+=("$(cat /proc/$p/comm)=$(awk '/^Pss:/ {printf "%.1f", $2 / 1024}' "/proc/$p/smaps_rollup")")
+  done
+  echo "${out[*]}"
+}
+
 # PSS by kind of mapping, in kB, largest first.
 smaps_breakdown() {
   python3 - "$1" "$(readlink -f "$2")" <<'PY'
@@ -129,6 +143,7 @@ DBUS_SESSION_BUS_ADDRESS="$(head -1 "$bus_address_file")" DISPLAY=":$display" HO
 app_pid=$!
 wait_health "$port"; sleep "$SETTLE"
 read -r app_pss app_rss app_names < <(tree_memory "$app_pid")
+app_each="$(tree_processes "$app_pid")"
 kill -TERM "$app_pid" || true
 wait "$app_pid" 2>/dev/null || true
 
@@ -145,6 +160,7 @@ if [ -x "$FLOOR" ]; then
   done
   sleep "$SETTLE"
   read -r floor_pss floor_rss floor_names < <(tree_memory "$floor_pid")
+  floor_each="$(tree_processes "$floor_pid")"
   kill -TERM "$floor_pid" || true
   wait "$floor_pid" 2>/dev/null || true
 fi
@@ -152,9 +168,9 @@ fi
 echo "Idle memory ${SETTLE} s after start ($(basename "$SERVE"), $(basename "$APP"); debug build unless the paths say otherwise)"
 printf '  %-38s PSS %6d MB   RSS %6d MB\n' "engine alone (sentient serve)" $((serve_pss / 1024)) $((serve_rss / 1024))
 printf '  %-38s PSS %6d MB   RSS %6d MB\n' "whole app (engine + webview)" $((app_pss / 1024)) $((app_rss / 1024))
-echo "  app processes: $app_names"
+echo "  app processes (PSS MB each): $app_each"
 if [ -n "${floor_pss:-}" ]; then
   printf '  %-38s PSS %6d MB   RSS %6d MB\n' "empty Tauri window (the floor)" $((floor_pss / 1024)) $((floor_rss / 1024))
-  echo "  floor processes: $floor_names"
+  echo "  floor processes (PSS MB each): $floor_each"
   printf '  %-38s PSS %6d MB   (target: within 30 MB)\n' "whole app above the floor" $(((app_pss - floor_pss) / 1024))
 fi

@@ -8,8 +8,9 @@
 //! cache, so code that runs later maps what it needs again on first touch (a minor fault).
 //!
 //! The same happens after use: answering the window's first requests maps 13 MB of code
-//! again. So once the engine has worked and then gone quiet (`QuietWatch`), the pages are
-//! handed back again, as desktop programs on other systems trim their working set when idle.
+//! again. So once the engine has gone quiet after work that mapped more of its pages
+//! (`QuietWatch`), they are handed back again, as desktop programs on other systems trim their
+//! working set when idle.
 //! An idle engine is not woken for this: the watch starts at a request (`worked`) or, for work
 //! that came without one (a scheduled run), at a check once a minute.
 
@@ -21,11 +22,13 @@ use tokio_util::sync::CancellationToken;
 
 /// While watching, how often the engine looks whether it has gone quiet.
 const QUIET_CHECK: Duration = Duration::from_secs(1);
-/// CPU time within one check under which the engine counts as quiet (idle, it uses microseconds).
-const QUIET_CPU: Duration = Duration::from_millis(1);
-/// CPU time since pages were last handed back after which they are worth handing back again:
-/// a request uses more (its page faults count), the watch's own checks far less.
-const WORK_SINCE_HAND_BACK: Duration = Duration::from_micros(200);
+/// CPU time within one check under which the engine counts as quiet: 1% of a core. Idle, the
+/// engine uses microseconds; the desktop app, whose window keeps asking, a few milliseconds.
+const QUIET_CPU: Duration = Duration::from_millis(10);
+/// Growth of the process's file-backed pages since the last hand-back that makes another worth
+/// it. Work that maps nothing new (a window asking the same thing again) hands nothing back, so
+/// pages in steady use are not dropped and mapped again every second.
+const WORTH_HANDING_BACK_KB: u64 = 1024;
 /// How often an engine no request reached looks whether it worked anyway.
 const BACKGROUND_CHECK: Duration = Duration::from_secs(60);
 
@@ -38,47 +41,63 @@ pub fn worked() {
     WORKED.notify_one();
 }
 
+/// The process at one moment: its CPU time so far and its mapped file pages.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Reading {
+    cpu: Duration,
+    file_kb: u64,
+}
+
+impl Reading {
+    fn now() -> Option<Self> {
+        Some(Self {
+            cpu: process_cpu_time()?,
+            file_kb: mapped_file_kb()?,
+        })
+    }
+}
+
 /// What one check found.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Check {
     /// Still working: look again.
     Working,
-    /// Quiet after enough work: hand the pages back.
+    /// Quiet, with pages mapped since the last hand-back: hand them back.
     HandBack,
-    /// Quiet, and too little ran since the last hand-back to be worth another.
+    /// Quiet, and too little mapped since the last hand-back to be worth another.
     Quiet,
 }
 
-/// Decides, one check at a time, when the engine hands its pages back: once after each stretch
-/// of work, at the first check that passes quiet.
+/// Decides, one check at a time, when the engine hands its pages back: at the first quiet check
+/// after work mapped more of them.
 #[derive(Debug)]
 struct QuietWatch {
-    at_last_check: Duration,
-    at_last_hand_back: Duration,
+    cpu_at_last_check: Duration,
+    file_kb_after_hand_back: u64,
 }
 
 impl QuietWatch {
-    /// Watching from `cpu`, the process's CPU time just after its pages were handed back.
-    fn new(cpu: Duration) -> Self {
+    /// Watching from `after`, the process just after its pages were handed back.
+    fn new(after: Reading) -> Self {
         Self {
-            at_last_check: cpu,
-            at_last_hand_back: cpu,
+            cpu_at_last_check: after.cpu,
+            file_kb_after_hand_back: after.file_kb,
         }
     }
 
-    /// The pages were handed back; `cpu` is the time after, so the hand-back's own work does
-    /// not count as work since.
-    fn handed_back(&mut self, cpu: Duration) {
-        *self = Self::new(cpu);
+    /// The pages were handed back; `after` is read after, so the hand-back's own work is not
+    /// counted.
+    fn handed_back(&mut self, after: Reading) {
+        *self = Self::new(after);
     }
 
-    /// What a check finds, given the process's CPU time so far.
-    fn check(&mut self, cpu: Duration) -> Check {
-        let quiet = cpu.saturating_sub(self.at_last_check) < QUIET_CPU;
-        self.at_last_check = cpu;
+    /// What a check finds.
+    fn check(&mut self, now: Reading) -> Check {
+        let quiet = now.cpu.saturating_sub(self.cpu_at_last_check) < QUIET_CPU;
+        self.cpu_at_last_check = now.cpu;
         if !quiet {
             Check::Working
-        } else if cpu.saturating_sub(self.at_last_hand_back) >= WORK_SINCE_HAND_BACK {
+        } else if now.file_kb >= self.file_kb_after_hand_back + WORTH_HANDING_BACK_KB {
             Check::HandBack
         } else {
             Check::Quiet
@@ -87,13 +106,13 @@ impl QuietWatch {
 }
 
 /// Hands back the binary's pages and the allocator's free memory; then, until `shutdown`,
-/// again whenever the engine goes quiet after working.
+/// again whenever the engine goes quiet after work that mapped more of them.
 pub async fn hand_back_now_and_when_quiet(shutdown: CancellationToken) {
     hand_back();
-    let Some(cpu) = process_cpu_time() else {
+    let Some(after) = Reading::now() else {
         return;
     };
-    let mut watch = QuietWatch::new(cpu);
+    let mut watch = QuietWatch::new(after);
     loop {
         tokio::select! {
             () = shutdown.cancelled() => return,
@@ -105,15 +124,15 @@ pub async fn hand_back_now_and_when_quiet(shutdown: CancellationToken) {
                 () = shutdown.cancelled() => return,
                 () = tokio::time::sleep(QUIET_CHECK) => {}
             }
-            let Some(cpu) = process_cpu_time() else {
+            let Some(now) = Reading::now() else {
                 return;
             };
-            match watch.check(cpu) {
+            match watch.check(now) {
                 Check::Working => {}
                 Check::HandBack => {
                     hand_back();
-                    if let Some(cpu) = process_cpu_time() {
-                        watch.handed_back(cpu);
+                    if let Some(after) = Reading::now() {
+                        watch.handed_back(after);
                     }
                     break;
                 }
@@ -127,6 +146,23 @@ fn hand_back() {
     crate::heap::return_free_pages();
     let returned = return_binary_pages();
     tracing::debug!(returned, "the binary's pages handed back");
+}
+
+/// The process's resident file-backed pages (`RssFile` in `/proc/self/status`), in kB.
+fn mapped_file_kb() -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    rss_file_kb(&status)
+}
+
+fn rss_file_kb(status: &str) -> Option<u64> {
+    status
+        .lines()
+        .find_map(|line| line.strip_prefix("RssFile:"))?
+        .trim()
+        .strip_suffix("kB")?
+        .trim()
+        .parse()
+        .ok()
 }
 
 /// The CPU time the whole process has used (every thread, user and system).
@@ -296,43 +332,56 @@ Anonymous:             0 kB
     }
 
     #[test]
-    fn pages_go_back_once_after_each_stretch_of_work_when_a_check_passes_quiet() {
-        let us = Duration::from_micros;
-        let mut watch = QuietWatch::new(us(100_000));
+    fn pages_go_back_at_the_first_quiet_check_after_work_mapped_more_of_them() {
+        let at = |ms: u64, file_kb: u64| Reading {
+            cpu: Duration::from_millis(ms),
+            file_kb,
+        };
+        let mut watch = QuietWatch::new(at(100, 4_000));
         assert_eq!(
-            watch.check(us(100_050)),
+            watch.check(at(101, 4_000)),
             Check::Quiet,
-            "only the watch ran since start's hand-back"
+            "nothing new mapped"
         );
         assert_eq!(
-            watch.check(us(150_000)),
+            watch.check(at(150, 9_000)),
             Check::Working,
-            "50 ms in this check"
+            "49 ms in this check"
         );
-        assert_eq!(watch.check(us(180_000)), Check::Working);
+        assert_eq!(watch.check(at(180, 17_000)), Check::Working);
         assert_eq!(
-            watch.check(us(180_400)),
+            watch.check(at(181, 17_000)),
             Check::HandBack,
-            "quiet after work"
+            "quiet, 13 MB more mapped"
         );
-        watch.handed_back(us(181_000));
+        watch.handed_back(at(183, 4_200));
         assert_eq!(
-            watch.check(us(181_050)),
+            watch.check(at(185, 4_400)),
             Check::Quiet,
-            "the hand-back's own 0.6 ms is not work since"
+            "a window asking again maps little: nothing is dropped to be mapped again"
         );
         assert_eq!(
-            watch.check(us(182_500)),
-            Check::Working,
-            "1.45 ms in one check"
-        );
-        assert_eq!(watch.check(us(182_600)), Check::HandBack, "then quiet");
-        watch.handed_back(us(182_700));
-        assert_eq!(watch.check(us(182_800)), Check::Quiet, "0.1 ms: too little");
-        assert_eq!(
-            watch.check(us(183_000)),
+            watch.check(at(191, 5_300)),
             Check::HandBack,
-            "0.3 ms since: a request"
+            "6 ms is quiet; 1.1 MB more"
+        );
+        watch.handed_back(at(192, 4_300));
+        assert_eq!(
+            watch.check(at(203, 9_000)),
+            Check::Working,
+            "11 ms in one check is work"
+        );
+        assert_eq!(watch.check(at(204, 9_000)), Check::HandBack);
+    }
+
+    #[test]
+    fn the_file_pages_are_read_from_the_status_file() {
+        let status = "Name:\tsentient\nVmRSS:\t   10240 kB\nRssAnon:\t    6144 kB\nRssFile:\t    3968 kB\nRssShmem:\t     128 kB\n";
+        assert_eq!(rss_file_kb(status), Some(3968));
+        assert_eq!(rss_file_kb("Name:\tsentient\n"), None);
+        assert!(
+            mapped_file_kb().is_some_and(|kb| kb > 0),
+            "this process maps its binary"
         );
     }
 
