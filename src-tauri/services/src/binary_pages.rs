@@ -108,7 +108,7 @@ impl QuietWatch {
 /// Hands back the binary's pages and the allocator's free memory; then, until `shutdown`,
 /// again whenever the engine goes quiet after work that mapped more of them.
 pub async fn hand_back_now_and_when_quiet(shutdown: CancellationToken) {
-    hand_back();
+    hand_back().await;
     let Some(after) = Reading::now() else {
         return;
     };
@@ -130,7 +130,7 @@ pub async fn hand_back_now_and_when_quiet(shutdown: CancellationToken) {
             match watch.check(now) {
                 Check::Working => {}
                 Check::HandBack => {
-                    hand_back();
+                    hand_back().await;
                     if let Some(after) = Reading::now() {
                         watch.handed_back(after);
                     }
@@ -142,9 +142,15 @@ pub async fn hand_back_now_and_when_quiet(shutdown: CancellationToken) {
     }
 }
 
-fn hand_back() {
-    crate::heap::return_free_pages();
-    let returned = return_binary_pages();
+/// Off the async workers: reading `smaps` and trimming the arenas take up to a few
+/// milliseconds in a process with many mappings, which a request waiting on a worker would feel.
+async fn hand_back() {
+    let returned = tokio::task::spawn_blocking(|| {
+        crate::heap::return_free_pages();
+        return_binary_pages()
+    })
+    .await
+    .unwrap_or(0);
     tracing::debug!(returned, "the binary's pages handed back");
 }
 
@@ -446,5 +452,11 @@ Anonymous:             0 kB
         );
         // Code and constants come back from the file as they are used.
         assert_eq!(format!("{:?}", SMAPS.lines().count()), "21");
+        let smaps = std::fs::read_to_string("/proc/self/smaps").expect("smaps");
+        let binary = std::fs::read_link("/proc/self/exe").expect("exe");
+        assert!(
+            !droppable(&smaps, &binary).is_empty(),
+            "the dropped code runs again: it still finds the binary's mappings"
+        );
     }
 }
