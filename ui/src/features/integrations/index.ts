@@ -1,2 +1,3 @@
-// What the integrations feature offers the rest of the window: its page.
-export { IntegrationsPage } from './IntegrationsPage';
+// What the integrations feature offers the rest of the window: its page (loaded the first time it is opened).
+import { lazyNamed } from '../../components/LazyPart';
+export const IntegrationsPage = lazyNamed(() => import('./IntegrationsPage'), 'IntegrationsPage');

@@ -1,4 +1,5 @@
-// The app once it is set up: title bar, stop banner, sidebar and the current page.
+// The app once it is set up: title bar, stop banner, sidebar and the current page. Chat, where
+// the window opens, comes with the shell; the other pages load when first opened (their index).
 import { useEffect } from 'react';
 import type { Bootstrap } from '../../api';
 import { useApi } from '../../api/context';
@@ -11,6 +12,7 @@ import { closeModelSetup, ModelBar, ModelStep, useModelSetup } from '../onboardi
 import { SettingsPage } from '../settings';
 import { StopBanner } from '../stop';
 import { TasksPage } from '../tasks';
+import { LazyPart } from '../../components/LazyPart';
 import { Page } from '../../components/Page';
 import { hrefFor, PAGES, useHashRoute, useNavigationKeys, type Route } from './routes';
 import { Sidebar } from './Sidebar';
@@ -59,8 +61,13 @@ export function AppShell({ bootstrap, connectionLost }: { bootstrap: Bootstrap; 
     api.setTitle(label ? `${label} · Sentient` : 'Sentient');
   }, [api, page]);
 
-  if (modelSetup === 'pending') return <ModelStep firstRun />;
-  if (modelSetup === 'reopened') return <ModelStep firstRun={false} onClose={closeModelSetup} />;
+  if (modelSetup === 'pending' || modelSetup === 'reopened') {
+    return (
+      <LazyPart>
+        {modelSetup === 'pending' ? <ModelStep firstRun /> : <ModelStep firstRun={false} onClose={closeModelSetup} />}
+      </LazyPart>
+    );
+  }
 
   return (
     <div className="app">
@@ -75,7 +82,9 @@ export function AppShell({ bootstrap, connectionLost }: { bootstrap: Bootstrap; 
         <Sidebar current={page} unread={unread} waiting={review.data?.count ?? 0} />
         <main className="content" key={page}>
           {page === 'chat' || page === 'tasks' ? <ModelBar /> : null}
-          <CurrentPage page={page} bootstrap={bootstrap} />
+          <LazyPart>
+            <CurrentPage page={page} bootstrap={bootstrap} />
+          </LazyPart>
         </main>
       </div>
     </div>

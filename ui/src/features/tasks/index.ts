@@ -1,2 +1,3 @@
-// What the tasks feature offers the rest of the window: its page.
-export { TasksPage } from './TasksPage';
+// What the tasks feature offers the rest of the window: its page (loaded the first time it is opened).
+import { lazyNamed } from '../../components/LazyPart';
+export const TasksPage = lazyNamed(() => import('./TasksPage'), 'TasksPage');
