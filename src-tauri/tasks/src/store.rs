@@ -150,6 +150,32 @@ fn stamp(t: Option<DateTime<Utc>>) -> Option<String> {
     t.map(stamp_at)
 }
 
+/// A run's last `limit` progress updates, oldest first, read on `conn` (a snapshot's when it
+/// is in a transaction).
+async fn events_in(
+    conn: &mut sqlx::SqliteConnection,
+    run_id: &str,
+    limit: i64,
+) -> Result<Vec<ProgressUpdate>, TaskStoreError> {
+    let rows: Vec<(String, String)> = sqlx::query_as(
+        "SELECT timestamp, message FROM (SELECT id, timestamp, message FROM task_run_events WHERE run_id = ?
+                                         ORDER BY id DESC LIMIT ?) ORDER BY id",
+    )
+    .bind(run_id)
+    .bind(limit)
+    .fetch_all(conn)
+    .await?;
+    Ok(rows
+        .into_iter()
+        .filter_map(|(timestamp, message)| {
+            Some(ProgressUpdate {
+                timestamp: time(Some(timestamp))?,
+                message: serde_json::from_str(&message).ok()?,
+            })
+        })
+        .collect())
+}
+
 /// The API's view of a stored question: only `{question, options, asked_at, kind, reason}`.
 pub fn shown_question(stored: &Value) -> Option<PendingQuestion> {
     serde_json::from_value(stored.clone()).ok()
@@ -481,22 +507,34 @@ impl TaskStore {
             .ok_or_else(|| TaskStoreError::NoTask(id.to_owned()))
     }
 
-    /// One task with its runs (oldest first), each with its latest progress updates.
+    /// One task with its runs (oldest first), each with its latest progress updates, read in
+    /// one snapshot: a run's end and its task's new status are one write, and reading them apart
+    /// could show a finished run under a task still "processing".
     pub async fn task_with_runs(&self, id: &str) -> Result<Task, TaskStoreError> {
-        let mut task = self.task(id).await?.task;
-        task.runs = self.runs_of(id).await?;
+        let mut read = self.store.pool().begin().await?;
+        let row = sqlx::query("SELECT * FROM tasks WHERE id = ?")
+            .bind(id)
+            .fetch_optional(&mut *read)
+            .await?;
+        let mut task = row
+            .as_ref()
+            .map(Self::task_from)
+            .ok_or_else(|| TaskStoreError::NoTask(id.to_owned()))?
+            .task;
+        task.runs = Self::runs_in(&mut read, id).await?;
         Ok(task)
     }
 
-    /// Every task, newest first, with runs.
+    /// Every task, newest first, with runs, in one snapshot (as `task_with_runs`).
     pub async fn list(&self) -> Result<Vec<Task>, TaskStoreError> {
+        let mut read = self.store.pool().begin().await?;
         let rows = sqlx::query("SELECT * FROM tasks ORDER BY created_at DESC")
-            .fetch_all(self.store.pool())
+            .fetch_all(&mut *read)
             .await?;
         let mut tasks = Vec::with_capacity(rows.len());
         for row in &rows {
             let mut task = Self::task_from(row).task;
-            task.runs = self.runs_of(&task.task_id).await?;
+            task.runs = Self::runs_in(&mut read, &task.task_id).await?;
             tasks.push(task);
         }
         Ok(tasks)
@@ -523,15 +561,23 @@ impl TaskStore {
 
     /// The runs of a task, oldest first, each with its latest progress updates.
     pub async fn runs_of(&self, task_id: &str) -> Result<Vec<Run>, TaskStoreError> {
+        let mut read = self.store.pool().begin().await?;
+        Self::runs_in(&mut read, task_id).await
+    }
+
+    async fn runs_in(
+        conn: &mut sqlx::SqliteConnection,
+        task_id: &str,
+    ) -> Result<Vec<Run>, TaskStoreError> {
         let rows =
             sqlx::query("SELECT * FROM task_runs WHERE task_id = ? ORDER BY created_at, rowid")
                 .bind(task_id)
-                .fetch_all(self.store.pool())
+                .fetch_all(&mut *conn)
                 .await?;
         let mut runs = Vec::with_capacity(rows.len());
         for row in &rows {
             let mut run = Self::run_from(row).run;
-            run.progress_updates = self.latest_events(&run.run_id).await?;
+            run.progress_updates = events_in(conn, &run.run_id, EMBEDDED_UPDATES).await?;
             runs.push(run);
         }
         Ok(runs)
@@ -675,23 +721,8 @@ impl TaskStore {
         run_id: &str,
         limit: i64,
     ) -> Result<Vec<ProgressUpdate>, TaskStoreError> {
-        let rows: Vec<(String, String)> = sqlx::query_as(
-            "SELECT timestamp, message FROM (SELECT id, timestamp, message FROM task_run_events WHERE run_id = ?
-                                             ORDER BY id DESC LIMIT ?) ORDER BY id",
-        )
-        .bind(run_id)
-        .bind(limit)
-        .fetch_all(self.store.pool())
-        .await?;
-        Ok(rows
-            .into_iter()
-            .filter_map(|(timestamp, message)| {
-                Some(ProgressUpdate {
-                    timestamp: time(Some(timestamp))?,
-                    message: serde_json::from_str(&message).ok()?,
-                })
-            })
-            .collect())
+        let mut conn = self.store.pool().acquire().await?;
+        events_in(&mut conn, run_id, limit).await
     }
 
     /// The tasks due at `now` (enabled, pending or active), earliest first, at most `limit`.
