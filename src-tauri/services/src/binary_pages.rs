@@ -77,15 +77,6 @@ struct QuietWatch {
 }
 
 impl QuietWatch {
-    /// Watching from `now`, just after start: nothing handed back yet, so every page start
-    /// mapped counts.
-    fn after_start(now: Reading) -> Self {
-        Self {
-            cpu_at_last_check: now.cpu,
-            file_kb_after_hand_back: 0,
-        }
-    }
-
     /// Watching from `after`, the process just after its pages were handed back.
     fn new(after: Reading) -> Self {
         Self {
@@ -114,16 +105,20 @@ impl QuietWatch {
     }
 }
 
-/// Hands back the binary's pages and the allocator's free memory once start is over and the
-/// engine is quiet; then, until `shutdown`, again whenever it goes quiet after work that mapped
-/// more of them. Not at once: the first requests after the ready line run much of the code start
-/// ran, and would wait while it is mapped again.
-pub async fn hand_back_when_quiet(shutdown: CancellationToken) {
-    let Some(start) = Reading::now() else {
+/// Hands back the binary's pages and the allocator's free memory; then, until `shutdown`,
+/// again whenever the engine goes quiet after work that mapped more of them.
+pub async fn hand_back_now_and_when_quiet(shutdown: CancellationToken) {
+    hand_back().await;
+    let Some(after) = Reading::now() else {
         return;
     };
-    let mut watch = QuietWatch::after_start(start);
+    let mut watch = QuietWatch::new(after);
     loop {
+        tokio::select! {
+            () = shutdown.cancelled() => return,
+            () = WORKED.notified() => {}
+            () = tokio::time::sleep(BACKGROUND_CHECK) => {}
+        }
         loop {
             tokio::select! {
                 () = shutdown.cancelled() => return,
@@ -143,11 +138,6 @@ pub async fn hand_back_when_quiet(shutdown: CancellationToken) {
                 }
                 Check::Quiet => break,
             }
-        }
-        tokio::select! {
-            () = shutdown.cancelled() => return,
-            () = WORKED.notified() => {}
-            () = tokio::time::sleep(BACKGROUND_CHECK) => {}
         }
     }
 }
@@ -353,16 +343,9 @@ Anonymous:             0 kB
             cpu: Duration::from_millis(ms),
             file_kb,
         };
-        let mut watch = QuietWatch::after_start(at(90, 19_000));
+        let mut watch = QuietWatch::new(at(100, 4_000));
         // (CPU ms so far, file pages kB, what the check finds, why); None: handed back then.
         let steps = [
-            (
-                99,
-                19_000,
-                Some(Check::HandBack),
-                "quiet after start, which mapped 19 MB",
-            ),
-            (100, 4_000, None, "handed back"),
             (101, 4_000, Some(Check::Quiet), "nothing new mapped"),
             (150, 9_000, Some(Check::Working), "49 ms in this check"),
             (180, 17_000, Some(Check::Working), "still working"),

@@ -403,9 +403,8 @@ impl Services {
                 }
             };
             // Start's temporary memory (most of it the routes' OpenAPI parts) is free now and
-            // its code has run: both go back once the engine is quiet, and again each time it
-            // goes quiet after work.
-            tokio::spawn(binary_pages::hand_back_when_quiet(shutdown.clone()));
+            // its code has run: both go back, and again whenever the engine goes quiet.
+            tokio::spawn(binary_pages::hand_back_now_and_when_quiet(shutdown.clone()));
             // Streamed replies and live events go out as written, not held for ACKs.
             let listener = axum::serve::ListenerExt::tap_io(listener, |tcp| {
                 let _ = tcp.set_nodelay(true);
