@@ -1,5 +1,7 @@
 // The window's folder rules (see test/importGraph.ts), checked on the real source, and the checks
 // themselves tried on small graphs that break each rule, so a broken rule can't pass unseen.
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
   crossFeatureReaches,
@@ -96,5 +98,20 @@ describe('the window', () => {
 
   it('keeps api/ and components/ below the features', () => {
     expect(sharedImportingFeatures(graph)).toEqual([]);
+  });
+
+  // A page re-exported plainly would pull its code into the window's first script; only Chat,
+  // where the window opens, comes with the shell.
+  it('exports every page but Chat from its index to be loaded when first opened', () => {
+    const indexes = readdirSync(join(SRC, 'features')).map((feature) => join(SRC, 'features', feature, 'index.ts'));
+    const pages = indexes.flatMap((file) => {
+      if (!existsSync(file)) return [];
+      const source = readFileSync(file, 'utf8');
+      return [...source.matchAll(/export\s+(?:const\s+(\w+Page)\b.*|\{[^}]*\b(\w+Page)\b[^}]*\}.*)/g)].map(
+        (m) => `${m[1] ?? m[2]}: ${m[0].includes('lazyNamed(') ? 'lazy' : 'loaded at open'}`,
+      );
+    });
+    expect(pages.length).toBeGreaterThanOrEqual(6);
+    expect(pages.filter((p) => !p.endsWith(': lazy'))).toEqual(['ChatPage: loaded at open']);
   });
 });

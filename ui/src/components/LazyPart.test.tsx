@@ -23,7 +23,10 @@ describe('a part loaded when first shown', () => {
 
   it("says it didn't load and offers Reload when its code can't be fetched", async () => {
     vi.spyOn(console, 'error').mockImplementation(() => {});
-    const Lazy = lazyNamed(() => Promise.reject(new TypeError('Failed to fetch dynamically imported module')), 'Greeting');
+    const Lazy = lazyNamed(
+      () => Promise.reject<{ Greeting: typeof Greeting }>(new TypeError('Failed to fetch dynamically imported module')),
+      'Greeting',
+    );
     render(
       <LazyPart>
         <Lazy name="Grace" />
