@@ -14,12 +14,16 @@ use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, S
 
 use crate::clock::SharedClock;
 
+mod fresh;
+
 static MIGRATOR: Migrator = sqlx::migrate!("../../migrations");
 
 #[derive(Debug, thiserror::Error)]
 pub enum StoreError {
     #[error("the database could not be opened: {0}")]
     Open(#[source] sqlx::Error),
+    #[error("the database could not be created: {0}")]
+    Create(#[source] std::io::Error),
     #[error("the database could not be brought up to date: {0}")]
     Migrate(#[from] sqlx::migrate::MigrateError),
     #[error("database error: {0}")]
@@ -94,9 +98,10 @@ pub struct StoreHealth {
 }
 
 impl Store {
-    /// Opens (creating if needed) the database with WAL, foreign keys and a busy timeout,
-    /// then applies every migration not yet applied.
+    /// Opens the database with WAL, foreign keys and a busy timeout, creating it from the
+    /// built-in template when missing, then applies every migration not yet applied.
     pub async fn open(path: &Path, clock: SharedClock) -> Result<Self, StoreError> {
+        fresh::write_if_missing(path).map_err(StoreError::Create)?;
         let store = Self::connect(path, clock).await?;
         store.migrate().await?;
         Ok(store)
@@ -106,10 +111,41 @@ impl Store {
     /// it), so a fresh home commits once instead of once per migration, and a crash part way
     /// leaves the database as it was.
     async fn migrate(&self) -> Result<(), StoreError> {
+        if self.up_to_date().await {
+            return Ok(());
+        }
         let mut tx = self.begin_write().await?;
+        if let Some(last) = fresh::unrecorded(&mut tx).await? {
+            // The template holds these already: record them without running them, and clear
+            // its mark so the file is the one the migrations would have made.
+            MIGRATOR.run_direct(Some(last), &mut *tx, true).await?;
+            sqlx::query("PRAGMA user_version = 0")
+                .execute(&mut *tx)
+                .await?;
+        }
         MIGRATOR.run_direct(None, &mut *tx, false).await?;
         tx.commit().await?;
         Ok(())
+    }
+
+    /// Whether every known migration is recorded as applied, as built: one read, where finding
+    /// that out through sqlx's migrator takes a write transaction (most starts; a few
+    /// milliseconds). Anything else (a missing table, a failed or unknown migration, another
+    /// checksum) goes through the migrator, which applies or explains.
+    async fn up_to_date(&self) -> bool {
+        let recorded: Result<Vec<(i64, bool, Vec<u8>)>, _> = sqlx::query_as(
+            "SELECT version, success, checksum FROM _sqlx_migrations ORDER BY version",
+        )
+        .fetch_all(&self.pool)
+        .await;
+        recorded.is_ok_and(|recorded| {
+            recorded.len() == MIGRATOR.iter().count()
+                && recorded.iter().zip(MIGRATOR.iter()).all(
+                    |((version, success, checksum), known)| {
+                        *success && *version == known.version && checksum[..] == known.checksum[..]
+                    },
+                )
+        })
     }
 
     /// Opens without migrating (for `sentient doctor`, which must only look).
@@ -369,6 +405,113 @@ mod tests {
         assert_eq!(store.meta_get::<i32>("kept").await.expect("get"), Some(7));
         let health = store.health().await.expect("health");
         assert_eq!(health.applied_migrations, health.known_migrations);
+    }
+
+    /// Everything that tells two databases' schemas apart, sqlx's bookkeeping included.
+    async fn shape(store: &Store) -> Vec<String> {
+        let mut shape: Vec<String> = sqlx::query_as::<_, (String, String, String, Option<String>)>(
+            "SELECT type, name, tbl_name, sql FROM sqlite_master ORDER BY type, name",
+        )
+        .fetch_all(store.pool())
+        .await
+        .expect("schema")
+        .into_iter()
+        .map(|row| format!("{row:?}"))
+        .collect();
+        let recorded: Vec<(i64, String, bool, Vec<u8>)> = sqlx::query_as(
+            "SELECT version, description, success, checksum FROM _sqlx_migrations ORDER BY version",
+        )
+        .fetch_all(store.pool())
+        .await
+        .expect("migrations");
+        shape.extend(recorded.iter().map(|row| format!("{row:?}")));
+        let settings: (i64, i64, i64, String, String) = sqlx::query_as(
+            "SELECT p.page_size, a.auto_vacuum, u.user_version, e.encoding, j.journal_mode \
+             FROM pragma_page_size p, pragma_auto_vacuum a, pragma_user_version u, \
+             pragma_encoding e, pragma_journal_mode j",
+        )
+        .fetch_one(store.pool())
+        .await
+        .expect("pragmas");
+        shape.push(format!("{settings:?}"));
+        shape
+    }
+
+    #[tokio::test]
+    async fn a_fresh_home_gets_the_database_the_migrations_make_without_running_them() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let from_template = dir.path().join("template.db");
+        let by_migrations = dir.path().join("migrations.db");
+        // An empty file is an empty database that exists: the migrations run on it.
+        std::fs::File::create(&by_migrations).expect("empty file");
+
+        let a = Store::open(&from_template, Arc::new(SystemClock))
+            .await
+            .expect("open from the template");
+        let b = Store::open(&by_migrations, Arc::new(SystemClock))
+            .await
+            .expect("open by migrations");
+
+        let (a_shape, b_shape) = (shape(&a).await, shape(&b).await);
+        assert!(a_shape.len() > MIGRATOR.iter().count() * 2, "{a_shape:?}");
+        assert_eq!(a_shape, b_shape);
+        // sqlx records a run migration's duration and a skipped one's as -1: the fresh home's
+        // were recorded, not run.
+        let ran: Vec<(i64,)> =
+            sqlx::query_as("SELECT execution_time FROM _sqlx_migrations WHERE execution_time >= 0")
+                .fetch_all(a.pool())
+                .await
+                .expect("times");
+        assert!(ran.is_empty(), "{ran:?}");
+        let health = a.health().await.expect("health");
+        assert_eq!(health.integrity, "ok");
+        assert_eq!(health.applied_migrations, health.known_migrations);
+    }
+
+    #[tokio::test]
+    async fn a_first_start_that_stopped_after_writing_the_template_finishes_the_next_time() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("s.db");
+        assert!(fresh::write_if_missing(&path).expect("write"));
+        assert!(!fresh::write_if_missing(&path).expect("written already"));
+
+        let store = Store::open(&path, Arc::new(SystemClock))
+            .await
+            .expect("open");
+        let health = store.health().await.expect("health");
+        assert_eq!(health.applied_migrations, health.known_migrations);
+        store
+            .meta_set("kept", &1)
+            .await
+            .expect("a table the template made");
+        store.close().await;
+        // Recorded once: the next open runs and records nothing.
+        let store = Store::open(&path, Arc::new(SystemClock))
+            .await
+            .expect("reopen");
+        assert_eq!(store.meta_get::<i32>("kept").await.expect("get"), Some(1));
+    }
+
+    #[tokio::test]
+    async fn a_migration_recorded_otherwise_than_built_is_not_taken_as_up_to_date() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("s.db");
+        let store = Store::open(&path, Arc::new(SystemClock))
+            .await
+            .expect("open");
+        assert!(store.up_to_date().await);
+        // A migration file edited after it ran: the checksum it ran with differs.
+        sqlx::query("UPDATE _sqlx_migrations SET checksum = x'00' WHERE version = 1")
+            .execute(store.pool())
+            .await
+            .expect("change the record");
+        assert!(!store.up_to_date().await);
+        store.close().await;
+        let reopened = Store::open(&path, Arc::new(SystemClock)).await;
+        assert!(
+            matches!(reopened, Err(StoreError::Migrate(_))),
+            "{reopened:?}"
+        );
     }
 
     #[tokio::test]
