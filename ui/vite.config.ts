@@ -49,5 +49,8 @@ export default defineConfig({
     include: ['src/**/*.test.{ts,tsx}'],
     setupFiles: ['src/test/setup.ts'],
     restoreMocks: true,
+    // A test's finds wait up to 5 s (src/test/setup.ts) for pages loaded when first shown; the
+    // test itself gets room for a few of those on a busy 2-core CI machine.
+    testTimeout: 20000,
   },
 });

@@ -1,0 +1,497 @@
+//! `BrowserService`: which profile is open, opening and closing it (on the first call, on a
+//! switch, after `browser.idle_minutes`), the status the routes show, and the last snapshot's
+//! refs that the tools' risk checks read without waiting on the browser.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use std::time::Instant;
+
+use serde::Serialize;
+use tokio_util::sync::CancellationToken;
+
+use sentient_core::config::{BrowserConfig, BrowserProfileKind, ConfigService};
+use sentient_core::home::Home;
+
+use crate::engine;
+use crate::profiles::{self, DEFAULT_PROFILE};
+use crate::snapshot::Element;
+
+/// One tab as the status and `browser_tabs` show it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, specta::Type, utoipa::ToSchema)]
+pub struct TabInfo {
+    pub index: usize,
+    pub url: String,
+    pub title: String,
+    pub active: bool,
+}
+
+/// `GET /api/browser/status`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, specta::Type, utoipa::ToSchema)]
+pub struct BrowserStatus {
+    /// The assistant can use a browser now (on in Settings, and one installed or attachable).
+    pub available: bool,
+    pub running: bool,
+    /// `msedge`, `chrome` or `chromium`; null while attached or when none is installed.
+    pub engine: Option<String>,
+    pub headless: bool,
+    pub tabs: Vec<TabInfo>,
+    /// Why the browser can't be used, in plain words.
+    pub error: Option<String>,
+    /// The open profile; `default` while closed.
+    pub profile: String,
+    pub attached: bool,
+}
+
+/// One profile as `GET /api/browser/profiles` lists it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, specta::Type, utoipa::ToSchema)]
+pub struct ProfileInfo {
+    pub name: String,
+    /// `launch` or `attach`.
+    pub kind: String,
+    pub engine: String,
+    pub endpoint: String,
+    pub notes: String,
+    pub running: bool,
+}
+
+/// `GET /api/browser/profiles`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, specta::Type, utoipa::ToSchema)]
+pub struct ProfileList {
+    /// The open profile, or null while the browser is closed.
+    pub active: Option<String>,
+    pub profiles: Vec<ProfileInfo>,
+}
+
+/// The refs of the last snapshot, for the checks that run before a call (risk, secret fields).
+#[derive(Debug, Clone, Default)]
+pub struct LastSnapshot {
+    pub url: String,
+    pub elements: HashMap<String, Element>,
+}
+
+#[derive(Clone)]
+pub struct BrowserService {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    home: Home,
+    config: ConfigService,
+    tasks: Arc<dyn crate::profile_changes::ProfileTasks>,
+    #[cfg(feature = "browser")]
+    session: tokio::sync::Mutex<Option<crate::session::Session>>,
+    last_snapshot: Mutex<LastSnapshot>,
+    last_used: Mutex<Instant>,
+    shutdown: CancellationToken,
+}
+
+impl BrowserService {
+    /// Nothing starts here: the browser launches on the first call. `tasks` is what a
+    /// profile's rename or delete asks of the tasks that name it.
+    pub fn new(
+        home: Home,
+        config: ConfigService,
+        shutdown: CancellationToken,
+        tasks: Arc<dyn crate::profile_changes::ProfileTasks>,
+    ) -> Self {
+        Self {
+            inner: Arc::new(Inner {
+                home,
+                config,
+                tasks,
+                #[cfg(feature = "browser")]
+                session: tokio::sync::Mutex::new(None),
+                last_snapshot: Mutex::new(LastSnapshot::default()),
+                last_used: Mutex::new(Instant::now()),
+                shutdown,
+            }),
+        }
+    }
+
+    pub fn settings(&self) -> std::sync::Arc<sentient_core::config::Config> {
+        self.inner.config.current()
+    }
+
+    pub fn home(&self) -> &Home {
+        &self.inner.home
+    }
+
+    pub(crate) fn config(&self) -> &ConfigService {
+        &self.inner.config
+    }
+
+    pub(crate) fn tasks(&self) -> &Arc<dyn crate::profile_changes::ProfileTasks> {
+        &self.inner.tasks
+    }
+
+    /// Why the assistant can't use a browser now, or `None` when it can.
+    pub fn unavailable_reason(&self) -> Option<String> {
+        let config = self.settings();
+        let browser = &config.browser;
+        if !browser.enabled {
+            return Some("The browser is turned off in Settings > Browser.".to_owned());
+        }
+        if !cfg!(feature = "browser") {
+            return Some("This build of Sentient has no browser.".to_owned());
+        }
+        let attachable = browser
+            .profiles
+            .values()
+            .any(|p| p.kind == BrowserProfileKind::Attach);
+        if engine::find(browser.engine).is_none() && !attachable {
+            return Some(engine::missing_message(browser.engine));
+        }
+        None
+    }
+
+    /// The profile a call uses: the run's (or the call's) when given, else `default`. An
+    /// unknown name is refused with the list of profiles.
+    pub fn resolve_profile(&self, wanted: Option<&str>) -> Result<String, String> {
+        let config = self.settings();
+        let name = wanted
+            .map(str::trim)
+            .filter(|n| !n.is_empty())
+            .unwrap_or(DEFAULT_PROFILE);
+        if name == DEFAULT_PROFILE || config.browser.profiles.contains_key(name) {
+            return Ok(name.to_owned());
+        }
+        let mut names: Vec<&str> = config.browser.profiles.keys().map(String::as_str).collect();
+        if !names.contains(&DEFAULT_PROFILE) {
+            names.insert(0, DEFAULT_PROFILE);
+        }
+        Err(format!(
+            "There is no browser profile called {name}. The profiles are: {}.",
+            names.join(", ")
+        ))
+    }
+
+    pub fn last_snapshot(&self) -> LastSnapshot {
+        self.inner
+            .last_snapshot
+            .lock()
+            .map(|s| s.clone())
+            .unwrap_or_default()
+    }
+
+    pub fn set_last_snapshot(&self, snapshot: LastSnapshot) {
+        if let Ok(mut last) = self.inner.last_snapshot.lock() {
+            *last = snapshot;
+        }
+    }
+
+    /// The element a ref named in the last snapshot.
+    pub fn element(&self, reference: &str) -> Option<Element> {
+        self.inner
+            .last_snapshot
+            .lock()
+            .ok()
+            .and_then(|s| s.elements.get(reference.trim()).cloned())
+    }
+
+    fn touch(&self) {
+        if let Ok(mut used) = self.inner.last_used.lock() {
+            *used = Instant::now();
+        }
+    }
+
+    fn idle_for(&self) -> std::time::Duration {
+        self.inner
+            .last_used
+            .lock()
+            .map(|u| u.elapsed())
+            .unwrap_or_default()
+    }
+
+    /// The status the routes and the window show.
+    pub async fn status(&self) -> BrowserStatus {
+        let config = self.settings();
+        let error = self.unavailable_reason();
+        let installed = engine::find(config.browser.engine).map(|i| i.engine.to_owned());
+        let mut status = BrowserStatus {
+            available: error.is_none(),
+            running: false,
+            engine: installed,
+            headless: config.browser.headless,
+            tabs: Vec::new(),
+            error,
+            profile: DEFAULT_PROFILE.to_owned(),
+            attached: false,
+        };
+        #[cfg(feature = "browser")]
+        {
+            let session = self.inner.session.lock().await;
+            if let Some(session) = session.as_ref().filter(|s| s.alive()) {
+                let (tabs, active) = session.tabs().await;
+                status.running = true;
+                status.profile = session.profile.clone();
+                status.attached = session.attached;
+                status.engine = session.engine.map(str::to_owned);
+                status.headless = !session.visible;
+                status.tabs = tab_list(tabs, active);
+            }
+        }
+        status
+    }
+
+    /// The open profile's name, if the browser runs.
+    pub async fn active_profile(&self) -> Option<String> {
+        #[cfg(feature = "browser")]
+        {
+            let session = self.inner.session.lock().await;
+            session
+                .as_ref()
+                .filter(|s| s.alive())
+                .map(|s| s.profile.clone())
+        }
+        #[cfg(not(feature = "browser"))]
+        None
+    }
+
+    /// Every profile (`default` first), and which one is open.
+    pub async fn profiles(&self) -> ProfileList {
+        let config = self.settings();
+        let active = self.active_profile().await;
+        let mut profiles: Vec<ProfileInfo> = Vec::new();
+        let mut named: Vec<(&String, &sentient_core::config::BrowserProfile)> =
+            config.browser.profiles.iter().collect();
+        named.sort_by_key(|(name, _)| (name.as_str() != DEFAULT_PROFILE, name.to_string()));
+        if !config.browser.profiles.contains_key(DEFAULT_PROFILE) {
+            profiles.push(ProfileInfo {
+                name: DEFAULT_PROFILE.to_owned(),
+                kind: "launch".to_owned(),
+                engine: String::new(),
+                endpoint: String::new(),
+                notes: String::new(),
+                running: active.as_deref() == Some(DEFAULT_PROFILE),
+            });
+        }
+        for (name, profile) in named {
+            profiles.push(ProfileInfo {
+                name: name.clone(),
+                kind: match profile.kind {
+                    BrowserProfileKind::Launch => "launch",
+                    BrowserProfileKind::Attach => "attach",
+                }
+                .to_owned(),
+                engine: profile.engine.clone(),
+                endpoint: profile.endpoint.clone(),
+                notes: profile.notes.clone(),
+                running: active.as_deref() == Some(name.as_str()),
+            });
+        }
+        ProfileList { active, profiles }
+    }
+
+    /// A JPEG of the active tab (about 1024 px wide, quality 55), for the live view; `Err`
+    /// when the browser isn't running.
+    pub async fn screenshot_jpeg(&self) -> Result<Vec<u8>, String> {
+        #[cfg(feature = "browser")]
+        {
+            let session = self.inner.session.lock().await;
+            let open = session
+                .as_ref()
+                .filter(|s| s.alive())
+                .ok_or_else(|| "The browser isn't running.".to_owned())?;
+            open.screenshot(
+                chromiumoxide::cdp::browser_protocol::page::CaptureScreenshotFormat::Jpeg,
+                Some(55),
+            )
+            .await
+        }
+        #[cfg(not(feature = "browser"))]
+        Err("The browser isn't running.".to_owned())
+    }
+
+    /// Stops the page loading after a cancelled call (Stop everything, a run's Cancel); the
+    /// browser stays open.
+    pub async fn stop_loading(&self) {
+        #[cfg(feature = "browser")]
+        {
+            let waited =
+                tokio::time::timeout(std::time::Duration::from_secs(2), self.inner.session.lock())
+                    .await;
+            if let Ok(session) = waited
+                && let Some(open) = session.as_ref()
+            {
+                let _ = open.evaluate("window.stop(); true").await;
+            }
+        }
+    }
+
+    /// Closes the open profile (an attached one is only disconnected).
+    pub async fn close(&self) {
+        #[cfg(feature = "browser")]
+        {
+            let taken = self.inner.session.lock().await.take();
+            if let Some(session) = taken {
+                session.close().await;
+            }
+        }
+        self.set_last_snapshot(LastSnapshot::default());
+    }
+
+    /// Closes the browser after `browser.idle_minutes` without a call (never a window the
+    /// person opened); checked every 30 seconds while one is open.
+    #[cfg(feature = "browser")]
+    fn watch_idle(&self) {
+        let service = self.clone();
+        let shutdown = self.inner.shutdown.clone();
+        tokio::spawn(async move {
+            loop {
+                tokio::select! {
+                    () = shutdown.cancelled() => {
+                        service.close().await;
+                        return;
+                    }
+                    () = tokio::time::sleep(std::time::Duration::from_secs(30)) => {}
+                }
+                let minutes = service.settings().browser.idle_minutes;
+                let mut session = service.inner.session.lock().await;
+                let Some(open) = session.as_ref() else { return };
+                if !open.alive() {
+                    *session = None;
+                    return;
+                }
+                let idle = minutes > 0.0 && service.idle_for().as_secs_f64() >= minutes * 60.0;
+                if idle && !open.visible {
+                    if let Some(open) = session.take() {
+                        drop(session);
+                        tracing::info!("closing the browser after its idle time");
+                        open.close().await;
+                    }
+                    return;
+                }
+            }
+        });
+    }
+}
+
+#[cfg(feature = "browser")]
+pub(crate) fn tab_list(tabs: Vec<(String, String)>, active: usize) -> Vec<TabInfo> {
+    tabs.into_iter()
+        .enumerate()
+        .map(|(index, (url, title))| TabInfo {
+            index,
+            url,
+            title,
+            active: index == active,
+        })
+        .collect()
+}
+
+#[cfg(feature = "browser")]
+mod open {
+    use super::*;
+    use crate::session::{Launch, Session};
+
+    impl BrowserService {
+        /// Runs `work` on the open session of `profile`, opening or switching to it first.
+        pub async fn with_session<T>(
+            &self,
+            profile: &str,
+            work: impl AsyncFnOnce(&mut Session) -> Result<T, String>,
+        ) -> Result<T, String> {
+            if let Some(reason) = self.unavailable_reason() {
+                return Err(reason);
+            }
+            self.touch();
+            let mut guard = self.inner.session.lock().await;
+            let reusable = guard
+                .as_ref()
+                .is_some_and(|s| s.alive() && s.profile == profile);
+            if !reusable {
+                if let Some(open) = guard.take() {
+                    if open.visible && open.alive() && open.profile != profile {
+                        let name = open.profile.clone();
+                        *guard = Some(open);
+                        return Err(format!(
+                            "The browser window for the {name} profile is open for signing in. Ask the person to close it first, then try again."
+                        ));
+                    }
+                    open.close().await;
+                }
+                self.set_last_snapshot(LastSnapshot::default());
+                *guard = Some(self.start(profile, None).await?);
+                self.watch_idle();
+            }
+            let session = guard.as_mut().ok_or("The browser closed. Try again.")?;
+            let result = work(session).await;
+            self.touch();
+            result
+        }
+
+        /// Starts `profile` hidden (or visible with `shown`), attached or launched.
+        async fn start(&self, profile: &str, shown: Option<bool>) -> Result<Session, String> {
+            let config = self.settings();
+            let browser: &BrowserConfig = &config.browser;
+            let settings = browser.profiles.get(profile).cloned().unwrap_or_default();
+            if settings.kind == BrowserProfileKind::Attach {
+                let endpoint = profiles::normalize_endpoint(&settings.endpoint)?;
+                return Session::attach(profile, &endpoint).await;
+            }
+            let wanted = engine::engine_for(&settings.engine, browser.engine);
+            let installed = engine::find(wanted).ok_or_else(|| engine::missing_message(wanted))?;
+            let root = self.inner.home.root().join("browser");
+            let data_dir = if profile == DEFAULT_PROFILE {
+                profiles::default_folder(&root)
+            } else {
+                profiles::folder(&root, profile)
+            };
+            let headless = shown.map_or(browser.headless, |shown| !shown);
+            Session::launch(
+                profile,
+                installed.engine,
+                Launch {
+                    executable: &installed.path,
+                    data_dir: &data_dir,
+                    headless,
+                },
+            )
+            .await
+        }
+
+        /// `POST /api/browser/open`: the profile relaunched as a visible window at `url`, for
+        /// the person to sign in (an attached one opens `url` in Sentient's tab).
+        pub async fn open_for_person(
+            &self,
+            url: Option<&str>,
+            profile: Option<&str>,
+        ) -> Result<BrowserStatus, String> {
+            if let Some(reason) = self.unavailable_reason() {
+                return Err(reason);
+            }
+            let mut guard = self.inner.session.lock().await;
+            let open_profile = guard.as_ref().map(|s| s.profile.clone());
+            let profile = self.resolve_profile(profile.or(open_profile.as_deref()))?;
+            let mut target = url
+                .map(str::trim)
+                .filter(|u| !u.is_empty())
+                .map(str::to_owned);
+            if let Some(url) = &target {
+                crate::urls::check(url, &self.settings().browser)?;
+            }
+            if let Some(open) = guard.take() {
+                if target.is_none()
+                    && let Ok(page) = open.page()
+                {
+                    target = page
+                        .url()
+                        .await
+                        .ok()
+                        .flatten()
+                        .filter(|u| u.starts_with("http"));
+                }
+                open.close().await;
+            }
+            self.set_last_snapshot(LastSnapshot::default());
+            let session = self.start(&profile, Some(true)).await?;
+            if let Some(url) = target.as_deref() {
+                session.goto(url).await?;
+            }
+            *guard = Some(session);
+            drop(guard);
+            self.touch();
+            Ok(self.status().await)
+        }
+    }
+}

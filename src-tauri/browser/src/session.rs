@@ -1,0 +1,487 @@
+//! One open profile: the browser process (or the connection to a browser the person started),
+//! the tabs Sentient follows, and the page actions, over CDP through chromiumoxide.
+
+use std::path::Path;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use chromiumoxide::cdp::browser_protocol::input::{DispatchKeyEventParams, DispatchKeyEventType};
+use chromiumoxide::cdp::browser_protocol::page::{
+    CaptureScreenshotFormat, DialogType, EventJavascriptDialogOpening, GetNavigationHistoryParams,
+    HandleJavaScriptDialogParams, NavigateToHistoryEntryParams,
+};
+use chromiumoxide::page::ScreenshotParams;
+use chromiumoxide::{Browser, BrowserConfig, Page};
+use futures::StreamExt;
+use serde_json::Value;
+use tokio::task::JoinHandle;
+
+use crate::snapshot::{COLLECTOR, PageFacts};
+
+/// Why a page action failed, as a sentence for the model.
+pub type ActionError = String;
+
+/// How long one page action may take before it is given up.
+const ACTION_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// An open profile.
+pub struct Session {
+    pub profile: String,
+    /// `msedge`, `chrome` or `chromium` for a launched browser; `None` while attached.
+    pub engine: Option<&'static str>,
+    pub attached: bool,
+    /// Opened by the person to sign in: visible, never closed by a switch.
+    pub visible: bool,
+    browser: Browser,
+    handler: JoinHandle<()>,
+    /// The tabs Sentient follows, in the order they opened.
+    tabs: Vec<Page>,
+    active: usize,
+    /// Dialogs the pages showed since the last action asked.
+    dialogs: Arc<Mutex<Vec<String>>>,
+    /// Whether a `confirm()` is accepted now: only during a click approved as send.
+    accept_confirm: Arc<AtomicBool>,
+}
+
+/// How a launched browser starts.
+pub struct Launch<'a> {
+    pub executable: &'a Path,
+    pub data_dir: &'a Path,
+    pub headless: bool,
+}
+
+impl Session {
+    /// Starts the installed browser on `launch.data_dir` with one tab.
+    pub async fn launch(
+        profile: &str,
+        engine: &'static str,
+        launch: Launch<'_>,
+    ) -> Result<Self, ActionError> {
+        std::fs::create_dir_all(launch.data_dir)
+            .map_err(|e| format!("The browser profile's folder could not be made ({e})."))?;
+        let mut builder = BrowserConfig::builder()
+            .chrome_executable(launch.executable)
+            .user_data_dir(launch.data_dir)
+            .respect_https_errors()
+            .window_size(1280, 900)
+            .viewport(None)
+            .launch_timeout(Duration::from_secs(20))
+            // Site storage (where many sites keep a sign-in) is written within a second.
+            .arg("--enable-aggressive-domstorage-flushing")
+            .arg("--no-first-run")
+            .arg("--no-default-browser-check");
+        if !launch.headless {
+            builder = builder.with_head();
+        }
+        if running_as_root() {
+            // Chromium refuses its own sandbox for root (containers, CI machines).
+            builder = builder.no_sandbox();
+        }
+        let config = builder
+            .build()
+            .map_err(|e| format!("The browser could not be set up: {e}"))?;
+        let (browser, handler) = Browser::launch(config)
+            .await
+            .map_err(|e| format!("The browser did not start: {e}"))?;
+        let mut session = Self::around(profile, Some(engine), false, browser, handler);
+        session.visible = !launch.headless;
+        let page = session.adopt_first_tab().await?;
+        session.follow(page).await;
+        Ok(session)
+    }
+
+    /// Connects to a browser the person started with remote debugging, and opens Sentient's
+    /// own tab in it (their tabs are never followed).
+    pub async fn attach(profile: &str, endpoint: &str) -> Result<Self, ActionError> {
+        let (browser, handler) = Browser::connect(endpoint).await.map_err(|e| {
+            format!("Sentient could not connect to the browser at {endpoint} ({e}). Check that it runs with --remote-debugging-port.")
+        })?;
+        let mut session = Self::around(profile, None, true, browser, handler);
+        let page = session
+            .browser
+            .new_page("about:blank")
+            .await
+            .map_err(|e| format!("Sentient could not open its tab: {e}"))?;
+        session.follow(page).await;
+        Ok(session)
+    }
+
+    fn around(
+        profile: &str,
+        engine: Option<&'static str>,
+        attached: bool,
+        browser: Browser,
+        mut handler: chromiumoxide::Handler,
+    ) -> Self {
+        let handler = tokio::spawn(async move {
+            // The connection's messages; a single bad message is no reason to stop reading.
+            while let Some(message) = handler.next().await {
+                if let Err(error) = message {
+                    tracing::debug!(%error, "a browser message could not be read");
+                }
+            }
+        });
+        Self {
+            profile: profile.to_owned(),
+            engine,
+            attached,
+            visible: false,
+            browser,
+            handler,
+            tabs: Vec::new(),
+            active: 0,
+            dialogs: Arc::new(Mutex::new(Vec::new())),
+            accept_confirm: Arc::new(AtomicBool::new(false)),
+        }
+    }
+
+    async fn adopt_first_tab(&self) -> Result<Page, ActionError> {
+        for _ in 0..20 {
+            if let Ok(pages) = self.browser.pages().await
+                && let Some(page) = pages.into_iter().next()
+            {
+                return Ok(page);
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        self.browser
+            .new_page("about:blank")
+            .await
+            .map_err(|e| format!("The browser opened no tab: {e}"))
+    }
+
+    /// Follows `page`: its dialogs are answered by the rules, and it becomes the active tab.
+    async fn follow(&mut self, page: Page) {
+        if let Ok(mut dialogs) = page.event_listener::<EventJavascriptDialogOpening>().await {
+            let (page_for_answers, seen, accept_confirm) = (
+                page.clone(),
+                self.dialogs.clone(),
+                self.accept_confirm.clone(),
+            );
+            tokio::spawn(async move {
+                while let Some(dialog) = dialogs.next().await {
+                    let accept = match dialog.r#type {
+                        DialogType::Alert | DialogType::Beforeunload => true,
+                        DialogType::Confirm => accept_confirm.load(Ordering::SeqCst),
+                        DialogType::Prompt => false,
+                    };
+                    let kind = match dialog.r#type {
+                        DialogType::Alert => "alert",
+                        DialogType::Confirm => "confirm",
+                        DialogType::Prompt => "prompt",
+                        DialogType::Beforeunload => "beforeunload",
+                    };
+                    let answer = if accept { "accepted" } else { "dismissed" };
+                    if let Ok(mut seen) = seen.lock() {
+                        seen.push(format!("{kind} ({answer}): {}", dialog.message));
+                    }
+                    let _ = page_for_answers
+                        .execute(HandleJavaScriptDialogParams::new(accept))
+                        .await;
+                }
+            });
+        }
+        self.tabs.push(page);
+        self.active = self.tabs.len() - 1;
+    }
+
+    pub fn page(&self) -> Result<&Page, ActionError> {
+        self.tabs
+            .get(self.active)
+            .ok_or_else(|| "The browser has no open tab. Open a page with browser_open.".to_owned())
+    }
+
+    /// Picks up tabs that the followed tabs opened (a link with target=_blank); the newest
+    /// becomes active. Returns whether one was found.
+    pub async fn pick_up_new_tabs(&mut self) -> bool {
+        let Ok(pages) = self.browser.pages().await else {
+            return false;
+        };
+        let known: Vec<_> = self.tabs.iter().map(|p| p.target_id().clone()).collect();
+        let mut found = false;
+        for page in pages {
+            if known.contains(page.target_id()) {
+                continue;
+            }
+            let opened_by_ours = page
+                .opener_id()
+                .as_ref()
+                .is_some_and(|opener| known.contains(opener));
+            if opened_by_ours || (!self.attached && page.opener_id().is_some()) {
+                self.follow(page).await;
+                found = true;
+            }
+        }
+        found
+    }
+
+    pub fn take_dialogs(&self) -> Vec<String> {
+        self.dialogs
+            .lock()
+            .map(|mut d| std::mem::take(&mut *d))
+            .unwrap_or_default()
+    }
+
+    pub fn accept_confirms(&self, accept: bool) {
+        self.accept_confirm.store(accept, Ordering::SeqCst);
+    }
+
+    /// Whether the browser process or connection is still there.
+    pub fn alive(&self) -> bool {
+        !self.handler.is_finished()
+    }
+
+    pub async fn goto(&self, url: &str) -> Result<(), ActionError> {
+        let page = self.page()?;
+        timed(page.goto(url))
+            .await?
+            .map_err(|e| format!("The page {url} did not open: {e}"))?;
+        Ok(())
+    }
+
+    pub async fn facts(&self) -> Result<PageFacts, ActionError> {
+        let page = self.page()?;
+        let text: String = self.eval_text(page, COLLECTOR).await?;
+        serde_json::from_str(&text).map_err(|e| format!("The page could not be read: {e}"))
+    }
+
+    async fn eval_text(&self, page: &Page, script: &str) -> Result<String, ActionError> {
+        let result = timed(page.evaluate(script))
+            .await?
+            .map_err(|e| format!("The page could not be read: {e}"))?;
+        let value: Value = result.into_value().unwrap_or(Value::Null);
+        Ok(match value {
+            Value::String(text) => text,
+            other => other.to_string(),
+        })
+    }
+
+    /// Runs `function` (a JS function taking the element) on the element with `reference`;
+    /// its result as JSON. A missing element is a stale ref.
+    pub async fn on_element(&self, reference: &str, function: &str) -> Result<Value, ActionError> {
+        let page = self.page()?;
+        let element = page
+            .find_element(format!("[data-sentient-ref=\"{reference}\"]"))
+            .await
+            .map_err(|_| stale(reference))?;
+        // Objects come back by reference over CDP; as JSON text they come back by value.
+        let wrapped = format!(
+            "function() {{ const r = ({function}).call(this); return JSON.stringify(r === undefined ? null : r); }}"
+        );
+        let returned = timed(element.call_js_fn(wrapped, true))
+            .await?
+            .map_err(|e| format!("The page did not respond: {e}"))?;
+        Ok(match returned.result.value {
+            Some(Value::String(text)) => serde_json::from_str(&text).unwrap_or(Value::Null),
+            Some(other) => other,
+            None => Value::Null,
+        })
+    }
+
+    pub async fn click(&self, reference: &str) -> Result<(), ActionError> {
+        let page = self.page()?;
+        let element = page
+            .find_element(format!("[data-sentient-ref=\"{reference}\"]"))
+            .await
+            .map_err(|_| stale(reference))?;
+        timed(element.click())
+            .await?
+            .map_err(|e| format!("The element {reference} could not be clicked ({e}). Take a new snapshot; it may be hidden or covered."))?;
+        Ok(())
+    }
+
+    /// Replaces the field's text with `text`, typed key by key like a person.
+    pub async fn type_into(&self, reference: &str, text: &str) -> Result<(), ActionError> {
+        let page = self.page()?;
+        let element = page
+            .find_element(format!("[data-sentient-ref=\"{reference}\"]"))
+            .await
+            .map_err(|_| stale(reference))?;
+        timed(element.call_js_fn(
+            "function() { this.focus(); if ('value' in this) { this.value = ''; } else if (this.isContentEditable) { this.textContent = ''; } this.dispatchEvent(new Event('input', {bubbles: true})); }",
+            false,
+        ))
+        .await?
+        .map_err(|e| format!("The field {reference} could not be cleared: {e}"))?;
+        timed(element.type_str(text))
+            .await?
+            .map_err(|e| format!("Typing into {reference} failed: {e}"))?;
+        Ok(())
+    }
+
+    /// Presses `key` (a key name such as `Enter`, with `ctrl`, `alt`, `shift`, `meta` before it
+    /// joined by `+`) in the focused element.
+    pub async fn press(&self, key: &str) -> Result<(), ActionError> {
+        let page = self.page()?;
+        let (modifiers, name) = crate::keys::parse(key)?;
+        let definition = chromiumoxide::keys::get_key_definition(&name)
+            .ok_or_else(|| format!("{key} isn't a key Sentient knows. Use names such as Enter, Escape, Tab, PageDown or ctrl+a."))?;
+        let mut base = DispatchKeyEventParams::builder()
+            .key(definition.key)
+            .code(definition.code)
+            .windows_virtual_key_code(definition.key_code)
+            .native_virtual_key_code(definition.key_code)
+            .modifiers(modifiers);
+        let text = definition
+            .text
+            .map(str::to_owned)
+            .or_else(|| (definition.key.chars().count() == 1).then(|| definition.key.to_owned()));
+        let down_type = match (&text, modifiers) {
+            (Some(text), 0) => {
+                base = base.text(text.clone());
+                DispatchKeyEventType::KeyDown
+            }
+            _ => DispatchKeyEventType::RawKeyDown,
+        };
+        let down = base
+            .clone()
+            .r#type(down_type)
+            .build()
+            .map_err(|e| e.to_string())?;
+        let up = base
+            .r#type(DispatchKeyEventType::KeyUp)
+            .build()
+            .map_err(|e| e.to_string())?;
+        timed(page.execute(down))
+            .await?
+            .map_err(|e| format!("The key could not be pressed: {e}"))?;
+        timed(page.execute(up))
+            .await?
+            .map_err(|e| format!("The key could not be pressed: {e}"))?;
+        Ok(())
+    }
+
+    pub async fn evaluate(&self, script: &str) -> Result<Value, ActionError> {
+        let page = self.page()?;
+        let text = self.eval_text(page, script).await?;
+        Ok(serde_json::from_str(&text).unwrap_or(Value::String(text)))
+    }
+
+    /// Goes one step back in the tab's history; `false` when there is nothing to go back to.
+    pub async fn back(&self) -> Result<bool, ActionError> {
+        let page = self.page()?;
+        let history = timed(page.execute(GetNavigationHistoryParams::default()))
+            .await?
+            .map_err(|e| format!("The tab's history could not be read: {e}"))?;
+        let index = usize::try_from(history.current_index).unwrap_or(0);
+        if index == 0 {
+            return Ok(false);
+        }
+        let Some(entry) = history.entries.get(index - 1) else {
+            return Ok(false);
+        };
+        timed(page.execute(NavigateToHistoryEntryParams::new(entry.id)))
+            .await?
+            .map_err(|e| format!("Going back failed: {e}"))?;
+        self.wait_until_loaded(&entry.url).await;
+        Ok(true)
+    }
+
+    /// Waits (up to 10 s) until the tab shows `url` and its document has loaded.
+    async fn wait_until_loaded(&self, url: &str) {
+        let Ok(page) = self.page() else { return };
+        for _ in 0..100 {
+            let here = page.url().await.ok().flatten().unwrap_or_default();
+            let ready = page
+                .evaluate("document.readyState")
+                .await
+                .ok()
+                .and_then(|r| r.into_value::<String>().ok());
+            if here == url && ready.as_deref() == Some("complete") {
+                return;
+            }
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+    }
+
+    pub async fn html(&self) -> Result<String, ActionError> {
+        timed(self.page()?.content())
+            .await?
+            .map_err(|e| format!("The page could not be read: {e}"))
+    }
+
+    pub async fn screenshot(
+        &self,
+        format: CaptureScreenshotFormat,
+        quality: Option<i64>,
+    ) -> Result<Vec<u8>, ActionError> {
+        let mut params = ScreenshotParams::builder().format(format);
+        if let Some(quality) = quality {
+            params = params.quality(quality);
+        }
+        timed(self.page()?.screenshot(params.build()))
+            .await?
+            .map_err(|e| format!("The screenshot failed: {e}"))
+    }
+
+    /// Every followed tab: (url, title), and which is active.
+    pub async fn tabs(&self) -> (Vec<(String, String)>, usize) {
+        let mut tabs = Vec::with_capacity(self.tabs.len());
+        for page in &self.tabs {
+            let url = page.url().await.ok().flatten().unwrap_or_default();
+            let title = page.get_title().await.ok().flatten().unwrap_or_default();
+            tabs.push((url, title));
+        }
+        (tabs, self.active)
+    }
+
+    pub fn switch_to(&mut self, index: usize) -> Result<(), ActionError> {
+        if index >= self.tabs.len() {
+            return Err(format!(
+                "There is no tab {index}. browser_tabs lists the open tabs, counting from 0."
+            ));
+        }
+        self.active = index;
+        Ok(())
+    }
+
+    /// Ends the session: a launched browser closes its tabs with their unload handlers first
+    /// (so site storage is written), waits 1.5 s and quits; an attached one only disconnects
+    /// (its tabs stay, Sentient's own tab is closed).
+    pub async fn close(mut self) {
+        if self.attached {
+            for page in std::mem::take(&mut self.tabs) {
+                let _ = timed(page.close()).await;
+            }
+        } else {
+            for page in &self.tabs {
+                // Leaving the page runs its beforeunload and unload handlers (a prompt is
+                // accepted by the dialog rules).
+                let _ = timed(page.goto("about:blank")).await;
+            }
+            tokio::time::sleep(Duration::from_millis(1500)).await;
+            let _ = timed(self.browser.close()).await;
+            let _ = timed(self.browser.wait()).await;
+        }
+        self.handler.abort();
+    }
+}
+
+fn stale(reference: &str) -> String {
+    format!(
+        "The element {reference} is no longer on the page (the page changed since the last snapshot). Call browser_snapshot and use the new refs."
+    )
+}
+
+async fn timed<T>(work: impl std::future::Future<Output = T>) -> Result<T, ActionError> {
+    tokio::time::timeout(ACTION_TIMEOUT, work)
+        .await
+        .map_err(|_| "The page didn't respond within 30 seconds.".to_owned())
+}
+
+fn running_as_root() -> bool {
+    #[cfg(unix)]
+    {
+        std::fs::metadata("/proc/self")
+            .map(|m| {
+                use std::os::unix::fs::MetadataExt;
+                m.uid() == 0
+            })
+            .unwrap_or(false)
+    }
+    #[cfg(not(unix))]
+    {
+        false
+    }
+}

@@ -1,0 +1,496 @@
+//! The browser tools against Debian's chromium on pages served on loopback: the snapshot's
+//! lines, typing, picking and clicking, the fields it never types into, the purchase and
+//! confirm rules, new tabs, a redirect to a blocked site, CAPTCHAs, extract and screenshots.
+//! One browser serves the whole walk (each launch costs about a second).
+#![cfg(feature = "browser")]
+
+use std::sync::Arc;
+
+use axum::Router;
+use axum::response::{Html, Redirect};
+use axum::routing::get;
+use serde_json::{Value, json};
+use tokio_util::sync::CancellationToken;
+
+use sentient_agent::tools::{Plugin, Risk, ToolCtx};
+use sentient_browser::BrowserService;
+use sentient_core::bus::EventBus;
+use sentient_core::clock::SystemClock;
+use sentient_core::config::ConfigService;
+use sentient_core::home::Home;
+
+const FORM: &str = r#"<html><head><title>Sign up</title></head><body>
+<h1>Join the club</h1>
+<form id="signup" action="/thanks">
+  <label for="name">Your name</label><input id="name" name="name" type="text">
+  <label for="country">Country</label><select id="country" name="country"><option>India</option><option>Japan</option></select>
+  <label><input type="checkbox" name="news"> Send me news</label>
+  <button type="button" disabled>Later</button>
+  <button type="submit">Join</button>
+</form>
+<a href="/docs">Docs</a>
+<p>Members get early tickets.</p>
+</body></html>"#;
+
+const LOGIN: &str = r#"<html><head><title>Log in</title></head><body><form>
+<label for="u">Email</label><input id="u" name="email" type="email">
+<label for="p">Password</label><input id="p" name="pw" type="password">
+<label for="c">Code</label><input id="c" name="code" autocomplete="one-time-code">
+<textarea name="message" placeholder="Write a message"></textarea>
+</form></body></html>"#;
+
+const CHECKOUT: &str = r#"<html><head><title>Checkout</title></head><body>
+<form action="/done" method="get">
+<label for="addr">Address</label><input id="addr" name="address">
+<label for="cc">Card number</label><input id="cc" name="cardnumber" autocomplete="cc-number">
+<button type="submit">Place order</button>
+</form></body></html>"#;
+
+const DIALOGS: &str = r#"<html><head><title>Items</title></head><body>
+<p id="state">kept</p>
+<button onclick="if (confirm('Delete this item?')) { document.getElementById('state').textContent = 'deleted'; }">Delete item</button>
+<button onclick="alert('Saved!')">Show note</button>
+<a href="/docs" target="_blank">Open docs in a new tab</a>
+</body></html>"#;
+
+const CAPTCHA: &str = r#"<html><head><title>Check</title></head><body><p>Please verify you are human.</p><div class="g-recaptcha"></div></body></html>"#;
+
+const ARTICLE: &str = r#"<html><head><title>Museum</title></head><body><nav>Home | Shop</nav>
+<article><h1>Visiting the museum</h1>
+<p>Opening hours are 9 to 5 on weekdays, and the galleries are quiet in the morning.</p>
+<p>Parking costs two pounds for the whole day at the west gate.</p>
+<p>On Sunday the opening hours are 10 to 4, and entry is free for children.</p>
+</article><footer>Contact</footer></body></html>"#;
+
+async fn serve() -> (String, tokio::task::JoinHandle<()>) {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("bind");
+    let port = listener.local_addr().expect("addr").port();
+    let app =
+        Router::new()
+            .route("/form", get(|| async { Html(FORM) }))
+            .route("/login", get(|| async { Html(LOGIN) }))
+            .route("/checkout", get(|| async { Html(CHECKOUT) }))
+            .route(
+                "/done",
+                get(|| async { Html("<title>Thanks</title><p>Order placed</p>") }),
+            )
+            .route("/dialogs", get(|| async { Html(DIALOGS) }))
+            .route(
+                "/docs",
+                get(|| async { Html("<title>Docs</title><p>The docs</p>") }),
+            )
+            .route("/captcha", get(|| async { Html(CAPTCHA) }))
+            .route("/article", get(|| async { Html(ARTICLE) }))
+            .route(
+                "/away",
+                get(move || async move {
+                    Redirect::temporary(&format!("http://localhost:{port}/form"))
+                }),
+            );
+    let server = tokio::spawn(async move {
+        axum::serve(listener, app).await.expect("serve");
+    });
+    (format!("http://127.0.0.1:{port}"), server)
+}
+
+struct Walk {
+    plugin: Plugin,
+    ctx: ToolCtx,
+    service: BrowserService,
+}
+
+impl Walk {
+    fn tool(&self, name: &str) -> Arc<dyn sentient_agent::tools::Tool> {
+        self.plugin
+            .tools
+            .iter()
+            .find(|t| t.def().name == name)
+            .cloned()
+            .unwrap_or_else(|| panic!("no tool {name}"))
+    }
+
+    /// Calls `name` as the run loop would: with the risk approvals would have judged it at.
+    async fn call(&mut self, name: &str, args: Value) -> Result<Value, String> {
+        let tool = self.tool(name);
+        self.ctx.approved_risk = Some(tool.risk_for(&args));
+        tool.call(args, &self.ctx)
+            .await
+            .map(|o| o.value)
+            .map_err(|e| e.to_string())
+    }
+
+    async fn call_approved_as(
+        &mut self,
+        name: &str,
+        args: Value,
+        approved: Risk,
+    ) -> Result<Value, String> {
+        let tool = self.tool(name);
+        self.ctx.approved_risk = Some(approved);
+        tool.call(args, &self.ctx)
+            .await
+            .map(|o| o.value)
+            .map_err(|e| e.to_string())
+    }
+
+    /// The ref of the snapshot line that contains `needle`.
+    fn reference(text: &str, needle: &str) -> String {
+        let line = text
+            .lines()
+            .find(|l| l.starts_with("[e") && l.contains(needle))
+            .unwrap_or_else(|| panic!("no line with {needle} in\n{text}"));
+        line[1..line.find(']').expect("ref end")].to_owned()
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_tools_read_and_act_in_real_pages_within_the_safety_rules() {
+    if sentient_browser::engine::find(sentient_core::config::BrowserEngine::Auto).is_none() {
+        panic!(
+            "these tests need Chromium (Debian's chromium package); the README's test command installs it"
+        );
+    }
+    let (base, server) = serve().await;
+    let home_dir = tempfile::tempdir().expect("home");
+    let home = Home::at(home_dir.path());
+    let bus = EventBus::new(Arc::new(SystemClock));
+    let config = ConfigService::load(&home.config_file(), bus).expect("config");
+    config
+        .patch(json!({"browser": {"block_domains": ["localhost"], "max_snapshot_chars": 5000}}))
+        .await
+        .expect("settings");
+    let shutdown = CancellationToken::new();
+    let service = BrowserService::new(
+        home.clone(),
+        config,
+        shutdown.clone(),
+        Arc::new(sentient_browser::NoTasks),
+    );
+    let plugin = sentient_browser::tools::plugin(service.clone());
+    assert!(plugin.tools.iter().all(|t| t.def().untrusted_output));
+    assert!(plugin.tools.iter().all(|t| t.available()));
+    let ctx = ToolCtx::new(home.clone(), reqwest_client(), "call-1");
+    let mut walk = Walk {
+        plugin,
+        ctx,
+        service,
+    };
+
+    // Nothing runs until the first call.
+    assert!(!walk.service.status().await.running);
+
+    // The form's snapshot, line by line.
+    let opened = walk
+        .call("browser_open", json!({"url": format!("{base}/form")}))
+        .await
+        .expect("open");
+    let text = opened["text"].as_str().expect("text");
+    assert_eq!(opened["profile"], "default");
+    assert_eq!(opened["title"], "Sign up");
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines[0], "Page: Sign up");
+    assert_eq!(lines[1], format!("URL: {base}/form"));
+    assert!(lines[2].starts_with("Scroll: "), "{}", lines[2]);
+    assert_eq!(lines[3], "[e1] textbox \"Your name\" value=\"\"");
+    assert_eq!(
+        lines[4],
+        "[e2] combobox \"Country\" value=\"India\" options: India | Japan"
+    );
+    assert_eq!(lines[5], "[e3] checkbox \"Send me news\"");
+    assert_eq!(lines[6], "[e4] button \"Later\" disabled");
+    assert_eq!(lines[7], "[e5] button \"Join\"");
+    assert_eq!(lines[8], "[e6] link \"Docs\" -> /docs");
+    assert!(text.contains("Members get early tickets."), "{text}");
+    let status = walk.service.status().await;
+    assert!(status.running && status.headless && !status.attached);
+    assert_eq!(status.engine.as_deref(), Some("chromium"));
+
+    // Typing, picking and ticking show in the next snapshot.
+    let typed = walk
+        .call("browser_type", json!({"ref": "e1", "text": "Asha"}))
+        .await
+        .expect("type");
+    assert_eq!(typed["typed_into"], "Your name");
+    assert_eq!(typed["submitted"], false);
+    let picked = walk
+        .call("browser_select", json!({"ref": "e2", "option": "Japan"}))
+        .await
+        .expect("select");
+    assert_eq!(picked["selected"], "Japan");
+    let missing = walk
+        .call("browser_select", json!({"ref": "e2", "option": "Peru"}))
+        .await
+        .expect_err("no Peru");
+    assert!(missing.contains("India | Japan"), "{missing}");
+    walk.call("browser_click", json!({"ref": "e3"}))
+        .await
+        .expect("tick");
+    let again = walk
+        .call("browser_snapshot", json!({}))
+        .await
+        .expect("snapshot");
+    let text = again["text"].as_str().expect("text");
+    assert!(
+        text.contains("[e1] textbox \"Your name\" value=\"Asha\""),
+        "{text}"
+    );
+    assert!(
+        text.contains("[e2] combobox \"Country\" value=\"Japan\""),
+        "{text}"
+    );
+    assert!(
+        text.contains("[e3] checkbox \"Send me news\" checked"),
+        "{text}"
+    );
+
+    // A navigation makes the refs stale.
+    walk.call("browser_click", json!({"ref": "e6"}))
+        .await
+        .expect("docs link");
+    let stale = walk
+        .call("browser_click", json!({"ref": "e5"}))
+        .await
+        .expect_err("stale");
+    assert!(stale.contains("browser_snapshot"), "{stale}");
+    let back = walk.call("browser_back", json!({})).await.expect("back");
+    assert_eq!(back["url"], format!("{base}/form"));
+
+    // Secret fields and card numbers are the person's to type.
+    let login = walk
+        .call("browser_open", json!({"url": format!("{base}/login")}))
+        .await
+        .expect("login");
+    let text = login["text"].as_str().expect("text").to_owned();
+    let password = Walk::reference(&text, "\"Password\"");
+    let refused = walk
+        .call("browser_type", json!({"ref": password, "text": "hunter2"}))
+        .await
+        .expect("answer");
+    assert_eq!(refused["needs_user"], true);
+    assert!(
+        refused["error"]
+            .as_str()
+            .expect("error")
+            .contains("password")
+    );
+    let code = Walk::reference(&text, "\"Code\"");
+    let refused = walk
+        .call("browser_type", json!({"ref": code, "text": "123456"}))
+        .await
+        .expect("answer");
+    assert_eq!(refused["needs_user"], true);
+    let email = Walk::reference(&text, "\"Email\"");
+    let refused = walk
+        .call(
+            "browser_type",
+            json!({"ref": email, "text": "card 4111 1111 1111 1111"}),
+        )
+        .await
+        .expect("answer");
+    assert_eq!(refused["needs_user"], true);
+    let after = walk
+        .call("browser_snapshot", json!({}))
+        .await
+        .expect("snapshot");
+    let after = after["text"].as_str().expect("text");
+    assert!(
+        after.contains("\"Password\" value=\"\""),
+        "nothing was typed: {after}"
+    );
+    // Enter in a message box sends.
+    let message = Walk::reference(after, "Write a message");
+    let submit = json!({"ref": message, "text": "hi", "submit": true});
+    assert_eq!(walk.tool("browser_type").risk_for(&submit), Risk::Send);
+    assert_eq!(
+        walk.tool("browser_type")
+            .risk_for(&json!({"ref": message, "text": "hi"})),
+        Risk::Write
+    );
+
+    // Place order is a purchase: rated send with the Purchase label, refused when approvals
+    // rated it lower, clicked when they rated it send.
+    let checkout = walk
+        .call("browser_open", json!({"url": format!("{base}/checkout")}))
+        .await
+        .expect("checkout");
+    let text = checkout["text"].as_str().expect("text").to_owned();
+    let address = Walk::reference(&text, "\"Address\"");
+    walk.call(
+        "browser_type",
+        json!({"ref": address, "text": "1 Hill Road"}),
+    )
+    .await
+    .expect("address");
+    let card = Walk::reference(&text, "\"Card number\"");
+    let refused = walk
+        .call(
+            "browser_type",
+            json!({"ref": card, "text": "4111111111111111"}),
+        )
+        .await
+        .expect("answer");
+    assert_eq!(refused["needs_user"], true);
+    let order = Walk::reference(&text, "Place order");
+    let click = json!({"ref": order});
+    let tool = walk.tool("browser_click");
+    assert_eq!(tool.risk_for(&click), Risk::Send);
+    assert_eq!(
+        tool.describe(&click).and_then(|d| d.risk_label).as_deref(),
+        Some(sentient_agent::approvals::PURCHASE_LABEL)
+    );
+    let refused = walk
+        .call_approved_as("browser_click", click.clone(), Risk::Write)
+        .await
+        .expect_err("not approved");
+    assert!(refused.contains("buys or pays"), "{refused}");
+    assert!(!walk.service.status().await.tabs[0].url.contains("/done"));
+    let clicked = walk
+        .call("browser_click", click)
+        .await
+        .expect("approved click");
+    tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+    let done = walk
+        .call("browser_snapshot", json!({}))
+        .await
+        .expect("done");
+    assert!(
+        done["url"].as_str().expect("url").contains("/done"),
+        "{clicked} {done}"
+    );
+
+    // confirm() is accepted only for a click approved as send; alerts are accepted and listed.
+    let page = walk
+        .call("browser_open", json!({"url": format!("{base}/dialogs")}))
+        .await
+        .expect("dialogs");
+    let text = page["text"].as_str().expect("text").to_owned();
+    let delete = Walk::reference(&text, "Delete item");
+    assert_eq!(
+        walk.tool("browser_click").risk_for(&json!({"ref": delete})),
+        Risk::Send
+    );
+    let deleted = walk
+        .call("browser_click", json!({"ref": delete}))
+        .await
+        .expect("delete");
+    assert!(
+        deleted["dialogs"][0]
+            .as_str()
+            .expect("dialog")
+            .starts_with("confirm (accepted)"),
+        "{deleted}"
+    );
+    let note = Walk::reference(&text, "Show note");
+    let noted = walk
+        .call("browser_click", json!({"ref": note}))
+        .await
+        .expect("note");
+    assert!(
+        noted["dialogs"][0]
+            .as_str()
+            .expect("dialog")
+            .starts_with("alert (accepted): Saved!"),
+        "{noted}"
+    );
+    let read = walk
+        .call("browser_snapshot", json!({}))
+        .await
+        .expect("snapshot");
+    assert!(read["text"].as_str().expect("text").contains("deleted"));
+
+    // A link that opens a new tab makes that tab the active one.
+    let text = read["text"].as_str().expect("text").to_owned();
+    let link = Walk::reference(&text, "new tab");
+    let opened = walk
+        .call("browser_click", json!({"ref": link}))
+        .await
+        .expect("new tab");
+    assert_eq!(opened["new_tab"], true, "{opened}");
+    let tabs = walk.call("browser_tabs", json!({})).await.expect("tabs");
+    assert_eq!(tabs["tabs"].as_array().expect("tabs").len(), 2, "{tabs}");
+    assert_eq!(tabs["tabs"][1]["active"], true);
+    let switched = walk
+        .call("browser_switch_tab", json!({"index": 0}))
+        .await
+        .expect("switch");
+    assert!(switched["url"].as_str().expect("url").ends_with("/dialogs"));
+
+    // A redirect onto a blocked site is refused, and so is opening one.
+    let refused = walk
+        .call("browser_open", json!({"url": format!("{base}/away")}))
+        .await
+        .expect_err("blocked");
+    assert!(refused.contains("blocked"), "{refused}");
+    let refused = walk
+        .call("browser_open", json!({"url": "file:///etc/passwd"}))
+        .await
+        .expect_err("file");
+    assert!(refused.contains("http and https"), "{refused}");
+
+    // A CAPTCHA is the person's.
+    let check = walk
+        .call("browser_open", json!({"url": format!("{base}/captcha")}))
+        .await
+        .expect("captcha");
+    assert_eq!(check["needs_user"], true, "{check}");
+
+    // Extract: the main text, or the paragraphs that answer a question.
+    walk.call("browser_open", json!({"url": format!("{base}/article")}))
+        .await
+        .expect("article");
+    let all = walk
+        .call("browser_extract", json!({}))
+        .await
+        .expect("extract");
+    let content = all["content"].as_str().expect("content");
+    assert!(content.contains("Parking costs"), "{content}");
+    assert!(!content.contains("Home | Shop"), "{content}");
+    let answer = walk
+        .call(
+            "browser_extract",
+            json!({"question": "Sunday opening hours"}),
+        )
+        .await
+        .expect("extract");
+    assert_eq!(answer["question"], "Sunday opening hours");
+    let content = answer["content"].as_str().expect("content");
+    assert!(
+        content.contains("On Sunday the opening hours are 10 to 4"),
+        "{content}"
+    );
+    assert!(!content.contains("Parking"), "{content}");
+
+    // Screenshots land in the outputs folder.
+    let shot = walk
+        .call("browser_screenshot", json!({}))
+        .await
+        .expect("screenshot");
+    let file = shot["file"].as_str().expect("file");
+    assert!(
+        file.starts_with("outputs/browser/screenshot-") && file.ends_with(".png"),
+        "{file}"
+    );
+    let bytes = std::fs::read(home.root().join("files").join(file)).expect("saved");
+    assert!(bytes.starts_with(b"\x89PNG"));
+
+    // An unknown profile is refused with the list; close ends the browser.
+    let unknown = walk
+        .call(
+            "browser_open",
+            json!({"url": format!("{base}/form"), "profile": "nope"}),
+        )
+        .await
+        .expect_err("unknown");
+    assert!(unknown.contains("The profiles are: default"), "{unknown}");
+    let closed = walk.call("browser_close", json!({})).await.expect("close");
+    assert_eq!(closed["ok"], true);
+    assert!(!walk.service.status().await.running);
+    shutdown.cancel();
+    server.abort();
+}
+
+fn reqwest_client() -> reqwest::Client {
+    reqwest::Client::new()
+}
