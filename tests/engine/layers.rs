@@ -20,6 +20,7 @@ const LAYERS: &[(&str, u8)] = &[
     ("sentient-memory", 3),
     ("sentient-integrations", 3),
     ("sentient-sandbox", 3),
+    ("sentient-browser", 3),
     ("sentient-services", 4),
     ("sentient-engine", 5),
     ("sentient-desktop", 6),
@@ -126,7 +127,7 @@ fn the_check_finds_an_upward_dependency() {
         upward_dependencies(&packages),
         ["sentient-agent (layer 2) depends on sentient-tasks (layer 3)"]
     );
-    let unknown = vec![serde_json::json!({"name": "sentient-browser", "dependencies": []})];
+    let unknown = vec![serde_json::json!({"name": "sentient-voice", "dependencies": []})];
     assert_eq!(upward_dependencies(&unknown).len(), 1);
 }
 

@@ -2,6 +2,7 @@
 //! per area, linked into one test binary (the engine is linked once, not once per area).
 
 mod agent_loop;
+mod browser;
 mod builtins;
 mod chat;
 mod chat_regenerate;

@@ -71,7 +71,7 @@ impl Now for ManualClock {
 
 /// Saves a live task straight into the store: `schedule` as the API would normalise it,
 /// due at `next`.
-async fn insert(
+pub(crate) async fn insert(
     t: &TestEngine,
     name: &str,
     schedule: Option<Value>,

@@ -27,6 +27,7 @@ async fn get_tools_lists_the_built_in_apps() -> anyhow::Result<()> {
             "maps",
             "news",
             "charts",
+            "browser",
             "code",
             "devices"
         ]
@@ -95,6 +96,19 @@ async fn get_tools_lists_the_built_in_apps() -> anyhow::Result<()> {
         ("news_search", "read"),
         ("news_headlines", "read"),
         ("charts_create", "read"),
+        ("browser_open", "read"),
+        ("browser_snapshot", "read"),
+        ("browser_click", "write"),
+        ("browser_type", "write"),
+        ("browser_select", "write"),
+        ("browser_press", "write"),
+        ("browser_scroll", "read"),
+        ("browser_back", "read"),
+        ("browser_tabs", "read"),
+        ("browser_switch_tab", "read"),
+        ("browser_extract", "read"),
+        ("browser_screenshot", "read"),
+        ("browser_close", "read"),
         // Scripts run code on this computer.
         ("execute_code", "exec"),
         // Listed even with no device online (Settings names every app); offered only with one.

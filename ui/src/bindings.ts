@@ -481,7 +481,7 @@ export type BrowserConfig_Serialize = {
 
 /**  Which installed browser the assistant drives. */
 export type BrowserEngine = 
-/**  Microsoft Edge if installed, else Google Chrome. */
+/**  Microsoft Edge if installed, else Google Chrome, else Chromium. */
 "auto" | 
 /**  Microsoft Edge. */
 "msedge" | 

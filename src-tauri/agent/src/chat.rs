@@ -529,6 +529,7 @@ impl Agent {
             session_id: Some(sid.clone()),
             scope: None,
             repeat_nudge: true,
+            browser_profile: Default::default(),
         };
         let mut partial = String::new();
         let mut thinking = String::new();

@@ -102,6 +102,8 @@ pub struct LoopInput<'a> {
     /// When the loop breaker trips, tell the model once to try something else before ending
     /// (chat turns); unattended runs (tasks, swarm workers) end at once.
     pub repeat_nudge: bool,
+    /// The run's browser profile, shared by its calls (a task run starts with the task's).
+    pub browser_profile: crate::tools::RunBrowserProfile,
 }
 
 /// Where steer messages for a running reply wait until the next round takes them.
@@ -444,11 +446,15 @@ impl Agent {
                     });
                 }
                 let mark = state.result.untrusted.clone();
-                let work = join_all(
-                    batch
-                        .iter()
-                        .map(|p| self.run_tool(&p.call, input, mark.clone(), &state.progress_tx)),
-                );
+                let work = join_all(batch.iter().map(|p| {
+                    self.run_tool(
+                        &p.call,
+                        p.proposed.risk,
+                        input,
+                        mark.clone(),
+                        &state.progress_tx,
+                    )
+                }));
                 let runs = relay_progress(work, &mut state.progress_rx, on_event).await;
                 for (p, ran) in batch.iter().zip(runs) {
                     state.finish_call(p, ran, true, on_event);
@@ -540,6 +546,7 @@ impl Agent {
     ) {
         let work = self.run_tool(
             &p.call,
+            p.proposed.risk,
             input,
             state.result.untrusted.clone(),
             &state.progress_tx,
@@ -627,6 +634,7 @@ impl Agent {
     async fn run_tool(
         &self,
         call: &ToolCall,
+        approved: ApprovalRisk,
         input: &LoopInput<'_>,
         mark: Option<String>,
         progress: &ProgressSender,
@@ -638,6 +646,13 @@ impl Agent {
         ctx.origin = input.origin;
         ctx.mark = mark.filter(|m| !m.is_empty());
         ctx.session_id = input.session_id.clone();
+        ctx.browser_profile = input.browser_profile.clone();
+        ctx.approved_risk = Some(match approved {
+            ApprovalRisk::Read => Risk::Read,
+            ApprovalRisk::Write => Risk::Write,
+            ApprovalRisk::Send => Risk::Send,
+            ApprovalRisk::Exec => Risk::Exec,
+        });
         let (sender, call_id, name) = (progress.clone(), call.id.clone(), call.name.clone());
         let watcher = scope.clone();
         ctx.progress = std::sync::Arc::new(move |update| {

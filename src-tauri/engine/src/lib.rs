@@ -62,6 +62,7 @@ fn plug_tasks(parts: AreaParts) -> (TaskService, PluggedArea) {
             tasks: tasks.clone(),
             tools,
         }),
+        browser_tasks: Arc::new(BrowserTasks(tasks.clone())),
         start: Box::pin(async move {
             starting.start_scheduler().await;
             starting.start_triggers();
@@ -89,5 +90,55 @@ impl integrations::DependentTasks for AppTasks {
                 .disable_tasks_using(app, &name, move |tool| tools.plugin_of(tool))
                 .await
         })
+    }
+}
+
+/// What browser profiles ask of tasks: following a renamed profile, naming the ones that use one.
+struct BrowserTasks(TaskService);
+
+impl browser::ProfileTasks for BrowserTasks {
+    fn rename_profile<'a>(
+        &'a self,
+        old: &'a str,
+        new: &'a str,
+    ) -> futures::future::BoxFuture<'a, Vec<String>> {
+        Box::pin(async move {
+            let mut moved = Vec::new();
+            for task in self.tasks_naming(old).await {
+                let patch = sentient_tasks::TaskPatch {
+                    browser_profile: Some(Some(new.to_owned())),
+                    ..Default::default()
+                };
+                match self.0.patch_task(&task.task_id, patch).await {
+                    Ok(_) => moved.push(task.name),
+                    Err(error) => {
+                        tracing::warn!(%error, task = %task.task_id, "a task could not follow its renamed browser profile");
+                    }
+                }
+            }
+            moved
+        })
+    }
+
+    fn tasks_using<'a>(&'a self, profile: &'a str) -> futures::future::BoxFuture<'a, Vec<String>> {
+        Box::pin(async move {
+            self.tasks_naming(profile)
+                .await
+                .into_iter()
+                .map(|t| t.name)
+                .collect()
+        })
+    }
+}
+
+impl BrowserTasks {
+    async fn tasks_naming(&self, profile: &str) -> Vec<sentient_core::domain::task::Task> {
+        self.0
+            .list_tasks()
+            .await
+            .unwrap_or_default()
+            .into_iter()
+            .filter(|t| t.browser_profile.as_deref() == Some(profile))
+            .collect()
     }
 }

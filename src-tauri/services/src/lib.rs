@@ -20,6 +20,7 @@ pub mod start_timings;
 // The layers below, under the names the doors, the shell and the tests use.
 pub use sentient_agent as agent;
 pub use sentient_agent::tools;
+pub use sentient_browser as browser;
 pub use sentient_core::{
     OkReply, VERSION, bus, clock, config, domain, error, files, home, logging, secrets, stop,
     store, sync,
@@ -125,6 +126,8 @@ pub struct AreaParts {
 pub struct PluggedArea {
     pub routes: gateway::AreaRoutes,
     pub dependent_tasks: Arc<dyn sentient_integrations::DependentTasks>,
+    /// What a browser profile's rename or delete asks of the tasks that name it.
+    pub browser_tasks: Arc<dyn sentient_browser::ProfileTasks>,
     pub start: futures::future::BoxFuture<'static, ()>,
 }
 
@@ -157,6 +160,7 @@ struct Inner {
     hooks: hooks::HookService,
     integrations: sentient_integrations::IntegrationService,
     sandbox: sentient_sandbox::SandboxService,
+    browser: sentient_browser::BrowserService,
     devices: Arc<Devices>,
     /// The LAN door: the TLS listener for devices and its mDNS announcement.
     lan: gateway::lan_runtime::LanRuntime,
@@ -315,6 +319,19 @@ impl Services {
         .map_err(|e| StartError::Integrations(e.to_string()))?;
         timings.step("models, hooks, apps");
         // Scripts call tools through the agent; the tool holds only a weak handle.
+        // The browser starts on its first call; here only its app is listed.
+        let browser = sentient_browser::BrowserService::new(
+            home.clone(),
+            config.clone(),
+            shutdown.clone(),
+            area.browser_tasks.clone(),
+        );
+        if let Err(error) = agent
+            .tools()
+            .register(sentient_browser::tools::plugin(browser.clone()))
+        {
+            tracing::error!(%error, "the browser app could not be registered");
+        }
         let sandbox = sentient_sandbox::SandboxService::new(agent.clone());
         if let Err(error) = agent
             .tools()
@@ -366,6 +383,7 @@ impl Services {
                 hooks,
                 integrations,
                 sandbox,
+                browser,
                 devices,
                 lan: gateway::lan_runtime::LanRuntime::new(home_tls),
                 token,
@@ -431,6 +449,8 @@ impl Services {
         self.inner.shutdown.cancel();
         // Tool servers' process trees end with the engine.
         self.integrations().shutdown().await;
+        // The browser closes its tabs first, so site storage (sign-ins) is written.
+        self.browser().close().await;
         let server = self.inner.gateway.lock_unpoisoned().take();
         if let Some(server) = server
             && let Err(error) = server.await
@@ -547,6 +567,10 @@ impl Services {
         &self.inner.integrations
     }
     /// Code execution: scripts and the `execute_code` tool.
+    pub fn browser(&self) -> &sentient_browser::BrowserService {
+        &self.inner.browser
+    }
+
     pub fn sandbox(&self) -> &sentient_sandbox::SandboxService {
         &self.inner.sandbox
     }

@@ -452,6 +452,9 @@ impl Executor {
         let mut nudges = 0;
         let mut reminded = false;
         let mut answer_before_reminder: Option<LoopResult> = None;
+        // The task's browser profile, which a call's `profile` argument replaces for the run.
+        let browser_profile =
+            std::sync::Arc::new(std::sync::Mutex::new(task.browser_profile.clone()));
         loop {
             let input = LoopInput {
                 messages: run.messages.clone(),
@@ -469,6 +472,7 @@ impl Executor {
                 session_id: None,
                 scope: Some(run.scope.clone()),
                 repeat_nudge: false,
+                browser_profile: browser_profile.clone(),
             };
             let lines = run.lines.clone();
             let (engine, ids) = (self.clone(), (task_id.to_owned(), run_id.to_owned()));

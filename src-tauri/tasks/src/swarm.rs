@@ -516,6 +516,7 @@ one per step."
             session_id: None,
             scope: Some(budget.clone() as Arc<dyn RunScope>),
             repeat_nudge: false,
+            browser_profile: Default::default(),
         };
         let mut lines: Vec<ProgressMessage> = Vec::new();
         let result = self

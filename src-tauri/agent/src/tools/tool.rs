@@ -242,6 +242,11 @@ pub trait RunScope: Send + Sync {
     }
 }
 
+/// The browser profile a run uses (contract section 12): the task's when its run starts, then a
+/// skill's or a `profile` argument's, the latest winning for the rest of the run or chat turn.
+/// Shared by the run's calls.
+pub type RunBrowserProfile = Arc<std::sync::Mutex<Option<String>>>;
+
 /// Everything one call needs. Built per call: the call's id, where files are, the HTTP client,
 /// the cancellation token and where progress goes.
 #[derive(Clone)]
@@ -263,6 +268,12 @@ pub struct ToolCtx {
     pub mark: Option<String>,
     /// The chat the run belongs to, if any.
     pub session_id: Option<String>,
+    /// The browser profile of the run (see [`RunBrowserProfile`]).
+    pub browser_profile: RunBrowserProfile,
+    /// The risk the approvals step judged this call at; `None` when no approval step ran (a
+    /// call made straight through the registry). A tool whose risk depends on the page checks
+    /// it again at call time against this.
+    pub approved_risk: Option<Risk>,
 }
 
 impl std::fmt::Debug for ToolCtx {
@@ -294,6 +305,8 @@ impl ToolCtx {
             origin: Origin::Chat,
             mark: None,
             session_id: None,
+            browser_profile: RunBrowserProfile::default(),
+            approved_risk: None,
         }
     }
 

@@ -1,6 +1,7 @@
 //! The HTTP routes, one file per area. Each handler only translates: body in, one service
 //! call, answer out.
 
+pub mod browser;
 pub mod chat;
 pub mod checkup;
 pub mod config;
@@ -50,4 +51,5 @@ pub fn protected() -> OpenApiRouter<Services> {
         .merge(memory::routes())
         .merge(integrations::routes())
         .merge(sandbox::routes())
+        .merge(browser::routes())
 }

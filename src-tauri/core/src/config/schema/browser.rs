@@ -8,7 +8,7 @@ use super::*;
 )]
 #[serde(rename_all = "snake_case")]
 pub enum BrowserEngine {
-    /// Microsoft Edge if installed, else Google Chrome.
+    /// Microsoft Edge if installed, else Google Chrome, else Chromium.
     #[default]
     Auto,
     /// Microsoft Edge.

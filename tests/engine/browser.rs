@@ -1,0 +1,244 @@
+//! The browser's routes (contract section 12) on a real engine: nothing starts with the engine,
+//! the status and profiles in the contract's shapes, and the 409s for what can't be opened.
+//! The tools themselves are exercised against real Chromium in src-tauri/browser/tests.
+
+use anyhow::Result;
+use sentient_e2e::TestEngine;
+use serde_json::json;
+
+#[tokio::test]
+async fn the_browser_waits_for_its_first_call_and_its_routes_answer_in_the_contract_shapes()
+-> Result<()> {
+    let t = TestEngine::start().await?;
+
+    // Starting the engine starts no browser.
+    let (status, body) = t.client.get("/api/browser/status").await?;
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(body["running"], false);
+    assert_eq!(body["profile"], "default");
+    assert_eq!(body["attached"], false);
+    assert_eq!(body["tabs"], json!([]));
+    assert_eq!(body["headless"], true);
+    for key in ["available", "engine", "error"] {
+        assert!(body.get(key).is_some(), "{key} missing from {body}");
+    }
+    assert!(!t.engine.services().browser().status().await.running);
+
+    let (status, body) = t.client.get("/api/browser/profiles").await?;
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(body["active"], serde_json::Value::Null);
+    assert_eq!(body["profiles"][0]["name"], "default");
+    assert_eq!(body["profiles"][0]["kind"], "launch");
+    assert_eq!(body["profiles"][0]["running"], false);
+
+    // The browser app is listed with its tools.
+    let (status, tools) = t.client.get("/api/tools").await?;
+    assert_eq!(status, 200);
+    assert!(tools.to_string().contains("browser_snapshot"), "{tools}");
+
+    let (status, body) = t.client.get("/api/browser/screenshot").await?;
+    assert_eq!(status, 409, "{body}");
+    assert_eq!(body["detail"], "The browser isn't running.");
+
+    let (status, body) = t
+        .client
+        .post("/api/browser/open", json!({"profile": "nope"}))
+        .await?;
+    assert_eq!(status, 409, "{body}");
+    assert!(
+        body["detail"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("no browser profile called nope"),
+        "{body}"
+    );
+    let (status, body) = t
+        .client
+        .post("/api/browser/open", json!({"url": "file:///etc/passwd"}))
+        .await?;
+    assert_eq!(status, 409, "{body}");
+    let (status, _) = t
+        .client
+        .post("/api/browser/open", json!({"address": "x"}))
+        .await?;
+    assert_eq!(status, 422);
+
+    // Turned off: not available, said in plain words, and nothing opens.
+    let (status, body) = t
+        .client
+        .patch("/api/config", json!({"browser": {"enabled": false}}))
+        .await?;
+    assert_eq!(status, 200, "{body}");
+    let (_, body) = t.client.get("/api/browser/status").await?;
+    assert_eq!(body["available"], false);
+    assert_eq!(
+        body["error"],
+        "The browser is turned off in Settings > Browser."
+    );
+    let (status, body) = t.client.post("/api/browser/open", json!({})).await?;
+    assert_eq!(status, 409, "{body}");
+    assert_eq!(
+        body["detail"],
+        "The browser is turned off in Settings > Browser."
+    );
+    assert!(!t.engine.services().browser().status().await.running);
+    Ok(())
+}
+
+#[tokio::test]
+async fn profiles_are_added_renamed_with_their_folder_and_tasks_and_deleted() -> Result<()> {
+    use sentient_e2e::sentient_engine::tasks::TaskPatch;
+    use sentient_e2e::sentient_engine::tasks::model::TaskStatus;
+
+    let t = TestEngine::start().await?;
+    let (status, body) = t
+        .client
+        .post(
+            "/api/browser/profiles",
+            json!({"name": "X growth", "notes": "the second account"}),
+        )
+        .await?;
+    assert_eq!(status, 200, "{body}");
+    let names: Vec<&str> = body["profiles"]
+        .as_array()
+        .expect("profiles")
+        .iter()
+        .filter_map(|p| p["name"].as_str())
+        .collect();
+    assert_eq!(names, ["default", "x-growth"]);
+    assert_eq!(body["profiles"][1]["notes"], "the second account");
+
+    // Every 409 the contract names.
+    for (request, says) in [
+        (
+            json!({"name": "x growth"}),
+            "already have a browser profile called x-growth",
+        ),
+        (
+            json!({"name": "default"}),
+            "already have a browser profile called default",
+        ),
+        (json!({"name": "!!!"}), "can't be a profile name"),
+        (
+            json!({"name": "mine", "kind": "attach"}),
+            "debugging address",
+        ),
+        (
+            json!({"name": "far", "kind": "attach", "endpoint": "http://192.168.1.9:9222"}),
+            "isn't on this computer",
+        ),
+        (
+            json!({"name": "odd", "engine": "firefox"}),
+            "isn't a browser Sentient can use",
+        ),
+    ] {
+        let (status, body) = t
+            .client
+            .post("/api/browser/profiles", request.clone())
+            .await?;
+        assert_eq!(status, 409, "{request} gave {body}");
+        assert!(
+            body["detail"].as_str().unwrap_or_default().contains(says),
+            "{request} gave {body}"
+        );
+    }
+    let (status, body) = t
+        .client
+        .post(
+            "/api/browser/profiles",
+            json!({"name": "Mine", "kind": "attach", "endpoint": "9333"}),
+        )
+        .await?;
+    assert_eq!(status, 200, "{body}");
+    let mine = body["profiles"]
+        .as_array()
+        .expect("profiles")
+        .iter()
+        .find(|p| p["name"] == "mine")
+        .cloned();
+    assert_eq!(
+        mine.as_ref().map(|p| p["endpoint"].clone()),
+        Some(json!("http://127.0.0.1:9333"))
+    );
+    assert_eq!(mine.map(|p| p["kind"].clone()), Some(json!("attach")));
+
+    // A rename moves the folder (its sign-ins) and the tasks that name the profile.
+    let folder = t.home().join("browser/profiles/x-growth");
+    std::fs::create_dir_all(&folder)?;
+    std::fs::write(folder.join("Cookies"), "signed in")?;
+    let task =
+        crate::task_scheduler::insert(&t, "Post the weekly update", None, TaskStatus::Active, None)
+            .await?;
+    let patch = TaskPatch {
+        browser_profile: Some(Some("x-growth".to_owned())),
+        ..TaskPatch::default()
+    };
+    t.engine
+        .tasks()
+        .patch_task(&task, patch)
+        .await
+        .map_err(|e| anyhow::anyhow!("{e}"))?;
+    let (status, body) = t
+        .client
+        .patch("/api/browser/profiles/x-growth", json!({"name": "Growth"}))
+        .await?;
+    assert_eq!(status, 200, "{body}");
+    assert!(t.home().join("browser/profiles/growth/Cookies").is_file());
+    assert!(!folder.exists());
+    let (_, moved) = t.client.get(&format!("/api/tasks/{task}")).await?;
+    assert_eq!(moved["browser_profile"], "growth", "{moved}");
+    let (_, settings) = t.client.get("/api/config").await?;
+    assert!(settings["browser"]["profiles"].get("x-growth").is_none());
+    assert_eq!(
+        settings["browser"]["profiles"]["growth"]["notes"],
+        "the second account"
+    );
+
+    for (path, request, says) in [
+        (
+            "/api/browser/profiles/default",
+            json!({"name": "main"}),
+            "can't be renamed",
+        ),
+        (
+            "/api/browser/profiles/growth",
+            json!({"name": "mine"}),
+            "already have",
+        ),
+        (
+            "/api/browser/profiles/nope",
+            json!({"notes": "x"}),
+            "no browser profile called nope",
+        ),
+        (
+            "/api/browser/profiles/mine",
+            json!({"endpoint": "10.0.0.2:9222"}),
+            "isn't on this computer",
+        ),
+    ] {
+        let (status, body) = t.client.patch(path, request.clone()).await?;
+        assert_eq!(status, 409, "{path} {request} gave {body}");
+        assert!(
+            body["detail"].as_str().unwrap_or_default().contains(says),
+            "{path} {request} gave {body}"
+        );
+    }
+    let (status, _) = t
+        .client
+        .patch("/api/browser/profiles/growth", json!({"colour": "red"}))
+        .await?;
+    assert_eq!(status, 422);
+
+    // A delete takes the folder; default can't go; the task keeps naming it.
+    let (status, body) = t.client.delete("/api/browser/profiles/default").await?;
+    assert_eq!(status, 409, "{body}");
+    assert_eq!(body["detail"], "The default profile can't be deleted.");
+    let (status, body) = t.client.delete("/api/browser/profiles/growth").await?;
+    assert_eq!(status, 200, "{body}");
+    assert!(!t.home().join("browser/profiles/growth").exists());
+    let (status, _) = t.client.delete("/api/browser/profiles/growth").await?;
+    assert_eq!(status, 409);
+    let (_, kept) = t.client.get(&format!("/api/tasks/{task}")).await?;
+    assert_eq!(kept["browser_profile"], "growth");
+    Ok(())
+}
