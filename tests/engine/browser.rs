@@ -1,10 +1,15 @@
 //! The browser's routes (contract section 12) on a real engine: nothing starts with the engine,
 //! the status and profiles in the contract's shapes, and the 409s for what can't be opened.
-//! The tools themselves are exercised against real Chromium in src-tauri/browser/tests.
+//! A scripted chat fills a served checkout and buys only after Allow; the tools one by one are
+//! exercised against real Chromium in src-tauri/browser/tests.
+
+use std::sync::{Arc, Mutex};
 
 use anyhow::Result;
-use sentient_e2e::TestEngine;
-use serde_json::json;
+use sentient_e2e::{TestEngine, WAIT, serve_on_loopback};
+use sentient_engine::sync::MutexExt;
+use sentient_model_server::Reply;
+use serde_json::{Value, json};
 
 #[tokio::test]
 async fn the_browser_waits_for_its_first_call_and_its_routes_answer_in_the_contract_shapes()
@@ -240,5 +245,94 @@ async fn profiles_are_added_renamed_with_their_folder_and_tasks_and_deleted() ->
     assert_eq!(status, 409);
     let (_, kept) = t.client.get(&format!("/api/tasks/{task}")).await?;
     assert_eq!(kept["browser_profile"], "growth");
+    Ok(())
+}
+
+/// The checkout the scripted run fills: an address, a password it must not type, and Place
+/// order; `/done` records the form as it was sent.
+async fn checkout_site(sent: Arc<Mutex<Vec<String>>>) -> Result<String> {
+    use axum::extract::RawQuery;
+    use axum::response::Html;
+    use axum::routing::get;
+
+    let page = r#"<html><head><title>Checkout</title></head><body>
+<form action="/done" method="get">
+<label for="a">Address</label><input id="a" name="address">
+<label for="p">Password</label><input id="p" name="pw" type="password">
+<button type="submit">Place order</button>
+</form></body></html>"#;
+    let app = axum::Router::new()
+        .route("/checkout", get(move || async move { Html(page) }))
+        .route(
+            "/done",
+            get(move |RawQuery(query): RawQuery| async move {
+                sent.lock_unpoisoned().push(query.unwrap_or_default());
+                Html("<title>Thanks</title><p>Order placed</p>")
+            }),
+        );
+    serve_on_loopback(app, "").await
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_scripted_run_fills_the_checkout_and_buys_only_after_allow() -> Result<()> {
+    let sent = Arc::new(Mutex::new(Vec::new()));
+    let site = checkout_site(sent.clone()).await?;
+    let t = TestEngine::start().await?;
+    let server = crate::integrations::scripted(&t).await?;
+    server.push(Reply::tool_call(
+        "browser_open",
+        json!({"url": format!("{site}/checkout")}),
+    ));
+    server.push(Reply::tool_call(
+        "browser_type",
+        json!({"ref": "e1", "text": "1 Hill Road"}),
+    ));
+    server.push(Reply::tool_call(
+        "browser_type",
+        json!({"ref": "e2", "text": "hunter2"}),
+    ));
+    server.push(Reply::tool_call("browser_click", json!({"ref": "e3"})));
+    server.push(Reply::text("Your order is placed."));
+
+    let mut ws = t.ws().await?;
+    ws.send_json(json!({"type": "chat.send", "text": "Order it to 1 Hill Road."}))
+        .await?;
+    let mut purchase_asked = false;
+    let mut results = Vec::new();
+    loop {
+        let event = tokio::time::timeout(WAIT * 3, ws.next_json()).await??;
+        match event["type"].as_str() {
+            Some("approval_request") => {
+                if event["name"] == "browser_click" {
+                    // Approvals are off, yet the purchase asks, and nothing is bought meanwhile.
+                    assert_eq!(event["risk_label"], "Purchase", "{event}");
+                    assert!(sent.lock_unpoisoned().is_empty(), "bought before Allow");
+                    purchase_asked = true;
+                }
+                ws.send_json(json!({"type": "approval.respond", "approval_id": event["approval_id"], "decision": "allow"}))
+                    .await?;
+            }
+            Some("tool_result") => results.push(event),
+            Some("done") => break,
+            _ => {}
+        }
+    }
+    assert!(purchase_asked, "Place order asked first");
+    let by_name =
+        |name: &str| -> Vec<&Value> { results.iter().filter(|r| r["name"] == name).collect() };
+    let typed = by_name("browser_type");
+    assert_eq!(typed.len(), 2, "{results:?}");
+    assert_eq!(typed[1]["result"]["needs_user"], true, "{:?}", typed[1]);
+    let clicked = by_name("browser_click");
+    assert_eq!(clicked[0]["result"]["ok"], true, "{:?}", clicked[0]);
+    // The form went once, with the address and an empty password.
+    let sent = sent.lock_unpoisoned().clone();
+    assert_eq!(sent.len(), 1, "{sent:?}");
+    assert!(sent[0].contains("address=1+Hill+Road"), "{sent:?}");
+    assert!(
+        sent[0].contains("pw=&") || sent[0].ends_with("pw="),
+        "{sent:?}"
+    );
+    t.engine.services().browser().close().await;
     Ok(())
 }
