@@ -94,7 +94,8 @@ impl Session {
     /// Connects to a browser the person started with remote debugging, and opens Sentient's
     /// own tab in it (their tabs are never followed).
     pub async fn attach(profile: &str, endpoint: &str) -> Result<Self, ActionError> {
-        let (browser, handler) = Browser::connect(endpoint).await.map_err(|e| {
+        let socket = debugger_socket(endpoint).await?;
+        let (browser, handler) = Browser::connect(socket).await.map_err(|e| {
             format!("Sentient could not connect to the browser at {endpoint} ({e}). Check that it runs with --remote-debugging-port.")
         })?;
         let mut session = Self::around(profile, None, true, browser, handler);
@@ -456,6 +457,43 @@ impl Session {
         }
         self.handler.abort();
     }
+}
+
+/// The browser's DevTools socket named by `endpoint`'s `/json/version`; refused unless it is on
+/// this computer too (a DevTools port can point its socket anywhere).
+async fn debugger_socket(endpoint: &str) -> Result<String, ActionError> {
+    let unreachable = |e: &dyn std::fmt::Display| {
+        format!(
+            "Sentient could not reach the browser at {endpoint} ({e}). Check that it runs with --remote-debugging-port."
+        )
+    };
+    let client = reqwest::Client::builder()
+        .no_proxy()
+        .timeout(Duration::from_secs(5))
+        .build()
+        .map_err(|e| unreachable(&e))?;
+    let version: Value = client
+        .get(format!("{endpoint}/json/version"))
+        .send()
+        .await
+        .map_err(|e| unreachable(&e))?
+        .json()
+        .await
+        .map_err(|e| unreachable(&e))?;
+    let socket = version["webSocketDebuggerUrl"]
+        .as_str()
+        .filter(|s| !s.is_empty())
+        .ok_or_else(|| format!("The browser at {endpoint} gave no debugging socket. Check that it runs with --remote-debugging-port."))?;
+    let host = url::Url::parse(socket)
+        .ok()
+        .and_then(|u| u.host_str().map(str::to_owned))
+        .unwrap_or_default();
+    if !crate::profiles::is_this_computer(&host) {
+        return Err(format!(
+            "The browser at {endpoint} points its debugging socket at {host}, which isn't on this computer, so Sentient won't connect."
+        ));
+    }
+    Ok(socket.to_owned())
 }
 
 fn stale(reference: &str) -> String {

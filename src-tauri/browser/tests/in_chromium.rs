@@ -83,6 +83,13 @@ async fn serve() -> (String, tokio::task::JoinHandle<()>) {
             )
             .route("/captcha", get(|| async { Html(CAPTCHA) }))
             .route("/article", get(|| async { Html(ARTICLE) }))
+        // A DevTools port that points its socket at another computer.
+        .route(
+            "/json/version",
+            get(|| async {
+                axum::Json(json!({"webSocketDebuggerUrl": "ws://192.168.1.20:9222/devtools/browser/x"}))
+            }),
+        )
             .route(
                 "/away",
                 get(move || async move {
@@ -488,6 +495,150 @@ async fn the_tools_read_and_act_in_real_pages_within_the_safety_rules() {
     assert_eq!(closed["ok"], true);
     assert!(!walk.service.status().await.running);
     shutdown.cancel();
+    server.abort();
+}
+
+/// A chromium the person started with remote debugging, showing one tab of their own.
+struct PersonsBrowser {
+    child: std::process::Child,
+    port: u16,
+    _data: tempfile::TempDir,
+}
+
+impl PersonsBrowser {
+    async fn start(page: &str) -> Self {
+        let data = tempfile::tempdir().expect("data");
+        let installed = sentient_browser::engine::find(sentient_core::config::BrowserEngine::Auto)
+            .expect("a browser");
+        let child = std::process::Command::new(installed.path)
+            .args([
+                "--headless",
+                "--no-sandbox",
+                "--remote-debugging-port=0",
+                "--no-first-run",
+            ])
+            .arg(format!("--user-data-dir={}", data.path().display()))
+            .arg(page)
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .expect("chromium starts");
+        // Chromium writes the port it took into the profile folder.
+        let file = data.path().join("DevToolsActivePort");
+        for _ in 0..200 {
+            if let Some(port) = std::fs::read_to_string(&file)
+                .ok()
+                .and_then(|t| t.lines().next().and_then(|l| l.trim().parse().ok()))
+            {
+                return Self {
+                    child,
+                    port,
+                    _data: data,
+                };
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+        }
+        panic!("chromium wrote no DevToolsActivePort");
+    }
+
+    async fn tab_urls(&self) -> Vec<String> {
+        let list: Value = reqwest_client()
+            .get(format!("http://127.0.0.1:{}/json/list", self.port))
+            .send()
+            .await
+            .expect("the person's browser answers")
+            .json()
+            .await
+            .expect("json");
+        list.as_array()
+            .expect("tabs")
+            .iter()
+            .filter(|t| t["type"] == "page")
+            .filter_map(|t| t["url"].as_str().map(str::to_owned))
+            .collect()
+    }
+}
+
+impl Drop for PersonsBrowser {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_attached_browser_gets_a_tab_of_ours_and_is_only_disconnected() {
+    let (base, server) = serve().await;
+    let persons = PersonsBrowser::start(&format!("{base}/docs")).await;
+    let home_dir = tempfile::tempdir().expect("home");
+    let home = Home::at(home_dir.path());
+    let config = ConfigService::load(&home.config_file(), EventBus::new(Arc::new(SystemClock)))
+        .expect("config");
+    config
+        .patch(json!({"browser": {"profiles": {
+            "mine": {"kind": "attach", "endpoint": format!("http://127.0.0.1:{}", persons.port)},
+            "elsewhere": {"kind": "attach", "endpoint": base.clone()},
+        }}}))
+        .await
+        .expect("settings");
+    let service = BrowserService::new(
+        home.clone(),
+        config,
+        CancellationToken::new(),
+        Arc::new(sentient_browser::NoTasks),
+    );
+    let plugin = sentient_browser::tools::plugin(service.clone());
+    let ctx = ToolCtx::new(home.clone(), reqwest_client(), "call-1");
+    let mut walk = Walk {
+        plugin,
+        ctx,
+        service,
+    };
+
+    let opened = walk
+        .call(
+            "browser_open",
+            json!({"url": format!("{base}/form"), "profile": "mine"}),
+        )
+        .await
+        .expect("open in the person's browser");
+    assert_eq!(opened["profile"], "mine");
+    // The rest of the run keeps to that profile.
+    let tabs = walk.call("browser_tabs", json!({})).await.expect("tabs");
+    assert_eq!(tabs["profile"], "mine");
+    let listed = tabs["tabs"].as_array().expect("tabs");
+    assert_eq!(
+        listed.len(),
+        1,
+        "only Sentient's own tab is followed: {tabs}"
+    );
+    assert!(listed[0]["url"].as_str().expect("url").ends_with("/form"));
+    let status = walk.service.status().await;
+    assert!(status.attached && status.running);
+    assert_eq!(status.engine, None);
+    assert!(
+        persons
+            .tab_urls()
+            .await
+            .iter()
+            .any(|u| u.ends_with("/form"))
+    );
+
+    // Closing only disconnects: the person's browser and their tab stay, Sentient's tab goes.
+    walk.call("browser_close", json!({})).await.expect("close");
+    let left = persons.tab_urls().await;
+    assert!(left.iter().any(|u| u.ends_with("/docs")), "{left:?}");
+    assert!(!left.iter().any(|u| u.ends_with("/form")), "{left:?}");
+
+    // A DevTools port whose socket points at another computer is refused.
+    let refused = walk
+        .call(
+            "browser_open",
+            json!({"url": format!("{base}/form"), "profile": "elsewhere"}),
+        )
+        .await
+        .expect_err("refused");
+    assert!(refused.contains("isn't on this computer"), "{refused}");
     server.abort();
 }
 
