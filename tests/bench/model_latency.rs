@@ -152,6 +152,7 @@ async fn main() -> anyhow::Result<()> {
             session_id: None,
             scope: None,
             repeat_nudge: true,
+            browser_profile: Default::default(),
         };
         let started = Instant::now();
         let result = t

@@ -490,6 +490,14 @@ export type BrowserEngine =
 /**  Chromium. */
 "chromium";
 
+/**  A picture of the active tab after the assistant acted in it. */
+export type BrowserFrame = {
+	url: string,
+	title: string,
+	/**  `data:image/jpeg;base64,...`, about 1024 px wide. */
+	image: string,
+};
+
 /**  A named browser profile with its own sign-ins, so different tasks can act as different people. */
 export type BrowserProfile = BrowserProfile_Serialize | BrowserProfile_Deserialize;
 
@@ -522,6 +530,41 @@ export type BrowserProfile_Serialize = {
 	endpoint: string,
 	/**  Your own notes about what this profile is for. */
 	notes: string,
+};
+
+/**  The browser's status. */
+export type BrowserStatus = BrowserStatus_Serialize | BrowserStatus_Deserialize;
+
+/**  The browser's status. */
+export type BrowserStatus_Deserialize = {
+	/**  The assistant can use a browser now (on in Settings, and one installed or attachable). */
+	available: boolean,
+	running: boolean,
+	/**  `msedge`, `chrome` or `chromium`; null while attached or when none is installed. */
+	engine?: string | null,
+	headless: boolean,
+	tabs: TabInfo[],
+	/**  Why the browser can't be used, in plain words. */
+	error?: string | null,
+	/**  The open profile; `default` while closed. */
+	profile: string,
+	attached: boolean,
+};
+
+/**  The browser's status. */
+export type BrowserStatus_Serialize = {
+	/**  The assistant can use a browser now (on in Settings, and one installed or attachable). */
+	available: boolean,
+	running: boolean,
+	/**  `msedge`, `chrome` or `chromium`; null while attached or when none is installed. */
+	engine: string | null,
+	headless: boolean,
+	tabs: TabInfo[],
+	/**  Why the browser can't be used, in plain words. */
+	error: string | null,
+	/**  The open profile; `default` while closed. */
+	profile: string,
+	attached: boolean,
 };
 
 /**  Whether a running reply was asked to stop (false: none was running). */
@@ -681,7 +724,9 @@ export type ChatEvent_Deserialize =
 /**  The turn started in this chat (a new chat gets its id here). */
 { type: "session"; session_id: string; turn_id: string; client_id?: string | null } | { type: "thinking_delta"; session_id: string; turn_id: string; text: string } | { type: "text_delta"; session_id: string; turn_id: string; text: string } | { type: "tool_call"; session_id: string; turn_id: string; call_id: string; name: string; arguments: Value } | 
 /**  A running tool's progress. */
-{ type: "tool_progress"; session_id: string; turn_id: string; call_id: string; name: string; kind: ProgressKind; text: string } | { type: "tool_result"; session_id: string; turn_id: string; call_id: string; name: string; result: Value; is_error: boolean; duration_ms: number } | 
+{ type: "tool_progress"; session_id: string; turn_id: string; call_id: string; name: string; kind: ProgressKind; text: string; 
+/**  The picture of a `frame` progress (`data:image/jpeg;base64,...`). */
+image?: string | null } | { type: "tool_result"; session_id: string; turn_id: string; call_id: string; name: string; result: Value; is_error: boolean; duration_ms: number } | 
 /**  A call waits for the person's OK (answered with `approval`). */
 { type: "approval_request"; session_id: string; turn_id: string; approval_id: string; call_id: string; name: string; arguments: Value; 
 /**  read, write, send or exec. */
@@ -712,7 +757,9 @@ export type ChatEvent_Serialize =
 /**  The turn started in this chat (a new chat gets its id here). */
 { type: "session"; session_id: string; turn_id: string; client_id: string | null } | { type: "thinking_delta"; session_id: string; turn_id: string; text: string } | { type: "text_delta"; session_id: string; turn_id: string; text: string } | { type: "tool_call"; session_id: string; turn_id: string; call_id: string; name: string; arguments: Value } | 
 /**  A running tool's progress. */
-{ type: "tool_progress"; session_id: string; turn_id: string; call_id: string; name: string; kind: ProgressKind; text: string } | { type: "tool_result"; session_id: string; turn_id: string; call_id: string; name: string; result: Value; is_error: boolean; duration_ms: number } | 
+{ type: "tool_progress"; session_id: string; turn_id: string; call_id: string; name: string; kind: ProgressKind; text: string; 
+/**  The picture of a `frame` progress (`data:image/jpeg;base64,...`). */
+image?: string } | { type: "tool_result"; session_id: string; turn_id: string; call_id: string; name: string; result: Value; is_error: boolean; duration_ms: number } | 
 /**  A call waits for the person's OK (answered with `approval`). */
 { type: "approval_request"; session_id: string; turn_id: string; approval_id: string; call_id: string; name: string; arguments: Value; 
 /**  read, write, send or exec. */
@@ -1285,7 +1332,11 @@ export type DomainEvent_Deserialize =
 	skills_viewed: string[],
 	/**  The run updated its task's brief (to measure whether runs keep it). */
 	brief_updated: boolean,
-} };
+} } | 
+/**  The browser started or stopped, or its tabs, address or title changed (section 12). */
+{ type: "browser.updated"; data: BrowserStatus_Deserialize } | 
+/**  A picture of the page after the assistant acted in it, at most one a second. */
+{ type: "browser.frame"; data: BrowserFrame };
 
 /**  Domain events: dotted `type`, payload in `data` (contract section 1). */
 export type DomainEvent_Serialize = 
@@ -1386,7 +1437,11 @@ export type DomainEvent_Serialize =
 	skills_viewed: string[],
 	/**  The run updated its task's brief (to measure whether runs keep it). */
 	brief_updated: boolean,
-} };
+} } | 
+/**  The browser started or stopped, or its tabs, address or title changed (section 12). */
+{ type: "browser.updated"; data: BrowserStatus_Serialize } | 
+/**  A picture of the page after the assistant acted in it, at most one a second. */
+{ type: "browser.frame"; data: BrowserFrame };
 
 /**  The nightly clean-up of memories. */
 export type DreamingConfig = DreamingConfig_Serialize | DreamingConfig_Deserialize;
@@ -3426,7 +3481,12 @@ export type ProactivityConfig_Serialize = {
 };
 
 /**  What kind of progress a long tool reports before its result. */
-export type ProgressKind = "stdout" | "stderr" | "status";
+export type ProgressKind = "stdout" | "stderr" | "status" | 
+/**
+ *  A picture of what the tool is looking at (the browser's page); the update's text is a
+ *  `data:image/jpeg;base64,...` address, which a chat event carries as `image`.
+ */
+"frame";
 
 /**  What a progress line says. */
 export type ProgressMessage = ProgressMessage_Serialize | ProgressMessage_Deserialize;
@@ -4647,6 +4707,14 @@ export type SwarmUpdate = {
 	timestamp: string,
 	status: SwarmStatus,
 	message: string,
+};
+
+/**  One tab as the status and `browser_tabs` show it. */
+export type TabInfo = {
+	index: number,
+	url: string,
+	title: string,
+	active: boolean,
 };
 
 /**  A task (contract section 4, with v2's field names). */

@@ -45,6 +45,9 @@ pub enum ChatEvent {
         name: String,
         kind: ProgressKind,
         text: String,
+        /// The picture of a `frame` progress (`data:image/jpeg;base64,...`).
+        #[serde(skip_serializing_if = "Option::is_none")]
+        image: Option<String>,
     },
     ToolResult {
         session_id: String,
@@ -198,14 +201,22 @@ impl ChatEvent {
                 call_id,
                 name,
                 update,
-            } => Self::ToolProgress {
-                session_id,
-                turn_id,
-                call_id,
-                name,
-                kind: update.kind,
-                text: update.text,
-            },
+            } => {
+                let (text, image) = if update.kind == ProgressKind::Frame {
+                    (String::new(), Some(update.text))
+                } else {
+                    (update.text, None)
+                };
+                Self::ToolProgress {
+                    session_id,
+                    turn_id,
+                    call_id,
+                    name,
+                    kind: update.kind,
+                    text,
+                    image,
+                }
+            }
             LoopEvent::ApprovalRequest(_) => return None,
             LoopEvent::Usage {
                 model,

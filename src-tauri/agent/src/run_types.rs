@@ -11,6 +11,9 @@ pub enum ProgressKind {
     Stdout,
     Stderr,
     Status,
+    /// A picture of what the tool is looking at (the browser's page); the update's text is a
+    /// `data:image/jpeg;base64,...` address, which a chat event carries as `image`.
+    Frame,
 }
 
 /// What a reply had in mind; it lives in core because task runs carry it too.

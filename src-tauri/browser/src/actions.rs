@@ -124,95 +124,143 @@ mod in_page {
         let outputs = service.home().outputs();
         let service_for_work = service.clone();
         let open_profile = profile.clone();
+        let acting = matches!(
+            op,
+            Op::Open | Op::Click | Op::Type | Op::Select | Op::Press | Op::Scroll | Op::Back
+        );
         service
             .with_session(&open_profile, async move |session: &mut Session| {
                 let service = service_for_work;
-                match args {
-                    Args::Open { url, .. } => {
-                        crate::urls::check(&url, &settings)?;
-                        session.goto(&url).await?;
-                        check_where_it_landed(session, &settings).await?;
-                        let mut result = snapshot_result(&service, session, &settings).await?;
-                        result["profile"] = json!(profile);
-                        Ok(result)
-                    }
-                    Args::None if op == Op::Snapshot => snapshot_result(&service, session, &settings).await,
-                    Args::Ref(reference) => click(&service, session, &reference, ctx.approved_risk, mode_off).await,
-                    Args::Type { reference, text, submit } => {
-                        type_text(&service, session, &reference, &text, submit, ctx.approved_risk, mode_off).await
-                    }
-                    Args::Select { reference, option } => select(&service, session, &reference, &option).await,
-                    Args::Press(key) => press(&service, session, &key, ctx.approved_risk, mode_off).await,
-                    Args::Scroll(direction) => scroll(session, &direction).await,
-                    Args::None if op == Op::Back => {
-                        if !session.back().await? {
-                            return Err("There is no earlier page in this tab.".to_owned());
-                        }
-                        check_where_it_landed(session, &settings).await?;
-                        let (url, title) = where_now(session).await;
-                        Ok(json!({"ok": true, "url": url, "title": title}))
-                    }
-                    Args::Tabs(_) => {
-                        session.pick_up_new_tabs().await;
-                        let (tabs, active) = session.tabs().await;
-                        Ok(json!({"profile": profile, "tabs": tab_list(tabs, active)}))
-                    }
-                    Args::Switch(index) => {
-                        let (tabs, before) = session.tabs().await;
-                        let (url, title) = tabs
+                let result = act(
+                    &service, session, op, args, ctx, &settings, mode_off, &outputs, &profile,
+                )
+                .await;
+                if acting && result.is_ok() {
+                    service.send_frame(session, ctx).await;
+                }
+                result
+            })
+            .await
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    async fn act(
+        service: &BrowserService,
+        session: &mut Session,
+        op: Op,
+        args: Args,
+        ctx: &ToolCtx,
+        settings: &sentient_core::config::BrowserConfig,
+        mode_off: bool,
+        outputs: &std::path::Path,
+        profile: &str,
+    ) -> Result<Value, String> {
+        match args {
+            Args::Open { url, .. } => {
+                crate::urls::check(&url, settings)?;
+                session.goto(&url).await?;
+                check_where_it_landed(session, settings).await?;
+                let mut result = snapshot_result(service, session, settings).await?;
+                result["profile"] = json!(profile);
+                Ok(result)
+            }
+            Args::None if op == Op::Snapshot => snapshot_result(service, session, settings).await,
+            Args::Ref(reference) => {
+                click(service, session, &reference, ctx.approved_risk, mode_off).await
+            }
+            Args::Type {
+                reference,
+                text,
+                submit,
+            } => {
+                type_text(
+                    service,
+                    session,
+                    &reference,
+                    &text,
+                    submit,
+                    ctx.approved_risk,
+                    mode_off,
+                )
+                .await
+            }
+            Args::Select { reference, option } => {
+                select(service, session, &reference, &option).await
+            }
+            Args::Press(key) => press(service, session, &key, ctx.approved_risk, mode_off).await,
+            Args::Scroll(direction) => scroll(session, &direction).await,
+            Args::None if op == Op::Back => {
+                if !session.back().await? {
+                    return Err("There is no earlier page in this tab.".to_owned());
+                }
+                check_where_it_landed(session, settings).await?;
+                let (url, title) = where_now(session).await;
+                Ok(json!({"ok": true, "url": url, "title": title}))
+            }
+            Args::Tabs(_) => {
+                session.pick_up_new_tabs().await;
+                let (tabs, active) = session.tabs().await;
+                Ok(json!({"profile": profile, "tabs": tab_list(tabs, active)}))
+            }
+            Args::Switch(index) => {
+                let (tabs, before) = session.tabs().await;
+                let (url, title) = tabs
                             .get(index)
                             .cloned()
                             .ok_or_else(|| format!("There is no tab {index}. browser_tabs lists the open tabs, counting from 0."))?;
-                        if url.starts_with("http") {
-                            crate::urls::check(&url, &settings)?;
-                        }
-                        session.switch_to(index).inspect_err(|_e| {
-                            let _ = session.switch_to(before);
-                        })?;
-                        service.set_last_snapshot(LastSnapshot::default());
-                        Ok(json!({"ok": true, "index": index, "url": url, "title": title}))
-                    }
-                    Args::Extract(question) => {
-                        let html = session.html().await?;
-                        let (url, page_title) = where_now(session).await;
-                        let (title, text) = sentient_agent::tools::web::readable_text(&html, &url);
-                        let max = settings.max_extract_chars as usize;
-                        let question = question.trim().to_owned();
-                        let content = if question.is_empty() {
-                            text
-                        } else {
-                            super::related_paragraphs(&text, &question, max)
-                        };
-                        let truncated = content.chars().count() > max;
-                        let content: String = content.chars().take(max).collect();
-                        let mut result = json!({
-                            "url": url,
-                            "title": if title.is_empty() { page_title } else { title },
-                            "content": content,
-                        });
-                        if !question.is_empty() {
-                            result["question"] = json!(question);
-                        }
-                        if truncated {
-                            result["truncated"] = json!(true);
-                        }
-                        Ok(result)
-                    }
-                    Args::None if op == Op::Screenshot => {
-                        let png = session.screenshot(CaptureScreenshotFormat::Png, None).await?;
-                        let folder = outputs.join("browser");
-                        std::fs::create_dir_all(&folder)
-                            .map_err(|e| format!("The screenshot could not be saved: {e}"))?;
-                        let name = format!("screenshot-{}.png", chrono::Utc::now().format("%Y%m%d-%H%M%S-%3f"));
-                        std::fs::write(folder.join(&name), png)
-                            .map_err(|e| format!("The screenshot could not be saved: {e}"))?;
-                        let (url, title) = where_now(session).await;
-                        Ok(json!({"file": format!("outputs/browser/{name}"), "url": url, "title": title}))
-                    }
-                    Args::None => Err("That browser tool takes no arguments here.".to_owned()),
+                if url.starts_with("http") {
+                    crate::urls::check(&url, settings)?;
                 }
-            })
-            .await
+                session.switch_to(index).inspect_err(|_e| {
+                    let _ = session.switch_to(before);
+                })?;
+                service.set_last_snapshot(LastSnapshot::default());
+                Ok(json!({"ok": true, "index": index, "url": url, "title": title}))
+            }
+            Args::Extract(question) => {
+                let html = session.html().await?;
+                let (url, page_title) = where_now(session).await;
+                let (title, text) = sentient_agent::tools::web::readable_text(&html, &url);
+                let max = settings.max_extract_chars as usize;
+                let question = question.trim().to_owned();
+                let content = if question.is_empty() {
+                    text
+                } else {
+                    super::related_paragraphs(&text, &question, max)
+                };
+                let truncated = content.chars().count() > max;
+                let content: String = content.chars().take(max).collect();
+                let mut result = json!({
+                    "url": url,
+                    "title": if title.is_empty() { page_title } else { title },
+                    "content": content,
+                });
+                if !question.is_empty() {
+                    result["question"] = json!(question);
+                }
+                if truncated {
+                    result["truncated"] = json!(true);
+                }
+                Ok(result)
+            }
+            Args::None if op == Op::Screenshot => {
+                let png = session
+                    .screenshot(CaptureScreenshotFormat::Png, None)
+                    .await?;
+                let folder = outputs.join("browser");
+                std::fs::create_dir_all(&folder)
+                    .map_err(|e| format!("The screenshot could not be saved: {e}"))?;
+                let name = format!(
+                    "screenshot-{}.png",
+                    chrono::Utc::now().format("%Y%m%d-%H%M%S-%3f")
+                );
+                std::fs::write(folder.join(&name), png)
+                    .map_err(|e| format!("The screenshot could not be saved: {e}"))?;
+                let (url, title) = where_now(session).await;
+                Ok(json!({"file": format!("outputs/browser/{name}"), "url": url, "title": title}))
+            }
+            Args::None => Err("That browser tool takes no arguments here.".to_owned()),
+        }
     }
 
     async fn where_now(session: &Session) -> (String, String) {

@@ -29,4 +29,6 @@ pub mod urls;
 
 pub use actions::related_paragraphs;
 pub use profile_changes::{NewProfile, NoTasks, ProfileChange, ProfileTasks};
-pub use service::{BrowserService, BrowserStatus, ProfileInfo, ProfileList, TabInfo};
+pub use service::{
+    BrowserFrame, BrowserParts, BrowserService, BrowserStatus, ProfileInfo, ProfileList, TabInfo,
+};

@@ -9,38 +9,16 @@ use std::time::Instant;
 use serde::Serialize;
 use tokio_util::sync::CancellationToken;
 
+use sentient_core::bus::EventBus;
 use sentient_core::config::{BrowserConfig, BrowserProfileKind, ConfigService};
+use sentient_core::domain::DomainEvent;
 use sentient_core::home::Home;
 
 use crate::engine;
 use crate::profiles::{self, DEFAULT_PROFILE};
 use crate::snapshot::Element;
 
-/// One tab as the status and `browser_tabs` show it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, specta::Type, utoipa::ToSchema)]
-pub struct TabInfo {
-    pub index: usize,
-    pub url: String,
-    pub title: String,
-    pub active: bool,
-}
-
-/// `GET /api/browser/status`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, specta::Type, utoipa::ToSchema)]
-pub struct BrowserStatus {
-    /// The assistant can use a browser now (on in Settings, and one installed or attachable).
-    pub available: bool,
-    pub running: bool,
-    /// `msedge`, `chrome` or `chromium`; null while attached or when none is installed.
-    pub engine: Option<String>,
-    pub headless: bool,
-    pub tabs: Vec<TabInfo>,
-    /// Why the browser can't be used, in plain words.
-    pub error: Option<String>,
-    /// The open profile; `default` while closed.
-    pub profile: String,
-    pub attached: bool,
-}
+pub use sentient_core::domain::browser::{BrowserFrame, BrowserStatus, TabInfo};
 
 /// One profile as `GET /api/browser/profiles` lists it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, specta::Type, utoipa::ToSchema)]
@@ -69,6 +47,26 @@ pub struct LastSnapshot {
     pub elements: HashMap<String, Element>,
 }
 
+/// The handles the browser needs.
+pub struct BrowserParts {
+    pub home: Home,
+    pub config: ConfigService,
+    pub bus: EventBus,
+    pub shutdown: CancellationToken,
+    /// What a profile's rename or delete asks of the tasks that name it.
+    pub tasks: Arc<dyn crate::profile_changes::ProfileTasks>,
+}
+
+/// When the last picture of the page went out, and whether a trailing one is on its way.
+#[derive(Debug, Default)]
+struct FrameClock {
+    last: Option<Instant>,
+    trailing: bool,
+}
+
+/// At most one picture of the page a second.
+const FRAME_EVERY: std::time::Duration = std::time::Duration::from_secs(1);
+
 #[derive(Clone)]
 pub struct BrowserService {
     inner: Arc<Inner>,
@@ -78,32 +76,33 @@ struct Inner {
     home: Home,
     config: ConfigService,
     tasks: Arc<dyn crate::profile_changes::ProfileTasks>,
+    bus: EventBus,
     #[cfg(feature = "browser")]
     session: tokio::sync::Mutex<Option<crate::session::Session>>,
     last_snapshot: Mutex<LastSnapshot>,
     last_used: Mutex<Instant>,
+    /// The status last sent as `browser.updated`, so only changes go out.
+    published: Mutex<Option<BrowserStatus>>,
+    frames: Mutex<FrameClock>,
     shutdown: CancellationToken,
 }
 
 impl BrowserService {
-    /// Nothing starts here: the browser launches on the first call. `tasks` is what a
-    /// profile's rename or delete asks of the tasks that name it.
-    pub fn new(
-        home: Home,
-        config: ConfigService,
-        shutdown: CancellationToken,
-        tasks: Arc<dyn crate::profile_changes::ProfileTasks>,
-    ) -> Self {
+    /// Nothing starts here: the browser launches on the first call.
+    pub fn new(parts: BrowserParts) -> Self {
         Self {
             inner: Arc::new(Inner {
-                home,
-                config,
-                tasks,
+                home: parts.home,
+                config: parts.config,
+                tasks: parts.tasks,
+                bus: parts.bus,
                 #[cfg(feature = "browser")]
                 session: tokio::sync::Mutex::new(None),
                 last_snapshot: Mutex::new(LastSnapshot::default()),
                 last_used: Mutex::new(Instant::now()),
-                shutdown,
+                published: Mutex::new(None),
+                frames: Mutex::new(FrameClock::default()),
+                shutdown: parts.shutdown,
             }),
         }
     }
@@ -202,35 +201,48 @@ impl BrowserService {
             .unwrap_or_default()
     }
 
-    /// The status the routes and the window show.
-    pub async fn status(&self) -> BrowserStatus {
+    /// The status while nothing is open.
+    fn closed_status(&self) -> BrowserStatus {
         let config = self.settings();
         let error = self.unavailable_reason();
-        let installed = engine::find(config.browser.engine).map(|i| i.engine.to_owned());
-        let mut status = BrowserStatus {
+        BrowserStatus {
             available: error.is_none(),
             running: false,
-            engine: installed,
+            engine: engine::find(config.browser.engine).map(|i| i.engine.to_owned()),
             headless: config.browser.headless,
             tabs: Vec::new(),
             error,
             profile: DEFAULT_PROFILE.to_owned(),
             attached: false,
-        };
+        }
+    }
+
+    /// The status the routes and the window show.
+    pub async fn status(&self) -> BrowserStatus {
         #[cfg(feature = "browser")]
         {
             let session = self.inner.session.lock().await;
-            if let Some(session) = session.as_ref().filter(|s| s.alive()) {
-                let (tabs, active) = session.tabs().await;
-                status.running = true;
-                status.profile = session.profile.clone();
-                status.attached = session.attached;
-                status.engine = session.engine.map(str::to_owned);
-                status.headless = !session.visible;
-                status.tabs = tab_list(tabs, active);
-            }
+            self.status_with(session.as_ref()).await
         }
-        status
+        #[cfg(not(feature = "browser"))]
+        self.closed_status()
+    }
+
+    /// Sends `browser.updated` when `status` differs from the last one sent.
+    fn publish_status(&self, status: BrowserStatus) {
+        let changed = self
+            .inner
+            .published
+            .lock()
+            .map(|mut last| {
+                let changed = last.as_ref() != Some(&status);
+                *last = Some(status.clone());
+                changed
+            })
+            .unwrap_or(false);
+        if changed {
+            self.inner.bus.publish(DomainEvent::BrowserUpdated(status));
+        }
     }
 
     /// The open profile's name, if the browser runs.
@@ -328,6 +340,7 @@ impl BrowserService {
             }
         }
         self.set_last_snapshot(LastSnapshot::default());
+        self.publish_status(self.closed_status());
     }
 
     /// Closes the browser after `browser.idle_minutes` without a call (never a window the
@@ -383,8 +396,75 @@ pub(crate) fn tab_list(tabs: Vec<(String, String)>, active: usize) -> Vec<TabInf
 mod open {
     use super::*;
     use crate::session::{Launch, Session};
+    use sentient_agent::tools::{ProgressKind, ToolCtx};
 
     impl BrowserService {
+        /// The status with `session` open (or none).
+        pub(crate) async fn status_with(&self, session: Option<&Session>) -> BrowserStatus {
+            let mut status = self.closed_status();
+            if let Some(session) = session.filter(|s| s.alive()) {
+                let (tabs, active) = session.tabs().await;
+                status.running = true;
+                status.profile = session.profile.clone();
+                status.attached = session.attached;
+                status.engine = session.engine.map(str::to_owned);
+                status.headless = !session.visible;
+                status.tabs = tab_list(tabs, active);
+            }
+            status
+        }
+
+        /// A picture of the page after an acting tool: `browser.frame`, and with
+        /// `browser.live_view` the call's `frame` progress; at most one a second, with a trailing
+        /// one so the last state is shown.
+        pub(crate) async fn send_frame(&self, session: &Session, ctx: &ToolCtx) {
+            let wait = {
+                let Ok(mut clock) = self.inner.frames.lock() else {
+                    return;
+                };
+                match clock.last.map(|l| l.elapsed()) {
+                    Some(since) if since < FRAME_EVERY => {
+                        if clock.trailing {
+                            return;
+                        }
+                        clock.trailing = true;
+                        Some(FRAME_EVERY - since)
+                    }
+                    _ => {
+                        clock.last = Some(Instant::now());
+                        None
+                    }
+                }
+            };
+            match wait {
+                None => {
+                    if let Some(frame) = session.frame().await {
+                        if self.settings().browser.live_view {
+                            ctx.progress(ProgressKind::Frame, frame.image.clone());
+                        }
+                        self.inner.bus.publish(DomainEvent::BrowserFrame(frame));
+                    }
+                }
+                Some(wait) => {
+                    let service = self.clone();
+                    tokio::spawn(async move {
+                        tokio::time::sleep(wait).await;
+                        let session = service.inner.session.lock().await;
+                        if let Ok(mut clock) = service.inner.frames.lock() {
+                            clock.trailing = false;
+                            clock.last = Some(Instant::now());
+                        }
+                        if let Some(frame) = match session.as_ref() {
+                            Some(open) => open.frame().await,
+                            None => None,
+                        } {
+                            service.inner.bus.publish(DomainEvent::BrowserFrame(frame));
+                        }
+                    });
+                }
+            }
+        }
+
         /// Runs `work` on the open session of `profile`, opening or switching to it first.
         pub async fn with_session<T>(
             &self,
@@ -417,6 +497,8 @@ mod open {
             let session = guard.as_mut().ok_or("The browser closed. Try again.")?;
             let result = work(session).await;
             self.touch();
+            let status = self.status_with(guard.as_ref()).await;
+            self.publish_status(status);
             result
         }
 
@@ -488,10 +570,12 @@ mod open {
             if let Some(url) = target.as_deref() {
                 session.goto(url).await?;
             }
+            let status = self.status_with(Some(&session)).await;
             *guard = Some(session);
             drop(guard);
             self.touch();
-            Ok(self.status().await)
+            self.publish_status(status.clone());
+            Ok(status)
         }
     }
 }

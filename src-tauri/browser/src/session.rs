@@ -416,6 +416,36 @@ impl Session {
             .map_err(|e| format!("The screenshot failed: {e}"))
     }
 
+    /// A JPEG of the active tab about 1024 px wide at quality 55, as a frame for the live view.
+    pub async fn frame(&self) -> Option<crate::service::BrowserFrame> {
+        use chromiumoxide::cdp::browser_protocol::page::{CaptureScreenshotParams, Viewport};
+        let page = self.page().ok()?;
+        let size = self
+            .evaluate("JSON.stringify([window.innerWidth, window.innerHeight])")
+            .await
+            .ok()?;
+        let width = size.get(0).and_then(Value::as_f64).filter(|w| *w > 0.0)?;
+        let height = size.get(1).and_then(Value::as_f64).filter(|h| *h > 0.0)?;
+        let params = CaptureScreenshotParams::builder()
+            .format(CaptureScreenshotFormat::Jpeg)
+            .quality(55)
+            .clip(Viewport {
+                x: 0.0,
+                y: 0.0,
+                width,
+                height,
+                scale: (1024.0 / width).min(1.0),
+            })
+            .build();
+        let shot = timed(page.execute(params)).await.ok()?.ok()?;
+        // CDP sends the picture as base64 already.
+        let encoded: &str = shot.data.as_ref();
+        let image = format!("data:image/jpeg;base64,{encoded}");
+        let url = page.url().await.ok().flatten().unwrap_or_default();
+        let title = page.get_title().await.ok().flatten().unwrap_or_default();
+        Some(crate::service::BrowserFrame { url, title, image })
+    }
+
     /// Every followed tab: (url, title), and which is active.
     pub async fn tabs(&self) -> (Vec<(String, String)>, usize) {
         let mut tabs = Vec::with_capacity(self.tabs.len());

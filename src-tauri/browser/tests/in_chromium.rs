@@ -12,11 +12,12 @@ use axum::routing::get;
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
-use sentient_agent::tools::{Plugin, Risk, ToolCtx};
-use sentient_browser::BrowserService;
+use sentient_agent::tools::{Plugin, ProgressKind, ProgressUpdate, Risk, ToolCtx};
+use sentient_browser::{BrowserParts, BrowserService};
 use sentient_core::bus::EventBus;
 use sentient_core::clock::SystemClock;
 use sentient_core::config::ConfigService;
+use sentient_core::domain::DomainEvent;
 use sentient_core::home::Home;
 
 const FORM: &str = r#"<html><head><title>Sign up</title></head><body>
@@ -106,6 +107,21 @@ struct Walk {
     plugin: Plugin,
     ctx: ToolCtx,
     service: BrowserService,
+    /// The `frame` progress the calls sent.
+    frames: Arc<std::sync::Mutex<Vec<String>>>,
+}
+
+/// A call context whose `frame` progress lands in the returned list.
+fn ctx_with_frames(home: &Home) -> (ToolCtx, Arc<std::sync::Mutex<Vec<String>>>) {
+    let frames = Arc::new(std::sync::Mutex::new(Vec::new()));
+    let mut ctx = ToolCtx::new(home.clone(), reqwest_client(), "call-1");
+    let sink = frames.clone();
+    ctx.progress = Arc::new(move |update: ProgressUpdate| {
+        if update.kind == ProgressKind::Frame {
+            sink.lock().expect("frames").push(update.text);
+        }
+    });
+    (ctx, frames)
 }
 
 impl Walk {
@@ -163,26 +179,29 @@ async fn the_tools_read_and_act_in_real_pages_within_the_safety_rules() {
     let home_dir = tempfile::tempdir().expect("home");
     let home = Home::at(home_dir.path());
     let bus = EventBus::new(Arc::new(SystemClock));
-    let config = ConfigService::load(&home.config_file(), bus).expect("config");
+    let mut events = bus.subscribe();
+    let config = ConfigService::load(&home.config_file(), bus.clone()).expect("config");
     config
         .patch(json!({"browser": {"block_domains": ["localhost"], "max_snapshot_chars": 5000}}))
         .await
         .expect("settings");
     let shutdown = CancellationToken::new();
-    let service = BrowserService::new(
-        home.clone(),
+    let service = BrowserService::new(BrowserParts {
+        home: home.clone(),
         config,
-        shutdown.clone(),
-        Arc::new(sentient_browser::NoTasks),
-    );
+        bus,
+        shutdown: shutdown.clone(),
+        tasks: Arc::new(sentient_browser::NoTasks),
+    });
     let plugin = sentient_browser::tools::plugin(service.clone());
     assert!(plugin.tools.iter().all(|t| t.def().untrusted_output));
     assert!(plugin.tools.iter().all(|t| t.available()));
-    let ctx = ToolCtx::new(home.clone(), reqwest_client(), "call-1");
+    let (ctx, frames) = ctx_with_frames(&home);
     let mut walk = Walk {
         plugin,
         ctx,
         service,
+        frames,
     };
 
     // Nothing runs until the first call.
@@ -212,6 +231,29 @@ async fn the_tools_read_and_act_in_real_pages_within_the_safety_rules() {
     assert!(text.contains("Members get early tickets."), "{text}");
     let status = walk.service.status().await;
     assert!(status.running && status.headless && !status.attached);
+    // The start went out as browser.updated, and a picture of the page as browser.frame; the
+    // call's own progress carried the same picture (live view is on by default).
+    let mut updated = None;
+    let mut frame = None;
+    while let Ok(envelope) = events.try_recv() {
+        match envelope.event {
+            DomainEvent::BrowserUpdated(s) => updated = Some(s),
+            DomainEvent::BrowserFrame(f) => frame = Some(f),
+            _ => {}
+        }
+    }
+    let updated = updated.expect("browser.updated");
+    assert!(updated.running);
+    assert_eq!(updated.tabs[0].url, format!("{base}/form"));
+    let frame = frame.expect("browser.frame");
+    assert_eq!(frame.title, "Sign up");
+    assert!(
+        frame.image.starts_with("data:image/jpeg;base64,/9j/"),
+        "a JPEG"
+    );
+    let pictures = walk.frames.lock().expect("frames").clone();
+    assert_eq!(pictures.len(), 1);
+    assert_eq!(pictures[0], frame.image);
     assert_eq!(status.engine.as_deref(), Some("chromium"));
 
     // Typing, picking and ticking show in the next snapshot.
@@ -494,6 +536,17 @@ async fn the_tools_read_and_act_in_real_pages_within_the_safety_rules() {
     let closed = walk.call("browser_close", json!({})).await.expect("close");
     assert_eq!(closed["ok"], true);
     assert!(!walk.service.status().await.running);
+    let mut last = None;
+    while let Ok(envelope) = events.try_recv() {
+        if let DomainEvent::BrowserUpdated(s) = envelope.event {
+            last = Some(s);
+        }
+    }
+    assert_eq!(
+        last.map(|s| s.running),
+        Some(false),
+        "the close went out as browser.updated"
+    );
     shutdown.cancel();
     server.abort();
 }
@@ -510,7 +563,7 @@ impl PersonsBrowser {
         let data = tempfile::tempdir().expect("data");
         let installed = sentient_browser::engine::find(sentient_core::config::BrowserEngine::Auto)
             .expect("a browser");
-        let child = std::process::Command::new(installed.path)
+        let mut child = std::process::Command::new(installed.path)
             .args([
                 "--headless",
                 "--no-sandbox",
@@ -538,6 +591,8 @@ impl PersonsBrowser {
             }
             tokio::time::sleep(std::time::Duration::from_millis(50)).await;
         }
+        let _ = child.kill();
+        let _ = child.wait();
         panic!("chromium wrote no DevToolsActivePort");
     }
 
@@ -572,8 +627,8 @@ async fn an_attached_browser_gets_a_tab_of_ours_and_is_only_disconnected() {
     let persons = PersonsBrowser::start(&format!("{base}/docs")).await;
     let home_dir = tempfile::tempdir().expect("home");
     let home = Home::at(home_dir.path());
-    let config = ConfigService::load(&home.config_file(), EventBus::new(Arc::new(SystemClock)))
-        .expect("config");
+    let bus = EventBus::new(Arc::new(SystemClock));
+    let config = ConfigService::load(&home.config_file(), bus.clone()).expect("config");
     config
         .patch(json!({"browser": {"profiles": {
             "mine": {"kind": "attach", "endpoint": format!("http://127.0.0.1:{}", persons.port)},
@@ -581,18 +636,20 @@ async fn an_attached_browser_gets_a_tab_of_ours_and_is_only_disconnected() {
         }}}))
         .await
         .expect("settings");
-    let service = BrowserService::new(
-        home.clone(),
+    let service = BrowserService::new(BrowserParts {
+        home: home.clone(),
         config,
-        CancellationToken::new(),
-        Arc::new(sentient_browser::NoTasks),
-    );
+        bus,
+        shutdown: CancellationToken::new(),
+        tasks: Arc::new(sentient_browser::NoTasks),
+    });
     let plugin = sentient_browser::tools::plugin(service.clone());
-    let ctx = ToolCtx::new(home.clone(), reqwest_client(), "call-1");
+    let (ctx, frames) = ctx_with_frames(&home);
     let mut walk = Walk {
         plugin,
         ctx,
         service,
+        frames,
     };
 
     let opened = walk

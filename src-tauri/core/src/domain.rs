@@ -3,6 +3,7 @@
 //! model's state, and the domain events. They sit at the bottom so every crate above can name them and none of
 //! them has to know another service.
 
+pub mod browser;
 pub mod events;
 pub mod integration;
 pub mod memory_change;

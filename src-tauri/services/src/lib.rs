@@ -318,20 +318,21 @@ impl Services {
         .await
         .map_err(|e| StartError::Integrations(e.to_string()))?;
         timings.step("models, hooks, apps");
-        // Scripts call tools through the agent; the tool holds only a weak handle.
         // The browser starts on its first call; here only its app is listed.
-        let browser = sentient_browser::BrowserService::new(
-            home.clone(),
-            config.clone(),
-            shutdown.clone(),
-            area.browser_tasks.clone(),
-        );
+        let browser = sentient_browser::BrowserService::new(sentient_browser::BrowserParts {
+            home: home.clone(),
+            config: config.clone(),
+            bus: bus.clone(),
+            shutdown: shutdown.clone(),
+            tasks: area.browser_tasks.clone(),
+        });
         if let Err(error) = agent
             .tools()
             .register(sentient_browser::tools::plugin(browser.clone()))
         {
             tracing::error!(%error, "the browser app could not be registered");
         }
+        // Scripts call tools through the agent; the tool holds only a weak handle.
         let sandbox = sentient_sandbox::SandboxService::new(agent.clone());
         if let Err(error) = agent
             .tools()

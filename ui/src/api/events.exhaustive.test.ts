@@ -36,6 +36,8 @@ const COVERAGE: Record<DomainEventType, Coverage> = {
   'node.event': 'ignored',
   'task.run_finished': 'ignored',
   'memory.updated': 'cache',
+  'browser.updated': 'cache',
+  'browser.frame': 'cache',
 };
 
 type DataOf<K extends DomainEventType> = Extract<DomainEvent, { type: K }>['data'];
@@ -84,6 +86,17 @@ const SAMPLES: { [K in DomainEventType]: DataOf<K> } = {
   'node.event': { node_id: 'phone', event: 'button', data: { press: 'long' } },
   'task.run_finished': { task_id: 'a', run_id: 'r1', status: 'completed', tool_errors: 0, skills_viewed: [], brief_updated: false },
   'memory.updated': { action: 'ADD', id: 4, content: 'User lives in Lisbon' },
+  'browser.updated': {
+    available: true,
+    running: true,
+    engine: 'chromium',
+    headless: true,
+    tabs: [{ index: 0, url: 'https://example.com/', title: 'Example', active: true }],
+    error: null,
+    profile: 'default',
+    attached: false,
+  },
+  'browser.frame': { url: 'https://example.com/', title: 'Example', image: 'data:image/jpeg;base64,/9j/' },
 };
 
 const TYPES = Object.keys(COVERAGE) as DomainEventType[];

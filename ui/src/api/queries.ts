@@ -61,6 +61,10 @@ export const queryKeys = {
   mcpServers: ['integrations', 'mcp'] as const,
   privacyFilters: (id: string) => ['integrations', 'privacy-filters', id] as const,
   sandboxStatus: ['sandbox', 'status'] as const,
+  /** The browser's status (`browser.updated` keeps it current). */
+  browserStatus: ['browser', 'status'] as const,
+  /** The newest picture of the browser's page (`browser.frame`). */
+  browserFrame: ['browser', 'frame'] as const,
 };
 
 export function createQueryClient(): QueryClient {
@@ -313,6 +317,12 @@ function applyDomainEvent(qc: QueryClient, ev: DomainEvent): boolean {
     case 'memory.updated':
       // Facts, topics, the map and the review inbox all follow from one change.
       void qc.invalidateQueries({ queryKey: queryKeys.memory });
+      return true;
+    case 'browser.updated':
+      qc.setQueryData(queryKeys.browserStatus, ev.data);
+      return true;
+    case 'browser.frame':
+      qc.setQueryData(queryKeys.browserFrame, ev.data);
       return true;
     default:
       // A variant added in Rust is a compile error here until it has a case above.

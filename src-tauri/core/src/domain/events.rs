@@ -4,6 +4,7 @@
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
+use super::browser::{BrowserFrame, BrowserStatus};
 use super::integration::Integration;
 use super::memory_change::MemoryChange;
 use super::model_busy::ModelBusy;
@@ -121,6 +122,12 @@ pub enum DomainEvent {
         /// The run updated its task's brief (to measure whether runs keep it).
         brief_updated: bool,
     },
+    /// The browser started or stopped, or its tabs, address or title changed (section 12).
+    #[serde(rename = "browser.updated")]
+    BrowserUpdated(BrowserStatus),
+    /// A picture of the page after the assistant acted in it, at most one a second.
+    #[serde(rename = "browser.frame")]
+    BrowserFrame(BrowserFrame),
 }
 
 impl DomainEvent {
@@ -148,6 +155,8 @@ impl DomainEvent {
             Self::NodeUpdated(_) => "node.updated",
             Self::NodeDeleted { .. } => "node.deleted",
             Self::NodeEvent { .. } => "node.event",
+            Self::BrowserUpdated(_) => "browser.updated",
+            Self::BrowserFrame(_) => "browser.frame",
         }
     }
 }

@@ -106,6 +106,27 @@ describe('Chat page', () => {
     expect(within(second).getByTestId('tool-result')).toHaveTextContent('There is no file called x.txt.');
   });
 
+  it("shows the browser's newest page picture under its running tool, and drops it with the result", async () => {
+    const { engine } = setup();
+    await screen.findByText('No chats yet — say hello below.');
+    await send('Open the shop');
+    const turn = engine.lastTurn();
+    act(() => {
+      turn.emit({ type: 'session', client_id: turn.body.client_id });
+      turn.emit({ type: 'tool_call', call_id: 'call_1', name: 'browser_open', arguments: { url: 'https://shop.example/' } });
+      turn.emit({ type: 'tool_progress', call_id: 'call_1', name: 'browser_open', kind: 'frame', text: '', image: 'data:image/jpeg;base64,AAAA' });
+      turn.emit({ type: 'tool_progress', call_id: 'call_1', name: 'browser_open', kind: 'frame', text: '', image: 'data:image/jpeg;base64,BBBB' });
+    });
+    const card = screen.getByTestId('tool-card');
+    expect(within(card).getByTestId('tool-frame')).toHaveAttribute('src', 'data:image/jpeg;base64,BBBB');
+    // Pictures are not progress lines.
+    expect(within(card).queryByLabelText('Progress')).toBeNull();
+    act(() => {
+      turn.emit({ type: 'tool_result', call_id: 'call_1', name: 'browser_open', result: { url: 'https://shop.example/', title: 'Shop', text: 'Page: Shop' }, is_error: false, duration_ms: 900 });
+    });
+    expect(screen.queryByTestId('tool-frame')).toBeNull();
+  });
+
   it('approval buttons send the right decision and give way to the outcome; declined calls say so', async () => {
     const { engine } = setup();
     await screen.findByText('No chats yet — say hello below.');

@@ -79,6 +79,10 @@ export function ToolCard({
           <ReadableValue value={tool.arguments} />
         </details>
       ) : null}
+      {tool.frame && tool.result === undefined ? (
+        // The browser's page as it is now, while the tool runs.
+        <img className="tool-frame" src={tool.frame} alt="The page the assistant is using" data-testid="tool-frame" />
+      ) : null}
       {tool.progress.length > 0 ? (
         <pre className="tool-progress" aria-label="Progress">
           {tool.progress.join('\n')}

@@ -19,6 +19,8 @@ export type ToolView = {
   name: string;
   arguments: unknown;
   progress: string[];
+  /** The newest picture of what the tool looks at (the browser's page), a data: address. */
+  frame?: string;
   /** Set once the result is in. */
   result?: unknown;
   is_error: boolean;
@@ -352,8 +354,13 @@ function applyChatEvent(state: Conversation, ev: ChatEvent): Conversation {
     case 'tool_call':
       return withTurn(state, ev.turn_id, (t) => updateTool(t, ev.call_id, (tool) => ({ ...tool, name: ev.name, arguments: ev.arguments }), ev.name));
     case 'tool_progress': {
-      // Every kind the engine sends (stdout, stderr, status) is a line of text. Pictures (`frame`)
-      // aren't sent yet; the generated kind will name them once they are.
+      // A `frame` is a picture of the page the browser shows; only the newest is kept.
+      if (ev.kind === 'frame') {
+        const image = ev.image;
+        if (!image) return state;
+        return withTurn(state, ev.turn_id, (t) => updateTool(t, ev.call_id, (tool) => ({ ...tool, frame: image }), ev.name));
+      }
+      // Every other kind (stdout, stderr, status) is a line of text.
       const line = ev.text;
       if (!line) return state;
       return withTurn(state, ev.turn_id, (t) => updateTool(t, ev.call_id, (tool) => ({ ...tool, progress: [...tool.progress, line] }), ev.name));
