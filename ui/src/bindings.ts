@@ -136,6 +136,13 @@ export const commands = {
 	deleteHook: (id: string) => typedError<OkReply, ApiError>(__TAURI_INVOKE("delete_hook", { id })),
 	sandboxStatus: () => typedError<SandboxStatus_Serialize, ApiError>(__TAURI_INVOKE("sandbox_status")),
 	runScript: (body: RunRequest) => typedError<SandboxResult_Serialize, ApiError>(__TAURI_INVOKE("run_script", { body })),
+	browserStatus: () => typedError<BrowserStatus_Serialize, ApiError>(__TAURI_INVOKE("browser_status")),
+	openBrowser: (body: OpenRequest_Deserialize) => typedError<BrowserStatus_Serialize, ApiError>(__TAURI_INVOKE("open_browser", { body })),
+	closeBrowser: () => typedError<BrowserStatus_Serialize, ApiError>(__TAURI_INVOKE("close_browser")),
+	browserProfiles: () => typedError<ProfileList_Serialize, ApiError>(__TAURI_INVOKE("browser_profiles")),
+	addBrowserProfile: (body: NewProfile_Deserialize) => typedError<ProfileList_Serialize, ApiError>(__TAURI_INVOKE("add_browser_profile", { body })),
+	changeBrowserProfile: (name: string, body: ProfileChange_Deserialize) => typedError<ProfileList_Serialize, ApiError>(__TAURI_INVOKE("change_browser_profile", { name, body })),
+	deleteBrowserProfile: (name: string) => typedError<ProfileList_Serialize, ApiError>(__TAURI_INVOKE("delete_browser_profile", { name })),
 	/**  Every device, online ones first. */
 	listNodes: () => typedError<Node_Serialize[], ApiError>(__TAURI_INVOKE("list_nodes")),
 	getNode: (id: string) => typedError<Node_Serialize, ApiError>(__TAURI_INVOKE("get_node", { id })),
@@ -1039,7 +1046,7 @@ export type Config_Deserialize = {
 	evolution?: EvolutionConfig_Deserialize,
 	/**  Not used yet (it arrives in a later version). Talking to Sentient: speech recognition, spoken replies and the wake word. */
 	voice?: VoiceConfig_Deserialize,
-	/**  Not used yet (it arrives in a later version). The web browser the assistant can use for sites without an integration. */
+	/**  The web browser the assistant can use for sites without an integration. */
 	browser?: BrowserConfig_Deserialize,
 	/**  Short Python scripts the assistant writes and runs. */
 	sandbox?: SandboxConfig_Deserialize,
@@ -1085,7 +1092,7 @@ export type Config_Serialize = {
 	evolution: EvolutionConfig_Serialize,
 	/**  Not used yet (it arrives in a later version). Talking to Sentient: speech recognition, spoken replies and the wake word. */
 	voice: VoiceConfig_Serialize,
-	/**  Not used yet (it arrives in a later version). The web browser the assistant can use for sites without an integration. */
+	/**  The web browser the assistant can use for sites without an integration. */
 	browser: BrowserConfig_Serialize,
 	/**  Short Python scripts the assistant writes and runs. */
 	sandbox: SandboxConfig_Serialize,
@@ -2976,6 +2983,29 @@ export type NewMemoryRequest_Serialize = {
 	source: string | null,
 };
 
+/**  `POST /api/browser/profiles`. */
+export type NewProfile = NewProfile_Serialize | NewProfile_Deserialize;
+
+/**  `POST /api/browser/profiles`. */
+export type NewProfile_Deserialize = {
+	name?: string,
+	/**  `launch` (default) or `attach`. */
+	kind?: string | null,
+	engine?: string | null,
+	endpoint?: string | null,
+	notes?: string | null,
+};
+
+/**  `POST /api/browser/profiles`. */
+export type NewProfile_Serialize = {
+	name: string,
+	/**  `launch` (default) or `attach`. */
+	kind: string | null,
+	engine: string | null,
+	endpoint: string | null,
+	notes: string | null,
+};
+
 /**  `POST /api/tasks`. */
 export type NewTask = NewTask_Serialize | NewTask_Deserialize;
 
@@ -3171,6 +3201,30 @@ export type OnboardingRequest_Serialize = {
 	persona: Persona | null,
 	/**  Sets up the Daily Brief with its defaults. */
 	daily_brief: boolean | null,
+};
+
+/**
+ *  What `POST /api/browser/open` opens: a page (default: the one the assistant was on) in a
+ *  profile (default: the open one, else `default`).
+ */
+export type OpenRequest = OpenRequest_Serialize | OpenRequest_Deserialize;
+
+/**
+ *  What `POST /api/browser/open` opens: a page (default: the one the assistant was on) in a
+ *  profile (default: the open one, else `default`).
+ */
+export type OpenRequest_Deserialize = {
+	url?: string | null,
+	profile?: string | null,
+};
+
+/**
+ *  What `POST /api/browser/open` opens: a page (default: the one the assistant was on) in a
+ *  profile (default: the open one, else `default`).
+ */
+export type OpenRequest_Serialize = {
+	url: string | null,
+	profile: string | null,
 };
 
 /**  The operating system, as the contract spells it. */
@@ -3478,6 +3532,53 @@ export type ProactivityConfig_Serialize = {
 	followups: FollowUpsConfig_Serialize,
 	/**  Your Daily Brief and Evening Brief. */
 	brief: BriefConfig_Serialize,
+};
+
+/**  `PATCH /api/browser/profiles/{name}`: any of these. */
+export type ProfileChange = ProfileChange_Serialize | ProfileChange_Deserialize;
+
+/**  `PATCH /api/browser/profiles/{name}`: any of these. */
+export type ProfileChange_Deserialize = {
+	name?: string | null,
+	engine?: string | null,
+	endpoint?: string | null,
+	notes?: string | null,
+};
+
+/**  `PATCH /api/browser/profiles/{name}`: any of these. */
+export type ProfileChange_Serialize = {
+	name: string | null,
+	engine: string | null,
+	endpoint: string | null,
+	notes: string | null,
+};
+
+/**  One profile as `GET /api/browser/profiles` lists it. */
+export type ProfileInfo = {
+	name: string,
+	/**  `launch` or `attach`. */
+	kind: string,
+	engine: string,
+	endpoint: string,
+	notes: string,
+	running: boolean,
+};
+
+/**  `GET /api/browser/profiles`. */
+export type ProfileList = ProfileList_Serialize | ProfileList_Deserialize;
+
+/**  `GET /api/browser/profiles`. */
+export type ProfileList_Deserialize = {
+	/**  The open profile, or null while the browser is closed. */
+	active?: string | null,
+	profiles: ProfileInfo[],
+};
+
+/**  `GET /api/browser/profiles`. */
+export type ProfileList_Serialize = {
+	/**  The open profile, or null while the browser is closed. */
+	active: string | null,
+	profiles: ProfileInfo[],
 };
 
 /**  What kind of progress a long tool reports before its result. */

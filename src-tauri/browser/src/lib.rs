@@ -28,7 +28,7 @@ pub mod tools;
 pub mod urls;
 
 pub use actions::related_paragraphs;
-pub use profile_changes::{NewProfile, NoTasks, ProfileChange, ProfileTasks};
+pub use profile_changes::{NewProfile, NoTasks, OpenRequest, ProfileChange, ProfileTasks};
 pub use service::{
     BrowserFrame, BrowserParts, BrowserService, BrowserStatus, ProfileInfo, ProfileList, TabInfo,
 };

@@ -30,6 +30,15 @@ impl ProfileTasks for NoTasks {
     }
 }
 
+/// What `POST /api/browser/open` opens: a page (default: the one the assistant was on) in a
+/// profile (default: the open one, else `default`).
+#[derive(Debug, Clone, Default, Deserialize, utoipa::ToSchema, specta::Type)]
+#[serde(default, deny_unknown_fields)]
+pub struct OpenRequest {
+    pub url: Option<String>,
+    pub profile: Option<String>,
+}
+
 /// `POST /api/browser/profiles`.
 #[derive(Debug, Clone, Default, Deserialize, utoipa::ToSchema, specta::Type)]
 #[serde(default, deny_unknown_fields)]

@@ -21,6 +21,10 @@ import {
 import type {
   ApprovalDecision,
   Bootstrap,
+  BrowserProfileChange,
+  BrowserProfiles,
+  BrowserStatus,
+  NewBrowserProfile,
   ClarificationAnswer,
   Config,
   EmbeddingTestRequest,
@@ -459,6 +463,29 @@ export const CALLS = {
   runScript: (code: string): Doors<SandboxResult> => ({
     http: POST('/api/sandbox/run', { code }),
     tauri: () => commands.runScript({ code }),
+  }),
+
+  // The browser (contract section 12).
+  /** Whether the assistant can use a browser, which one, and what is open. */
+  browserStatus: (): Doors<BrowserStatus> => ({ http: GET('/api/browser/status'), tauri: () => commands.browserStatus() }),
+  /** Opens a profile as a visible window for the person to sign in. */
+  openBrowser: (profile: string | null, url: string | null = null): Doors<BrowserStatus> => ({
+    http: POST('/api/browser/open', { profile, url }),
+    tauri: () => commands.openBrowser({ profile, url }),
+  }),
+  closeBrowser: (): Doors<BrowserStatus> => ({ http: POST('/api/browser/close', {}), tauri: () => commands.closeBrowser() }),
+  browserProfiles: (): Doors<BrowserProfiles> => ({ http: GET('/api/browser/profiles'), tauri: () => commands.browserProfiles() }),
+  addBrowserProfile: (body: NewBrowserProfile): Doors<BrowserProfiles> => ({
+    http: POST('/api/browser/profiles', body),
+    tauri: () => commands.addBrowserProfile(body),
+  }),
+  changeBrowserProfile: (name: string, body: BrowserProfileChange): Doors<BrowserProfiles> => ({
+    http: PATCH(`/api/browser/profiles/${enc(name)}`, body),
+    tauri: () => commands.changeBrowserProfile(name, body),
+  }),
+  deleteBrowserProfile: (name: string): Doors<BrowserProfiles> => ({
+    http: DELETE(`/api/browser/profiles/${enc(name)}`),
+    tauri: () => commands.deleteBrowserProfile(name),
   }),
 
   // Devices (contract section 13).

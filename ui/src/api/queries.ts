@@ -65,6 +65,7 @@ export const queryKeys = {
   browserStatus: ['browser', 'status'] as const,
   /** The newest picture of the browser's page (`browser.frame`). */
   browserFrame: ['browser', 'frame'] as const,
+  browserProfiles: ['browser', 'profiles'] as const,
 };
 
 export function createQueryClient(): QueryClient {
@@ -320,6 +321,8 @@ function applyDomainEvent(qc: QueryClient, ev: DomainEvent): boolean {
       return true;
     case 'browser.updated':
       qc.setQueryData(queryKeys.browserStatus, ev.data);
+      // Which profile is open shows in the profile list too.
+      void qc.invalidateQueries({ queryKey: queryKeys.browserProfiles });
       return true;
     case 'browser.frame':
       qc.setQueryData(queryKeys.browserFrame, ev.data);

@@ -65,6 +65,10 @@ import type {
   LanStatus_Serialize,
   SandboxStatus_Serialize,
   SandboxResult_Serialize,
+  BrowserStatus_Serialize,
+  ProfileList_Serialize,
+  NewProfile_Deserialize,
+  ProfileChange_Deserialize,
   ChatEvent_Serialize,
   DomainEvent_Serialize,
   Envelope_Serialize,
@@ -248,6 +252,14 @@ export type LanStatus = LanStatus_Serialize;
 export type SandboxStatus = SandboxStatus_Serialize;
 /** A script run (contract section 11): what it printed, returned and saved, or why it failed. */
 export type SandboxResult = SandboxResult_Serialize;
+/** `GET /api/browser/status` (contract section 12): whether the assistant can use a browser and what is open. */
+export type BrowserStatus = BrowserStatus_Serialize;
+/** `GET /api/browser/profiles`: every browser profile and which one is open. */
+export type BrowserProfiles = ProfileList_Serialize;
+/** `POST /api/browser/profiles`. */
+export type NewBrowserProfile = NewProfile_Deserialize;
+/** `PATCH /api/browser/profiles/{name}`. */
+export type BrowserProfileChange = ProfileChange_Deserialize;
 /** `POST /api/nodes/{id}/invoke` (the generated type spells `params` loosely, as strings). */
 export type InvokeRequest = { capability: string; params: Record<string, unknown>; timeout_ms?: number | null };
 /**

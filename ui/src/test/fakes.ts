@@ -57,6 +57,10 @@ import type {
   LanStatus,
   SandboxResult,
   SandboxStatus,
+  BrowserStatus,
+  BrowserProfiles,
+  BrowserProfileChange,
+  NewBrowserProfile,
   Node,
   Pairing,
   ImportResult,
@@ -649,6 +653,14 @@ export function fakeApi(initial: Bootstrap) {
   let nodes: Node[] = [];
   let lan: LanStatus = LAN_ON;
   let pairing: Pairing = makePairing();
+  const browser: { status: BrowserStatus; profiles: BrowserProfiles['profiles'] } = {
+    status: { available: true, running: false, engine: 'chromium', headless: true, tabs: [], error: null, profile: 'default', attached: false },
+    profiles: [{ name: 'default', kind: 'launch', engine: '', endpoint: '', notes: '', running: false }],
+  };
+  const browserList = (): BrowserProfiles => ({
+    active: browser.status.running ? browser.status.profile : null,
+    profiles: browser.profiles.map((p) => ({ ...p })),
+  });
   let memories: Memory[] = [];
   let held: ReviewItem[] = [];
   let summaries: Summary[] = [];
@@ -990,6 +1002,36 @@ export function fakeApi(initial: Bootstrap) {
     invokeNode: vi.fn(async (_id: string, _body: InvokeRequest): Promise<InvokeReply> => ({ ok: true, data: { shown: true } })),
     createPairing: vi.fn(async () => pairing),
     lanStatus: vi.fn(async () => lan),
+    browserStatus: vi.fn(async (): Promise<BrowserStatus> => browser.status),
+    openBrowser: vi.fn(async (profile: string | null): Promise<BrowserStatus> => {
+      const name = profile ?? 'default';
+      if (!browser.profiles.some((p) => p.name === name)) throw new ApiError(409, `There is no browser profile called ${name}.`);
+      browser.status = { ...browser.status, running: true, headless: false, profile: name, tabs: [{ index: 0, url: 'about:blank', title: '', active: true }] };
+      browser.profiles = browser.profiles.map((p) => ({ ...p, running: p.name === name }));
+      return browser.status;
+    }),
+    closeBrowser: vi.fn(async (): Promise<BrowserStatus> => {
+      browser.status = { ...browser.status, running: false, headless: true, profile: 'default', tabs: [] };
+      browser.profiles = browser.profiles.map((p) => ({ ...p, running: false }));
+      return browser.status;
+    }),
+    browserProfiles: vi.fn(async (): Promise<BrowserProfiles> => browserList()),
+    addBrowserProfile: vi.fn(async (body: NewBrowserProfile): Promise<BrowserProfiles> => {
+      const name = (body.name ?? '').trim().toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '');
+      if (browser.profiles.some((p) => p.name === name)) throw new ApiError(409, `You already have a browser profile called ${name}.`);
+      browser.profiles.push({ name, kind: body.kind ?? 'launch', engine: '', endpoint: body.endpoint ?? '', notes: body.notes ?? '', running: false });
+      return browserList();
+    }),
+    changeBrowserProfile: vi.fn(async (name: string, change: BrowserProfileChange): Promise<BrowserProfiles> => {
+      if (name === 'default' && change.name && change.name !== 'default') throw new ApiError(409, "The default profile can't be renamed.");
+      browser.profiles = browser.profiles.map((p) => (p.name === name ? { ...p, name: change.name ?? p.name, notes: change.notes ?? p.notes } : p));
+      return browserList();
+    }),
+    deleteBrowserProfile: vi.fn(async (name: string): Promise<BrowserProfiles> => {
+      if (name === 'default') throw new ApiError(409, "The default profile can't be deleted.");
+      browser.profiles = browser.profiles.filter((p) => p.name !== name);
+      return browserList();
+    }),
     sandboxStatus: vi.fn(async (): Promise<SandboxStatus> => ({ enabled: true, backend: 'process', docker_available: false, python_version: '3.11.7' })),
     runScript: vi.fn(async (code: string): Promise<SandboxResult> => ({
       ok: true,

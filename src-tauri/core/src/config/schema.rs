@@ -118,7 +118,7 @@ pub struct Config {
     pub evolution: EvolutionConfig,
     /// Not used yet (it arrives in a later version). Talking to Sentient: speech recognition, spoken replies and the wake word.
     pub voice: VoiceConfig,
-    /// Not used yet (it arrives in a later version). The web browser the assistant can use for sites without an integration.
+    /// The web browser the assistant can use for sites without an integration.
     pub browser: BrowserConfig,
     /// Short Python scripts the assistant writes and runs.
     pub sandbox: SandboxConfig,

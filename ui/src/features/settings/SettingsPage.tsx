@@ -1,7 +1,7 @@
 // Settings, in tabs. General: who you are, how the window looks, and which Sentient this is.
 // Models: what Sentient thinks with, in two levels (models/). Chats, Tasks, and Approvals &
-// safety: forms generated from the engine's settings schema (SectionForms.tsx, form/). Webhooks
-// (webhooks/). Devices: which devices may connect and the network listener (devices/). A tab
+// safety: forms generated from the engine's settings schema (SectionForms.tsx, form/). Browser:
+// its settings and profiles (browser/). Webhooks (webhooks/). Devices: which devices may connect and the network listener (devices/). A tab
 // made from a settings section shows only when the schema has that section and doesn't hide it.
 import type { Bootstrap } from '../../api';
 import { usePatchConfig } from '../../api/shared';
@@ -11,6 +11,7 @@ import { DevicesSettings } from './devices/DevicesSettings';
 import { sectionShown } from './form/schema';
 import { ModelsSettings } from './models/ModelsSettings';
 import { WebhooksSettings } from './webhooks/WebhooksSettings';
+import { BrowserSettings } from './browser/BrowserSettings';
 import { AboutYou } from './AboutYou';
 import { SchemaForm } from './form/SchemaForm';
 import { ChatSettings, SafetySettings, ScriptSettings, TaskSettings } from './SectionForms';
@@ -49,6 +50,8 @@ export function SettingsPage({ bootstrap }: { bootstrap: Bootstrap }) {
         <SafetySettings />
       ) : shown === 'scripts' ? (
         <ScriptSettings />
+      ) : shown === 'browser' ? (
+        <BrowserSettings />
       ) : shown === 'webhooks' ? (
         <WebhooksSettings />
       ) : shown === 'devices' ? (

@@ -5,12 +5,11 @@ use axum::Json;
 use axum::extract::{Path, State};
 use axum::http::header;
 use axum::response::{IntoResponse, Response};
-use serde::Deserialize;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
 use crate::Services;
-use crate::browser::{BrowserStatus, NewProfile, ProfileChange, ProfileList};
+use crate::browser::{BrowserStatus, NewProfile, OpenRequest, ProfileChange, ProfileList};
 use crate::error::{ApiError, ErrorBody};
 use crate::gateway::body::JsonBody;
 
@@ -22,15 +21,6 @@ pub fn routes() -> OpenApiRouter<Services> {
         .routes(routes!(screenshot))
         .routes(routes!(profiles, add_profile))
         .routes(routes!(change_profile, delete_profile))
-}
-
-/// What `POST /api/browser/open` opens: a page (default: the one the assistant was on) in a
-/// profile (default: the open one, else `default`).
-#[derive(Debug, Default, Deserialize, utoipa::ToSchema)]
-#[serde(default, deny_unknown_fields)]
-pub struct OpenRequest {
-    pub url: Option<String>,
-    pub profile: Option<String>,
 }
 
 /// Whether the assistant can use a browser, and what is open.

@@ -1,0 +1,77 @@
+// Settings > Browser's reads and changes: the browser's status (kept current by `browser.updated`),
+// the profiles, and opening, closing, adding, changing and deleting them.
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import type { BrowserProfileChange, BrowserProfiles, BrowserStatus, NewBrowserProfile } from '../../../api';
+import { useApi } from '../../../api/context';
+import type { ApiError } from '../../../api/errors';
+import { queryKeys, rejectAsApiError } from '../../../api/queries';
+
+export function useBrowserStatus() {
+  const api = useApi();
+  return useQuery<BrowserStatus, ApiError>({
+    queryKey: queryKeys.browserStatus,
+    queryFn: () => api.browserStatus().catch(rejectAsApiError),
+  });
+}
+
+export function useBrowserProfiles() {
+  const api = useApi();
+  return useQuery<BrowserProfiles, ApiError>({
+    queryKey: queryKeys.browserProfiles,
+    queryFn: () => api.browserProfiles().catch(rejectAsApiError),
+  });
+}
+
+/** Opens a profile as a window the person signs in with; the answer is the new status. */
+export function useOpenBrowser() {
+  const api = useApi();
+  const qc = useQueryClient();
+  return useMutation<BrowserStatus, ApiError, string>({
+    mutationFn: (profile) => api.openBrowser(profile).catch(rejectAsApiError),
+    onSuccess: (status) => {
+      qc.setQueryData(queryKeys.browserStatus, status);
+      void qc.invalidateQueries({ queryKey: queryKeys.browserProfiles });
+    },
+  });
+}
+
+export function useCloseBrowser() {
+  const api = useApi();
+  const qc = useQueryClient();
+  return useMutation<BrowserStatus, ApiError, void>({
+    mutationFn: () => api.closeBrowser().catch(rejectAsApiError),
+    onSuccess: (status) => {
+      qc.setQueryData(queryKeys.browserStatus, status);
+      void qc.invalidateQueries({ queryKey: queryKeys.browserProfiles });
+    },
+  });
+}
+
+/** Each change answers with the whole list, which replaces the cached one. */
+function useProfileChange<V>(change: (v: V) => Promise<BrowserProfiles>) {
+  const qc = useQueryClient();
+  return useMutation<BrowserProfiles, ApiError, V>({
+    mutationFn: (v) => change(v).catch(rejectAsApiError),
+    onSuccess: (list) => {
+      qc.setQueryData(queryKeys.browserProfiles, list);
+      // Profiles are settings: the settings and the tasks that name one follow.
+      void qc.invalidateQueries({ queryKey: queryKeys.config });
+      void qc.invalidateQueries({ queryKey: queryKeys.tasks });
+    },
+  });
+}
+
+export function useAddBrowserProfile() {
+  const api = useApi();
+  return useProfileChange((body: NewBrowserProfile) => api.addBrowserProfile(body));
+}
+
+export function useChangeBrowserProfile() {
+  const api = useApi();
+  return useProfileChange(({ name, change }: { name: string; change: BrowserProfileChange }) => api.changeBrowserProfile(name, change));
+}
+
+export function useDeleteBrowserProfile() {
+  const api = useApi();
+  return useProfileChange((name: string) => api.deleteBrowserProfile(name));
+}
