@@ -81,9 +81,11 @@ impl Session {
         let config = builder
             .build()
             .map_err(|e| format!("The browser could not be set up: {e}"))?;
-        let (browser, handler) = Browser::launch(config)
-            .await
-            .map_err(|e| format!("The browser did not start: {e}"))?;
+        let (browser, handler) = Browser::launch(config).await.map_err(|e| {
+            let detail = e.to_string();
+            tracing::warn!(error = %detail, "the browser did not start");
+            launch_failure(&detail, launch.headless)
+        })?;
         let mut session = Self::around(profile, Some(engine), false, browser, handler);
         session.visible = !launch.headless;
         let page = session.adopt_first_tab().await?;
@@ -526,6 +528,20 @@ async fn debugger_socket(endpoint: &str) -> Result<String, ActionError> {
     Ok(socket.to_owned())
 }
 
+/// A failed launch in one plain sentence (the browser's own output goes to the log).
+fn launch_failure(detail: &str, headless: bool) -> String {
+    let no_screen = detail.contains("Missing X server")
+        || detail.contains("$DISPLAY")
+        || detail.contains("platform failed to initialize");
+    if no_screen && !headless {
+        return "The browser can't show a window here: this computer has no screen Sentient can use (no desktop session). Sign in from a desktop session, or use the browser hidden.".to_owned();
+    }
+    if detail.contains("ProcessSingleton") || detail.contains("profile appears to be in use") {
+        return "The browser profile is in use by another browser window. Close that window, then try again.".to_owned();
+    }
+    "The browser did not start. Check that it opens on its own on this computer, then try again; the log has the details.".to_owned()
+}
+
 fn stale(reference: &str) -> String {
     format!(
         "The element {reference} is no longer on the page (the page changed since the last snapshot). Call browser_snapshot and use the new refs."
@@ -551,5 +567,22 @@ fn running_as_root() -> bool {
     #[cfg(not(unix))]
     {
         false
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::launch_failure;
+
+    #[test]
+    fn a_failed_launch_is_one_plain_sentence() {
+        let no_display = "Browser process exited ... ERROR:ui/ozone/platform/x11/ozone_platform_x11.cc:257] Missing X server or $DISPLAY";
+        let said = launch_failure(no_display, false);
+        assert!(said.starts_with("The browser can't show a window here"), "{said}");
+        assert!(!said.contains("ozone"));
+        let other = launch_failure("exited with status 1", true);
+        assert!(other.starts_with("The browser did not start."), "{other}");
+        let busy = launch_failure("ProcessSingleton: profile appears to be in use", true);
+        assert!(busy.contains("in use by another browser window"), "{busy}");
     }
 }

@@ -133,8 +133,8 @@ function ProfileRow({ profile }: { profile: Profile }) {
             change.mutate({ name: profile.name, change: { name } }, { onSuccess: () => setRenaming(false) });
           }}
         >
-          <label>
-            New name
+          <label className="field">
+            <span className="field-label">New name</span>
             <input value={name} onChange={(e) => setName(e.target.value)} maxLength={60} />
           </label>
           <button type="submit" className="btn" disabled={change.isPending || !name.trim()}>
@@ -203,28 +203,28 @@ function NewProfileForm() {
       }}
     >
       <h3>Add a profile</h3>
-      <label>
-        Name
+      <label className="field">
+        <span className="field-label">Name</span>
         <input value={name} onChange={(e) => setName(e.target.value)} placeholder="Work account" maxLength={60} />
       </label>
-      <label>
-        Kind
+      <label className="field">
+        <span className="field-label">Kind</span>
         <select value={kind} onChange={(e) => setKind(e.target.value as 'launch' | 'attach')}>
           <option value="launch">Sentient opens its own browser</option>
           <option value="attach">Connect to a browser I started</option>
         </select>
       </label>
       {kind === 'attach' ? (
-        <label>
-          Debugging address on this computer
+        <label className="field">
+          <span className="field-label">Debugging address on this computer</span>
           <input value={endpoint} onChange={(e) => setEndpoint(e.target.value)} placeholder="http://127.0.0.1:9333" />
         </label>
       ) : null}
-      <label>
-        Notes
+      <label className="field">
+        <span className="field-label">Notes</span>
         <input value={notes} onChange={(e) => setNotes(e.target.value)} placeholder="What this profile is for" />
       </label>
-      <button type="submit" className="btn" disabled={add.isPending || !name.trim()}>
+      <button type="submit" className="btn btn-primary" disabled={add.isPending || !name.trim()}>
         Add profile
       </button>
       <ErrorNotice error={add.error} prefix="Couldn't add it." />
@@ -263,15 +263,15 @@ function SiteLists() {
     >
       <h2>Sites</h2>
       <p className="muted">One site a line, such as amazon.in; a site covers its subdomains. These hold after redirects too.</p>
-      <label>
-        Only these sites (empty allows every site)
+      <label className="field">
+        <span className="field-label">Only these sites (empty allows every site)</span>
         <textarea value={allow} onChange={(e) => setAllow(e.target.value)} rows={3} />
       </label>
-      <label>
-        Never these sites
+      <label className="field">
+        <span className="field-label">Never these sites</span>
         <textarea value={block} onChange={(e) => setBlock(e.target.value)} rows={3} />
       </label>
-      <button type="submit" className="btn" disabled={patch.isPending}>
+      <button type="submit" className="btn btn-primary" disabled={patch.isPending}>
         Save the site lists
       </button>
       {saved ? <span className="muted">Saved.</span> : null}
