@@ -31,7 +31,7 @@ after(() =>
   }),
 );
 
-const TABS = ['General', 'Models', 'Chats', 'Tasks', 'Approvals & safety', 'Scripts', 'Webhooks', 'Devices'];
+const TABS = ['General', 'Models', 'Chats', 'Tasks', 'Approvals & safety', 'Scripts', 'Browser', 'Webhooks', 'Devices'];
 
 async function openSettings(path) {
   await page.goto(`${ready.web_url}`);
@@ -144,6 +144,53 @@ describe('Settings in two levels, and forms from the schema', () => {
     await page.getByText('Use a whole number from 1024 to 65535.').waitFor();
     assert.equal((await api('GET', '/api/config')).nodes.lan_port, 7778);
     await page.screenshot({ path: join(screenshots, 'settings-schema-field-1280x800.png'), fullPage: true });
+    assert.deepEqual(world.pageErrors, []);
+  });
+
+  test('Browser: the status in plain words, profiles added, renamed and deleted, the site lists saved', async () => {
+    await page.setViewportSize({ width: 1280, height: 800 });
+    await openSettings('#/settings/browser');
+    const status = page.getByTestId('browser-status');
+    await status.getByText(/The assistant uses (Chromium|Google Chrome|Microsoft Edge) when a site has no app of its own\./).waitFor();
+
+    const card = page.getByTestId('browser-profiles');
+    await card.locator('[data-profile=default]').waitFor();
+    const form = card.getByRole('form', { name: 'Add a profile' });
+    await form.getByLabel('Name', { exact: true }).fill('X growth');
+    await form.getByLabel('Notes').fill('the second account');
+    await form.getByRole('button', { name: 'Add profile' }).click();
+    const row = card.locator('[data-profile=x-growth]');
+    await row.getByText('the second account').waitFor();
+    assert.ok((await api('GET', '/api/browser/profiles')).profiles.some((p) => p.name === 'x-growth'));
+
+    // An address on another computer is refused in the engine's words.
+    await form.getByLabel('Kind').selectOption('attach');
+    await form.getByLabel('Name', { exact: true }).fill('Elsewhere');
+    await form.getByLabel('Debugging address on this computer').fill('192.168.1.5:9222');
+    await form.getByRole('button', { name: 'Add profile' }).click();
+    await form.getByRole('alert').getByText("192.168.1.5 isn't on this computer.", { exact: false }).waitFor();
+    await page.screenshot({ path: join(screenshots, 'settings-browser-1280x800.png'), fullPage: true });
+
+    await row.getByRole('button', { name: 'Rename x-growth' }).click();
+    await row.getByLabel('New name').fill('growth');
+    await row.getByRole('button', { name: 'Rename', exact: true }).click();
+    const renamed = card.locator('[data-profile=growth]');
+    await renamed.waitFor();
+    await renamed.getByRole('button', { name: 'Delete growth' }).click();
+    await renamed.getByRole('button', { name: 'Yes, delete it' }).click();
+    await renamed.waitFor({ state: 'detached' });
+    assert.deepEqual((await api('GET', '/api/browser/profiles')).profiles.map((p) => p.name), ['default']);
+
+    const sites = page.getByTestId('browser-sites');
+    await sites.getByLabel('Never these sites').fill('example.com\nads.example.net');
+    await sites.getByRole('button', { name: 'Save the site lists' }).click();
+    await sites.getByText('Saved.').waitFor();
+    assert.deepEqual((await api('GET', '/api/config')).browser.block_domains, ['example.com', 'ads.example.net']);
+
+    await page.setViewportSize({ width: 390, height: 844 });
+    const wide = await page.evaluate(() => document.documentElement.scrollWidth);
+    assert.ok(wide <= 390, `the page is ${wide} px wide`);
+    await page.screenshot({ path: join(screenshots, 'settings-browser-390x844.png'), fullPage: true });
     assert.deepEqual(world.pageErrors, []);
   });
 
