@@ -322,7 +322,11 @@ async fn a_scripted_run_fills_the_checkout_and_buys_only_after_allow() -> Result
         |name: &str| -> Vec<&Value> { results.iter().filter(|r| r["name"] == name).collect() };
     let typed = by_name("browser_type");
     assert_eq!(typed.len(), 2, "{results:?}");
-    assert_eq!(typed[1]["result"]["needs_user"], true, "{:?}", typed[1]);
+    assert_eq!(
+        typed[1]["result"]["needs_user"], "the page asks for your password",
+        "{:?}",
+        typed[1]
+    );
     let clicked = by_name("browser_click");
     assert_eq!(clicked[0]["result"]["ok"], true, "{:?}", clicked[0]);
     // The form went once, with the address and an empty password.
@@ -334,5 +338,68 @@ async fn a_scripted_run_fills_the_checkout_and_buys_only_after_allow() -> Result
         "{sent:?}"
     );
     t.engine.services().browser().close().await;
+    Ok(())
+}
+
+/// A task run that reaches a password field: typing after reading the page first waits for the
+/// person's OK (outside content), and once allowed the field is refused and the run pauses as
+/// stuck, naming what the page wants; nothing was typed.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_task_run_pauses_at_a_password_field_and_says_what_the_page_wants() -> Result<()> {
+    use crate::task_questions::{approved_task, engine, last_run};
+    use sentient_e2e::wait_task;
+    use sentient_model_server::ScriptedModel;
+
+    let sent = Arc::new(Mutex::new(Vec::new()));
+    let site = checkout_site(sent.clone()).await?;
+    let server = ScriptedModel::start().await;
+    let t = engine(&server, json!({})).await?;
+    let id = approved_task(&t, &server, "Sign in to the shop").await?;
+    server.push(Reply::tool_call(
+        "browser_open",
+        json!({"url": format!("{site}/checkout")}),
+    ));
+    server.push(Reply::tool_call(
+        "browser_type",
+        json!({"ref": "e2", "text": "hunter2"}),
+    ));
+    let (_, task) = t
+        .client
+        .post(&format!("/api/tasks/{id}/run-now"), json!({}))
+        .await?;
+    let run_id = last_run(&task)["run_id"].as_str().expect("run").to_owned();
+
+    // Typing after reading the page waits for the person.
+    let task = wait_task(&t, &id, |t| t["status"] == "waiting_for_user").await?;
+    let held = &last_run(&task)["pending_question"];
+    assert_eq!(
+        held["options"],
+        json!(["Yes, go ahead", "No, stop the task"]),
+        "{held}"
+    );
+    t.client
+        .post(
+            &format!("/api/tasks/{id}/runs/{run_id}/answer"),
+            json!({"answer": "Yes, go ahead"}),
+        )
+        .await?;
+
+    // The field is the person's: the run asks, naming it.
+    let task = wait_task(&t, &id, |t| {
+        t["status"] == "waiting_for_user" && last_run(t)["pending_question"]["kind"] == "stuck"
+    })
+    .await?;
+    let question = &last_run(&task)["pending_question"];
+    assert_eq!(
+        question["reason"], "the page asks for your password",
+        "{question}"
+    );
+    assert_eq!(
+        question["question"],
+        "I'm stuck: the page asks for your password. What should I do?"
+    );
+    assert!(sent.lock_unpoisoned().is_empty(), "nothing was submitted");
+    t.engine.services().browser().close().await;
+    t.stop().await;
     Ok(())
 }

@@ -10,7 +10,7 @@ use sentient_e2e::{TestEngine, wait_task};
 use sentient_model_server::{Reply, ScriptedModel};
 use serde_json::{Value, json};
 
-async fn engine(server: &ScriptedModel, tasks: Value) -> Result<TestEngine> {
+pub(crate) async fn engine(server: &ScriptedModel, tasks: Value) -> Result<TestEngine> {
     let t = TestEngine::start().await?;
     sentient_e2e::point_models_at(&t, server).await?;
     t.client
@@ -23,7 +23,11 @@ async fn engine(server: &ScriptedModel, tasks: Value) -> Result<TestEngine> {
 }
 
 /// Creates a task with a one-step plan and approves it; returns its id.
-async fn approved_task(t: &TestEngine, server: &ScriptedModel, name: &str) -> Result<String> {
+pub(crate) async fn approved_task(
+    t: &TestEngine,
+    server: &ScriptedModel,
+    name: &str,
+) -> Result<String> {
     server.push(Reply::text(
         json!({"name": name, "description": name, "priority": 1, "schedule": null}).to_string(),
     ));
@@ -39,7 +43,7 @@ async fn approved_task(t: &TestEngine, server: &ScriptedModel, name: &str) -> Re
     Ok(id)
 }
 
-fn last_run(task: &Value) -> &Value {
+pub(crate) fn last_run(task: &Value) -> &Value {
     task["runs"]
         .as_array()
         .and_then(|r| r.last())

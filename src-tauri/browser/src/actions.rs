@@ -306,7 +306,7 @@ mod in_page {
             result["truncated"] = json!(true);
         }
         if snapshot.captcha {
-            result["needs_user"] = json!(true);
+            result["needs_user"] = json!(safety::CAPTCHA_REASON);
             result["message"] = json!(safety::CAPTCHA_MESSAGE);
         }
         Ok(result)
@@ -429,10 +429,16 @@ mod in_page {
         let known = known_element(service, session, reference).await?;
         let now = element_now(session, &known).await?;
         if let Some(kind) = safety::secret_kind(&now).or_else(|| safety::secret_kind(&known)) {
-            return Ok(needs_user(&safety::secret_field_message(kind)));
+            return Ok(needs_user(
+                &safety::secret_field_message(kind),
+                &safety::secret_field_reason(kind),
+            ));
         }
         if safety::has_card_number(text) {
-            return Ok(needs_user(safety::CARD_TEXT_MESSAGE));
+            return Ok(needs_user(
+                safety::CARD_TEXT_MESSAGE,
+                safety::CARD_TEXT_REASON,
+            ));
         }
         let mut submit_as = known.clone();
         submit_as.form = now.form.clone();

@@ -229,6 +229,25 @@ pub fn secret_field_message(kind: &str) -> String {
     )
 }
 
+/// Why a run must wait for the person at a secret field (`needs_user`, the reason a paused task
+/// run's question gives).
+pub fn secret_field_reason(kind: &str) -> String {
+    match kind {
+        "password" => "the page asks for your password".to_owned(),
+        "card" => "the page asks for your card details".to_owned(),
+        "card security code" => "the page asks for your card's security code".to_owned(),
+        "one-time code" => "the page asks for a one-time code".to_owned(),
+        "PIN" => "the page asks for your PIN".to_owned(),
+        other => format!("the page asks for a {other}"),
+    }
+}
+
+/// Why a run waits when the text itself holds a card number.
+pub const CARD_TEXT_REASON: &str = "the page needs your card number";
+
+/// Why a run waits on a page that checks for a person.
+pub const CAPTCHA_REASON: &str = "the site wants proof that you're a person (a CAPTCHA)";
+
 /// The sentence text with a card number gives the model (`needs_user`).
 pub const CARD_TEXT_MESSAGE: &str = "That text holds a card number. Sentient never types card details. Ask the person to enter it themselves: they can use Open browser in Sentient, then tell you when it's done.";
 

@@ -578,7 +578,10 @@ mod tests {
     fn a_failed_launch_is_one_plain_sentence() {
         let no_display = "Browser process exited ... ERROR:ui/ozone/platform/x11/ozone_platform_x11.cc:257] Missing X server or $DISPLAY";
         let said = launch_failure(no_display, false);
-        assert!(said.starts_with("The browser can't show a window here"), "{said}");
+        assert!(
+            said.starts_with("The browser can't show a window here"),
+            "{said}"
+        );
         assert!(!said.contains("ozone"));
         let other = launch_failure("exited with status 1", true);
         assert!(other.starts_with("The browser did not start."), "{other}");

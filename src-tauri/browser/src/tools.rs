@@ -330,7 +330,8 @@ pub(crate) fn read_args(op: Op, args: Value) -> Result<Args, String> {
     })
 }
 
-/// `{error, needs_user: true}`: something only the person may do in the page.
-pub(crate) fn needs_user(message: &str) -> Value {
-    json!({"error": message, "needs_user": true})
+/// `{error, needs_user: reason}`: something only the person may do in the page; a task run
+/// pauses on it and asks them, with `reason` in its question.
+pub(crate) fn needs_user(message: &str, reason: &str) -> Value {
+    json!({"error": message, "needs_user": reason})
 }

@@ -317,7 +317,7 @@ async fn the_tools_read_and_act_in_real_pages_within_the_safety_rules() {
         .call("browser_type", json!({"ref": password, "text": "hunter2"}))
         .await
         .expect("answer");
-    assert_eq!(refused["needs_user"], true);
+    assert_eq!(refused["needs_user"], "the page asks for your password");
     assert!(
         refused["error"]
             .as_str()
@@ -329,7 +329,7 @@ async fn the_tools_read_and_act_in_real_pages_within_the_safety_rules() {
         .call("browser_type", json!({"ref": code, "text": "123456"}))
         .await
         .expect("answer");
-    assert_eq!(refused["needs_user"], true);
+    assert_eq!(refused["needs_user"], "the page asks for a one-time code");
     let email = Walk::reference(&text, "\"Email\"");
     let refused = walk
         .call(
@@ -338,7 +338,7 @@ async fn the_tools_read_and_act_in_real_pages_within_the_safety_rules() {
         )
         .await
         .expect("answer");
-    assert_eq!(refused["needs_user"], true);
+    assert_eq!(refused["needs_user"], "the page needs your card number");
     let after = walk
         .call("browser_snapshot", json!({}))
         .await
@@ -380,7 +380,7 @@ async fn the_tools_read_and_act_in_real_pages_within_the_safety_rules() {
         )
         .await
         .expect("answer");
-    assert_eq!(refused["needs_user"], true);
+    assert_eq!(refused["needs_user"], "the page asks for your card details");
     let order = Walk::reference(&text, "Place order");
     let click = json!({"ref": order});
     let tool = walk.tool("browser_click");
@@ -483,7 +483,10 @@ async fn the_tools_read_and_act_in_real_pages_within_the_safety_rules() {
         .call("browser_open", json!({"url": format!("{base}/captcha")}))
         .await
         .expect("captcha");
-    assert_eq!(check["needs_user"], true, "{check}");
+    assert_eq!(
+        check["needs_user"], "the site wants proof that you're a person (a CAPTCHA)",
+        "{check}"
+    );
 
     // Extract: the main text, or the paragraphs that answer a question.
     walk.call("browser_open", json!({"url": format!("{base}/article")}))

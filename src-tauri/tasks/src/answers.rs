@@ -8,9 +8,10 @@ use crate::executor::{Executor, RunStart};
 use crate::limits::{Limit, Limits, says};
 use crate::model::{ProgressMessage, RunStatus, TaskStatus};
 use crate::parts::TaskParts;
-use crate::questions::{KEEP_GOING, STUCK_OPTIONS, YES};
+use crate::questions::{KEEP_GOING, Questions, STUCK_OPTIONS, YES};
 use crate::recall::{ANSWER_PREFIX, STUCK_ANSWER_PREFIX};
 use crate::run_end::RunEnds;
+use crate::run_scope::Stuck;
 use sentient_llm::types::Speaker;
 use sentient_llm::{Message, ToolCall};
 
@@ -76,7 +77,16 @@ impl Answers {
             }
             let call: ToolCall = serde_json::from_value(stored["held_call"].clone())
                 .map_err(|e| TaskError::internal(&e))?;
-            self.run_held_call(&mut record, &call).await?;
+            if let Some(reason) = self.run_held_call(&mut record, &call).await? {
+                // The call came back with a step only the person can do (a password field):
+                // the run asks about that instead of carrying on.
+                record.question = None;
+                self.parts.tasks().store().save_run(&record).await?;
+                Questions::new(&self.parts)
+                    .ask_stuck(task_id, run_id, &Stuck::Blocked(reason))
+                    .await?;
+                return self.parts.get_task(task_id).await;
+            }
         } else if kind == "limit" {
             if !says(&answer, KEEP_GOING) {
                 let error = stop_error.unwrap_or_default();
@@ -143,16 +153,31 @@ impl Answers {
     }
 
     /// Runs the call the person said yes to, exactly once: a note that it was started is saved
-    /// first, so a restart in between never repeats it.
+    /// first, so a restart in between never repeats it. Returns the step only the person can do
+    /// when the result says so (`needs_user`).
     async fn run_held_call(
         &self,
         record: &mut super::store::RunRecord,
         call: &ToolCall,
-    ) -> Result<(), TaskError> {
+    ) -> Result<Option<String>, TaskError> {
         let started = json!({"error": "The user said yes, but Sentient stopped while doing this, so it is not known whether it went through. Check before trying it again."}).to_string();
         set_result(&mut record.transcript, call, started);
         self.parts.tasks().store().save_run(record).await?;
-        let ctx = self.parts.agent().tool_ctx(call.id.clone());
+        let mut ctx = self.parts.agent().tool_ctx(call.id.clone());
+        // The person approved this very call, at the risk it has now; it acts in the task's
+        // browser profile.
+        ctx.approved_risk = self
+            .parts
+            .tools()
+            .get(&call.name)
+            .map(|tool| tool.risk_for(&call.arguments));
+        let profile = self
+            .parts
+            .get_task(&record.task_id)
+            .await
+            .ok()
+            .and_then(|t| t.browser_profile);
+        ctx.browser_profile = std::sync::Arc::new(std::sync::Mutex::new(profile));
         let limit = usize::try_from(self.parts.config().current().chat.tool_result_max_chars)
             .unwrap_or(16_000);
         let outcome = self
@@ -160,8 +185,13 @@ impl Answers {
             .tools()
             .invoke(&call.name, call.arguments.clone(), &ctx, limit)
             .await;
+        let blocked = outcome
+            .value
+            .get("needs_user")
+            .and_then(serde_json::Value::as_str)
+            .map(str::to_owned);
         set_result(&mut record.transcript, call, outcome.content);
-        Ok(())
+        Ok(blocked)
     }
 
     async fn fail_waiting(
