@@ -84,6 +84,8 @@ struct Inner {
     /// The status last sent as `browser.updated`, so only changes go out.
     published: Mutex<Option<BrowserStatus>>,
     frames: Mutex<FrameClock>,
+    /// An idle watch is running (one serves every profile opened after it).
+    watching: std::sync::atomic::AtomicBool,
     shutdown: CancellationToken,
 }
 
@@ -102,6 +104,7 @@ impl BrowserService {
                 last_used: Mutex::new(Instant::now()),
                 published: Mutex::new(None),
                 frames: Mutex::new(FrameClock::default()),
+                watching: std::sync::atomic::AtomicBool::new(false),
                 shutdown: parts.shutdown,
             }),
         }
@@ -347,35 +350,49 @@ impl BrowserService {
     /// person opened); checked every 30 seconds while one is open.
     #[cfg(feature = "browser")]
     fn watch_idle(&self) {
+        use std::sync::atomic::Ordering;
+        if self.inner.watching.swap(true, Ordering::SeqCst) {
+            return;
+        }
         let service = self.clone();
         let shutdown = self.inner.shutdown.clone();
         tokio::spawn(async move {
-            loop {
-                tokio::select! {
-                    () = shutdown.cancelled() => {
-                        service.close().await;
-                        return;
-                    }
-                    () = tokio::time::sleep(std::time::Duration::from_secs(30)) => {}
-                }
-                let minutes = service.settings().browser.idle_minutes;
-                let mut session = service.inner.session.lock().await;
-                let Some(open) = session.as_ref() else { return };
-                if !open.alive() {
-                    *session = None;
-                    return;
-                }
-                let idle = minutes > 0.0 && service.idle_for().as_secs_f64() >= minutes * 60.0;
-                if idle && !open.visible {
-                    if let Some(open) = session.take() {
-                        drop(session);
-                        tracing::info!("closing the browser after its idle time");
-                        open.close().await;
-                    }
-                    return;
-                }
-            }
+            service.idle_watch(shutdown).await;
+            service.inner.watching.store(false, Ordering::SeqCst);
         });
+    }
+
+    /// Every 30 s while a profile is open: closes it after `browser.idle_minutes` without a
+    /// call (never a window the person opened), and notices a browser that went away.
+    #[cfg(feature = "browser")]
+    async fn idle_watch(&self, shutdown: CancellationToken) {
+        loop {
+            tokio::select! {
+                () = shutdown.cancelled() => {
+                    self.close().await;
+                    return;
+                }
+                () = tokio::time::sleep(std::time::Duration::from_secs(30)) => {}
+            }
+            let minutes = self.settings().browser.idle_minutes;
+            let ended = {
+                let session = self.inner.session.lock().await;
+                match session.as_ref() {
+                    None => return,
+                    Some(open) if !open.alive() => true,
+                    Some(open) => {
+                        !open.visible
+                            && minutes > 0.0
+                            && self.idle_for().as_secs_f64() >= minutes * 60.0
+                    }
+                }
+            };
+            if ended {
+                tracing::info!("closing the browser after its idle time, or it went away");
+                self.close().await;
+                return;
+            }
+        }
     }
 }
 
