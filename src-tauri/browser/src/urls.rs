@@ -2,21 +2,13 @@
 //! `browser.block_domains` (a domain covers its subdomains). Checked before opening and again
 //! on the address a page ended up at (after redirects).
 
+use reqwest::Url;
 use sentient_core::config::BrowserConfig;
-use url::Url;
 
 /// `Ok` with the parsed address when the browser may open `text`, else the sentence why not.
+/// The address itself is checked as `web_fetch` checks it (a full http or https address).
 pub fn check(text: &str, settings: &BrowserConfig) -> Result<Url, String> {
-    let text = text.trim();
-    let url = Url::parse(text).map_err(|_| {
-        format!("{text} isn't a full web address. Give one such as https://example.com/page.")
-    })?;
-    if !matches!(url.scheme(), "http" | "https") {
-        return Err(format!(
-            "The browser only opens http and https addresses, not {}: ones.",
-            url.scheme()
-        ));
-    }
+    let url = sentient_agent::tools::web::web_address(text).map_err(|e| e.to_string())?;
     let host = url
         .host_str()
         .unwrap_or_default()
