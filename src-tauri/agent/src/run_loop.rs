@@ -446,15 +446,11 @@ impl Agent {
                     });
                 }
                 let mark = state.result.untrusted.clone();
-                let work = join_all(batch.iter().map(|p| {
-                    self.run_tool(
-                        &p.call,
-                        p.proposed.risk,
-                        input,
-                        mark.clone(),
-                        &state.progress_tx,
-                    )
-                }));
+                let work = join_all(
+                    batch
+                        .iter()
+                        .map(|p| self.run_tool(p, input, mark.clone(), &state.progress_tx)),
+                );
                 let runs = relay_progress(work, &mut state.progress_rx, on_event).await;
                 for (p, ran) in batch.iter().zip(runs) {
                     state.finish_call(p, ran, true, on_event);
@@ -544,13 +540,7 @@ impl Agent {
         state: &mut LoopState,
         on_event: &mut (dyn FnMut(LoopEvent) + Send),
     ) {
-        let work = self.run_tool(
-            &p.call,
-            p.proposed.risk,
-            input,
-            state.result.untrusted.clone(),
-            &state.progress_tx,
-        );
+        let work = self.run_tool(p, input, state.result.untrusted.clone(), &state.progress_tx);
         let output = relay_progress(work, &mut state.progress_rx, on_event).await;
         state.finish_call(p, output, true, on_event);
     }
@@ -633,13 +623,21 @@ impl Agent {
 
     async fn run_tool(
         &self,
-        call: &ToolCall,
-        approved: ApprovalRisk,
+        planned: &Planned,
         input: &LoopInput<'_>,
         mark: Option<String>,
         progress: &ProgressSender,
     ) -> Ran {
+        let (call, approved) = (&planned.call, planned.proposed.risk);
         let scope = &input.scope;
+        let app = if planned.display_name.is_empty() {
+            call.name.as_str()
+        } else {
+            planned.display_name.as_str()
+        };
+        if let Some(s) = scope {
+            s.call_started(app);
+        }
         let mut ctx = self.tool_ctx(call.id.clone());
         ctx.cancel = input.opts.cancel.clone();
         ctx.run = scope.clone();
@@ -673,6 +671,7 @@ impl Agent {
             .await;
         let ms = u32::try_from(started.elapsed().as_millis()).unwrap_or(u32::MAX);
         if let Some(s) = scope {
+            s.call_ended(app);
             s.activity();
         }
         Ran {

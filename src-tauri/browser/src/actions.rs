@@ -101,11 +101,12 @@ mod in_page {
         args: Args,
         ctx: &ToolCtx,
     ) -> Result<Value, String> {
+        let _busy = service.downloads().busy();
         if op == Op::Close {
             service.close().await;
-            return Ok(
-                json!({"ok": true, "message": "The browser is closed. It opens again on the next browser call."}),
-            );
+            let mut result = json!({"ok": true, "message": "The browser is closed. It opens again on the next browser call."});
+            service.downloads().report().add_to(&mut result);
+            return Ok(result);
         }
         let asked = match &args {
             Args::Open { profile, .. } | Args::Tabs(profile) => Some(profile.trim().to_owned()),
@@ -131,12 +132,15 @@ mod in_page {
         service
             .with_session(&open_profile, async move |session: &mut Session| {
                 let service = service_for_work;
-                let result = act(
+                let mut result = act(
                     &service, session, op, args, ctx, &settings, mode_off, &outputs, &profile,
                 )
                 .await;
                 if acting && result.is_ok() {
                     service.send_frame(session, ctx).await;
+                }
+                if let Ok(value) = &mut result {
+                    service.downloads().report().add_to(value);
                 }
                 result
             })
@@ -155,18 +159,35 @@ mod in_page {
         outputs: &std::path::Path,
         profile: &str,
     ) -> Result<Value, String> {
+        // Acting tools give a download 0.3 s to start.
+        let since = service.downloads().begun();
         match args {
             Args::Open { url, .. } => {
                 crate::urls::check(&url, settings)?;
-                session.goto(&url).await?;
-                check_where_it_landed(session, settings).await?;
+                // An address that downloads a file never finishes loading as a page.
+                let downloads = service.downloads();
+                let went = tokio::select! {
+                    went = session.goto(&url) => went,
+                    () = downloads.wait_for_begin(since) => Ok(()),
+                };
+                settle(service, session, since).await;
+                let downloaded = downloads.begun() > since;
+                match went {
+                    Err(_) if downloaded => {}
+                    Err(failed) => return Err(failed),
+                    Ok(()) => check_where_it_landed(session, settings).await?,
+                }
                 let mut result = snapshot_result(service, session, settings).await?;
                 result["profile"] = json!(profile);
                 Ok(result)
             }
             Args::None if op == Op::Snapshot => snapshot_result(service, session, settings).await,
             Args::Ref(reference) => {
-                click(service, session, &reference, ctx.approved_risk, mode_off).await
+                let cover = Cover {
+                    approved: ctx.approved_risk,
+                    mode_off,
+                };
+                click(service, session, &reference, cover, since).await
             }
             Args::Type {
                 reference,
@@ -179,20 +200,30 @@ mod in_page {
                     &reference,
                     &text,
                     submit,
-                    ctx.approved_risk,
-                    mode_off,
+                    Cover {
+                        approved: ctx.approved_risk,
+                        mode_off,
+                    },
+                    since,
                 )
                 .await
             }
             Args::Select { reference, option } => {
-                select(service, session, &reference, &option).await
+                select(service, session, &reference, &option, since).await
             }
-            Args::Press(key) => press(service, session, &key, ctx.approved_risk, mode_off).await,
+            Args::Press(key) => {
+                let cover = Cover {
+                    approved: ctx.approved_risk,
+                    mode_off,
+                };
+                press(service, session, &key, cover, since).await
+            }
             Args::Scroll(direction) => scroll(session, &direction).await,
             Args::None if op == Op::Back => {
                 if !session.back().await? {
                     return Err("There is no earlier page in this tab.".to_owned());
                 }
+                settle(service, session, since).await;
                 check_where_it_landed(session, settings).await?;
                 let (url, title) = where_now(session).await;
                 Ok(json!({"ok": true, "url": url, "title": title}))
@@ -347,17 +378,20 @@ mod in_page {
         Ok(now)
     }
 
-    /// A click, Enter or submit that buys, sends or deletes runs only when approvals rated the
-    /// call send (or no approval step ran and approvals are off).
-    fn approved_for(
-        consequence: Consequence,
+    /// What approvals said of this call: the risk they rated it at (none when no approval
+    /// step ran) and whether approvals are off.
+    #[derive(Clone, Copy)]
+    struct Cover {
         approved: Option<Risk>,
         mode_off: bool,
-        what: &str,
-    ) -> Result<(), String> {
-        let covered = match approved {
+    }
+
+    /// A click, Enter or submit that buys, sends or deletes runs only when approvals rated the
+    /// call send (or no approval step ran and approvals are off).
+    fn approved_for(consequence: Consequence, cover: Cover, what: &str) -> Result<(), String> {
+        let covered = match cover.approved {
             Some(risk) => risk >= Risk::Send,
-            None => mode_off,
+            None => cover.mode_off,
         };
         if covered {
             return Ok(());
@@ -372,8 +406,10 @@ mod in_page {
         ))
     }
 
-    async fn settle(session: &mut Session) -> bool {
-        tokio::time::sleep(SETTLE).await;
+    /// After an action: up to 0.3 s for a new tab or a download to start (a download that
+    /// starts and ends in that time is reported now), then picks up new tabs.
+    async fn settle(service: &BrowserService, session: &mut Session, since: u64) -> bool {
+        service.downloads().settle(since, SETTLE).await;
         session.pick_up_new_tabs().await
     }
 
@@ -381,23 +417,18 @@ mod in_page {
         service: &BrowserService,
         session: &mut Session,
         reference: &str,
-        approved: Option<Risk>,
-        mode_off: bool,
+        cover: Cover,
+        since: u64,
     ) -> Result<Value, String> {
         let known = known_element(service, session, reference).await?;
         let now = element_now(session, &known).await?;
         let consequence = safety::click_consequence(&now);
         if let Some(consequence) = consequence {
-            approved_for(
-                consequence,
-                approved,
-                mode_off,
-                &format!("Clicking \"{}\"", now.name),
-            )?;
+            approved_for(consequence, cover, &format!("Clicking \"{}\"", now.name))?;
         }
         session.accept_confirms(consequence.is_some());
         let clicked = session.click(&known.reference).await;
-        let new_tab = settle(session).await;
+        let new_tab = settle(service, session, since).await;
         session.accept_confirms(false);
         clicked?;
         let (url, _) = where_now(session).await;
@@ -423,8 +454,8 @@ mod in_page {
         reference: &str,
         text: &str,
         submit: bool,
-        approved: Option<Risk>,
-        mode_off: bool,
+        cover: Cover,
+        since: u64,
     ) -> Result<Value, String> {
         let known = known_element(service, session, reference).await?;
         let now = element_now(session, &known).await?;
@@ -443,18 +474,13 @@ mod in_page {
         let mut submit_as = known.clone();
         submit_as.form = now.form.clone();
         if submit && let Some(consequence) = safety::submit_consequence(&submit_as) {
-            approved_for(
-                consequence,
-                approved,
-                mode_off,
-                "Pressing Enter in this form",
-            )?;
+            approved_for(consequence, cover, "Pressing Enter in this form")?;
         }
         session.type_into(&known.reference, text).await?;
         if submit {
             session.press("Enter").await?;
-            settle(session).await;
         }
+        settle(service, session, since).await;
         let (url, _) = where_now(session).await;
         Ok(json!({"ok": true, "typed_into": known.name, "submitted": submit, "url": url}))
     }
@@ -464,6 +490,7 @@ mod in_page {
         session: &mut Session,
         reference: &str,
         option: &str,
+        since: u64,
     ) -> Result<Value, String> {
         let known = known_element(service, session, reference).await?;
         let wanted = serde_json::to_string(option.trim()).unwrap_or_default();
@@ -487,7 +514,7 @@ mod in_page {
                 names.join(" | ")
             ));
         }
-        settle(session).await;
+        settle(service, session, since).await;
         let (url, _) = where_now(session).await;
         Ok(json!({"ok": true, "selected": picked["selected"], "in": known.name, "url": url}))
     }
@@ -496,8 +523,8 @@ mod in_page {
         service: &BrowserService,
         session: &mut Session,
         key: &str,
-        approved: Option<Risk>,
-        mode_off: bool,
+        cover: Cover,
+        since: u64,
     ) -> Result<Value, String> {
         let (modifiers, name) = crate::keys::parse(key)?;
         if modifiers == 0 && name == "Enter" {
@@ -513,12 +540,12 @@ mod in_page {
                 let mut as_now = focused.clone();
                 as_now.form = now.form;
                 if let Some(consequence) = safety::submit_consequence(&as_now) {
-                    approved_for(consequence, approved, mode_off, "Pressing Enter here")?;
+                    approved_for(consequence, cover, "Pressing Enter here")?;
                 }
             }
         }
         session.press(key).await?;
-        settle(session).await;
+        settle(service, session, since).await;
         let (url, _) = where_now(session).await;
         Ok(json!({"ok": true, "pressed": key, "url": url}))
     }

@@ -10,11 +10,13 @@
 //! - [`snapshot`]: a page as the model reads it; `collector.js` marks the elements.
 //! - [`safety`]: secret fields, card numbers, CAPTCHAs, clicks that buy, send or delete.
 //! - [`keys`]: key names as the model writes them.
+//! - [`downloads`]: files the browser downloads, saved to Files and reported on results.
 //! - [`service`]: the open profile, its status, opening and closing it.
 //! - `session`: one open profile over CDP (with the `browser` feature).
 //! - `actions`: what each tool does in the page; [`tools`]: the app and its tools.
 
 mod actions;
+pub mod downloads;
 pub mod engine;
 pub mod keys;
 pub mod profile_changes;

@@ -84,6 +84,7 @@ struct Inner {
     /// The status last sent as `browser.updated`, so only changes go out.
     published: Mutex<Option<BrowserStatus>>,
     frames: Mutex<FrameClock>,
+    downloads: crate::downloads::Downloads,
     /// An idle watch is running (one serves every profile opened after it).
     watching: std::sync::atomic::AtomicBool,
     shutdown: CancellationToken,
@@ -92,6 +93,8 @@ struct Inner {
 impl BrowserService {
     /// Nothing starts here: the browser launches on the first call.
     pub fn new(parts: BrowserParts) -> Self {
+        let downloads =
+            crate::downloads::Downloads::new(parts.home.root().join("files").join("downloads"));
         Self {
             inner: Arc::new(Inner {
                 home: parts.home,
@@ -104,6 +107,7 @@ impl BrowserService {
                 last_used: Mutex::new(Instant::now()),
                 published: Mutex::new(None),
                 frames: Mutex::new(FrameClock::default()),
+                downloads,
                 watching: std::sync::atomic::AtomicBool::new(false),
                 shutdown: parts.shutdown,
             }),
@@ -116,6 +120,11 @@ impl BrowserService {
 
     pub fn home(&self) -> &Home {
         &self.inner.home
+    }
+
+    /// The files the browser downloaded, waiting to be reported.
+    pub fn downloads(&self) -> &crate::downloads::Downloads {
+        &self.inner.downloads
     }
 
     pub(crate) fn config(&self) -> &ConfigService {
@@ -337,10 +346,13 @@ impl BrowserService {
     pub async fn close(&self) {
         #[cfg(feature = "browser")]
         {
-            let taken = self.inner.session.lock().await.take();
-            if let Some(session) = taken {
+            // The lock is held until the browser has quit, so a call coming in meanwhile
+            // waits instead of finding the profile's folder still in use.
+            let mut open = self.inner.session.lock().await;
+            if let Some(session) = open.take() {
                 session.close().await;
             }
+            drop(open);
         }
         self.set_last_snapshot(LastSnapshot::default());
         self.publish_status(self.closed_status());
@@ -362,18 +374,26 @@ impl BrowserService {
         });
     }
 
-    /// Every 30 s while a profile is open: closes it after `browser.idle_minutes` without a
-    /// call (never a window the person opened), and notices a browser that went away.
+    /// Every 30 s while a profile is open (more often for an idle time under two minutes):
+    /// closes it after `browser.idle_minutes` without a call (never a window the person
+    /// opened), notices a browser that went away, and forgets downloads nobody reported.
     #[cfg(feature = "browser")]
     async fn idle_watch(&self, shutdown: CancellationToken) {
         loop {
+            let minutes = self.settings().browser.idle_minutes;
+            let every = if minutes > 0.0 {
+                (minutes * 60.0 / 4.0).clamp(0.5, 30.0)
+            } else {
+                30.0
+            };
             tokio::select! {
                 () = shutdown.cancelled() => {
                     self.close().await;
                     return;
                 }
-                () = tokio::time::sleep(std::time::Duration::from_secs(30)) => {}
+                () = tokio::time::sleep(std::time::Duration::from_secs_f64(every)) => {}
             }
+            self.inner.downloads.sweep();
             let minutes = self.settings().browser.idle_minutes;
             let ended = {
                 let session = self.inner.session.lock().await;
@@ -524,9 +544,11 @@ mod open {
             let config = self.settings();
             let browser: &BrowserConfig = &config.browser;
             let settings = browser.profiles.get(profile).cloned().unwrap_or_default();
+            let downloads = self.inner.downloads.clone();
+            downloads.sweep();
             if settings.kind == BrowserProfileKind::Attach {
                 let endpoint = profiles::normalize_endpoint(&settings.endpoint)?;
-                return Session::attach(profile, &endpoint).await;
+                return Session::attach(profile, &endpoint, downloads).await;
             }
             let wanted = engine::engine_for(&settings.engine, browser.engine);
             let installed = engine::find(wanted).ok_or_else(|| engine::missing_message(wanted))?;
@@ -544,7 +566,9 @@ mod open {
                     executable: &installed.path,
                     data_dir: &data_dir,
                     headless,
+                    download_staging: root.join("downloads-in-progress"),
                 },
+                downloads,
             )
             .await
         }

@@ -1,11 +1,16 @@
 //! One open profile: the browser process (or the connection to a browser the person started),
 //! the tabs Sentient follows, and the page actions, over CDP through chromiumoxide.
 
-use std::path::Path;
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use chromiumoxide::cdp::browser_protocol::browser::{
+    CancelDownloadParams, DownloadProgressState, EventDownloadProgress, EventDownloadWillBegin,
+    SetDownloadBehaviorBehavior, SetDownloadBehaviorParams,
+};
 use chromiumoxide::cdp::browser_protocol::input::{DispatchKeyEventParams, DispatchKeyEventType};
 use chromiumoxide::cdp::browser_protocol::page::{
     CaptureScreenshotFormat, DialogType, EventJavascriptDialogOpening, GetNavigationHistoryParams,
@@ -17,6 +22,7 @@ use futures::StreamExt;
 use serde_json::Value;
 use tokio::task::JoinHandle;
 
+use crate::downloads::{CANCEL_LIMIT, Downloads};
 use crate::snapshot::{COLLECTOR, PageFacts};
 
 /// Why a page action failed, as a sentence for the model.
@@ -33,10 +39,14 @@ pub struct Session {
     pub attached: bool,
     /// Opened by the person to sign in: visible, never closed by a switch.
     pub visible: bool,
-    browser: Browser,
+    /// Shared with the download watch, which cancels saves that run too long.
+    browser: Arc<Browser>,
     handler: JoinHandle<()>,
+    downloads_watch: Option<JoinHandle<()>>,
     /// The tabs Sentient follows, in the order they opened.
     tabs: Vec<Page>,
+    /// Their target ids (a tab's main frame has the same id), for the download watch.
+    own_targets: Arc<Mutex<Vec<String>>>,
     active: usize,
     /// Dialogs the pages showed since the last action asked.
     dialogs: Arc<Mutex<Vec<String>>>,
@@ -49,6 +59,8 @@ pub struct Launch<'a> {
     pub executable: &'a Path,
     pub data_dir: &'a Path,
     pub headless: bool,
+    /// Where the browser writes downloads before they move to Files (emptied at launch).
+    pub download_staging: PathBuf,
 }
 
 impl Session {
@@ -57,6 +69,7 @@ impl Session {
         profile: &str,
         engine: &'static str,
         launch: Launch<'_>,
+        downloads: Downloads,
     ) -> Result<Self, ActionError> {
         std::fs::create_dir_all(launch.data_dir)
             .map_err(|e| format!("The browser profile's folder could not be made ({e})."))?;
@@ -90,12 +103,19 @@ impl Session {
         session.visible = !launch.headless;
         let page = session.adopt_first_tab().await?;
         session.follow(page).await;
+        session
+            .watch_downloads(downloads, Some(launch.download_staging))
+            .await;
         Ok(session)
     }
 
     /// Connects to a browser the person started with remote debugging, and opens Sentient's
     /// own tab in it (their tabs are never followed).
-    pub async fn attach(profile: &str, endpoint: &str) -> Result<Self, ActionError> {
+    pub async fn attach(
+        profile: &str,
+        endpoint: &str,
+        downloads: Downloads,
+    ) -> Result<Self, ActionError> {
         let socket = debugger_socket(endpoint).await?;
         let (browser, handler) = Browser::connect(socket).await.map_err(|e| {
             format!("Sentient could not connect to the browser at {endpoint} ({e}). Check that it runs with --remote-debugging-port.")
@@ -107,6 +127,7 @@ impl Session {
             .await
             .map_err(|e| format!("Sentient could not open its tab: {e}"))?;
         session.follow(page).await;
+        session.watch_downloads(downloads, None).await;
         Ok(session)
     }
 
@@ -130,9 +151,11 @@ impl Session {
             engine,
             attached,
             visible: false,
-            browser,
+            browser: Arc::new(browser),
             handler,
+            downloads_watch: None,
             tabs: Vec::new(),
+            own_targets: Arc::new(Mutex::new(Vec::new())),
             active: 0,
             dialogs: Arc::new(Mutex::new(Vec::new())),
             accept_confirm: Arc::new(AtomicBool::new(false)),
@@ -185,8 +208,122 @@ impl Session {
                 }
             });
         }
+        if let Ok(mut own) = self.own_targets.lock() {
+            own.push(page.target_id().as_ref().to_owned());
+        }
         self.tabs.push(page);
         self.active = self.tabs.len() - 1;
+    }
+
+    /// Downloads go to Files. A launched browser saves them into `staging` (named by the
+    /// browser's id) and they move from there; a browser the person runs keeps its own
+    /// downloads, and only those started in Sentient's tabs are copied. A save still running
+    /// after the limit is cancelled.
+    async fn watch_downloads(&mut self, downloads: Downloads, staging: Option<PathBuf>) {
+        let behavior = match &staging {
+            Some(folder) => {
+                let _ = std::fs::remove_dir_all(folder);
+                let _ = std::fs::create_dir_all(folder);
+                SetDownloadBehaviorParams::builder()
+                    .behavior(SetDownloadBehaviorBehavior::AllowAndName)
+                    .download_path(folder.to_string_lossy().into_owned())
+                    .events_enabled(true)
+                    .build()
+            }
+            None => SetDownloadBehaviorParams::builder()
+                .behavior(SetDownloadBehaviorBehavior::Default)
+                .events_enabled(true)
+                .build(),
+        };
+        let Ok(behavior) = behavior else { return };
+        if let Err(error) = self.browser.execute(behavior).await {
+            tracing::warn!(%error, "the browser would not report its downloads");
+            return;
+        }
+        let (Ok(mut begins), Ok(mut steps)) = (
+            self.browser
+                .event_listener::<EventDownloadWillBegin>()
+                .await,
+            self.browser.event_listener::<EventDownloadProgress>().await,
+        ) else {
+            return;
+        };
+        let browser = self.browser.clone();
+        let own = self.own_targets.clone();
+        self.downloads_watch = Some(tokio::spawn(async move {
+            let mut deadlines: HashMap<String, tokio::time::Instant> = HashMap::new();
+            loop {
+                let next = deadlines.values().min().copied();
+                tokio::select! {
+                    Some(begin) = begins.next() => {
+                        let ours = staging.is_some()
+                            || own.lock().is_ok_and(|o| o.iter().any(|t| t == begin.frame_id.as_ref()));
+                        if ours {
+                            downloads.began(&begin.guid, &begin.suggested_filename);
+                            deadlines.insert(
+                                begin.guid.clone(),
+                                tokio::time::Instant::now() + downloads.limit(),
+                            );
+                        }
+                    }
+                    Some(step) = steps.next() => {
+                        if !deadlines.contains_key(&step.guid) {
+                            continue;
+                        }
+                        match step.state {
+                            DownloadProgressState::InProgress => {}
+                            DownloadProgressState::Completed => {
+                                deadlines.remove(&step.guid);
+                                let file = match &staging {
+                                    Some(folder) => Some(folder.join(&step.guid)),
+                                    None => step.file_path.clone().map(PathBuf::from),
+                                };
+                                let Some(file) = file else {
+                                    downloads.failed(&step.guid, |name| format!("The browser saved {name} but didn't say where, so it isn't in Files."));
+                                    continue;
+                                };
+                                let (saving, keep) = (downloads.clone(), staging.is_none());
+                                // Saves run side by side.
+                                tokio::spawn(async move {
+                                    saving.finished(&step.guid, file, keep).await;
+                                });
+                            }
+                            DownloadProgressState::Canceled => {
+                                deadlines.remove(&step.guid);
+                                downloads.failed(&step.guid, |name| format!("The download of {name} failed or was cancelled in the browser."));
+                            }
+                        }
+                    }
+                    () = tokio::time::sleep_until(next.unwrap_or_else(tokio::time::Instant::now)), if next.is_some() => {
+                        let now = tokio::time::Instant::now();
+                        let due: Vec<String> = deadlines
+                            .iter()
+                            .filter(|(_, at)| **at <= now)
+                            .map(|(id, _)| id.clone())
+                            .collect();
+                        for id in due {
+                            deadlines.remove(&id);
+                            let cancel = tokio::time::timeout(
+                                CANCEL_LIMIT,
+                                browser.execute(CancelDownloadParams::new(id.clone())),
+                            )
+                            .await;
+                            let problem = match cancel {
+                                Ok(Ok(_)) => None,
+                                Ok(Err(e)) => Some(e.to_string()),
+                                Err(_) => Some("it didn't answer within 5 seconds".to_owned()),
+                            };
+                            let limit = spoken_duration(downloads.limit());
+                            downloads.failed(&id, |name| match problem {
+                                None => format!("The download of {name} took longer than {limit}, so it was stopped."),
+                                Some(why) => format!("The download of {name} took longer than {limit}, and the browser could not be asked to stop it ({why})."),
+                            });
+                        }
+                    }
+                    else => break,
+                }
+            }
+        }));
     }
 
     pub fn page(&self) -> Result<&Page, ActionError> {
@@ -212,6 +349,11 @@ impl Session {
                 .as_ref()
                 .is_some_and(|opener| known.contains(opener));
             if opened_by_ours || (!self.attached && page.opener_id().is_some()) {
+                // Edge shows its downloads in a page of its own; that is no tab of the run's.
+                let url = page.url().await.ok().flatten().unwrap_or_default();
+                if is_downloads_hub(&url) {
+                    continue;
+                }
                 self.follow(page).await;
                 found = true;
             }
@@ -473,6 +615,10 @@ impl Session {
     /// (so site storage is written), waits 1.5 s and quits; an attached one only disconnects
     /// (its tabs stay, Sentient's own tab is closed).
     pub async fn close(mut self) {
+        if let Some(watch) = self.downloads_watch.take() {
+            watch.abort();
+            let _ = watch.await;
+        }
         if self.attached {
             for page in std::mem::take(&mut self.tabs) {
                 let _ = timed(page.close()).await;
@@ -484,8 +630,11 @@ impl Session {
                 let _ = timed(page.goto("about:blank")).await;
             }
             tokio::time::sleep(Duration::from_millis(1500)).await;
-            let _ = timed(self.browser.close()).await;
-            let _ = timed(self.browser.wait()).await;
+            // The download watch has ended, so the browser has no other holder.
+            if let Some(browser) = Arc::get_mut(&mut self.browser) {
+                let _ = timed(browser.close()).await;
+                let _ = timed(browser.wait()).await;
+            }
         }
         self.handler.abort();
     }
@@ -540,6 +689,22 @@ fn launch_failure(detail: &str, headless: bool) -> String {
         return "The browser profile is in use by another browser window. Close that window, then try again.".to_owned();
     }
     "The browser did not start. Check that it opens on its own on this computer, then try again; the log has the details.".to_owned()
+}
+
+/// Edge's own downloads page, which it opens as a tab when a download starts.
+fn is_downloads_hub(url: &str) -> bool {
+    url.starts_with("edge://downloads") || url.starts_with("chrome://downloads")
+}
+
+/// "2 minutes", "30 seconds".
+fn spoken_duration(limit: Duration) -> String {
+    let seconds = limit.as_secs().max(1);
+    match (seconds % 60, seconds / 60) {
+        (0, 1) => "a minute".to_owned(),
+        (0, minutes) => format!("{minutes} minutes"),
+        (_, _) if seconds == 1 => "a second".to_owned(),
+        _ => format!("{seconds} seconds"),
+    }
 }
 
 fn stale(reference: &str) -> String {

@@ -84,6 +84,10 @@ async fn serve() -> (String, tokio::task::JoinHandle<()>) {
             )
             .route("/captcha", get(|| async { Html(CAPTCHA) }))
             .route("/article", get(|| async { Html(ARTICLE) }))
+            .route(
+                "/dl/report",
+                get(|| async { download("report.pdf", 1, std::time::Duration::ZERO, false) }),
+            )
         // A DevTools port that points its socket at another computer.
         .route(
             "/json/version",
@@ -564,6 +568,17 @@ struct PersonsBrowser {
 impl PersonsBrowser {
     async fn start(page: &str) -> Self {
         let data = tempfile::tempdir().expect("data");
+        // Their own downloads go to a folder of theirs, asked for by nobody.
+        std::fs::create_dir_all(data.path().join("Default")).expect("profile");
+        std::fs::write(
+            data.path().join("Default").join("Preferences"),
+            json!({"download": {
+                "default_directory": data.path().join("Downloads"),
+                "prompt_for_download": false,
+            }})
+            .to_string(),
+        )
+        .expect("preferences");
         let installed = sentient_browser::engine::find(sentient_core::config::BrowserEngine::Auto)
             .expect("a browser");
         let mut child = std::process::Command::new(installed.path)
@@ -684,6 +699,18 @@ async fn an_attached_browser_gets_a_tab_of_ours_and_is_only_disconnected() {
             .any(|u| u.ends_with("/form"))
     );
 
+    // A download in Sentient's tab is copied into Files; the person's browser keeps its own.
+    let downloaded = walk
+        .call("browser_open", json!({"url": format!("{base}/dl/report")}))
+        .await
+        .expect("a download in the person's browser");
+    assert_eq!(
+        downloaded["downloads"],
+        json!(["downloads/report.pdf"]),
+        "{downloaded}"
+    );
+    assert!(home_dir.path().join("files/downloads/report.pdf").exists());
+
     // Closing only disconnects: the person's browser and their tab stay, Sentient's tab goes.
     walk.call("browser_close", json!({})).await.expect("close");
     let left = persons.tab_urls().await;
@@ -704,4 +731,300 @@ async fn an_attached_browser_gets_a_tab_of_ours_and_is_only_disconnected() {
 
 fn reqwest_client() -> reqwest::Client {
     reqwest::Client::new()
+}
+
+const FILES: &str = r#"<html><head><title>Files</title></head><body>
+<a href="/dl/report">Instant report</a>
+<a href="/dl/slow">Slow archive</a>
+<a href="/dl/broken">Broken file</a>
+<a href="/dl/endless">Endless log</a>
+</body></html>"#;
+
+const STORE: &str = r#"<html><head><title>Shop</title></head><body>
+<p id="who"></p>
+<button onclick="localStorage.setItem('signed_in', 'yes'); document.getElementById('who').textContent = 'Signed in: yes';">Sign in</button>
+<script>document.getElementById('who').textContent = 'Signed in: ' + (localStorage.getItem('signed_in') || 'no');</script>
+</body></html>"#;
+
+/// A download answer: `chunks` pieces of `body` sent `gap` apart, then the end, or a broken
+/// connection when `break_off`.
+fn download(
+    name: &str,
+    chunks: usize,
+    gap: std::time::Duration,
+    break_off: bool,
+) -> axum::response::Response {
+    let stream = futures::stream::unfold(0usize, move |sent| async move {
+        if sent == chunks {
+            return None;
+        }
+        if sent > 0 {
+            tokio::time::sleep(gap).await;
+        }
+        if break_off && sent == 1 {
+            return Some((Err(std::io::Error::other("connection lost")), sent + 1));
+        }
+        Some((Ok(axum::body::Bytes::from(vec![b'x'; 1024])), sent + 1))
+    });
+    axum::response::Response::builder()
+        .header("content-type", "application/octet-stream")
+        .header(
+            "content-disposition",
+            format!("attachment; filename=\"{name}\""),
+        )
+        .header("content-length", (chunks * 1024).to_string())
+        .body(axum::body::Body::from_stream(stream))
+        .expect("response")
+}
+
+async fn serve_files() -> (String, tokio::task::JoinHandle<()>) {
+    use std::time::Duration;
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("bind");
+    let port = listener.local_addr().expect("addr").port();
+    let app = Router::new()
+        .route("/files", get(|| async { Html(FILES) }))
+        .route("/store", get(|| async { Html(STORE) }))
+        .route(
+            "/dl/report",
+            get(|| async { download("report.pdf", 1, Duration::ZERO, false) }),
+        )
+        .route(
+            "/dl/slow",
+            get(|| async { download("archive.zip", 8, Duration::from_millis(250), false) }),
+        )
+        .route(
+            "/dl/broken",
+            get(|| async { download("broken.bin", 8, Duration::from_millis(100), true) }),
+        )
+        .route(
+            "/dl/endless",
+            get(|| async { download("endless.log", 120, Duration::from_millis(500), false) }),
+        );
+    let server = tokio::spawn(async move {
+        axum::serve(listener, app).await.expect("serve");
+    });
+    (format!("http://127.0.0.1:{port}"), server)
+}
+
+async fn walk_with(settings: Value) -> (Walk, tempfile::TempDir) {
+    let home_dir = tempfile::tempdir().expect("home");
+    let home = Home::at(home_dir.path());
+    let bus = EventBus::new(Arc::new(SystemClock));
+    let config = ConfigService::load(&home.config_file(), bus.clone()).expect("config");
+    config.patch(settings).await.expect("settings");
+    let service = BrowserService::new(BrowserParts {
+        home: home.clone(),
+        config,
+        bus,
+        shutdown: CancellationToken::new(),
+        tasks: Arc::new(sentient_browser::NoTasks),
+    });
+    let plugin = sentient_browser::tools::plugin(service.clone());
+    let (ctx, frames) = ctx_with_frames(&home);
+    (
+        Walk {
+            plugin,
+            ctx,
+            service,
+            frames,
+        },
+        home_dir,
+    )
+}
+
+/// Calls `browser_snapshot` until its result has `field`, for up to 10 s.
+async fn snapshot_until(walk: &mut Walk, field: &str) -> Value {
+    for _ in 0..40 {
+        let result = walk
+            .call("browser_snapshot", json!({}))
+            .await
+            .expect("snapshot");
+        if result.get(field).is_some() {
+            return result;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(250)).await;
+    }
+    panic!("no {field} reported within 10 s");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn downloads_are_saved_to_files_and_reported_on_results() {
+    let (base, server) = serve_files().await;
+    let (mut walk, home_dir) = walk_with(json!({"browser": {}})).await;
+    let saved = home_dir.path().join("files").join("downloads");
+
+    let page = walk
+        .call("browser_open", json!({"url": format!("{base}/files")}))
+        .await
+        .expect("open");
+    assert!(page.get("downloads").is_none(), "{page}");
+    let text = page["text"].as_str().expect("text").to_owned();
+
+    // An instant download is saved and reported by the click that started it.
+    let clicked = walk
+        .call(
+            "browser_click",
+            json!({"ref": Walk::reference(&text, "Instant report")}),
+        )
+        .await
+        .expect("click");
+    assert_eq!(
+        clicked["downloads"],
+        json!(["downloads/report.pdf"]),
+        "{clicked}"
+    );
+    assert_eq!(
+        std::fs::read(saved.join("report.pdf"))
+            .expect("saved")
+            .len(),
+        1024
+    );
+    // The same name again is saved beside it.
+    let again = walk
+        .call(
+            "browser_click",
+            json!({"ref": Walk::reference(&text, "Instant report")}),
+        )
+        .await
+        .expect("click again");
+    assert_eq!(
+        again["downloads"],
+        json!(["downloads/report (2).pdf"]),
+        "{again}"
+    );
+
+    // A slow one is listed by name while it runs, and reported by a later result.
+    let slow = walk
+        .call(
+            "browser_click",
+            json!({"ref": Walk::reference(&text, "Slow archive")}),
+        )
+        .await
+        .expect("click slow");
+    assert_eq!(
+        slow["downloads_in_progress"],
+        json!(["archive.zip"]),
+        "{slow}"
+    );
+    assert!(slow.get("downloads").is_none());
+    let later = snapshot_until(&mut walk, "downloads").await;
+    assert_eq!(
+        later["downloads"],
+        json!(["downloads/archive.zip"]),
+        "{later}"
+    );
+    assert_eq!(
+        std::fs::read(saved.join("archive.zip"))
+            .expect("saved")
+            .len(),
+        8 * 1024
+    );
+
+    // A broken connection is a download error beside an ordinary result.
+    walk.call(
+        "browser_click",
+        json!({"ref": Walk::reference(&text, "Broken file")}),
+    )
+    .await
+    .expect("click broken");
+    let failed = snapshot_until(&mut walk, "download_errors").await;
+    let errors = failed["download_errors"].to_string();
+    assert!(errors.contains("broken.bin"), "{failed}");
+    assert!(
+        failed["text"].as_str().is_some(),
+        "the snapshot itself is kept"
+    );
+    assert!(!saved.join("broken.bin").exists());
+
+    // A save over the limit is cancelled in the browser.
+    walk.service
+        .downloads()
+        .set_limit(std::time::Duration::from_secs(2));
+    walk.call(
+        "browser_click",
+        json!({"ref": Walk::reference(&text, "Endless log")}),
+    )
+    .await
+    .expect("click endless");
+    let stopped = snapshot_until(&mut walk, "download_errors").await;
+    let errors = stopped["download_errors"].to_string();
+    assert!(
+        errors.contains("endless.log took longer than 2 seconds, so it was stopped"),
+        "{stopped}"
+    );
+    assert!(!saved.join("endless.log").exists());
+
+    // An address that downloads directly is a normal result, not a failed navigation.
+    let direct = walk
+        .call("browser_open", json!({"url": format!("{base}/dl/report")}))
+        .await
+        .expect("a download is no error");
+    assert_eq!(
+        direct["downloads"],
+        json!(["downloads/report (3).pdf"]),
+        "{direct}"
+    );
+    assert!(direct["text"].as_str().is_some());
+
+    // Nothing the browser wrote is left outside Files.
+    let staging = home_dir
+        .path()
+        .join("browser")
+        .join("downloads-in-progress");
+    let left: Vec<_> = std::fs::read_dir(&staging)
+        .map(|d| d.flatten().map(|e| e.file_name()).collect())
+        .unwrap_or_default();
+    assert!(left.is_empty(), "{left:?}");
+    walk.service.close().await;
+    server.abort();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_sign_in_kept_in_site_storage_survives_an_idle_close() {
+    let (base, server) = serve_files().await;
+    // About a second of idle time, so the idle close comes within the test.
+    let (mut walk, _home) = walk_with(json!({"browser": {"idle_minutes": 0.02}})).await;
+    let page = walk
+        .call("browser_open", json!({"url": format!("{base}/store")}))
+        .await
+        .expect("open");
+    assert!(
+        page["text"]
+            .as_str()
+            .expect("text")
+            .contains("Signed in: no")
+    );
+    let text = page["text"].as_str().expect("text").to_owned();
+    walk.call(
+        "browser_click",
+        json!({"ref": Walk::reference(&text, "Sign in")}),
+    )
+    .await
+    .expect("sign in");
+
+    let mut closed = false;
+    for _ in 0..100 {
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+        if !walk.service.status().await.running {
+            closed = true;
+            break;
+        }
+    }
+    assert!(closed, "the idle browser closed itself");
+
+    let reopened = walk
+        .call("browser_open", json!({"url": format!("{base}/store")}))
+        .await
+        .expect("open again");
+    assert!(
+        reopened["text"]
+            .as_str()
+            .expect("text")
+            .contains("Signed in: yes"),
+        "{reopened}"
+    );
+    walk.service.close().await;
+    server.abort();
 }

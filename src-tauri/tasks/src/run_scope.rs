@@ -25,8 +25,8 @@ pub struct Asked {
 /// Why a run is stuck.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Stuck {
-    /// No sign of work for this many minutes.
-    Stalled(u32),
+    /// No sign of work for this many minutes, while the model or the named app worked.
+    Stalled { minutes: u32, app: Option<String> },
     /// `<App>` keeps failing with the same error.
     Errors(String),
     /// A step only the person can do.
@@ -36,7 +36,7 @@ pub enum Stuck {
 impl Stuck {
     pub fn kind(&self) -> &'static str {
         match self {
-            Self::Stalled(_) => "stalled",
+            Self::Stalled { .. } => "stalled",
             Self::Errors(_) => "errors",
             Self::Blocked(_) => "blocked",
         }
@@ -44,8 +44,16 @@ impl Stuck {
 
     pub fn reason(&self) -> String {
         match self {
-            Self::Stalled(minutes) => {
-                format!("the AI model hasn't answered for {minutes} minutes")
+            Self::Stalled { minutes, app } => {
+                let span = if *minutes == 1 {
+                    "1 minute".to_owned()
+                } else {
+                    format!("{minutes} minutes")
+                };
+                match app {
+                    Some(app) => format!("{app} hasn't responded for {span}"),
+                    None => format!("the AI model hasn't answered for {span}"),
+                }
             }
             Self::Errors(reason) | Self::Blocked(reason) => reason.clone(),
         }
@@ -61,6 +69,8 @@ struct State {
     error_streak: Option<(String, String, u32)>,
     stuck: Option<Stuck>,
     last_activity: Instant,
+    /// The apps whose calls are running now (one entry a call).
+    calls_running: Vec<String>,
     /// A call ran on past the time limit's grace and was cut off.
     past_deadline: bool,
 }
@@ -100,6 +110,7 @@ impl TaskRunScope {
                 error_streak: None,
                 stuck: None,
                 last_activity: now,
+                calls_running: Vec::new(),
                 past_deadline: false,
             }),
             stretch_started: now,
@@ -153,7 +164,9 @@ impl TaskRunScope {
 
     /// Marks the run stalled (the watchdog saw no activity for `minutes`).
     pub fn stall(&self, minutes: u32) {
-        self.state().stuck.get_or_insert(Stuck::Stalled(minutes));
+        let mut state = self.state();
+        let app = state.calls_running.first().cloned();
+        state.stuck.get_or_insert(Stuck::Stalled { minutes, app });
     }
 
     /// Marks that a call ran on past the time limit's grace and was cut off.
@@ -259,6 +272,17 @@ impl RunScope for TaskRunScope {
         self.state().last_activity = Instant::now();
     }
 
+    fn call_started(&self, app: &str) {
+        self.state().calls_running.push(app.to_owned());
+    }
+
+    fn call_ended(&self, app: &str) {
+        let mut state = self.state();
+        if let Some(at) = state.calls_running.iter().position(|a| a == app) {
+            state.calls_running.remove(at);
+        }
+    }
+
     fn task_run(&self) -> Option<(String, String)> {
         (!self.run_id.is_empty()).then(|| (self.task_id.clone(), self.run_id.clone()))
     }
@@ -287,6 +311,25 @@ mod tests {
             },
             content.to_owned(),
         )
+    }
+
+    #[test]
+    fn a_stall_names_the_app_whose_call_went_silent() {
+        let s = scope();
+        s.call_started("Browser");
+        s.stall(10);
+        let stuck = s.stuck().expect("stuck");
+        assert_eq!(stuck.kind(), "stalled");
+        assert_eq!(stuck.reason(), "Browser hasn't responded for 10 minutes");
+        // Between calls it is the model that went quiet.
+        let s = scope();
+        s.call_started("Browser");
+        s.call_ended("Browser");
+        s.stall(1);
+        assert_eq!(
+            s.stuck().expect("stuck").reason(),
+            "the AI model hasn't answered for 1 minute"
+        );
     }
 
     #[test]

@@ -232,6 +232,11 @@ pub trait RunScope: Send + Sync {
     }
     /// The run showed a sign of work (streamed text, a tool's progress or result).
     fn activity(&self) {}
+    /// A call to the app named `app` (its display name) started; the stuck check names the
+    /// app that went silent.
+    fn call_started(&self, _app: &str) {}
+    /// That call ended.
+    fn call_ended(&self, _app: &str) {}
     /// The task and run ids, for tools that work on the run's own task.
     fn task_run(&self) -> Option<(String, String)> {
         None
