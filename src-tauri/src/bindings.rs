@@ -91,6 +91,7 @@ pub fn builder<R: tauri::Runtime>() -> Builder<R> {
             commands::browser::browser_status,
             commands::browser::open_browser,
             commands::browser::close_browser,
+            commands::browser::browser_input,
             commands::browser::browser_profiles,
             commands::browser::add_browser_profile,
             commands::browser::change_browser_profile,

@@ -403,3 +403,195 @@ async fn a_task_run_pauses_at_a_password_field_and_says_what_the_page_wants() ->
     t.stop().await;
     Ok(())
 }
+
+/// A sign-in page asking for a one-time code (the whole top half is the field, so a tap in the
+/// live view lands on it); `/welcome` records what was sent.
+async fn code_site(sent: Arc<Mutex<Vec<String>>>) -> Result<String> {
+    use axum::extract::RawQuery;
+    use axum::response::Html;
+    use axum::routing::get;
+
+    let page = r#"<html><head><title>Verify it's you</title></head><body>
+<form action="/welcome" method="get">
+<label for="otp">Code</label>
+<input id="otp" name="otp" autocomplete="one-time-code" style="position:absolute;left:0;top:0;width:100%;height:50%;font-size:40px">
+</form></body></html>"#;
+    let app = axum::Router::new()
+        .route("/login", get(move || async move { Html(page) }))
+        .route(
+            "/welcome",
+            get(move |RawQuery(query): RawQuery| async move {
+                sent.lock_unpoisoned().push(query.unwrap_or_default());
+                Html("<title>Welcome</title><p>Signed in</p>")
+            }),
+        );
+    serve_on_loopback(app, "").await
+}
+
+/// The hand-off: a task run meets a one-time-code field and pauses; a phone paired over the
+/// LAN door hears about it, shows the page, taps the field and types the code through the
+/// live view, and the run carries on by itself. The code reaches no model request, no
+/// transcript and no log.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_phone_types_the_code_through_the_live_view_and_the_run_carries_on() -> Result<()> {
+    use crate::devices::{lan_on, lan_socket, next_of_type, pair, say};
+    use crate::task_questions::{approved_task, engine, last_run};
+    use sentient_e2e::sentient_engine::node::pinned;
+    use sentient_e2e::wait_task;
+    use sentient_model_server::ScriptedModel;
+
+    const CODE: &str = "482913";
+    let sent = Arc::new(Mutex::new(Vec::new()));
+    let site = code_site(sent.clone()).await?;
+    let server = ScriptedModel::start().await;
+    let t = engine(&server, json!({})).await?;
+    let (port, fingerprint) = lan_on(&t).await?;
+    let mut phone = lan_socket(port, &fingerprint).await?;
+    let (_, token) = pair(&t, &mut phone, "Ana's phone", &["notify.show"]).await?;
+    let lan = reqwest::Client::builder()
+        .use_preconfigured_tls((*pinned::client_config(Some(&fingerprint))).clone())
+        .build()?;
+    let door = format!("https://127.0.0.1:{port}");
+
+    let id = approved_task(&t, &server, "Sign in to the shop").await?;
+    server.push(Reply::tool_call(
+        "browser_open",
+        json!({"url": format!("{site}/login")}),
+    ));
+    server.push(Reply::tool_call(
+        "browser_type",
+        json!({"ref": "e1", "text": "000000"}),
+    ));
+    server.push(Reply::tool_call("browser_snapshot", json!({})));
+    server.push(Reply::text("You're signed in."));
+    let (_, task) = t
+        .client
+        .post(&format!("/api/tasks/{id}/run-now"), json!({}))
+        .await?;
+    let run_id = last_run(&task)["run_id"].as_str().expect("run").to_owned();
+    // Typing after reading a page waits for the person's OK first (outside content).
+    wait_task(&t, &id, |t| t["status"] == "waiting_for_user").await?;
+    t.client
+        .post(
+            &format!("/api/tasks/{id}/runs/{run_id}/answer"),
+            json!({"answer": "Yes, go ahead"}),
+        )
+        .await?;
+
+    // The phone is told, with an Open action for its live view.
+    let notice = next_of_type(&mut phone, "invoke").await?;
+    assert_eq!(notice["capability"], "notify.show", "{notice}");
+    assert_eq!(notice["params"]["action"]["kind"], "browser_live_view");
+    assert!(
+        notice["params"]["text"]
+            .as_str()
+            .unwrap_or_default()
+            .starts_with("The page asks for a one-time code on 127.0.0.1"),
+        "{notice}"
+    );
+    say(
+        &mut phone,
+        json!({"type": "result", "id": notice["id"], "ok": true, "data": {"shown": true}}),
+    )
+    .await?;
+    let task = wait_task(&t, &id, |t| {
+        t["status"] == "waiting_for_user" && last_run(t)["pending_question"]["kind"] == "stuck"
+    })
+    .await?;
+    assert_eq!(
+        last_run(&task)["pending_question"]["reason"],
+        "the page asks for a one-time code"
+    );
+    let (_, status) = t.client.get("/api/browser/status").await?;
+    assert_eq!(status["needs_you"]["task_id"], id.as_str(), "{status}");
+
+    // Only with the device's token.
+    let refused = lan
+        .get(format!("{door}/api/nodes/browser/frame"))
+        .send()
+        .await?;
+    assert_eq!(refused.status(), 401);
+    let picture = lan
+        .get(format!("{door}/api/nodes/browser/frame"))
+        .bearer_auth(&token)
+        .send()
+        .await?;
+    assert_eq!(picture.status(), 200);
+    assert_eq!(picture.headers()["content-type"], "image/jpeg");
+    assert_eq!(&picture.bytes().await?[..2], &[0xFF, 0xD8]);
+    let input = |body: Value| {
+        lan.post(format!("{door}/api/nodes/browser/input"))
+            .bearer_auth(&token)
+            .json(&body)
+            .send()
+    };
+    let bad = input(json!({"kind": "tap", "x": 3, "y": 0.2})).await?;
+    assert_eq!(bad.status(), 400);
+    assert!(
+        input(json!({"kind": "tap", "x": 0.5, "y": 0.25}))
+            .await?
+            .status()
+            .is_success()
+    );
+    assert!(
+        input(json!({"kind": "text", "text": CODE}))
+            .await?
+            .status()
+            .is_success()
+    );
+
+    // The page moved on (the field filled), so the run carries on by itself and finishes.
+    let task = wait_task(&t, &id, |t| last_run(t)["status"] == "completed").await?;
+    assert_eq!(
+        last_run(&task)["result"]["summary"],
+        "You're signed in.",
+        "{task}"
+    );
+    let gone = lan
+        .get(format!("{door}/api/nodes/browser/frame"))
+        .bearer_auth(&token)
+        .send()
+        .await?;
+    assert_eq!(gone.status(), 409, "the phone's view closes");
+
+    // The code is nowhere but the page: not in a model request, the task, the database or a log.
+    for request in server.requests() {
+        assert!(
+            !request.body.to_string().contains(CODE),
+            "a model request had the code"
+        );
+    }
+    assert!(!task.to_string().contains(CODE));
+    t.engine.services().browser().close().await;
+    let home = t.home().to_path_buf();
+    let _kept = t.stop().await;
+    for entry in walk(&home)? {
+        if entry.starts_with(home.join("browser")) {
+            continue; // the browser's own profile is the person's, as after typing it themselves
+        }
+        let bytes = std::fs::read(&entry).unwrap_or_default();
+        assert!(
+            !bytes.windows(CODE.len()).any(|w| w == CODE.as_bytes()),
+            "{} holds the code",
+            entry.display()
+        );
+    }
+    Ok(())
+}
+
+/// Every file under `root`.
+fn walk(root: &std::path::Path) -> Result<Vec<std::path::PathBuf>> {
+    let mut files = Vec::new();
+    let mut folders = vec![root.to_path_buf()];
+    while let Some(folder) = folders.pop() {
+        for entry in std::fs::read_dir(&folder)? {
+            let path = entry?.path();
+            if path.is_dir() {
+                folders.push(path);
+            } else {
+                files.push(path);
+            }
+        }
+    }
+    Ok(files)
+}

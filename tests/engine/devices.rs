@@ -22,7 +22,7 @@ use tokio::net::TcpStream;
 use tokio_tungstenite::tungstenite::Message;
 use tokio_tungstenite::{Connector, MaybeTlsStream, WebSocketStream};
 
-type Socket = WebSocketStream<MaybeTlsStream<TcpStream>>;
+pub(crate) type Socket = WebSocketStream<MaybeTlsStream<TcpStream>>;
 
 /// A free TCP port on this computer for the LAN listener.
 fn free_port() -> Result<u16> {
@@ -31,7 +31,7 @@ fn free_port() -> Result<u16> {
 }
 
 /// Turns the LAN listener on (without mDNS) and returns its port and fingerprint.
-async fn lan_on(t: &TestEngine) -> Result<(u16, String)> {
+pub(crate) async fn lan_on(t: &TestEngine) -> Result<(u16, String)> {
     let port = free_port()?;
     t.engine
         .services()
@@ -64,7 +64,7 @@ async fn connect(url: &str, fingerprint: Option<&str>) -> Result<Socket> {
     Ok(socket)
 }
 
-async fn lan_socket(port: u16, fingerprint: &str) -> Result<Socket> {
+pub(crate) async fn lan_socket(port: u16, fingerprint: &str) -> Result<Socket> {
     connect(
         &format!("wss://127.0.0.1:{port}/ws/node"),
         Some(fingerprint),
@@ -77,7 +77,7 @@ async fn gateway_socket(t: &TestEngine, query: &str) -> Result<Socket> {
     connect(&format!("{base}/ws/node{query}"), None).await
 }
 
-async fn say(ws: &mut Socket, value: Value) -> Result<()> {
+pub(crate) async fn say(ws: &mut Socket, value: Value) -> Result<()> {
     ws.send(Message::Text(value.to_string().into())).await?;
     Ok(())
 }
@@ -132,7 +132,7 @@ async fn pairing_code(t: &TestEngine) -> Result<String> {
 }
 
 /// Pairs a device on `ws`; returns (node_id, token).
-async fn pair(
+pub(crate) async fn pair(
     t: &TestEngine,
     ws: &mut Socket,
     name: &str,
@@ -151,7 +151,7 @@ async fn pair(
 }
 
 /// Reads past anything else (a stop_state, an invoke) to the next message of type `kind`.
-async fn next_of_type(ws: &mut Socket, kind: &str) -> Result<Value> {
+pub(crate) async fn next_of_type(ws: &mut Socket, kind: &str) -> Result<Value> {
     loop {
         let message = next_json(ws).await?;
         if message["type"] == kind {

@@ -139,6 +139,8 @@ export const commands = {
 	browserStatus: () => typedError<BrowserStatus_Serialize, ApiError>(__TAURI_INVOKE("browser_status")),
 	openBrowser: (body: OpenRequest_Deserialize) => typedError<BrowserStatus_Serialize, ApiError>(__TAURI_INVOKE("open_browser", { body })),
 	closeBrowser: () => typedError<BrowserStatus_Serialize, ApiError>(__TAURI_INVOKE("close_browser")),
+	/**  What the person did in the window's live view of a page waiting for them. */
+	browserInput: (body: PersonInput_Deserialize) => typedError<OkReply, ApiError>(__TAURI_INVOKE("browser_input", { body })),
 	browserProfiles: () => typedError<ProfileList_Serialize, ApiError>(__TAURI_INVOKE("browser_profiles")),
 	addBrowserProfile: (body: NewProfile_Deserialize) => typedError<ProfileList_Serialize, ApiError>(__TAURI_INVOKE("add_browser_profile", { body })),
 	changeBrowserProfile: (name: string, body: ProfileChange_Deserialize) => typedError<ProfileList_Serialize, ApiError>(__TAURI_INVOKE("change_browser_profile", { name, body })),
@@ -556,6 +558,11 @@ export type BrowserStatus_Deserialize = {
 	/**  The open profile; `default` while closed. */
 	profile: string,
 	attached: boolean,
+	/**
+	 *  A step in the page only the person can do, waiting for them (beyond the contract: the
+	 *  hand-off to the window or a paired phone); null when nothing waits.
+	 */
+	needs_you?: NeedsYou_Deserialize | null,
 };
 
 /**  The browser's status. */
@@ -572,6 +579,11 @@ export type BrowserStatus_Serialize = {
 	/**  The open profile; `default` while closed. */
 	profile: string,
 	attached: boolean,
+	/**
+	 *  A step in the page only the person can do, waiting for them (beyond the contract: the
+	 *  hand-off to the window or a paired phone); null when nothing waits.
+	 */
+	needs_you: NeedsYou_Serialize | null,
 };
 
 /**  Whether a running reply was asked to stop (false: none was running). */
@@ -2920,6 +2932,47 @@ export type ModelsConfig_Serialize = {
 	request_timeout_s: number,
 };
 
+/**
+ *  A page waiting for the person: a password, a one-time code, a CAPTCHA. They do it in the
+ *  live view (the window or a paired phone) or in Open browser; when the page moves on, a
+ *  task run that paused for it carries on by itself.
+ */
+export type NeedsYou = NeedsYou_Serialize | NeedsYou_Deserialize;
+
+/**
+ *  A page waiting for the person: a password, a one-time code, a CAPTCHA. They do it in the
+ *  live view (the window or a paired phone) or in Open browser; when the page moves on, a
+ *  task run that paused for it carries on by itself.
+ */
+export type NeedsYou_Deserialize = {
+	id: string,
+	/**  Why, in plain words: `the page asks for a one-time code`. */
+	reason: string,
+	url: string,
+	title: string,
+	/**  The task run that paused for it, if a task run asked. */
+	task_id?: string | null,
+	run_id?: string | null,
+	since: string,
+};
+
+/**
+ *  A page waiting for the person: a password, a one-time code, a CAPTCHA. They do it in the
+ *  live view (the window or a paired phone) or in Open browser; when the page moves on, a
+ *  task run that paused for it carries on by itself.
+ */
+export type NeedsYou_Serialize = {
+	id: string,
+	/**  Why, in plain words: `the page asks for a one-time code`. */
+	reason: string,
+	url: string,
+	title: string,
+	/**  The task run that paused for it, if a task run asked. */
+	task_id: string | null,
+	run_id: string | null,
+	since: string,
+};
+
 /**  `POST /api/hooks` body. */
 export type NewHook = NewHook_Serialize | NewHook_Deserialize;
 
@@ -3288,6 +3341,35 @@ export type PendingQuestion_Serialize = {
 	/**  question, limit or stuck. */
 	kind: string,
 	reason: string | null,
+};
+
+/**  One thing the person did in the live view. */
+export type PersonInput = PersonInput_Serialize | PersonInput_Deserialize;
+
+/**  One thing the person did in the live view. */
+export type PersonInput_Deserialize = {
+	/**  `tap`, `text` or `key`. */
+	kind?: string,
+	/**  For a tap: where, as a share of the picture's width and height (0 to 1). */
+	x?: number | null,
+	y?: number | null,
+	/**  For `text`: typed into the focused field as it is. */
+	text?: string | null,
+	/**  For `key`: a key such as enter, backspace or tab. */
+	key?: string | null,
+};
+
+/**  One thing the person did in the live view. */
+export type PersonInput_Serialize = {
+	/**  `tap`, `text` or `key`. */
+	kind: string,
+	/**  For a tap: where, as a share of the picture's width and height (0 to 1). */
+	x: number | null,
+	y: number | null,
+	/**  For `text`: typed into the focused field as it is. */
+	text: string | null,
+	/**  For `key`: a key such as enter, backspace or tab. */
+	key: string | null,
 };
 
 /**  The assistant's personality style. */

@@ -129,18 +129,37 @@ mod in_page {
             op,
             Op::Open | Op::Click | Op::Type | Op::Select | Op::Press | Op::Scroll | Op::Back
         );
+        let field = match &args {
+            Args::Type { reference, .. } => Some(reference.clone()),
+            _ => None,
+        };
+        // The assistant acts in the page again, so whatever waited for the person is over.
+        if service.drop_handoff().is_some() {
+            service.publish_status(service.status().await);
+        }
         service
             .with_session(&open_profile, async move |session: &mut Session| {
                 let service = service_for_work;
+                let ticker = if acting {
+                    service.frames_during(session, ctx)
+                } else {
+                    None
+                };
                 let mut result = act(
                     &service, session, op, args, ctx, &settings, mode_off, &outputs, &profile,
                 )
                 .await;
+                if let Some(ticker) = ticker {
+                    ticker.abort();
+                }
                 if acting && result.is_ok() {
-                    service.send_frame(session, ctx).await;
+                    service.send_frame(session, Some(ctx)).await;
                 }
                 if let Ok(value) = &mut result {
                     service.downloads().report().add_to(value);
+                    if let Some(reason) = value.get("needs_user").and_then(Value::as_str) {
+                        service.begin_handoff(session, reason, field, ctx).await;
+                    }
                 }
                 result
             })

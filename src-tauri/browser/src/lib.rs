@@ -11,6 +11,7 @@
 //! - [`safety`]: secret fields, card numbers, CAPTCHAs, clicks that buy, send or delete.
 //! - [`keys`]: key names as the model writes them.
 //! - [`downloads`]: files the browser downloads, saved to Files and reported on results.
+//! - [`handoff`]: a page handed to the person (a password, a code, a CAPTCHA) and back.
 //! - [`service`]: the open profile, its status, opening and closing it.
 //! - `session`: one open profile over CDP (with the `browser` feature).
 //! - `actions`: what each tool does in the page; [`tools`]: the app and its tools.
@@ -18,6 +19,7 @@
 mod actions;
 pub mod downloads;
 pub mod engine;
+pub mod handoff;
 pub mod keys;
 pub mod profile_changes;
 pub mod profiles;
@@ -30,6 +32,7 @@ pub mod tools;
 pub mod urls;
 
 pub use actions::related_paragraphs;
+pub use handoff::PersonInput;
 pub use profile_changes::{NewProfile, NoTasks, OpenRequest, ProfileChange, ProfileTasks};
 pub use service::{
     BrowserFrame, BrowserParts, BrowserService, BrowserStatus, ProfileInfo, ProfileList, TabInfo,

@@ -10,12 +10,15 @@ use sentient_core::config::{BrowserProfile, BrowserProfileKind};
 use crate::profiles::{self, DEFAULT_PROFILE};
 use crate::service::{BrowserService, ProfileList};
 
-/// What the profiles ask of tasks, which live in a crate above this one.
+/// What the browser asks of tasks, which live in a crate above this one.
 pub trait ProfileTasks: Send + Sync {
     /// Points every task that names `old` at `new`; returns their names.
     fn rename_profile<'a>(&'a self, old: &'a str, new: &'a str) -> BoxFuture<'a, Vec<String>>;
     /// The names of the tasks that name `profile`.
     fn tasks_using<'a>(&'a self, profile: &'a str) -> BoxFuture<'a, Vec<String>>;
+    /// The person did the page step a task run paused for: the run carries on. `false` when
+    /// the run no longer waits.
+    fn resume_run<'a>(&'a self, task_id: &'a str, run_id: &'a str) -> BoxFuture<'a, bool>;
 }
 
 /// No tasks (tests of this crate, tools without the task area).
@@ -27,6 +30,9 @@ impl ProfileTasks for NoTasks {
     }
     fn tasks_using<'a>(&'a self, _: &'a str) -> BoxFuture<'a, Vec<String>> {
         Box::pin(async { Vec::new() })
+    }
+    fn resume_run<'a>(&'a self, _: &'a str, _: &'a str) -> BoxFuture<'a, bool> {
+        Box::pin(async { false })
     }
 }
 

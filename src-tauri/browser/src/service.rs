@@ -85,6 +85,8 @@ struct Inner {
     published: Mutex<Option<BrowserStatus>>,
     frames: Mutex<FrameClock>,
     downloads: crate::downloads::Downloads,
+    /// A page waiting for the person, if one is.
+    handoff: Mutex<Option<crate::handoff::Handoff>>,
     /// An idle watch is running (one serves every profile opened after it).
     watching: std::sync::atomic::AtomicBool,
     shutdown: CancellationToken,
@@ -108,6 +110,7 @@ impl BrowserService {
                 published: Mutex::new(None),
                 frames: Mutex::new(FrameClock::default()),
                 downloads,
+                handoff: Mutex::new(None),
                 watching: std::sync::atomic::AtomicBool::new(false),
                 shutdown: parts.shutdown,
             }),
@@ -226,7 +229,32 @@ impl BrowserService {
             error,
             profile: DEFAULT_PROFILE.to_owned(),
             attached: false,
+            needs_you: None,
         }
+    }
+
+    /// The page step waiting for the person, if one is.
+    pub fn needs_you(&self) -> Option<sentient_core::domain::browser::NeedsYou> {
+        self.inner
+            .handoff
+            .lock()
+            .ok()
+            .and_then(|h| h.as_ref().map(|h| h.needs_you.clone()))
+    }
+
+    pub(crate) fn handoff_cell(&self) -> &Mutex<Option<crate::handoff::Handoff>> {
+        &self.inner.handoff
+    }
+
+    #[cfg(feature = "browser")]
+    pub(crate) fn session_cell(&self) -> &tokio::sync::Mutex<Option<crate::session::Session>> {
+        &self.inner.session
+    }
+
+    /// Ends the hand-off without resuming anything (the browser closed, the assistant acts
+    /// in the page again, or the person took too long).
+    pub(crate) fn drop_handoff(&self) -> Option<crate::handoff::Handoff> {
+        self.inner.handoff.lock().ok().and_then(|mut h| h.take())
     }
 
     /// The status the routes and the window show.
@@ -241,7 +269,7 @@ impl BrowserService {
     }
 
     /// Sends `browser.updated` when `status` differs from the last one sent.
-    fn publish_status(&self, status: BrowserStatus) {
+    pub(crate) fn publish_status(&self, status: BrowserStatus) {
         let changed = self
             .inner
             .published
@@ -353,6 +381,7 @@ impl BrowserService {
                 session.close().await;
             }
             drop(open);
+            self.drop_handoff();
         }
         self.set_last_snapshot(LastSnapshot::default());
         self.publish_status(self.closed_status());
@@ -447,14 +476,15 @@ mod open {
                 status.engine = session.engine.map(str::to_owned);
                 status.headless = !session.visible;
                 status.tabs = tab_list(tabs, active);
+                status.needs_you = self.needs_you();
             }
             status
         }
 
-        /// A picture of the page after an acting tool: `browser.frame`, and with
-        /// `browser.live_view` the call's `frame` progress; at most one a second, with a trailing
-        /// one so the last state is shown.
-        pub(crate) async fn send_frame(&self, session: &Session, ctx: &ToolCtx) {
+        /// A picture of the page after an acting tool (or the person's input in the live view):
+        /// `browser.frame`, and with `browser.live_view` the call's `frame` progress; at most one
+        /// a second, with a trailing one so the last state is shown.
+        pub(crate) async fn send_frame(&self, session: &Session, ctx: Option<&ToolCtx>) {
             let wait = {
                 let Ok(mut clock) = self.inner.frames.lock() else {
                     return;
@@ -476,7 +506,9 @@ mod open {
             match wait {
                 None => {
                     if let Some(frame) = session.frame().await {
-                        if self.settings().browser.live_view {
+                        if let Some(ctx) = ctx
+                            && self.settings().browser.live_view
+                        {
                             ctx.progress(ProgressKind::Frame, frame.image.clone());
                         }
                         self.inner.bus.publish(DomainEvent::BrowserFrame(frame));
@@ -500,6 +532,39 @@ mod open {
                     });
                 }
             }
+        }
+
+        /// While an acting tool runs (a slow page loading), a picture of the page each second:
+        /// `browser.frame`, and with `browser.live_view` the call's `frame` progress. Abort the
+        /// handle when the action ends.
+        pub(crate) fn frames_during(
+            &self,
+            session: &Session,
+            ctx: &ToolCtx,
+        ) -> Option<tokio::task::JoinHandle<()>> {
+            let page = session.page().ok()?.clone();
+            let progress = ctx.progress.clone();
+            let service = self.clone();
+            Some(tokio::spawn(async move {
+                // Read now, while the page answers (it stops answering while it navigates).
+                let size = crate::session::view_size(&page).await;
+                loop {
+                    tokio::time::sleep(FRAME_EVERY).await;
+                    let Some(frame) = crate::session::frame_of(&page, size).await else {
+                        continue;
+                    };
+                    if let Ok(mut clock) = service.inner.frames.lock() {
+                        clock.last = Some(Instant::now());
+                    }
+                    if service.settings().browser.live_view {
+                        progress(sentient_agent::tools::ProgressUpdate {
+                            kind: ProgressKind::Frame,
+                            text: frame.image.clone(),
+                        });
+                    }
+                    service.inner.bus.publish(DomainEvent::BrowserFrame(frame));
+                }
+            }))
         }
 
         /// Runs `work` on the open session of `profile`, opening or switching to it first.

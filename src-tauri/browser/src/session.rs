@@ -497,6 +497,50 @@ impl Session {
         Ok(())
     }
 
+    /// A tap where the person touched the live view: `x` and `y` are shares of the visible
+    /// page's width and height.
+    pub async fn tap(&self, x: f64, y: f64) -> Result<(), ActionError> {
+        use chromiumoxide::cdp::browser_protocol::input::{
+            DispatchMouseEventParams, DispatchMouseEventType, MouseButton,
+        };
+        let page = self.page()?;
+        let size = self
+            .evaluate("JSON.stringify([window.innerWidth, window.innerHeight])")
+            .await?;
+        let width = size.get(0).and_then(Value::as_f64).unwrap_or(0.0);
+        let height = size.get(1).and_then(Value::as_f64).unwrap_or(0.0);
+        let (at_x, at_y) = (x * width, y * height);
+        for kind in [
+            DispatchMouseEventType::MousePressed,
+            DispatchMouseEventType::MouseReleased,
+        ] {
+            let event = DispatchMouseEventParams::builder()
+                .r#type(kind)
+                .x(at_x)
+                .y(at_y)
+                .button(MouseButton::Left)
+                .click_count(1)
+                .build()
+                .map_err(|e| e.to_string())?;
+            timed(page.execute(event))
+                .await?
+                .map_err(|e| format!("The tap didn't reach the page: {e}"))?;
+        }
+        Ok(())
+    }
+
+    /// Text the person typed in the live view, inserted into the focused field as it is.
+    pub async fn insert_text(&self, text: &str) -> Result<(), ActionError> {
+        use chromiumoxide::cdp::browser_protocol::input::InsertTextParams;
+        let page = self.page()?;
+        timed(page.execute(InsertTextParams::new(text)))
+            .await?
+            .map_err(|_| {
+                "The text didn't reach the page. Tap the field, then try again.".to_owned()
+            })?;
+        Ok(())
+    }
+
     pub async fn evaluate(&self, script: &str) -> Result<Value, ActionError> {
         let page = self.page()?;
         let text = self.eval_text(page, script).await?;
@@ -562,32 +606,7 @@ impl Session {
 
     /// A JPEG of the active tab about 1024 px wide at quality 55, as a frame for the live view.
     pub async fn frame(&self) -> Option<crate::service::BrowserFrame> {
-        use chromiumoxide::cdp::browser_protocol::page::{CaptureScreenshotParams, Viewport};
-        let page = self.page().ok()?;
-        let size = self
-            .evaluate("JSON.stringify([window.innerWidth, window.innerHeight])")
-            .await
-            .ok()?;
-        let width = size.get(0).and_then(Value::as_f64).filter(|w| *w > 0.0)?;
-        let height = size.get(1).and_then(Value::as_f64).filter(|h| *h > 0.0)?;
-        let params = CaptureScreenshotParams::builder()
-            .format(CaptureScreenshotFormat::Jpeg)
-            .quality(55)
-            .clip(Viewport {
-                x: 0.0,
-                y: 0.0,
-                width,
-                height,
-                scale: (1024.0 / width).min(1.0),
-            })
-            .build();
-        let shot = timed(page.execute(params)).await.ok()?.ok()?;
-        // CDP sends the picture as base64 already.
-        let encoded: &str = shot.data.as_ref();
-        let image = format!("data:image/jpeg;base64,{encoded}");
-        let url = page.url().await.ok().flatten().unwrap_or_default();
-        let title = page.get_title().await.ok().flatten().unwrap_or_default();
-        Some(crate::service::BrowserFrame { url, title, image })
+        frame_of(self.page().ok()?, None).await
     }
 
     /// Every followed tab: (url, title), and which is active.
@@ -638,6 +657,58 @@ impl Session {
         }
         self.handler.abort();
     }
+}
+
+/// The visible size of `page` in CSS pixels.
+pub(crate) async fn view_size(page: &Page) -> Option<(f64, f64)> {
+    use chromiumoxide::cdp::browser_protocol::page::GetLayoutMetricsParams;
+    let metrics = timed(page.execute(GetLayoutMetricsParams::default()))
+        .await
+        .ok()?
+        .ok()?;
+    let view = &metrics.result.css_visual_viewport;
+    Some((
+        Some(view.client_width).filter(|w| *w > 0.0)?,
+        Some(view.client_height).filter(|h| *h > 0.0)?,
+    ))
+}
+
+/// A JPEG of `page` about 1024 px wide at quality 55, as a frame for the live view. `size` is
+/// the page's visible size when known: the page answers nothing while a navigation is on its
+/// way (the browser holds its messages), but the picture comes from the browser.
+pub(crate) async fn frame_of(
+    page: &Page,
+    size: Option<(f64, f64)>,
+) -> Option<crate::service::BrowserFrame> {
+    use chromiumoxide::cdp::browser_protocol::page::{CaptureScreenshotParams, Viewport};
+    let (width, height) = match size {
+        Some(size) => size,
+        None => view_size(page).await?,
+    };
+    let params = CaptureScreenshotParams::builder()
+        .format(CaptureScreenshotFormat::Jpeg)
+        .quality(55)
+        .clip(Viewport {
+            x: 0.0,
+            y: 0.0,
+            width,
+            height,
+            scale: (1024.0 / width).min(1.0),
+        })
+        .build();
+    let shot = timed(page.execute(params)).await.ok()?.ok()?;
+    // CDP sends the picture as base64 already.
+    let encoded: &str = shot.data.as_ref();
+    let image = format!("data:image/jpeg;base64,{encoded}");
+    let url = page.url().await.ok().flatten().unwrap_or_default();
+    // The title needs the page's script, which waits while a page loads.
+    let title = tokio::time::timeout(Duration::from_millis(300), page.get_title())
+        .await
+        .ok()
+        .and_then(Result::ok)
+        .flatten()
+        .unwrap_or_default();
+    Some(crate::service::BrowserFrame { url, title, image })
 }
 
 /// The browser's DevTools socket named by `endpoint`'s `/json/version`; refused unless it is on

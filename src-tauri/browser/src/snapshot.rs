@@ -149,7 +149,16 @@ pub fn tidy_text(text: &str) -> String {
 }
 
 /// The model's text for `facts`, capped at `max_chars` characters.
-pub fn build(facts: PageFacts, max_chars: usize) -> Snapshot {
+pub fn build(mut facts: PageFacts, max_chars: usize) -> Snapshot {
+    // What the person typed into a secret field (a code, a card number) never reaches the model.
+    for element in &mut facts.elements {
+        if crate::safety::secret_kind(element).is_some()
+            && let Some(value) = element.value.as_mut()
+            && !value.is_empty()
+        {
+            *value = "••••".to_owned();
+        }
+    }
     let mut text = format!(
         "Page: {}\nURL: {}\nScroll: {}\n",
         facts.title,

@@ -746,6 +746,11 @@ const STORE: &str = r#"<html><head><title>Shop</title></head><body>
 <script>document.getElementById('who').textContent = 'Signed in: ' + (localStorage.getItem('signed_in') || 'no');</script>
 </body></html>"#;
 
+const CODE: &str = r#"<html><head><title>Verify</title></head><body><form action="/welcome">
+<label for="otp">Code</label>
+<input id="otp" name="otp" autocomplete="one-time-code" style="position:absolute;left:0;top:0;width:100%;height:50%;font-size:40px">
+</form></body></html>"#;
+
 /// A download answer: `chunks` pieces of `body` sent `gap` apart, then the end, or a broken
 /// connection when `break_off`.
 fn download(
@@ -786,6 +791,14 @@ async fn serve_files() -> (String, tokio::task::JoinHandle<()>) {
     let app = Router::new()
         .route("/files", get(|| async { Html(FILES) }))
         .route("/store", get(|| async { Html(STORE) }))
+        .route("/code", get(|| async { Html(CODE) }))
+        .route(
+            "/slow",
+            get(|| async {
+                tokio::time::sleep(std::time::Duration::from_millis(3500)).await;
+                Html("<title>Timetable</title><p>Every hour</p>")
+            }),
+        )
         .route(
             "/dl/report",
             get(|| async { download("report.pdf", 1, Duration::ZERO, false) }),
@@ -1024,6 +1037,196 @@ async fn a_sign_in_kept_in_site_storage_survives_an_idle_close() {
             .expect("text")
             .contains("Signed in: yes"),
         "{reopened}"
+    );
+    walk.service.close().await;
+    server.abort();
+}
+
+/// The task the test's run belongs to, and the runs the browser resumed.
+#[derive(Default)]
+struct RecordedResumes(std::sync::Mutex<Vec<(String, String)>>);
+
+impl sentient_browser::ProfileTasks for RecordedResumes {
+    fn rename_profile<'a>(
+        &'a self,
+        _: &'a str,
+        _: &'a str,
+    ) -> futures::future::BoxFuture<'a, Vec<String>> {
+        Box::pin(async { Vec::new() })
+    }
+    fn tasks_using<'a>(&'a self, _: &'a str) -> futures::future::BoxFuture<'a, Vec<String>> {
+        Box::pin(async { Vec::new() })
+    }
+    fn resume_run<'a>(
+        &'a self,
+        task_id: &'a str,
+        run_id: &'a str,
+    ) -> futures::future::BoxFuture<'a, bool> {
+        Box::pin(async move {
+            self.0
+                .lock()
+                .expect("resumes")
+                .push((task_id.to_owned(), run_id.to_owned()));
+            true
+        })
+    }
+}
+
+struct TaskRunOf;
+
+impl sentient_agent::tools::RunScope for TaskRunOf {
+    fn task_run(&self) -> Option<(String, String)> {
+        Some(("task-1".to_owned(), "run-1".to_owned()))
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_page_handed_to_the_person_resumes_the_run_once_it_moves_on() {
+    use sentient_browser::handoff::PersonInput;
+    let (base, server) = serve_files().await;
+    let home_dir = tempfile::tempdir().expect("home");
+    let home = Home::at(home_dir.path());
+    let bus = EventBus::new(Arc::new(SystemClock));
+    let mut events = bus.subscribe();
+    let config = ConfigService::load(&home.config_file(), bus.clone()).expect("config");
+    let resumes = Arc::new(RecordedResumes::default());
+    let service = BrowserService::new(BrowserParts {
+        home: home.clone(),
+        config,
+        bus,
+        shutdown: CancellationToken::new(),
+        tasks: resumes.clone(),
+    });
+    let plugin = sentient_browser::tools::plugin(service.clone());
+    let (mut ctx, frames) = ctx_with_frames(&home);
+    ctx.run = Some(Arc::new(TaskRunOf));
+    let mut walk = Walk {
+        plugin,
+        ctx,
+        service,
+        frames,
+    };
+    assert!(
+        walk.service.live_frame().await.is_err(),
+        "no picture while nothing waits"
+    );
+    let page = walk
+        .call("browser_open", json!({"url": format!("{base}/code")}))
+        .await
+        .expect("open");
+    let text = page["text"].as_str().expect("text").to_owned();
+    let refused = walk
+        .call(
+            "browser_type",
+            json!({"ref": Walk::reference(&text, "Code"), "text": "999999"}),
+        )
+        .await
+        .expect("a result");
+    assert_eq!(refused["needs_user"], "the page asks for a one-time code");
+
+    let waiting = walk
+        .service
+        .needs_you()
+        .expect("the page waits for the person");
+    assert_eq!(waiting.reason, "the page asks for a one-time code");
+    assert_eq!(waiting.task_id.as_deref(), Some("task-1"));
+    assert_eq!(waiting.run_id.as_deref(), Some("run-1"));
+    assert!(waiting.url.ends_with("/code"));
+    let mut announced = false;
+    while let Ok(envelope) = events.try_recv() {
+        if let DomainEvent::BrowserUpdated(status) = envelope.event
+            && status.needs_you.as_ref().map(|n| &n.id) == Some(&waiting.id)
+        {
+            announced = true;
+        }
+    }
+    assert!(announced, "browser.updated carries needs_you");
+    let picture = walk.service.live_frame().await.expect("a picture");
+    assert_eq!(&picture[..2], &[0xFF, 0xD8], "a JPEG");
+
+    // Bad input changes nothing.
+    let outside = PersonInput {
+        kind: "tap".into(),
+        x: Some(2.0),
+        y: Some(0.5),
+        ..Default::default()
+    };
+    assert!(outside.check().is_err());
+
+    // The person taps the field and types the code; the run is resumed once it stays filled.
+    let tap = PersonInput {
+        kind: "tap".into(),
+        x: Some(0.5),
+        y: Some(0.25),
+        ..Default::default()
+    };
+    walk.service
+        .person_input(tap.check().expect("a tap"))
+        .await
+        .expect("tapped");
+    let code = PersonInput {
+        kind: "text".into(),
+        text: Some("123456".into()),
+        ..Default::default()
+    };
+    walk.service
+        .person_input(code.check().expect("text"))
+        .await
+        .expect("typed");
+    for _ in 0..100 {
+        if walk.service.needs_you().is_none() {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    assert!(walk.service.needs_you().is_none(), "the hand-off ended");
+    assert_eq!(
+        resumes.0.lock().expect("resumes").clone(),
+        vec![("task-1".to_owned(), "run-1".to_owned())]
+    );
+    // The code is in the page (the person's doing), never in a result the model saw.
+    let after = walk
+        .call("browser_snapshot", json!({}))
+        .await
+        .expect("snapshot");
+    let seen = after["text"].as_str().expect("text");
+    assert!(seen.contains("textbox \"Code\" value=\"••••\""), "{after}");
+    assert!(!seen.contains("123456"), "{after}");
+    assert!(
+        walk.service
+            .person_input(sentient_browser::handoff::Input::Key("enter".into()))
+            .await
+            .is_err(),
+        "input only while something waits"
+    );
+    walk.service.close().await;
+    server.abort();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_slow_page_shows_live_while_it_opens() {
+    let (base, server) = serve_files().await;
+    let (mut walk, _home) = walk_with(json!({"browser": {}})).await;
+    // The browser is started first, so the pictures are of the page loading.
+    walk.call("browser_open", json!({"url": format!("{base}/store")}))
+        .await
+        .expect("open");
+    walk.frames.lock().expect("frames").clear();
+    let opened = walk
+        .call("browser_open", json!({"url": format!("{base}/slow")}))
+        .await
+        .expect("slow page");
+    assert_eq!(opened["title"], "Timetable");
+    let frames = walk.frames.lock().expect("frames").clone();
+    assert!(
+        frames.len() >= 2,
+        "a picture each second while the page loaded, then the last one: {}",
+        frames.len()
+    );
+    assert!(
+        frames
+            .iter()
+            .all(|f| f.starts_with("data:image/jpeg;base64,"))
     );
     walk.service.close().await;
     server.abort();

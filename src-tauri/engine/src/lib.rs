@@ -129,7 +129,37 @@ impl browser::ProfileTasks for BrowserTasks {
                 .collect()
         })
     }
+
+    /// Answers the run's stuck question for the person, who did the page step themselves;
+    /// only a run paused as stuck (never one waiting on a question of its own).
+    fn resume_run<'a>(
+        &'a self,
+        task_id: &'a str,
+        run_id: &'a str,
+    ) -> futures::future::BoxFuture<'a, bool> {
+        Box::pin(async move {
+            let Ok(task) = self.0.get_task(task_id).await else {
+                return false;
+            };
+            let stuck = task.runs.iter().any(|r| {
+                r.run_id == run_id
+                    && r.pending_question
+                        .as_ref()
+                        .is_some_and(|q| q.kind == "stuck")
+            });
+            stuck
+                && self
+                    .0
+                    .answer_run(task_id, run_id, PERSON_DID_THE_PAGE_STEP)
+                    .await
+                    .is_ok()
+        })
+    }
 }
+
+/// The note a run gets when the person did the page step it paused for.
+const PERSON_DID_THE_PAGE_STEP: &str =
+    "I did that step in the browser myself. Carry on from the page as it is now.";
 
 impl BrowserTasks {
     async fn tasks_naming(&self, profile: &str) -> Vec<sentient_core::domain::task::Task> {

@@ -689,6 +689,34 @@ impl Devices {
         }
     }
 
+    /// Tells every connected device that can show a notification that a browser page waits
+    /// for the person, with an Open action for its live view (`action.kind: browser_live_view`,
+    /// beyond the protocol; other devices ignore it).
+    pub async fn tell_about_handoff(&self, needs_you: &sentient_core::domain::browser::NeedsYou) {
+        let targets: Vec<String> = self
+            .connections
+            .lock_unpoisoned()
+            .values()
+            .filter(|c| c.capabilities().iter().any(|k| k == "notify.show"))
+            .map(|c| c.node_id.clone())
+            .collect();
+        let params = handoff_notice(needs_you);
+        let sends = targets.iter().map(|node_id| {
+            self.invoke(
+                node_id,
+                "notify.show",
+                params.clone(),
+                Some(Duration::from_secs(10)),
+                None,
+            )
+        });
+        for reply in futures::future::join_all(sends).await {
+            if let Err(error) = reply {
+                tracing::warn!(%error, "a device did not hear that the browser needs the person");
+            }
+        }
+    }
+
     /// Sends `stop_state` to every connected device, side by side; each gets at most
     /// [`STOP_STATE_SEND_LIMIT`], so a device that does not read never holds up the others.
     pub async fn broadcast_stop_state(&self, state: &StopState) -> usize {
@@ -701,6 +729,32 @@ impl Devices {
             .collect();
         send_to_all(&targets, &message).await
     }
+}
+
+/// The `notify.show` params for a page waiting for the person.
+fn handoff_notice(
+    needs_you: &sentient_core::domain::browser::NeedsYou,
+) -> serde_json::Map<String, Value> {
+    let mut reason = needs_you.reason.clone();
+    if let Some(first) = reason.get(..1) {
+        reason = first.to_uppercase() + &reason[1..];
+    }
+    let site = reqwest::Url::parse(&needs_you.url)
+        .ok()
+        .and_then(|u| u.host_str().map(str::to_owned))
+        .unwrap_or_default();
+    let on = if site.is_empty() {
+        String::new()
+    } else {
+        format!(" on {site}")
+    };
+    let params = serde_json::json!({
+        "title": "Sentient needs you in the browser",
+        "text": format!("{reason}{on}. Tap Open to do it from here; Sentient carries on once the page moves on."),
+        "tag": "browser-needs-you",
+        "action": {"kind": "browser_live_view", "label": "Open"},
+    });
+    params.as_object().cloned().unwrap_or_default()
 }
 
 /// Sends `message` to every connection side by side, giving each at most
@@ -858,11 +912,13 @@ impl Devices {
         })
     }
 
-    /// Follows Stop everything: devices hear `stop_state` after the work is cancelled.
-    pub fn follow_stop(self: &Arc<Self>, shutdown: tokio_util::sync::CancellationToken) {
+    /// Follows the bus: devices hear `stop_state` after Stop everything has cancelled the work,
+    /// and a `notify.show` with an Open action when a browser page waits for the person.
+    pub fn follow_events(self: &Arc<Self>, shutdown: tokio_util::sync::CancellationToken) {
         let mut events = self.bus.subscribe();
         let devices = self.clone();
         tokio::spawn(async move {
+            let mut told: Option<String> = None;
             loop {
                 let event = tokio::select! {
                     () = shutdown.cancelled() => break,
@@ -870,12 +926,27 @@ impl Devices {
                 };
                 match event {
                     Ok(envelope) => {
-                        if let DomainEvent::StopUpdated(state) = envelope.event {
-                            let devices = devices.clone();
-                            // Its own task, so a slow fan-out never makes this listener lag.
-                            tokio::spawn(async move {
-                                devices.broadcast_stop_state(&state).await;
-                            });
+                        match envelope.event {
+                            DomainEvent::StopUpdated(state) => {
+                                let devices = devices.clone();
+                                // Its own task, so a slow fan-out never makes this listener lag.
+                                tokio::spawn(async move {
+                                    devices.broadcast_stop_state(&state).await;
+                                });
+                            }
+                            DomainEvent::BrowserUpdated(status) => {
+                                let waiting = status.needs_you;
+                                if let Some(needs_you) = &waiting
+                                    && told.as_deref() != Some(needs_you.id.as_str())
+                                {
+                                    let (devices, needs_you) = (devices.clone(), needs_you.clone());
+                                    tokio::spawn(async move {
+                                        devices.tell_about_handoff(&needs_you).await;
+                                    });
+                                }
+                                told = waiting.map(|n| n.id);
+                            }
+                            _ => {}
                         }
                     }
                     Err(tokio::sync::broadcast::error::RecvError::Lagged(missed)) => {

@@ -403,7 +403,7 @@ impl Services {
         services
             .inner
             .devices
-            .follow_stop(services.shutdown_token());
+            .follow_events(services.shutdown_token());
         gateway::lan_runtime::follow_settings(&services);
         let shutdown = services.inner.shutdown.clone();
         let for_routes = services.clone();

@@ -3,7 +3,7 @@
 
 use sentient_engine::Engine;
 use sentient_engine::browser::{
-    BrowserStatus, NewProfile, OpenRequest, ProfileChange, ProfileList,
+    BrowserStatus, NewProfile, OpenRequest, PersonInput, ProfileChange, ProfileList,
 };
 use sentient_engine::error::ApiError;
 use tauri::State;
@@ -26,6 +26,23 @@ pub async fn open_browser(
         .open_for_person(body.url.as_deref(), body.profile.as_deref())
         .await
         .map_err(ApiError::conflict)
+}
+
+/// What the person did in the window's live view of a page waiting for them.
+#[tauri::command]
+#[specta::specta]
+pub async fn browser_input(
+    engine: State<'_, Engine>,
+    body: PersonInput,
+) -> Result<sentient_engine::OkReply, ApiError> {
+    let input = body.check().map_err(ApiError::bad_request)?;
+    engine
+        .services()
+        .browser()
+        .person_input(input)
+        .await
+        .map_err(ApiError::conflict)?;
+    Ok(sentient_engine::OkReply::yes())
 }
 
 #[tauri::command]

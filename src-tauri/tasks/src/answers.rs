@@ -178,6 +178,11 @@ impl Answers {
             .ok()
             .and_then(|t| t.browser_profile);
         ctx.browser_profile = std::sync::Arc::new(std::sync::Mutex::new(profile));
+        // A page step the person must do is handed to them for this run.
+        ctx.run = Some(std::sync::Arc::new(HeldCallOf {
+            task_id: record.task_id.clone(),
+            run_id: record.run.run_id.clone(),
+        }));
         let limit = usize::try_from(self.parts.config().current().chat.tool_result_max_chars)
             .unwrap_or(16_000);
         let outcome = self
@@ -316,6 +321,18 @@ fn set_result(transcript: &mut Vec<Message>, call: &ToolCall, content: String) {
     {
         Some(message) => message.content = content,
         None => transcript.push(Message::tool_result(call, content)),
+    }
+}
+
+/// The run a held call belongs to, for the tools that name it (the browser's hand-off).
+struct HeldCallOf {
+    task_id: String,
+    run_id: String,
+}
+
+impl sentient_agent::tools::RunScope for HeldCallOf {
+    fn task_run(&self) -> Option<(String, String)> {
+        Some((self.task_id.clone(), self.run_id.clone()))
     }
 }
 

@@ -25,6 +25,7 @@ import type {
   BrowserProfiles,
   BrowserStatus,
   NewBrowserProfile,
+  PersonInput,
   ClarificationAnswer,
   Config,
   EmbeddingTestRequest,
@@ -472,6 +473,11 @@ export const CALLS = {
   openBrowser: (profile: string | null, url: string | null = null): Doors<BrowserStatus> => ({
     http: POST('/api/browser/open', { profile, url }),
     tauri: () => commands.openBrowser({ profile, url }),
+  }),
+  /** A tap, text or key from the window's live view of a page waiting for the person. */
+  browserInput: (body: PersonInput): Doors<OkReply> => ({
+    http: POST('/api/browser/input', body),
+    tauri: () => commands.browserInput(body),
   }),
   closeBrowser: (): Doors<BrowserStatus> => ({ http: POST('/api/browser/close', {}), tauri: () => commands.closeBrowser() }),
   browserProfiles: (): Doors<BrowserProfiles> => ({ http: GET('/api/browser/profiles'), tauri: () => commands.browserProfiles() }),

@@ -95,6 +95,7 @@ const SAMPLES: { [K in DomainEventType]: DataOf<K> } = {
     error: null,
     profile: 'default',
     attached: false,
+    needs_you: null,
   },
   'browser.frame': { url: 'https://example.com/', title: 'Example', image: 'data:image/jpeg;base64,/9j/' },
 };

@@ -66,6 +66,8 @@ import type {
   SandboxStatus_Serialize,
   SandboxResult_Serialize,
   BrowserStatus_Serialize,
+  NeedsYou_Serialize,
+  PersonInput_Deserialize,
   ProfileList_Serialize,
   NewProfile_Deserialize,
   ProfileChange_Deserialize,
@@ -254,6 +256,10 @@ export type SandboxStatus = SandboxStatus_Serialize;
 export type SandboxResult = SandboxResult_Serialize;
 /** `GET /api/browser/status` (contract section 12): whether the assistant can use a browser and what is open. */
 export type BrowserStatus = BrowserStatus_Serialize;
+/** A browser page waiting for the person (a password, a code, a CAPTCHA): the status's `needs_you`. */
+export type NeedsYou = NeedsYou_Serialize;
+/** `POST /api/browser/input`: a tap, text or key from the live view of a page waiting for the person. */
+export type PersonInput = PersonInput_Deserialize;
 /** `GET /api/browser/profiles`: every browser profile and which one is open. */
 export type BrowserProfiles = ProfileList_Serialize;
 /** `POST /api/browser/profiles`. */

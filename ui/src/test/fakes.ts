@@ -61,6 +61,8 @@ import type {
   BrowserProfiles,
   BrowserProfileChange,
   NewBrowserProfile,
+  OkReply,
+  PersonInput,
   Node,
   Pairing,
   ImportResult,
@@ -654,7 +656,7 @@ export function fakeApi(initial: Bootstrap) {
   let lan: LanStatus = LAN_ON;
   let pairing: Pairing = makePairing();
   const browser: { status: BrowserStatus; profiles: BrowserProfiles['profiles'] } = {
-    status: { available: true, running: false, engine: 'chromium', headless: true, tabs: [], error: null, profile: 'default', attached: false },
+    status: { available: true, running: false, engine: 'chromium', headless: true, tabs: [], error: null, profile: 'default', attached: false, needs_you: null } as BrowserStatus,
     profiles: [{ name: 'default', kind: 'launch', engine: '', endpoint: '', notes: '', running: false }],
   };
   const browserList = (): BrowserProfiles => ({
@@ -1009,6 +1011,10 @@ export function fakeApi(initial: Bootstrap) {
       browser.status = { ...browser.status, running: true, headless: false, profile: name, tabs: [{ index: 0, url: 'about:blank', title: '', active: true }] };
       browser.profiles = browser.profiles.map((p) => ({ ...p, running: p.name === name }));
       return browser.status;
+    }),
+    browserInput: vi.fn(async (_body: PersonInput): Promise<OkReply> => {
+      if (!browser.status.needs_you) throw new ApiError(409, 'Nothing in the browser is waiting for you now.');
+      return { ok: true };
     }),
     closeBrowser: vi.fn(async (): Promise<BrowserStatus> => {
       browser.status = { ...browser.status, running: false, headless: true, profile: 'default', tabs: [] };

@@ -27,6 +27,25 @@ pub struct BrowserStatus {
     /// The open profile; `default` while closed.
     pub profile: String,
     pub attached: bool,
+    /// A step in the page only the person can do, waiting for them (beyond the contract: the
+    /// hand-off to the window or a paired phone); null when nothing waits.
+    pub needs_you: Option<NeedsYou>,
+}
+
+/// A page waiting for the person: a password, a one-time code, a CAPTCHA. They do it in the
+/// live view (the window or a paired phone) or in Open browser; when the page moves on, a
+/// task run that paused for it carries on by itself.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, specta::Type, utoipa::ToSchema)]
+pub struct NeedsYou {
+    pub id: String,
+    /// Why, in plain words: `the page asks for a one-time code`.
+    pub reason: String,
+    pub url: String,
+    pub title: String,
+    /// The task run that paused for it, if a task run asked.
+    pub task_id: Option<String>,
+    pub run_id: Option<String>,
+    pub since: chrono::DateTime<chrono::Utc>,
 }
 
 /// A picture of the active tab after the assistant acted in it.

@@ -1,5 +1,6 @@
 //! The LAN listener's app: only what devices on the network need — the device socket, the
-//! voice socket (device tokens), the web device app, device uploads and webhooks. Everything
+//! voice socket (device tokens), the web device app, device uploads, the live view of a
+//! browser page waiting for the person, and webhooks. Everything
 //! else is a 404, and the gateway token opens nothing here.
 
 use axum::Router;
@@ -28,6 +29,8 @@ pub fn router(services: Services) -> Router {
             "/api/nodes/upload",
             post(nodes::upload).layer(nodes::upload_limit()),
         )
+        .route("/api/nodes/browser/frame", get(nodes::browser_frame))
+        .route("/api/nodes/browser/input", post(nodes::browser_input))
         .route("/hooks/{id}", post(hooks::call))
         .fallback(not_here)
         .layer(axum::Extension(Door::Lan))

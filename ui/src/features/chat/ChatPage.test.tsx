@@ -127,6 +127,42 @@ describe('Chat page', () => {
     expect(screen.queryByTestId('tool-frame')).toBeNull();
   });
 
+  it('shows a needs-you card for a page step only the person may do, with Open browser and the live view', async () => {
+    const { engine } = setup();
+    const waiting = {
+      available: true, running: true, engine: 'chromium', headless: true, error: null, profile: 'default', attached: false,
+      tabs: [{ index: 0, url: 'https://shop.example/login', title: 'Log in', active: true }],
+      needs_you: { id: 'h1', reason: 'the page asks for a one-time code', url: 'https://shop.example/login', title: 'Log in', task_id: null, run_id: null, since: '2026-12-07T10:00:00Z' },
+    };
+    engine.api.browserStatus.mockResolvedValue(waiting);
+    await screen.findByText('No chats yet — say hello below.');
+    await send('Log me in');
+    const turn = engine.lastTurn();
+    act(() => {
+      turn.emit({ type: 'session', client_id: turn.body.client_id });
+      turn.emit({ type: 'tool_call', call_id: 'call_1', name: 'browser_type', arguments: { ref: 'e3', text: '000000' } });
+      turn.emit({
+        type: 'tool_result', call_id: 'call_1', name: 'browser_type', is_error: true, duration_ms: 40,
+        result: { error: 'This is a one-time code field. Ask the person to use Open browser.', needs_user: 'the page asks for a one-time code' },
+      });
+    });
+    const card = await screen.findByTestId('needs-you-card');
+    expect(card).toHaveTextContent('Sentient needs you in the browser. The page asks for a one-time code.');
+    expect(screen.getByTestId('tool-card')).toHaveTextContent('Needs you');
+    await userEvent.click(await within(card).findByRole('button', { name: 'Do it here' }));
+    const live = within(card).getByTestId('live-view');
+    expect(live).toHaveTextContent('Loading the page…');
+    const box = within(live).getByLabelText('Type into the page');
+    await userEvent.type(box, '123456');
+    await userEvent.click(within(live).getByRole('button', { name: 'Type' }));
+    expect(engine.api.browserInput).toHaveBeenCalledWith({ kind: 'text', text: '123456' });
+    expect(box).toHaveValue('');
+    await userEvent.click(within(live).getByRole('button', { name: 'Enter' }));
+    expect(engine.api.browserInput).toHaveBeenLastCalledWith({ kind: 'key', key: 'enter' });
+    await userEvent.click(within(card).getByRole('button', { name: 'Open browser' }));
+    expect(engine.api.openBrowser).toHaveBeenCalledWith('default');
+  });
+
   it('approval buttons send the right decision and give way to the outcome; declined calls say so', async () => {
     const { engine } = setup();
     await screen.findByText('No chats yet — say hello below.');

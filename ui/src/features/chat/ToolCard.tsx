@@ -4,6 +4,7 @@
 // what it wants to do until it is answered. A saved picture shows as the picture; a script has
 // its own card (ScriptCard).
 import type { ApprovalDecision } from '../../api';
+import { NeedsYouCard } from '../browser';
 import { ApprovalCard } from './ApprovalCard';
 import { OutputPicture, pictureOf } from './OutputPicture';
 import { ReadableValue } from './ReadableValue';
@@ -24,8 +25,18 @@ function errorText(result: unknown): string {
   return asText(result);
 }
 
+/** A browser step only the person may do: the result's `needs_user` reason. */
+function needsUser(result: unknown): string | null {
+  if (result && typeof result === 'object' && 'needs_user' in result) {
+    const reason = (result as { needs_user: unknown }).needs_user;
+    return typeof reason === 'string' && reason ? reason : null;
+  }
+  return null;
+}
+
 function status(tool: ToolView): { label: string; tone: string } {
   if (tool.declined) return { label: 'Declined', tone: 'declined' };
+  if (tool.result !== undefined && needsUser(tool.result)) return { label: 'Needs you', tone: 'waiting' };
   if (tool.result !== undefined) return tool.is_error ? { label: "Didn't work", tone: 'error' } : { label: 'Done', tone: 'done' };
   if (tool.approval && !tool.approval.outcome) return { label: 'Waiting for your OK', tone: 'waiting' };
   return { label: 'Working…', tone: 'running' };
@@ -46,7 +57,7 @@ export function ToolCard({
   const waiting = tool.approval !== null && !tool.approval.outcome;
   // Done without a question asked: one line that opens to the details. A card that asked for an
   // OK stays open, so its answer stays in view.
-  if (tool.result !== undefined && !tool.is_error && !tool.declined && !picture && !tool.approval) {
+  if (tool.result !== undefined && !tool.is_error && !tool.declined && !picture && !tool.approval && !needsUser(tool.result)) {
     return (
       <details className={`tool-card tool-line tool-${tone}`} data-testid="tool-card">
         <summary className="tool-head">
@@ -91,6 +102,8 @@ export function ToolCard({
       {tool.approval ? <ApprovalCard approval={tool.approval} onAnswer={(d) => onAnswer(tool.approval?.approval_id ?? '', d)} /> : null}
       {tool.declined ? (
         <p className="tool-declined">You declined this, so it didn't run.</p>
+      ) : tool.result !== undefined && needsUser(tool.result) ? (
+        <NeedsYouCard reason={needsUser(tool.result) ?? ''} />
       ) : tool.result !== undefined ? (
         tool.is_error ? (
           <p className="tool-error" data-testid="tool-result">

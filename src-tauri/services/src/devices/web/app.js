@@ -47,6 +47,13 @@
     forgetYes: $('forget-yes'),
     forgetNo: $('forget-no'),
     about: $('about'),
+    live: $('live'),
+    liveState: $('live-state'),
+    liveImage: $('live-image'),
+    liveForm: $('live-form'),
+    liveText: $('live-text'),
+    liveEnter: $('live-enter'),
+    liveClose: $('live-close'),
   };
 
   // ---- Platform -------------------------------------------------------------------------------
@@ -601,6 +608,120 @@
     }, 5000);
   }
 
+  // ---- Live view of a browser page waiting for the person ----------------------------------------
+  // Pictures at most twice a second while open; taps and typing go to the page over HTTPS with
+  // the device token. What is typed is never kept here.
+
+  const LIVE_EVERY_MS = 500;
+  let liveTimer = null;
+  let liveUrl = null;
+  let liveOpen = false;
+
+  function liveHeaders(json) {
+    const p = pairing();
+    const h = { Authorization: `Bearer ${p ? p.token : ''}` };
+    if (json) h['Content-Type'] = 'application/json';
+    return h;
+  }
+
+  function openLiveView() {
+    liveOpen = true;
+    el.live.hidden = false;
+    el.liveState.textContent = 'Loading the page…';
+    el.live.scrollIntoView({ block: 'start' });
+    clearTimeout(liveTimer);
+    nextLivePicture();
+  }
+
+  function closeLiveView(message) {
+    liveOpen = false;
+    clearTimeout(liveTimer);
+    el.liveText.value = '';
+    if (message) {
+      el.liveState.textContent = message;
+      el.liveImage.hidden = true;
+      liveTimer = setTimeout(() => {
+        el.live.hidden = true;
+      }, 4000);
+    } else {
+      el.live.hidden = true;
+    }
+    if (liveUrl) {
+      URL.revokeObjectURL(liveUrl);
+      liveUrl = null;
+    }
+  }
+
+  async function nextLivePicture() {
+    if (!liveOpen) return;
+    try {
+      const res = await fetch('/api/nodes/browser/frame', { headers: liveHeaders(false), cache: 'no-store' });
+      if (res.status === 409) {
+        closeLiveView('Done: the page moved on, and Sentient carries on.');
+        return;
+      }
+      if (!res.ok) throw new Error(await detailOf(res));
+      const blob = await res.blob();
+      const url = URL.createObjectURL(blob);
+      el.liveImage.src = url;
+      el.liveImage.hidden = false;
+      if (liveUrl) URL.revokeObjectURL(liveUrl);
+      liveUrl = url;
+      el.liveState.textContent = 'Tap the page where you would, then type.';
+    } catch (err) {
+      el.liveState.textContent = (err && err.message) || 'The page could not be shown. Check the connection.';
+    }
+    if (liveOpen) liveTimer = setTimeout(nextLivePicture, LIVE_EVERY_MS);
+  }
+
+  async function detailOf(res) {
+    try {
+      const body = await res.json();
+      return body.detail || 'Something went wrong.';
+    } catch {
+      return 'Something went wrong.';
+    }
+  }
+
+  async function sendLive(input) {
+    try {
+      const res = await fetch('/api/nodes/browser/input', {
+        method: 'POST',
+        headers: liveHeaders(true),
+        body: JSON.stringify(input),
+      });
+      if (res.status === 409) {
+        closeLiveView('Done: the page moved on, and Sentient carries on.');
+        return false;
+      }
+      if (!res.ok) {
+        el.liveState.textContent = await detailOf(res);
+        return false;
+      }
+      return true;
+    } catch {
+      el.liveState.textContent = 'That didn’t reach the computer. Check the connection.';
+      return false;
+    }
+  }
+
+  el.liveImage.addEventListener('click', (event) => {
+    const rect = el.liveImage.getBoundingClientRect();
+    if (!rect.width || !rect.height) return;
+    const x = Math.min(1, Math.max(0, (event.clientX - rect.left) / rect.width));
+    const y = Math.min(1, Math.max(0, (event.clientY - rect.top) / rect.height));
+    sendLive({ kind: 'tap', x, y });
+  });
+  el.liveForm.addEventListener('submit', async (event) => {
+    event.preventDefault();
+    const typed = el.liveText.value;
+    if (!typed) return;
+    el.liveText.value = '';
+    await sendLive({ kind: 'text', text: typed });
+  });
+  el.liveEnter.addEventListener('click', () => sendLive({ kind: 'key', key: 'enter' }));
+  el.liveClose.addEventListener('click', () => closeLiveView(''));
+
   // ---- Invokes --------------------------------------------------------------------------------
 
   class InvokeError extends Error {
@@ -652,7 +773,8 @@
     const title = text(params.title).trim();
     const body = text(params.text).trim();
     if (!title && !body) throw new InvokeError('bad_params', 'notify.show needs text.');
-    addNote(title || 'Sentient', body, text(params.tag));
+    const action = params.action && params.action.kind === 'browser_live_view' ? params.action : null;
+    addNote(title || 'Sentient', body, text(params.tag), action);
     if (has.notifications && Notification.permission === 'granted') {
       try {
         const opts = { body };
@@ -676,7 +798,7 @@
     return { shown: true };
   }
 
-  function addNote(title, body, tag) {
+  function addNote(title, body, tag, action) {
     if (tag) {
       for (const li of el.notes.querySelectorAll('li')) {
         if (li.dataset.tag === tag) li.remove();
@@ -697,6 +819,15 @@
     time.textContent = timeLabel(new Date());
     li.append(t);
     if (body) li.append(b);
+    if (action) {
+      const open = document.createElement('button');
+      open.type = 'button';
+      open.className = 'btn btn-primary note-action';
+      open.textContent = text(action.label) || 'Open';
+      open.setAttribute('data-testid', 'device-open-live-view');
+      open.addEventListener('click', () => openLiveView());
+      li.append(open);
+    }
     li.append(time);
     el.notes.prepend(li);
     while (el.notes.children.length > MAX_NOTES) el.notes.lastElementChild.remove();

@@ -8,10 +8,12 @@ use axum::response::{IntoResponse, Response};
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
-use crate::Services;
-use crate::browser::{BrowserStatus, NewProfile, OpenRequest, ProfileChange, ProfileList};
+use crate::browser::{
+    BrowserStatus, NewProfile, OpenRequest, PersonInput, ProfileChange, ProfileList,
+};
 use crate::error::{ApiError, ErrorBody};
 use crate::gateway::body::JsonBody;
+use crate::{OkReply, Services};
 
 pub fn routes() -> OpenApiRouter<Services> {
     OpenApiRouter::new()
@@ -19,6 +21,7 @@ pub fn routes() -> OpenApiRouter<Services> {
         .routes(routes!(open))
         .routes(routes!(close))
         .routes(routes!(screenshot))
+        .routes(routes!(input))
         .routes(routes!(profiles, add_profile))
         .routes(routes!(change_profile, delete_profile))
 }
@@ -64,6 +67,31 @@ pub async fn screenshot(State(services): State<Services>) -> Result<Response, Ap
         .await
         .map_err(ApiError::conflict)?;
     Ok(([(header::CONTENT_TYPE, "image/jpeg")], jpeg).into_response())
+}
+
+/// What the person did in the window's live view of a page waiting for them (a tap, text, a
+/// key), sent to the page; the text is never logged. 400 for bad input; 409 when nothing waits.
+#[utoipa::path(post, path = "/api/browser/input", tag = "browser", request_body = PersonInput,
+    responses((status = 200, body = OkReply), (status = 400, body = ErrorBody), (status = 409, body = ErrorBody), (status = 422, body = ErrorBody)))]
+pub async fn input(
+    State(services): State<Services>,
+    JsonBody(body): JsonBody<PersonInput>,
+) -> Result<Json<OkReply>, ApiError> {
+    person_input(&services, body).await
+}
+
+/// Checks the person's input and sends it to the page waiting for them.
+pub(crate) async fn person_input(
+    services: &Services,
+    body: PersonInput,
+) -> Result<Json<OkReply>, ApiError> {
+    let input = body.check().map_err(ApiError::bad_request)?;
+    services
+        .browser()
+        .person_input(input)
+        .await
+        .map_err(ApiError::conflict)?;
+    Ok(Json(OkReply::yes()))
 }
 
 /// The browser profiles and which one is open.

@@ -45,6 +45,8 @@ pub fn open() -> OpenApiRouter<Services> {
                 .routes(routes!(upload))
                 .layer(upload_limit()),
         )
+        .routes(routes!(browser_frame))
+        .routes(routes!(browser_input))
         .route(
             "/node",
             axum::routing::get(|| async { Redirect::permanent("/node/") }),
@@ -187,6 +189,63 @@ fn bearer(headers: &HeaderMap) -> Option<&str> {
         .and_then(|v| v.to_str().ok())
         .and_then(|v| v.strip_prefix("Bearer "))
         .map(str::trim)
+}
+
+/// The paired device whose token is in `Authorization: Bearer`.
+async fn device_of(services: &Services, headers: &HeaderMap) -> Result<Node, ApiError> {
+    let Some(token) = bearer(headers) else {
+        return Err(ApiError::unauthorized(
+            "Send the device's token as Authorization: Bearer <token>.",
+        ));
+    };
+    services.devices().verify_token(token).await.ok_or_else(|| {
+        ApiError::unauthorized("That device token is not valid. Pair the device again.")
+    })
+}
+
+/// A paired device's live view of a browser page waiting for the person (a sign-in, a code,
+/// a CAPTCHA): a JPEG of the page. 409 when nothing waits (the view closes).
+#[utoipa::path(get, path = "/api/nodes/browser/frame", tag = "devices",
+    params(("Authorization" = String, Header, description = "Bearer <device token>")),
+    responses((status = 200, content_type = "image/jpeg", body = Vec<u8>), (status = 401, body = crate::error::ErrorBody),
+        (status = 409, body = crate::error::ErrorBody)),
+    security(()))]
+pub async fn browser_frame(
+    State(services): State<Services>,
+    headers: HeaderMap,
+) -> Result<Response, ApiError> {
+    device_of(&services, &headers).await?;
+    let jpeg = services
+        .browser()
+        .live_frame()
+        .await
+        .map_err(ApiError::conflict)?;
+    Ok((
+        [
+            (header::CONTENT_TYPE, "image/jpeg"),
+            (header::CACHE_CONTROL, "no-store"),
+        ],
+        jpeg,
+    )
+        .into_response())
+}
+
+/// A tap, text or key from a paired device's live view, sent to the page waiting for the
+/// person (never logged). 400 bad input, 401 bad token, 409 when nothing waits.
+#[utoipa::path(post, path = "/api/nodes/browser/input", tag = "devices",
+    params(("Authorization" = String, Header, description = "Bearer <device token>")),
+    request_body = crate::browser::PersonInput,
+    responses((status = 200, body = OkReply), (status = 400, body = crate::error::ErrorBody),
+        (status = 401, body = crate::error::ErrorBody), (status = 409, body = crate::error::ErrorBody),
+        (status = 422, body = crate::error::ErrorBody)),
+    security(()))]
+pub async fn browser_input(
+    State(services): State<Services>,
+    headers: HeaderMap,
+    JsonBody(body): JsonBody<crate::browser::PersonInput>,
+) -> Result<Json<OkReply>, ApiError> {
+    device_of(&services, &headers).await?;
+    super::browser::person_input(&services, body).await
 }
 
 /// A photo or other large payload from a paired device, used once in a `result` within the

@@ -48,6 +48,7 @@ describe('Settings > Browser', () => {
       error: 'No supported browser is installed. Install Microsoft Edge, Google Chrome or Chromium, then try again.',
       profile: 'default',
       attached: false,
+      needs_you: null,
     });
     window.location.hash = '#/settings/browser';
     renderWithApi(<App />, engine.api);

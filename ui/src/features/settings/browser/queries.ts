@@ -6,32 +6,14 @@ import { useApi } from '../../../api/context';
 import type { ApiError } from '../../../api/errors';
 import { queryKeys, rejectAsApiError } from '../../../api/queries';
 
-export function useBrowserStatus() {
-  const api = useApi();
-  return useQuery<BrowserStatus, ApiError>({
-    queryKey: queryKeys.browserStatus,
-    queryFn: () => api.browserStatus().catch(rejectAsApiError),
-  });
-}
+// The status and Open browser are the browser feature's; this page uses them too.
+export { useBrowserStatus, useOpenBrowser } from '../../browser';
 
 export function useBrowserProfiles() {
   const api = useApi();
   return useQuery<BrowserProfiles, ApiError>({
     queryKey: queryKeys.browserProfiles,
     queryFn: () => api.browserProfiles().catch(rejectAsApiError),
-  });
-}
-
-/** Opens a profile as a window the person signs in with; the answer is the new status. */
-export function useOpenBrowser() {
-  const api = useApi();
-  const qc = useQueryClient();
-  return useMutation<BrowserStatus, ApiError, string>({
-    mutationFn: (profile) => api.openBrowser(profile).catch(rejectAsApiError),
-    onSuccess: (status) => {
-      qc.setQueryData(queryKeys.browserStatus, status);
-      void qc.invalidateQueries({ queryKey: queryKeys.browserProfiles });
-    },
   });
 }
 
