@@ -595,3 +595,114 @@ fn walk(root: &std::path::Path) -> Result<Vec<std::path::PathBuf>> {
     }
     Ok(files)
 }
+
+/// Stop everything while the browser waits on a slow page: the call ends at once with
+/// `Stopped.`, the page stops loading, and the browser stays open for the next call.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn stop_everything_ends_a_slow_page_load_and_the_browser_stays() -> Result<()> {
+    use axum::response::Html;
+    use axum::routing::get;
+
+    let app = axum::Router::new()
+        .route(
+            "/quick",
+            get(|| async { Html("<title>Quick</title><p>Here</p>") }),
+        )
+        .route(
+            "/slow",
+            get(|| async {
+                tokio::time::sleep(std::time::Duration::from_secs(20)).await;
+                Html("<title>Slow</title><p>At last</p>")
+            }),
+        );
+    let site = serve_on_loopback(app, "").await?;
+    let t = TestEngine::start().await?;
+    let server = crate::integrations::scripted(&t).await?;
+    server.push(Reply::tool_call(
+        "browser_open",
+        json!({"url": format!("{site}/quick")}),
+    ));
+    server.push(Reply::tool_call(
+        "browser_open",
+        json!({"url": format!("{site}/slow")}),
+    ));
+
+    let mut ws = t.ws().await?;
+    ws.send_json(json!({"type": "chat.send", "text": "Open the slow page."}))
+        .await?;
+    let mut calls = 0;
+    let stopped_at = loop {
+        let event = tokio::time::timeout(WAIT * 3, ws.next_json()).await??;
+        if event["type"] == "tool_call" && event["name"] == "browser_open" {
+            calls += 1;
+            if calls == 2 {
+                // Give the page time to be on its way, then stop everything.
+                tokio::time::sleep(std::time::Duration::from_millis(800)).await;
+                let (status, _) = t
+                    .client
+                    .post("/api/stop-all", json!({"source": "desktop"}))
+                    .await?;
+                assert_eq!(status, 200);
+                break std::time::Instant::now();
+            }
+        }
+    };
+    let mut ended = None;
+    loop {
+        let event = tokio::time::timeout(WAIT, ws.next_json()).await??;
+        match event["type"].as_str() {
+            Some("tool_result") if event["name"] == "browser_open" => {
+                assert_eq!(event["is_error"], true, "{event}");
+                assert!(event["result"].to_string().contains("Stopped"), "{event}");
+                ended = Some(stopped_at.elapsed());
+            }
+            Some("done" | "error" | "cancelled") => break,
+            _ => {}
+        }
+    }
+    let ended = ended.expect("the call ended with a result");
+    assert!(
+        ended < std::time::Duration::from_secs(3),
+        "the call ended {ended:?} after Stop everything"
+    );
+    // The browser stays, on the page it had, and not still loading the slow one.
+    let (_, status) = t.client.get("/api/browser/status").await?;
+    assert_eq!(status["running"], true, "{status}");
+    let tabs = status["tabs"].as_array().cloned().unwrap_or_default();
+    assert!(
+        tabs.iter()
+            .all(|t| !t["url"].as_str().unwrap_or_default().ends_with("/slow")),
+        "{status}"
+    );
+    // The next call is not held up behind the abandoned page.
+    t.client.post("/api/resume", json!({})).await?;
+    server.push(Reply::tool_call(
+        "browser_open",
+        json!({"url": format!("{site}/quick")}),
+    ));
+    server.push(Reply::text("Open again."));
+    let started = std::time::Instant::now();
+    ws.send_json(json!({"type": "chat.send", "text": "Open the quick page."}))
+        .await?;
+    let mut reopened = false;
+    loop {
+        let event = tokio::time::timeout(WAIT, ws.next_json()).await??;
+        if event["type"] == "tool_result" {
+            assert_eq!(event["result"]["title"], "Quick", "{event}");
+            reopened = true;
+        }
+        if event["type"] == "done" {
+            break;
+        }
+    }
+    assert!(reopened, "the second turn opened the page");
+    assert!(
+        started.elapsed() < std::time::Duration::from_secs(8),
+        "the next page took {:?}",
+        started.elapsed()
+    );
+    let closing = std::time::Instant::now();
+    t.engine.services().browser().close().await;
+    assert!(closing.elapsed() < std::time::Duration::from_secs(8));
+    Ok(())
+}

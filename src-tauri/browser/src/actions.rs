@@ -140,8 +140,8 @@ mod in_page {
         service
             .with_session(&open_profile, async move |session: &mut Session| {
                 let service = service_for_work;
-                let ticker = if acting {
-                    service.frames_during(session, ctx)
+                let pictures = if acting {
+                    service.frames_during(session, ctx).await
                 } else {
                     None
                 };
@@ -149,9 +149,7 @@ mod in_page {
                     &service, session, op, args, ctx, &settings, mode_off, &outputs, &profile,
                 )
                 .await;
-                if let Some(ticker) = ticker {
-                    ticker.abort();
-                }
+                drop(pictures);
                 if acting && result.is_ok() {
                     service.send_frame(session, Some(ctx)).await;
                 }
@@ -319,7 +317,7 @@ mod in_page {
         };
         (
             page.url().await.ok().flatten().unwrap_or_default(),
-            page.get_title().await.ok().flatten().unwrap_or_default(),
+            crate::session::title_of(page).await,
         )
     }
 

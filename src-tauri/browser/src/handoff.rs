@@ -253,7 +253,7 @@ mod live {
             let (url, title) = match session.page() {
                 Ok(page) => (
                     page.url().await.ok().flatten().unwrap_or_default(),
-                    page.get_title().await.ok().flatten().unwrap_or_default(),
+                    crate::session::title_of(page).await,
                 ),
                 Err(_) => return,
             };

@@ -362,10 +362,10 @@ impl BrowserService {
             let waited =
                 tokio::time::timeout(std::time::Duration::from_secs(2), self.inner.session.lock())
                     .await;
-            if let Ok(session) = waited
-                && let Some(open) = session.as_ref()
+            if let Ok(mut session) = waited
+                && let Some(open) = session.as_mut()
             {
-                let _ = open.evaluate("window.stop(); true").await;
+                open.stop_loading().await;
             }
         }
     }
@@ -458,6 +458,18 @@ pub(crate) fn tab_list(tabs: Vec<(String, String)>, active: usize) -> Vec<TabInf
         .collect()
 }
 
+/// The pictures taken while an acting tool runs; they stop when this is dropped (the action
+/// ended, or its call was cancelled).
+#[cfg(feature = "browser")]
+pub(crate) struct FramesDuring(tokio::task::JoinHandle<()>);
+
+#[cfg(feature = "browser")]
+impl Drop for FramesDuring {
+    fn drop(&mut self) {
+        self.0.abort();
+    }
+}
+
 #[cfg(feature = "browser")]
 mod open {
     use super::*;
@@ -535,19 +547,20 @@ mod open {
         }
 
         /// While an acting tool runs (a slow page loading), a picture of the page each second:
-        /// `browser.frame`, and with `browser.live_view` the call's `frame` progress. Abort the
-        /// handle when the action ends.
-        pub(crate) fn frames_during(
+        /// `browser.frame`, and with `browser.live_view` the call's `frame` progress, until the
+        /// returned guard drops.
+        pub(crate) async fn frames_during(
             &self,
             session: &Session,
             ctx: &ToolCtx,
-        ) -> Option<tokio::task::JoinHandle<()>> {
+        ) -> Option<FramesDuring> {
             let page = session.page().ok()?.clone();
+            // Read before the action, while the page answers (it stops answering while it
+            // navigates).
+            let size = crate::session::view_size(&page).await;
             let progress = ctx.progress.clone();
             let service = self.clone();
-            Some(tokio::spawn(async move {
-                // Read now, while the page answers (it stops answering while it navigates).
-                let size = crate::session::view_size(&page).await;
+            Some(FramesDuring(tokio::spawn(async move {
                 loop {
                     tokio::time::sleep(FRAME_EVERY).await;
                     let Some(frame) = crate::session::frame_of(&page, size).await else {
@@ -564,7 +577,7 @@ mod open {
                     }
                     service.inner.bus.publish(DomainEvent::BrowserFrame(frame));
                 }
-            }))
+            })))
         }
 
         /// Runs `work` on the open session of `profile`, opening or switching to it first.

@@ -529,6 +529,48 @@ impl Session {
         Ok(())
     }
 
+    /// Stops the active tab loading (the browser does it, so a page that is still on its way
+    /// stops too; a script in the page would wait for it).
+    pub async fn stop_loading(&mut self) {
+        use chromiumoxide::cdp::browser_protocol::page::StopLoadingParams;
+        use chromiumoxide::cdp::browser_protocol::target::CloseTargetParams;
+        let Ok(page) = self.page() else { return };
+        let answers = tokio::time::timeout(Duration::from_millis(500), page.evaluate("1"))
+            .await
+            .is_ok_and(|r| r.is_ok());
+        if answers {
+            let _ = tokio::time::timeout(
+                Duration::from_secs(2),
+                page.execute(StopLoadingParams::default()),
+            )
+            .await;
+            return;
+        }
+        // The page doesn't answer: a new page is on its way, and the browser holds the page's
+        // messages (a stop among them) until it arrives, while chromiumoxide keeps the tab's
+        // next navigation waiting behind it. So the tab is closed and a fresh one takes its
+        // place.
+        let stuck = self.tabs.remove(self.active);
+        if let Ok(mut own) = self.own_targets.lock() {
+            own.retain(|t| t != stuck.target_id().as_ref());
+        }
+        let _ = tokio::time::timeout(
+            Duration::from_secs(2),
+            self.browser
+                .execute(CloseTargetParams::new(stuck.target_id().clone())),
+        )
+        .await;
+        match tokio::time::timeout(
+            Duration::from_secs(10),
+            self.browser.new_page("about:blank"),
+        )
+        .await
+        {
+            Ok(Ok(fresh)) => self.follow(fresh).await,
+            _ => self.active = self.tabs.len().saturating_sub(1),
+        }
+    }
+
     /// Text the person typed in the live view, inserted into the focused field as it is.
     pub async fn insert_text(&self, text: &str) -> Result<(), ActionError> {
         use chromiumoxide::cdp::browser_protocol::input::InsertTextParams;
@@ -614,7 +656,7 @@ impl Session {
         let mut tabs = Vec::with_capacity(self.tabs.len());
         for page in &self.tabs {
             let url = page.url().await.ok().flatten().unwrap_or_default();
-            let title = page.get_title().await.ok().flatten().unwrap_or_default();
+            let title = title_of(page).await;
             tabs.push((url, title));
         }
         (tabs, self.active)
@@ -701,14 +743,19 @@ pub(crate) async fn frame_of(
     let encoded: &str = shot.data.as_ref();
     let image = format!("data:image/jpeg;base64,{encoded}");
     let url = page.url().await.ok().flatten().unwrap_or_default();
-    // The title needs the page's script, which waits while a page loads.
-    let title = tokio::time::timeout(Duration::from_millis(300), page.get_title())
+    let title = title_of(page).await;
+    Some(crate::service::BrowserFrame { url, title, image })
+}
+
+/// The page's title, or nothing while a page is on its way (reading it needs the page's
+/// script, which the browser holds back until the new page arrives).
+pub(crate) async fn title_of(page: &Page) -> String {
+    tokio::time::timeout(Duration::from_millis(500), page.get_title())
         .await
         .ok()
         .and_then(Result::ok)
         .flatten()
-        .unwrap_or_default();
-    Some(crate::service::BrowserFrame { url, title, image })
+        .unwrap_or_default()
 }
 
 /// The browser's DevTools socket named by `endpoint`'s `/json/version`; refused unless it is on

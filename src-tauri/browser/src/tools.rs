@@ -127,14 +127,16 @@ impl Tool for BrowserTool {
         ctx: &'a ToolCtx,
     ) -> BoxFuture<'a, Result<ToolOutput, ToolError>> {
         Box::pin(async move {
+            // A call cancelled (its Cancel) or dropped (Stop everything ends the whole reply)
+            // stops the page loading; the browser stays.
+            let mut unfinished = StopWhenDropped(Some(self.service.clone()));
             let work = crate::actions::run(&self.service, self.op, args, ctx);
-            tokio::select! {
+            let result = tokio::select! {
                 result = work => result.map_err(ToolError::Failed).and_then(ToolOutput::json),
-                () = ctx.cancel.cancelled() => {
-                    self.service.stop_loading().await;
-                    Err(ToolError::Cancelled)
-                }
-            }
+                () = ctx.cancel.cancelled() => return Err(ToolError::Cancelled),
+            };
+            unfinished.0 = None;
+            result
         })
     }
 
@@ -328,6 +330,19 @@ pub(crate) fn read_args(op: Op, args: Value) -> Result<Args, String> {
             Args::None
         }
     })
+}
+
+/// Stops the page loading when a call ends before its action did.
+struct StopWhenDropped(Option<BrowserService>);
+
+impl Drop for StopWhenDropped {
+    fn drop(&mut self) {
+        if let Some(service) = self.0.take()
+            && let Ok(runtime) = tokio::runtime::Handle::try_current()
+        {
+            runtime.spawn(async move { service.stop_loading().await });
+        }
+    }
 }
 
 /// `{error, needs_user: reason}`: something only the person may do in the page; a task run
