@@ -113,6 +113,7 @@ struct Walk {
     service: BrowserService,
     /// The `frame` progress the calls sent.
     frames: Arc<std::sync::Mutex<Vec<String>>>,
+    bus: EventBus,
 }
 
 /// A call context whose `frame` progress lands in the returned list.
@@ -162,6 +163,16 @@ impl Walk {
             .map_err(|e| e.to_string())
     }
 
+    /// Clicks the element whose snapshot line (in `text`) contains `needle`.
+    async fn click_on(&mut self, text: &str, needle: &str) -> Value {
+        self.call(
+            "browser_click",
+            json!({"ref": Self::reference(text, needle)}),
+        )
+        .await
+        .unwrap_or_else(|e| panic!("clicking {needle}: {e}"))
+    }
+
     /// The ref of the snapshot line that contains `needle`.
     fn reference(text: &str, needle: &str) -> String {
         let line = text
@@ -193,7 +204,7 @@ async fn the_tools_read_and_act_in_real_pages_within_the_safety_rules() {
     let service = BrowserService::new(BrowserParts {
         home: home.clone(),
         config,
-        bus,
+        bus: bus.clone(),
         shutdown: shutdown.clone(),
         tasks: Arc::new(sentient_browser::NoTasks),
     });
@@ -206,6 +217,7 @@ async fn the_tools_read_and_act_in_real_pages_within_the_safety_rules() {
         ctx,
         service,
         frames,
+        bus,
     };
 
     // Nothing runs until the first call.
@@ -657,7 +669,7 @@ async fn an_attached_browser_gets_a_tab_of_ours_and_is_only_disconnected() {
     let service = BrowserService::new(BrowserParts {
         home: home.clone(),
         config,
-        bus,
+        bus: bus.clone(),
         shutdown: CancellationToken::new(),
         tasks: Arc::new(sentient_browser::NoTasks),
     });
@@ -668,6 +680,7 @@ async fn an_attached_browser_gets_a_tab_of_ours_and_is_only_disconnected() {
         ctx,
         service,
         frames,
+        bus,
     };
 
     let opened = walk
@@ -822,6 +835,14 @@ async fn serve_files() -> (String, tokio::task::JoinHandle<()>) {
 }
 
 async fn walk_with(settings: Value) -> (Walk, tempfile::TempDir) {
+    walk_with_tasks(settings, Arc::new(sentient_browser::NoTasks)).await
+}
+
+/// A walk whose browser asks `tasks` about the tasks (a resumed run, a renamed profile).
+async fn walk_with_tasks(
+    settings: Value,
+    tasks: Arc<dyn sentient_browser::ProfileTasks>,
+) -> (Walk, tempfile::TempDir) {
     let home_dir = tempfile::tempdir().expect("home");
     let home = Home::at(home_dir.path());
     let bus = EventBus::new(Arc::new(SystemClock));
@@ -830,9 +851,9 @@ async fn walk_with(settings: Value) -> (Walk, tempfile::TempDir) {
     let service = BrowserService::new(BrowserParts {
         home: home.clone(),
         config,
-        bus,
+        bus: bus.clone(),
         shutdown: CancellationToken::new(),
-        tasks: Arc::new(sentient_browser::NoTasks),
+        tasks,
     });
     let plugin = sentient_browser::tools::plugin(service.clone());
     let (ctx, frames) = ctx_with_frames(&home);
@@ -842,6 +863,7 @@ async fn walk_with(settings: Value) -> (Walk, tempfile::TempDir) {
             ctx,
             service,
             frames,
+            bus,
         },
         home_dir,
     )
@@ -876,13 +898,7 @@ async fn downloads_are_saved_to_files_and_reported_on_results() {
     let text = page["text"].as_str().expect("text").to_owned();
 
     // An instant download is saved and reported by the click that started it.
-    let clicked = walk
-        .call(
-            "browser_click",
-            json!({"ref": Walk::reference(&text, "Instant report")}),
-        )
-        .await
-        .expect("click");
+    let clicked = walk.click_on(&text, "Instant report").await;
     assert_eq!(
         clicked["downloads"],
         json!(["downloads/report.pdf"]),
@@ -895,13 +911,7 @@ async fn downloads_are_saved_to_files_and_reported_on_results() {
         1024
     );
     // The same name again is saved beside it.
-    let again = walk
-        .call(
-            "browser_click",
-            json!({"ref": Walk::reference(&text, "Instant report")}),
-        )
-        .await
-        .expect("click again");
+    let again = walk.click_on(&text, "Instant report").await;
     assert_eq!(
         again["downloads"],
         json!(["downloads/report (2).pdf"]),
@@ -909,13 +919,7 @@ async fn downloads_are_saved_to_files_and_reported_on_results() {
     );
 
     // A slow one is listed by name while it runs, and reported by a later result.
-    let slow = walk
-        .call(
-            "browser_click",
-            json!({"ref": Walk::reference(&text, "Slow archive")}),
-        )
-        .await
-        .expect("click slow");
+    let slow = walk.click_on(&text, "Slow archive").await;
     assert_eq!(
         slow["downloads_in_progress"],
         json!(["archive.zip"]),
@@ -936,12 +940,7 @@ async fn downloads_are_saved_to_files_and_reported_on_results() {
     );
 
     // A broken connection is a download error beside an ordinary result.
-    walk.call(
-        "browser_click",
-        json!({"ref": Walk::reference(&text, "Broken file")}),
-    )
-    .await
-    .expect("click broken");
+    walk.click_on(&text, "Broken file").await;
     let failed = snapshot_until(&mut walk, "download_errors").await;
     let errors = failed["download_errors"].to_string();
     assert!(errors.contains("broken.bin"), "{failed}");
@@ -955,12 +954,7 @@ async fn downloads_are_saved_to_files_and_reported_on_results() {
     walk.service
         .downloads()
         .set_limit(std::time::Duration::from_secs(2));
-    walk.call(
-        "browser_click",
-        json!({"ref": Walk::reference(&text, "Endless log")}),
-    )
-    .await
-    .expect("click endless");
+    walk.click_on(&text, "Endless log").await;
     let stopped = snapshot_until(&mut walk, "download_errors").await;
     let errors = stopped["download_errors"].to_string();
     assert!(
@@ -1084,28 +1078,10 @@ impl sentient_agent::tools::RunScope for TaskRunOf {
 async fn a_page_handed_to_the_person_resumes_the_run_once_it_moves_on() {
     use sentient_browser::handoff::PersonInput;
     let (base, server) = serve_files().await;
-    let home_dir = tempfile::tempdir().expect("home");
-    let home = Home::at(home_dir.path());
-    let bus = EventBus::new(Arc::new(SystemClock));
-    let mut events = bus.subscribe();
-    let config = ConfigService::load(&home.config_file(), bus.clone()).expect("config");
     let resumes = Arc::new(RecordedResumes::default());
-    let service = BrowserService::new(BrowserParts {
-        home: home.clone(),
-        config,
-        bus,
-        shutdown: CancellationToken::new(),
-        tasks: resumes.clone(),
-    });
-    let plugin = sentient_browser::tools::plugin(service.clone());
-    let (mut ctx, frames) = ctx_with_frames(&home);
-    ctx.run = Some(Arc::new(TaskRunOf));
-    let mut walk = Walk {
-        plugin,
-        ctx,
-        service,
-        frames,
-    };
+    let (mut walk, _home) = walk_with_tasks(json!({"browser": {}}), resumes.clone()).await;
+    walk.ctx.run = Some(Arc::new(TaskRunOf));
+    let mut events = walk.bus.subscribe();
     assert!(
         walk.service.live_frame().await.is_err(),
         "no picture while nothing waits"
