@@ -718,9 +718,8 @@ async fn an_attached_browser_gets_a_tab_of_ours_and_is_only_disconnected() {
         .await
         .expect("a download in the person's browser");
     assert_eq!(
-        downloaded["downloads"],
-        json!(["downloads/report.pdf"]),
-        "{downloaded}"
+        saved_download(&mut walk, &downloaded, "report.pdf").await,
+        json!(["downloads/report.pdf"])
     );
     assert!(home_dir.path().join("files/downloads/report.pdf").exists());
 
@@ -869,6 +868,17 @@ async fn walk_with_tasks(
     )
 }
 
+/// What the download `result` started was saved as: reported by `result` itself (it started and
+/// ended within the action's 0.3 s), or, on a busy machine, listed there by `name` as still
+/// arriving and reported by a later result.
+async fn saved_download(walk: &mut Walk, result: &Value, name: &str) -> Value {
+    if let Some(saved) = result.get("downloads") {
+        return saved.clone();
+    }
+    assert_eq!(result["downloads_in_progress"], json!([name]), "{result}");
+    snapshot_until(walk, "downloads").await["downloads"].clone()
+}
+
 /// Calls `browser_snapshot` until its result has `field`, for up to 10 s.
 async fn snapshot_until(walk: &mut Walk, field: &str) -> Value {
     for _ in 0..40 {
@@ -897,12 +907,12 @@ async fn downloads_are_saved_to_files_and_reported_on_results() {
     assert!(page.get("downloads").is_none(), "{page}");
     let text = page["text"].as_str().expect("text").to_owned();
 
-    // An instant download is saved and reported by the click that started it.
+    // An instant download is saved and reported (by the click that started it, unless the
+    // machine is too busy to finish it within the click's 0.3 s).
     let clicked = walk.click_on(&text, "Instant report").await;
     assert_eq!(
-        clicked["downloads"],
-        json!(["downloads/report.pdf"]),
-        "{clicked}"
+        saved_download(&mut walk, &clicked, "report.pdf").await,
+        json!(["downloads/report.pdf"])
     );
     assert_eq!(
         std::fs::read(saved.join("report.pdf"))
@@ -913,9 +923,8 @@ async fn downloads_are_saved_to_files_and_reported_on_results() {
     // The same name again is saved beside it.
     let again = walk.click_on(&text, "Instant report").await;
     assert_eq!(
-        again["downloads"],
-        json!(["downloads/report (2).pdf"]),
-        "{again}"
+        saved_download(&mut walk, &again, "report.pdf").await,
+        json!(["downloads/report (2).pdf"])
     );
 
     // A slow one is listed by name while it runs, and reported by a later result.
@@ -969,9 +978,8 @@ async fn downloads_are_saved_to_files_and_reported_on_results() {
         .await
         .expect("a download is no error");
     assert_eq!(
-        direct["downloads"],
-        json!(["downloads/report (3).pdf"]),
-        "{direct}"
+        saved_download(&mut walk, &direct, "report.pdf").await,
+        json!(["downloads/report (3).pdf"])
     );
     assert!(direct["text"].as_str().is_some());
 
