@@ -20,14 +20,10 @@
 
 import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { chromium } from 'playwright-core';
-import { eventually, freePort, ScriptedWorld, STEP_TIMEOUT_MS, screenshots, sendMessage } from './support.mjs';
+import { eventually, freePort, launchPhone, ScriptedWorld, STEP_TIMEOUT_MS, screenshots, sendMessage } from './support.mjs';
 
-const chromiumPath = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
 const CHAT_CODE = '731904';
 const PHONE_CODE = '482913';
 // The field fills the page's top half, so a tap there lands in it.
@@ -80,19 +76,7 @@ const api = (method, path, body) => world.api(method, path, body);
 before(async () => {
   await world.start();
   ({ ready, page } = world);
-  const profile = await mkdtemp(join(tmpdir(), 'sentient-e2e-handoff-phone-'));
-  world.cleanup.push(() => rm(profile, { recursive: true, force: true }));
-  phoneContext = await chromium.launchPersistentContext(profile, {
-    executablePath: chromiumPath,
-    headless: true,
-    viewport: { width: 390, height: 844 },
-    deviceScaleFactor: 2,
-    isMobile: true,
-    hasTouch: true,
-    // The LAN listener's certificate is self-signed (a phone's browser asks once).
-    ignoreHTTPSErrors: true,
-    args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--disable-dev-shm-usage'],
-  });
+  phoneContext = await launchPhone(world);
   world.cleanup.push(() => phoneContext.close());
   phone = phoneContext.pages()[0] ?? (await phoneContext.newPage());
   phone.setDefaultTimeout(STEP_TIMEOUT_MS);

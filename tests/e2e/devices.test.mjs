@@ -27,12 +27,10 @@
 // settings-devices.png at the repo root.
 
 import assert from 'node:assert/strict';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { chromium } from 'playwright-core';
-import { eventually, ScriptedWorld, STEP_TIMEOUT_MS, screenshots, freePort } from './support.mjs';
+import { eventually, launchPhone, ScriptedWorld, STEP_TIMEOUT_MS, screenshots, freePort } from './support.mjs';
 
 const chromiumPath = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
 // An Android phone's Chrome, so the app names itself the way it does on a phone.
@@ -60,32 +58,9 @@ before(async () => {
   // The world's browser has no camera; this one has Chromium's fake camera, a phone's screen and
   // user agent, and notifications, camera and location granted for the engine's address.
   await world.context.close();
-  const profile = await mkdtemp(join(tmpdir(), 'sentient-e2e-device-'));
-  world.cleanup.push(() => rm(profile, { recursive: true, force: true }));
-  world.context = await chromium.launchPersistentContext(profile, {
-    executablePath: chromiumPath,
-    headless: true,
-    viewport: { width: 390, height: 844 },
-    deviceScaleFactor: 2,
-    isMobile: true,
-    hasTouch: true,
-    userAgent: PHONE_UA,
-    timezoneId: 'Europe/Lisbon',
-    locale: 'en-GB',
-    geolocation: LISBON,
-    // The LAN listener's certificate is self-signed (a phone's browser asks the user once).
-    ignoreHTTPSErrors: true,
-    args: [
-      '--no-sandbox',
-      '--disable-gpu',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-      '--disable-dev-shm-usage',
-      '--use-fake-device-for-media-stream',
-      '--use-fake-ui-for-media-stream',
-    ],
+  world.context = await launchPhone(world, {
+    options: { userAgent: PHONE_UA, timezoneId: 'Europe/Lisbon', locale: 'en-GB', geolocation: LISBON },
+    args: ['--use-fake-device-for-media-stream', '--use-fake-ui-for-media-stream'],
   });
   await world.context.grantPermissions(['notifications', 'camera', 'geolocation'], { origin: ready.url });
   page = world.context.pages()[0] ?? (await world.context.newPage());

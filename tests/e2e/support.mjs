@@ -266,6 +266,27 @@ export async function stopKeyring(k) {
   clearTimeout(timer);
 }
 
+/**
+ * A phone-sized Chromium with its own profile (removed with the world): touch, a 390 × 844
+ * screen at 2×, and the LAN listener's self-signed certificate accepted (a phone's browser asks
+ * the user once). `options` and `args` add to those.
+ */
+export async function launchPhone(world, { options = {}, args = [] } = {}) {
+  const profile = await mkdtemp(join(tmpdir(), `sentient-e2e-${world.name}-phone-`));
+  world.cleanup.push(() => rm(profile, { recursive: true, force: true }));
+  return chromium.launchPersistentContext(profile, {
+    executablePath: chromiumPath,
+    headless: true,
+    viewport: { width: 390, height: 844 },
+    deviceScaleFactor: 2,
+    isMobile: true,
+    hasTouch: true,
+    ignoreHTTPSErrors: true,
+    ...options,
+    args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--disable-dev-shm-usage', ...args],
+  });
+}
+
 /** A port nothing listens on right now. */
 export function freePort() {
   return new Promise((resolve, reject) => {

@@ -363,26 +363,8 @@ async fn a_task_run_pauses_at_a_password_field_and_says_what_the_page_wants() ->
         "browser_type",
         json!({"ref": "e2", "text": "hunter2"}),
     ));
-    let (_, task) = t
-        .client
-        .post(&format!("/api/tasks/{id}/run-now"), json!({}))
-        .await?;
-    let run_id = last_run(&task)["run_id"].as_str().expect("run").to_owned();
-
-    // Typing after reading the page waits for the person.
-    let task = wait_task(&t, &id, |t| t["status"] == "waiting_for_user").await?;
-    let held = &last_run(&task)["pending_question"];
-    assert_eq!(
-        held["options"],
-        json!(["Yes, go ahead", "No, stop the task"]),
-        "{held}"
-    );
-    t.client
-        .post(
-            &format!("/api/tasks/{id}/runs/{run_id}/answer"),
-            json!({"answer": "Yes, go ahead"}),
-        )
-        .await?;
+    // Typing after reading the page waits for the person, who says yes.
+    run_and_allow_typing(&t, &id).await?;
 
     // The field is the person's: the run asks, naming it.
     let task = wait_task(&t, &id, |t| {
@@ -402,6 +384,33 @@ async fn a_task_run_pauses_at_a_password_field_and_says_what_the_page_wants() ->
     t.engine.services().browser().close().await;
     t.stop().await;
     Ok(())
+}
+
+/// Runs the task now; its typing after reading a page waits for the person's OK (outside
+/// content), which is given. Returns the run's id.
+async fn run_and_allow_typing(t: &TestEngine, id: &str) -> Result<String> {
+    use crate::task_questions::last_run;
+    use sentient_e2e::wait_task;
+
+    let (_, task) = t
+        .client
+        .post(&format!("/api/tasks/{id}/run-now"), json!({}))
+        .await?;
+    let run_id = last_run(&task)["run_id"].as_str().expect("run").to_owned();
+    let task = wait_task(t, id, |t| t["status"] == "waiting_for_user").await?;
+    let held = &last_run(&task)["pending_question"];
+    assert_eq!(
+        held["options"],
+        json!(["Yes, go ahead", "No, stop the task"]),
+        "{held}"
+    );
+    t.client
+        .post(
+            &format!("/api/tasks/{id}/runs/{run_id}/answer"),
+            json!({"answer": "Yes, go ahead"}),
+        )
+        .await?;
+    Ok(run_id)
 }
 
 /// A sign-in page asking for a one-time code (the whole top half is the field, so a tap in the
@@ -464,19 +473,8 @@ async fn a_phone_types_the_code_through_the_live_view_and_the_run_carries_on() -
     ));
     server.push(Reply::tool_call("browser_snapshot", json!({})));
     server.push(Reply::text("You're signed in."));
-    let (_, task) = t
-        .client
-        .post(&format!("/api/tasks/{id}/run-now"), json!({}))
-        .await?;
-    let run_id = last_run(&task)["run_id"].as_str().expect("run").to_owned();
     // Typing after reading a page waits for the person's OK first (outside content).
-    wait_task(&t, &id, |t| t["status"] == "waiting_for_user").await?;
-    t.client
-        .post(
-            &format!("/api/tasks/{id}/runs/{run_id}/answer"),
-            json!({"answer": "Yes, go ahead"}),
-        )
-        .await?;
+    run_and_allow_typing(&t, &id).await?;
 
     // The phone is told, with an Open action for its live view.
     let notice = next_of_type(&mut phone, "invoke").await?;

@@ -8,6 +8,7 @@
 //!   renaming and deleting them.
 //! - [`urls`]: which addresses the browser may open.
 //! - [`snapshot`]: a page as the model reads it; `collector.js` marks the elements.
+//! - [`tasks`]: what the browser asks of tasks (profile renames, resuming a paused run).
 //! - [`safety`]: secret fields, card numbers, CAPTCHAs, clicks that buy, send or delete.
 //! - [`keys`]: key names as the model writes them.
 //! - [`downloads`]: files the browser downloads, saved to Files and reported on results.
@@ -28,12 +29,14 @@ pub mod service;
 #[cfg(feature = "browser")]
 mod session;
 pub mod snapshot;
+pub mod tasks;
 pub mod tools;
 pub mod urls;
 
 pub use actions::related_paragraphs;
 pub use handoff::PersonInput;
-pub use profile_changes::{NewProfile, NoTasks, OpenRequest, ProfileChange, ProfileTasks};
+pub use profile_changes::{NewProfile, OpenRequest, ProfileChange};
 pub use service::{
     BrowserFrame, BrowserParts, BrowserService, BrowserStatus, ProfileInfo, ProfileList, TabInfo,
 };
+pub use tasks::{BrowserTasks, NoTasks};

@@ -54,7 +54,7 @@ pub struct BrowserParts {
     pub bus: EventBus,
     pub shutdown: CancellationToken,
     /// What a profile's rename or delete asks of the tasks that name it.
-    pub tasks: Arc<dyn crate::profile_changes::ProfileTasks>,
+    pub tasks: Arc<dyn crate::tasks::BrowserTasks>,
 }
 
 /// When the last picture of the page went out, and whether a trailing one is on its way.
@@ -75,7 +75,7 @@ pub struct BrowserService {
 struct Inner {
     home: Home,
     config: ConfigService,
-    tasks: Arc<dyn crate::profile_changes::ProfileTasks>,
+    tasks: Arc<dyn crate::tasks::BrowserTasks>,
     bus: EventBus,
     #[cfg(feature = "browser")]
     session: tokio::sync::Mutex<Option<crate::session::Session>>,
@@ -134,7 +134,7 @@ impl BrowserService {
         &self.inner.config
     }
 
-    pub(crate) fn tasks(&self) -> &Arc<dyn crate::profile_changes::ProfileTasks> {
+    pub(crate) fn tasks(&self) -> &Arc<dyn crate::tasks::BrowserTasks> {
         &self.inner.tasks
     }
 

@@ -504,11 +504,9 @@ impl Session {
             DispatchMouseEventParams, DispatchMouseEventType, MouseButton,
         };
         let page = self.page()?;
-        let size = self
-            .evaluate("JSON.stringify([window.innerWidth, window.innerHeight])")
-            .await?;
-        let width = size.get(0).and_then(Value::as_f64).unwrap_or(0.0);
-        let height = size.get(1).and_then(Value::as_f64).unwrap_or(0.0);
+        let (width, height) = view_size(page)
+            .await
+            .ok_or_else(|| "The page didn't say how large it is. Try again.".to_owned())?;
         let (at_x, at_y) = (x * width, y * height);
         for kind in [
             DispatchMouseEventType::MousePressed,

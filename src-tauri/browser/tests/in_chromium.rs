@@ -840,7 +840,7 @@ async fn walk_with(settings: Value) -> (Walk, tempfile::TempDir) {
 /// A walk whose browser asks `tasks` about the tasks (a resumed run, a renamed profile).
 async fn walk_with_tasks(
     settings: Value,
-    tasks: Arc<dyn sentient_browser::ProfileTasks>,
+    tasks: Arc<dyn sentient_browser::BrowserTasks>,
 ) -> (Walk, tempfile::TempDir) {
     let home_dir = tempfile::tempdir().expect("home");
     let home = Home::at(home_dir.path());
@@ -1048,7 +1048,7 @@ async fn a_sign_in_kept_in_site_storage_survives_an_idle_close() {
 #[derive(Default)]
 struct RecordedResumes(std::sync::Mutex<Vec<(String, String)>>);
 
-impl sentient_browser::ProfileTasks for RecordedResumes {
+impl sentient_browser::BrowserTasks for RecordedResumes {
     fn rename_profile<'a>(
         &'a self,
         _: &'a str,

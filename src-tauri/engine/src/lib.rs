@@ -62,7 +62,7 @@ fn plug_tasks(parts: AreaParts) -> (TaskService, PluggedArea) {
             tasks: tasks.clone(),
             tools,
         }),
-        browser_tasks: Arc::new(BrowserTasks(tasks.clone())),
+        browser_tasks: Arc::new(TasksForBrowser(tasks.clone())),
         start: Box::pin(async move {
             starting.start_scheduler().await;
             starting.start_triggers();
@@ -94,9 +94,9 @@ impl integrations::DependentTasks for AppTasks {
 }
 
 /// What browser profiles ask of tasks: following a renamed profile, naming the ones that use one.
-struct BrowserTasks(TaskService);
+struct TasksForBrowser(TaskService);
 
-impl browser::ProfileTasks for BrowserTasks {
+impl browser::BrowserTasks for TasksForBrowser {
     fn rename_profile<'a>(
         &'a self,
         old: &'a str,
@@ -161,7 +161,7 @@ impl browser::ProfileTasks for BrowserTasks {
 const PERSON_DID_THE_PAGE_STEP: &str =
     "I did that step in the browser myself. Carry on from the page as it is now.";
 
-impl BrowserTasks {
+impl TasksForBrowser {
     async fn tasks_naming(&self, profile: &str) -> Vec<sentient_core::domain::task::Task> {
         self.0
             .list_tasks()

@@ -127,7 +127,7 @@ pub struct PluggedArea {
     pub routes: gateway::AreaRoutes,
     pub dependent_tasks: Arc<dyn sentient_integrations::DependentTasks>,
     /// What a browser profile's rename or delete asks of the tasks that name it.
-    pub browser_tasks: Arc<dyn sentient_browser::ProfileTasks>,
+    pub browser_tasks: Arc<dyn sentient_browser::BrowserTasks>,
     pub start: futures::future::BoxFuture<'static, ()>,
 }
 

@@ -29,12 +29,11 @@ export function useOpenBrowser() {
   });
 }
 
-/** The newest picture of the browser's page; only events fill it. */
+/** The newest picture of the browser's page; only `browser.frame` events fill it (nothing to fetch). */
 export function useBrowserFrame() {
-  const qc = useQueryClient();
   return useQuery<BrowserFrame | null>({
     queryKey: queryKeys.browserFrame,
-    queryFn: () => qc.getQueryData<BrowserFrame>(queryKeys.browserFrame) ?? null,
+    queryFn: () => null,
     staleTime: Infinity,
   });
 }
