@@ -35,11 +35,21 @@ const SIGN_IN = `<html><head><title>Verify it's you</title></head><body style="m
 
 // The site, on loopback, before the script that names it.
 const SLOW_PAGE = '<title>Timetable</title><h1>Trains to Porto</h1><p>Every hour from 06:00.</p>';
+// The slow page waits until the test has seen its picture (or 25 s, inside the tool's 30 s), so
+// how fast the browser starts on this machine decides nothing.
+let releaseSlow;
+const slowReleased = new Promise((resolve) => {
+  releaseSlow = resolve;
+});
 const site = createServer((req, res) => {
   res.setHeader('Content-Type', 'text/html; charset=utf-8');
   if (req.url.startsWith('/slow')) {
     // A page that takes its time, so the browser tool runs long enough to be watched.
-    setTimeout(() => res.end(SLOW_PAGE), 3500);
+    const timer = setTimeout(releaseSlow, 25_000);
+    slowReleased.then(() => {
+      clearTimeout(timer);
+      res.end(SLOW_PAGE);
+    });
     return;
   }
   res.end(req.url.startsWith('/login') ? SIGN_IN : '<title>Welcome</title><p>Signed in</p>');
@@ -102,9 +112,15 @@ describe('A browser page handed to the person', () => {
     await sendMessage(page, 'When do trains to Porto leave?');
     const running = page.getByTestId('tool-card').filter({ hasText: 'Working…' });
     const frame = running.getByTestId('tool-frame');
-    await frame.waitFor();
+    // The first call starts the browser, which a cold, busy machine may take a while over.
+    await frame.waitFor({ timeout: 45_000 }).catch(async (err) => {
+      const cards = await page.getByTestId('tool-card').allInnerTexts();
+      const status = await api('GET', '/api/browser/status');
+      throw new Error(`${err.message}\ntool cards: ${JSON.stringify(cards)}\nbrowser: ${JSON.stringify(status)}`);
+    });
     assert.match(await frame.getAttribute('src'), /^data:image\/jpeg;base64,/);
     await page.screenshot({ path: join(screenshots, 'handoff-chat-live-frame.png') });
+    releaseSlow();
     await page.getByText('Trains to Porto leave every hour from 06:00.').waitFor();
     assert.equal(await page.getByTestId('tool-frame').count(), 0, 'the picture goes with the result');
     // The chat's title takes its line of the script before the next turn's lines.

@@ -556,14 +556,17 @@ mod open {
         ) -> Option<FramesDuring> {
             let page = session.page().ok()?.clone();
             // Read before the action, while the page answers (it stops answering while it
-            // navigates).
-            let size = crate::session::view_size(&page).await;
+            // navigates); a tab just opened may not know its size yet, and then the window's is
+            // used rather than asking again mid-navigation.
+            let size = crate::session::view_size(&page)
+                .await
+                .unwrap_or(crate::session::WINDOW_SIZE);
             let progress = ctx.progress.clone();
             let service = self.clone();
             Some(FramesDuring(tokio::spawn(async move {
                 loop {
                     tokio::time::sleep(FRAME_EVERY).await;
-                    let Some(frame) = crate::session::frame_of(&page, size).await else {
+                    let Some(frame) = crate::session::frame_of(&page, Some(size)).await else {
                         continue;
                     };
                     if let Ok(mut clock) = service.inner.frames.lock() {

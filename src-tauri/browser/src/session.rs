@@ -30,6 +30,10 @@ pub type ActionError = String;
 
 /// How long one page action may take before it is given up.
 const ACTION_TIMEOUT: Duration = Duration::from_secs(30);
+/// The browser window's size in CSS pixels: the live view's picture when a page can't say its own.
+pub(crate) const WINDOW_SIZE: (f64, f64) = (1280.0, 900.0);
+/// How long the page may take to say its size: it says nothing while a navigation is on its way.
+const SIZE_WAIT: Duration = Duration::from_secs(2);
 
 /// An open profile.
 pub struct Session {
@@ -77,7 +81,7 @@ impl Session {
             .chrome_executable(launch.executable)
             .user_data_dir(launch.data_dir)
             .respect_https_errors()
-            .window_size(1280, 900)
+            .window_size(WINDOW_SIZE.0 as u32, WINDOW_SIZE.1 as u32)
             .viewport(None)
             .launch_timeout(Duration::from_secs(20))
             // Site storage (where many sites keep a sign-in) is written within a second.
@@ -702,7 +706,7 @@ impl Session {
 /// The visible size of `page` in CSS pixels.
 pub(crate) async fn view_size(page: &Page) -> Option<(f64, f64)> {
     use chromiumoxide::cdp::browser_protocol::page::GetLayoutMetricsParams;
-    let metrics = timed(page.execute(GetLayoutMetricsParams::default()))
+    let metrics = tokio::time::timeout(SIZE_WAIT, page.execute(GetLayoutMetricsParams::default()))
         .await
         .ok()?
         .ok()?;
@@ -723,7 +727,7 @@ pub(crate) async fn frame_of(
     use chromiumoxide::cdp::browser_protocol::page::{CaptureScreenshotParams, Viewport};
     let (width, height) = match size {
         Some(size) => size,
-        None => view_size(page).await?,
+        None => view_size(page).await.unwrap_or(WINDOW_SIZE),
     };
     let params = CaptureScreenshotParams::builder()
         .format(CaptureScreenshotFormat::Jpeg)
