@@ -8,6 +8,7 @@ mod chat;
 mod chat_regenerate;
 mod chat_rules;
 mod checkup;
+mod child;
 mod config;
 mod devices;
 mod docs;

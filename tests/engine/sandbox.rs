@@ -1,4 +1,5 @@
-//! Code execution (contract section 11) with real Python, real loopback HTTP and real SQLite:
+//! Code execution (contract section 11) with real Python, real bubblewrap, real sockets and
+//! real SQLite: a contained script reaches nothing of the person, Sentient or the network;
 //! Read only connections hold on the script surface (also when switched on while a script
 //! runs), scripts only read unless approvals are off, rules apply, `execute_code` from a chat
 //! streams its output, a timeout kills the whole process tree, errors name their line, output
@@ -444,39 +445,24 @@ async fn execute_code_from_a_chat_streams_its_output_and_returns_its_result() ->
     Ok(())
 }
 
-/// Processes of `group` that are still alive (zombies count as gone).
-#[cfg(target_os = "linux")]
-fn alive_in_group(group: &str) -> Vec<String> {
-    let mut alive = Vec::new();
-    for entry in std::fs::read_dir("/proc").into_iter().flatten().flatten() {
-        let Ok(stat) = std::fs::read_to_string(entry.path().join("stat")) else {
-            continue;
-        };
-        // `pid (name) state ppid pgrp ...`; the name may hold spaces and parentheses.
-        let Some(after) = stat.rfind(')').map(|i| &stat[i + 1..]) else {
-            continue;
-        };
-        let fields: Vec<&str> = after.split_whitespace().collect();
-        if fields.get(2) == Some(&group) && !matches!(fields.first(), Some(&"Z") | Some(&"X")) {
-            alive.push(stat);
-        }
-    }
-    alive
-}
-
 #[cfg(target_os = "linux")]
 #[tokio::test]
 async fn a_timeout_kills_the_whole_process_tree() -> Result<()> {
     let t = TestEngine::start().await?;
+    // Each process carries a marker in its command line that nothing else on the computer has.
+    let marker = format!("61.{}", std::process::id());
     let started = std::time::Instant::now();
+    let code = format!(
+        "import os, subprocess, time\nkids = [subprocess.Popen(['sleep', '{marker}'])]\nkids.append(subprocess.Popen(['sleep', '{marker}'], start_new_session=True))\nfor _ in range(8):\n    if os.fork() == 0:\n        subprocess.Popen(['sleep', '{marker}'])\n        time.sleep(60)\n        os._exit(0)\nprint('forked', flush=True)\ntime.sleep(60)\n"
+    );
     let r = t
         .engine
         .services()
         .sandbox()
         .run(
-            "import os, subprocess, time\nchild = subprocess.Popen(['sleep', '60'])\nprint(os.getpgrp(), child.pid, flush=True)\ntime.sleep(60)\n",
+            &code,
             RunOptions {
-                timeout_s: Some(1),
+                timeout_s: Some(2),
                 ..RunOptions::default()
             },
         )
@@ -484,15 +470,12 @@ async fn a_timeout_kills_the_whole_process_tree() -> Result<()> {
     assert!(!r.ok);
     assert_eq!(
         r.error.as_deref(),
-        Some("The script was still running after 1 second, so it was stopped.")
+        Some("The script was still running after 2 seconds, so it was stopped.")
     );
+    assert!(r.stdout.contains("forked"), "{r:?}");
     assert!(started.elapsed() < WAIT, "{:?}", started.elapsed());
-    let mut numbers = r.stdout.split_whitespace();
-    let group = numbers.next().context("the group")?.to_owned();
-    let child = numbers.next().context("the child")?.to_owned();
-    assert_ne!(group, child, "the child is a separate process");
-    eventually("no process of the script's group left", || async {
-        Ok(alive_in_group(&group).is_empty().then_some(()))
+    eventually("no process of the script left", || async {
+        Ok(alive_with(&marker).is_empty().then_some(()))
     })
     .await?;
     t.stop().await;
@@ -577,35 +560,40 @@ async fn scripts_get_a_scrubbed_environment_and_a_token_only_they_know() -> Resu
     let r = run(
         &t,
         r#"
-import os, urllib.request, urllib.error
+import os, sentient_tools
 url = os.environ["SENTIENT_TOOLS_URL"]
-opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
-request = urllib.request.Request(url + "/available", headers={"Authorization": "Bearer wrong"})
+token, sentient_tools._TOKEN = sentient_tools._TOKEN, "wrong"
 try:
-    opener.open(request)
-    status = 200
-except urllib.error.HTTPError as error:
-    status = error.code
-result({"env": sorted(os.environ), "url": url, "wrong_token": status,
+    tools.available()
+    wrong = "answered"
+except ToolError as error:
+    wrong = str(error)
+sentient_tools._TOKEN = token
+result({"env": sorted(os.environ), "url": url, "wrong_token": wrong,
         "home": os.environ["HOME"] == os.getcwd()})
 "#,
     )
     .await;
     assert!(r.ok, "{r:?}");
-    assert_eq!(r.result["wrong_token"], 403);
-    assert!(
-        r.result["url"]
-            .as_str()
-            .unwrap_or_default()
-            .starts_with("http://127.0.0.1:"),
-        "{r:?}"
+    assert_eq!(
+        r.result["wrong_token"],
+        "Sentient's tools answered with status 403."
     );
+    // A socket in the run's own folder, as the contained script sees it.
+    if cfg!(target_os = "linux") {
+        assert_eq!(
+            r.result["url"], "unix:/sandbox/.sentient/tools.sock",
+            "{r:?}"
+        );
+    }
     assert_eq!(r.result["home"], true);
     let allowed = [
         "HOME",
         "LANG",
         "LC_CTYPE",
         "PATH",
+        // bubblewrap names the folder it starts in.
+        "PWD",
         "SENTIENT_TOOLS_TOKEN",
         "SENTIENT_TOOLS_URL",
         "TMPDIR",
@@ -614,6 +602,160 @@ result({"env": sorted(os.environ), "url": url, "wrong_token": status,
         let name = name.as_str().unwrap_or_default();
         assert!(allowed.contains(&name), "{name} reached the script");
     }
+    t.stop().await;
+    Ok(())
+}
+
+/// Processes anywhere on this computer whose command line holds `marker`.
+#[cfg(target_os = "linux")]
+fn alive_with(marker: &str) -> Vec<String> {
+    let mut alive = Vec::new();
+    for entry in std::fs::read_dir("/proc").into_iter().flatten().flatten() {
+        let Ok(line) = std::fs::read(entry.path().join("cmdline")) else {
+            continue;
+        };
+        let line = String::from_utf8_lossy(&line).replace('\0', " ");
+        let zombie = std::fs::read_to_string(entry.path().join("stat"))
+            .ok()
+            .and_then(|s| {
+                s.rfind(')')
+                    .map(|i| s[i + 1..].trim_start().starts_with('Z'))
+            })
+            .unwrap_or(true);
+        if line.contains(marker) && !zombie {
+            alive.push(line);
+        }
+    }
+    alive
+}
+
+/// The bar a person holds containment to: a script can't read their home, list Sentient's
+/// home, reach Sentient's port or any other address, see Sentient's other processes or write
+/// outside its own folder.
+#[cfg(target_os = "linux")]
+#[tokio::test]
+async fn a_contained_script_reaches_nothing_of_the_person_or_the_network() -> Result<()> {
+    let t = TestEngine::start().await?;
+    let (status, body) = t.client.get("/api/sandbox/status").await?;
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(
+        (&body["contained"], &body["note"]),
+        (&json!(true), &Value::Null),
+        "{body}"
+    );
+
+    let other = sentient_e2e::serve_on_loopback(
+        axum::Router::new().route("/", axum::routing::get(|| async { "hello" })),
+        "/",
+    )
+    .await?;
+    let port_of = |url: &str| -> Result<u16> { reqwest::Url::parse(url)?.port().context("a port") };
+    let engine_port = port_of(&t.client.url("/"))?;
+    let other_port = port_of(&other)?;
+    let home = std::env::var("HOME").unwrap_or_else(|_| "/root".to_owned());
+    let code = format!(
+        r#"
+import os, socket, sys
+def tried(f):
+    try:
+        f()
+        return "allowed"
+    except OSError as error:
+        return type(error).__name__
+def connect(port):
+    socket.create_connection(("127.0.0.1", port), timeout=2).close()
+def write(path):
+    open(path, "w").write("x")
+open("kept.txt", "w").write("mine")
+open("/tmp/scratch.txt", "w").write("scratch")
+result({{
+    "person_home": tried(lambda: os.listdir({home:?})),
+    "home_listing": os.listdir({home:?}) if os.path.isdir({home:?}) else [],
+    "python_prefix": sys.base_prefix,
+    "engine_home": tried(lambda: os.listdir({engine_home:?})),
+    "engine_port": tried(lambda: connect({engine_port})),
+    "other_port": tried(lambda: connect({other_port})),
+    "dns": tried(lambda: socket.getaddrinfo("example.com", 443)),
+    "processes": sorted(int(p) for p in os.listdir("/proc") if p.isdigit()),
+    "system": tried(lambda: write("/usr/sentient-was-here")),
+    "etc": tried(lambda: write("/etc/sentient-was-here")),
+    "cwd": os.getcwd(),
+}})
+"#,
+        engine_home = t.home().display().to_string(),
+    );
+    let r = run(&t, &code).await;
+    assert!(r.ok, "{r:?}");
+    let said = &r.result;
+    // The home is not there; only the folders on the way to a Python installed in it (pyenv's,
+    // say), which scripts run with, are shown.
+    let prefix = said["python_prefix"].as_str().unwrap_or_default();
+    for entry in said["home_listing"].as_array().context("listing")? {
+        let shown = format!("{home}/{}", entry.as_str().unwrap_or_default());
+        assert!(prefix.starts_with(&shown), "{shown} is visible: {said}");
+    }
+    if !prefix.starts_with(&home) {
+        assert_eq!(said["person_home"], "FileNotFoundError", "{said}");
+    }
+    assert_eq!(said["engine_home"], "FileNotFoundError", "{said}");
+    assert_ne!(said["engine_port"], "allowed", "{said}");
+    assert_ne!(said["other_port"], "allowed", "{said}");
+    assert_ne!(said["dns"], "allowed", "{said}");
+    assert_ne!(said["system"], "allowed", "{said}");
+    assert_ne!(said["etc"], "allowed", "{said}");
+    assert_eq!(said["cwd"], "/sandbox");
+    // Only the sandbox's own processes: its first process and the script.
+    let processes = said["processes"].as_array().context("processes")?;
+    assert!(
+        processes.len() <= 3 && processes.iter().all(|p| p.as_u64() < Some(10)),
+        "{said}"
+    );
+    // Its own folder is writable and kept; /tmp was its own and is gone.
+    assert_eq!(r.files_created.len(), 1, "{r:?}");
+    let kept = t.home().join("files").join(&r.files_created[0]);
+    assert_eq!(std::fs::read_to_string(kept)?, "mine");
+    assert!(!std::path::Path::new("/tmp/scratch.txt").exists());
+    assert!(!std::path::Path::new("/usr/sentient-was-here").exists());
+    t.stop().await;
+    Ok(())
+}
+
+#[cfg(target_os = "linux")]
+#[tokio::test]
+async fn a_script_is_held_to_its_memory_and_file_size_limits() -> Result<()> {
+    let t = TestEngine::start().await?;
+    patch(
+        &t,
+        json!({"sandbox": {"memory_mb": 128, "max_file_size_mb": 1}}),
+    )
+    .await?;
+    let r = run(
+        &t,
+        "big = bytearray(512 * 1024 * 1024)
+print(len(big))
+",
+    )
+    .await;
+    assert!(!r.ok, "{r:?}");
+    assert!(
+        r.error
+            .as_deref()
+            .unwrap_or_default()
+            .contains("MemoryError"),
+        "{r:?}"
+    );
+    let r = run(
+        &t,
+        "try:
+    open('big.bin', 'wb').write(b'x' * (3 * 1024 * 1024))
+    result('written')
+except OSError as error:
+    result(error.strerror)
+",
+    )
+    .await;
+    assert!(r.ok, "{r:?}");
+    assert_eq!(r.result, "File too large");
     t.stop().await;
     Ok(())
 }
@@ -714,19 +856,24 @@ async fn turned_off_or_docker_a_script_does_not_run() -> Result<()> {
     )
     .await?;
     let r = run(&t, "print(1)\n").await;
-    assert!(!r.ok);
     assert_eq!(
         serde_json::to_value(r.backend)?,
         json!("docker"),
         "the backend it was asked for"
     );
-    assert!(
-        r.error
-            .as_deref()
-            .unwrap_or_default()
-            .starts_with("Running scripts in Docker isn't available"),
-        "{r:?}"
-    );
+    // Where Docker runs (not on this project's machines) the script runs in it.
+    let (_, status) = t.client.get("/api/sandbox/status").await?;
+    if status["docker_available"] == false {
+        assert!(!r.ok);
+        let said = r.error.as_deref().unwrap_or_default();
+        assert!(
+            said == sentient_e2e::sentient_engine::sandbox::docker::NOT_RUNNING
+                || said == sentient_e2e::sentient_engine::sandbox::docker::NOT_INSTALLED,
+            "{r:?}"
+        );
+        assert_eq!(status["note"], said, "{status}");
+        assert_eq!(status["contained"], false, "{status}");
+    }
     t.stop().await;
     Ok(())
 }
@@ -779,7 +926,14 @@ async fn the_routes_answer_status_and_runs_in_the_contracts_shapes() -> Result<(
         .collect();
     assert_eq!(
         keys,
-        BTreeSet::from(["backend", "docker_available", "enabled", "python_version"])
+        BTreeSet::from([
+            "backend",
+            "contained",
+            "docker_available",
+            "enabled",
+            "note",
+            "python_version"
+        ])
     );
     assert_eq!(body["enabled"], true);
     assert_eq!(body["backend"], "process");
@@ -858,6 +1012,177 @@ async fn the_routes_answer_status_and_runs_in_the_contracts_shapes() -> Result<(
         assert_eq!(status, 422, "{bad} {body}");
         assert!(body["detail"].is_array(), "{body}");
     }
+    t.stop().await;
+    Ok(())
+}
+
+/// A folder holding only links to the programs named, to be the whole PATH of a child test.
+#[cfg(target_os = "linux")]
+fn path_with(dir: &std::path::Path, programs: &[&str]) -> Result<String> {
+    // The system's own programs first: a PATH may start with launchers (pyenv's shims) that
+    // need more than the folder.
+    let system = std::ffi::OsString::from("/usr/bin:/bin");
+    for name in programs {
+        let found = std::env::split_paths(&system)
+            .chain(std::env::split_paths(
+                &std::env::var_os("PATH").unwrap_or_default(),
+            ))
+            .map(|d| d.join(name))
+            .find(|p| p.is_file())
+            .with_context(|| format!("{name} on the PATH"))?;
+        std::os::unix::fs::symlink(found, dir.join(name))?;
+    }
+    Ok(dir.display().to_string())
+}
+
+#[cfg(target_os = "linux")]
+#[tokio::test]
+async fn without_bubblewrap_scripts_do_not_run_unless_the_person_allows_it() -> Result<()> {
+    let dir = tempfile::tempdir()?;
+    let path = path_with(dir.path(), &["python3", "sleep"])?;
+    crate::child::run_in_child(module_path!(), "no_bubblewrap_child", &[("PATH", &path)]).await
+}
+
+#[cfg(target_os = "linux")]
+#[tokio::test]
+#[ignore = "run by without_bubblewrap_scripts_do_not_run_unless_the_person_allows_it"]
+async fn no_bubblewrap_child() -> Result<()> {
+    if !crate::child::is_child("no_bubblewrap_child") {
+        return Ok(());
+    }
+    let t = TestEngine::start().await?;
+    let r = run(&t, "open('made.txt', 'w').write('x')\nprint('ran')\n").await;
+    assert!(!r.ok, "{r:?}");
+    assert_eq!(
+        r.error.as_deref(),
+        Some(
+            "Scripts run inside bubblewrap, which keeps them away from your files and the network, and it isn't installed, so the script was not run. Install it (sudo apt install bubblewrap) and try again, or allow uncontained scripts in Settings > Scripts."
+        )
+    );
+    assert!(r.files_created.is_empty() && r.stdout.is_empty(), "{r:?}");
+    let (_, status) = t.client.get("/api/sandbox/status").await?;
+    assert_eq!(status["contained"], false, "{status}");
+    assert_eq!(
+        status["note"],
+        "bubblewrap isn't installed, so scripts can't be kept away from your files and the network. Install it: sudo apt install bubblewrap. Until then scripts don't run."
+    );
+
+    // The person's choice: a plain process, said plainly.
+    patch(&t, json!({"sandbox": {"allow_uncontained": true}})).await?;
+    let r = run(&t, "import os\nprint(os.getcwd() != '/sandbox')\n").await;
+    assert!(r.ok, "{r:?}");
+    assert_eq!(r.stdout, "True\n");
+    let (_, status) = t.client.get("/api/sandbox/status").await?;
+    assert!(
+        status["note"]
+            .as_str()
+            .unwrap_or_default()
+            .ends_with("Until then scripts run uncontained, as you chose: they can read your files and reach the internet."),
+        "{status}"
+    );
+    t.stop().await;
+    Ok(())
+}
+
+/// A stand-in `docker` that answers `info`, and for `run` and `kill` writes its arguments to
+/// `$FAKE_DOCKER_LOG` (a line each); `run` prints, or sleeps when the image is `slow`.
+#[cfg(target_os = "linux")]
+const FAKE_DOCKER: &str = r#"#!/bin/sh
+case "$1" in
+  info) echo 28.2.2 ;;
+  run) echo "$*" >> "$FAKE_DOCKER_LOG"; case "$*" in *" slow python3 "*) sleep 30 ;; *) echo "in the container" ;; esac ;;
+  kill) echo "$*" >> "$FAKE_DOCKER_LOG" ;;
+esac
+"#;
+
+#[cfg(target_os = "linux")]
+#[tokio::test]
+async fn auto_picks_docker_when_it_answers_with_the_limits_and_kills_the_container_on_timeout()
+-> Result<()> {
+    let dir = tempfile::tempdir()?;
+    let path = path_with(dir.path(), &["python3", "bwrap", "sh", "sleep"])?;
+    let docker = dir.path().join("docker");
+    std::fs::write(&docker, FAKE_DOCKER)?;
+    std::fs::set_permissions(&docker, std::os::unix::fs::PermissionsExt::from_mode(0o755))?;
+    let log = dir.path().join("docker.log");
+    let log = log.display().to_string();
+    crate::child::run_in_child(
+        module_path!(),
+        "fake_docker_child",
+        &[("PATH", &path), ("FAKE_DOCKER_LOG", &log)],
+    )
+    .await?;
+    let lines = std::fs::read_to_string(&log)?;
+    let lines: Vec<&str> = lines.lines().collect();
+    assert_eq!(lines.len(), 3, "{lines:?}");
+    let run = lines[0];
+    for needed in [
+        "run --rm --init --name sentient-script-",
+        "--memory 256m --memory-swap 256m --cpus 0.5 --pids-limit 64",
+        "--cap-drop ALL --security-opt no-new-privileges --read-only --tmpfs /tmp --network none",
+        ":/sandbox --workdir /sandbox",
+        "--env HOME=/sandbox",
+        "--env SENTIENT_TOOLS_URL=files:/sandbox/.sentient/requests",
+        " python:3.12-slim python3 -I -B -u -c ",
+        " /sandbox/.sentient /sandbox/.sentient/script.py file=536870912",
+    ] {
+        assert!(run.contains(needed), "{needed} missing in {run}");
+    }
+    assert!(!run.contains("PATH="), "the host's PATH stays out: {run}");
+    // The slow run timed out, and its container was killed by name.
+    let slow_name = lines[1]
+        .split_whitespace()
+        .skip_while(|w| *w != "--name")
+        .nth(1)
+        .context("a name")?;
+    assert_eq!(lines[2], format!("kill {slow_name}"));
+    Ok(())
+}
+
+#[cfg(target_os = "linux")]
+#[tokio::test]
+#[ignore = "run by auto_picks_docker_when_it_answers_with_the_limits_and_kills_the_container_on_timeout"]
+async fn fake_docker_child() -> Result<()> {
+    if !crate::child::is_child("fake_docker_child") {
+        return Ok(());
+    }
+    let t = TestEngine::start().await?;
+    patch(
+        &t,
+        json!({"sandbox": {"docker_memory_mb": 256, "docker_cpus": 0.5}}),
+    )
+    .await?;
+    let (_, status) = t.client.get("/api/sandbox/status").await?;
+    assert_eq!(
+        (
+            &status["backend"],
+            &status["docker_available"],
+            &status["contained"]
+        ),
+        (&json!("docker"), &json!(true), &json!(true)),
+        "{status}"
+    );
+    let r = run(&t, "print('hi')\n").await;
+    assert!(r.ok, "{r:?}");
+    assert_eq!(serde_json::to_value(r.backend)?, json!("docker"));
+    assert_eq!(r.stdout, "in the container\n");
+    patch(&t, json!({"sandbox": {"docker_image": "slow"}})).await?;
+    let r = t
+        .engine
+        .services()
+        .sandbox()
+        .run(
+            "print('hi')\n",
+            RunOptions {
+                timeout_s: Some(1),
+                ..RunOptions::default()
+            },
+        )
+        .await;
+    assert_eq!(
+        r.error.as_deref(),
+        Some("The script was still running after 1 second, so it was stopped.")
+    );
     t.stop().await;
     Ok(())
 }

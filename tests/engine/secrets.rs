@@ -13,7 +13,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use anyhow::{Context, Result, ensure};
 use sentient_e2e::sentient_engine::secrets::{CHATGPT, INTEGRATION_SECRETS};
-use sentient_e2e::{TestEngine, WAIT, WsClient, send};
+use sentient_e2e::{TestEngine, WsClient, send};
 use serde_json::{Value, json};
 
 const PROVIDERS: &[&str] = &[
@@ -269,50 +269,12 @@ async fn a_saved_key_is_set_from_the_keychain_and_never_shown_or_written_down() 
     Ok(())
 }
 
-/// Runs the ignored test `name` in a fresh process of this binary with `env` added, its
-/// output kept unless it fails. Used where a process-wide choice is under test: the log
-/// subscriber, and the keychain (chosen once per process).
-async fn run_in_child(name: &str, env: &[(&str, &str)]) -> Result<()> {
-    // Test names are paths from the binary's root (`secrets::logs_child`).
-    let module = module_path!().split_once("::").map_or("", |(_, m)| m);
-    let full_name = format!("{module}::{name}");
-    let mut command = tokio::process::Command::new(std::env::current_exe()?);
-    command
-        .args([
-            full_name.as_str(),
-            "--exact",
-            "--ignored",
-            "--nocapture",
-            "--test-threads=1",
-        ])
-        .env(CHILD, name)
-        .kill_on_drop(true);
-    for (key, value) in env {
-        command.env(key, value);
-    }
-    let out = tokio::time::timeout(WAIT * 6, command.output())
-        .await
-        .with_context(|| format!("{name} took too long"))??;
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    ensure!(
-        out.status.success() && stdout.contains("1 passed"),
-        "{name} failed:\n{stdout}\n{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    Ok(())
-}
-
-/// Set to the child test's name in the child, so a plain `--ignored` run skips them.
-const CHILD: &str = "SENTIENT_E2E_CHILD";
-
-fn is_child(name: &str) -> bool {
-    std::env::var(CHILD).is_ok_and(|v| v == name)
-}
+use crate::child::{is_child, run_in_child};
 
 #[tokio::test]
 async fn secret_values_never_reach_the_logs() -> Result<()> {
     // Everything logged, down to trace and including the keychain's own D-Bus traffic.
-    run_in_child("logs_child", &[("SENTIENT_LOG", "trace")]).await
+    run_in_child(module_path!(), "logs_child", &[("SENTIENT_LOG", "trace")]).await
 }
 
 #[tokio::test]
@@ -478,7 +440,7 @@ const NO_BUS: &[(&str, &str)] = &[
 /// is the only way to see it missing.
 #[tokio::test]
 async fn without_a_keychain_saving_offers_the_choice_and_variables_still_work() -> Result<()> {
-    run_in_child("no_keychain_child", NO_BUS).await
+    run_in_child(module_path!(), "no_keychain_child", NO_BUS).await
 }
 
 #[tokio::test]
@@ -561,7 +523,7 @@ async fn no_keychain_child() -> Result<()> {
 #[tokio::test]
 async fn the_private_file_is_the_owners_only_holds_nothing_readable_and_survives_a_restart()
 -> Result<()> {
-    run_in_child("private_file_child", NO_BUS).await
+    run_in_child(module_path!(), "private_file_child", NO_BUS).await
 }
 
 #[tokio::test]
@@ -699,7 +661,7 @@ async fn keys_move_from_the_file_to_a_keychain_that_appeared() -> Result<()> {
     let mut env = NO_BUS.to_vec();
     let home_text = home.display().to_string();
     env.push((MOVE_HOME, &home_text));
-    run_in_child("file_for_moving_child", &env).await?;
+    run_in_child(module_path!(), "file_for_moving_child", &env).await?;
     let values: Value = serde_json::from_slice(&std::fs::read(dir.path().join("values.json"))?)?;
     let provider = values["provider"].as_str().context("provider")?.to_owned();
     let key = values["key"].as_str().context("key")?.to_owned();

@@ -47,7 +47,8 @@ description=$(field Description)
 [[ "$description" == *"personal AI assistant"* ]] || fail "the description does not say what Sentient is"
 # WebKitGTK for the window; the tray icon's library is loaded at run time, so it is named here.
 depends=$(field Depends)
-for dep in libwebkit2gtk-4.1-0 libgtk-3-0 libayatana-appindicator3-1; do
+# bubblewrap contains the scripts the assistant writes.
+for dep in libwebkit2gtk-4.1-0 libgtk-3-0 libayatana-appindicator3-1 bubblewrap; do
   [[ "$depends" == *"$dep"* ]] || fail "the package does not depend on $dep: $depends"
 done
 

@@ -18,7 +18,7 @@ SYSTEM_PACKAGES=(
   libwebkit2gtk-4.1-dev libgtk-3-dev libayatana-appindicator3-dev librsvg2-dev libxdo-dev
   libssl-dev libasound2-dev libdbus-1-dev
   xvfb xauth chromium gnome-keyring dbus dbus-x11 xdotool libsecret-tools imagemagick
-  python3 python3-venv
+  python3 python3-venv bubblewrap
   dovecot-imapd
 )
 

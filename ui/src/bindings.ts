@@ -4268,11 +4268,11 @@ export type RunsOn = "graphics" | "processor" | "unknown";
 
 /**  Where scripts run. */
 export type SandboxBackend = 
-/**  The best this computer has: today a separate process in its own folder. */
+/**  Docker when it is running, otherwise a contained process on this computer. */
 "auto" | 
-/**  A separate process on this computer in its own folder. */
+/**  A process on this computer, contained: it sees only its own folder and the system, and has no network. */
 "process" | 
-/**  Not used yet (it arrives in a later version). A Docker container. */
+/**  A Docker container. */
 "docker";
 
 /**  Short Python scripts the assistant writes and runs. */
@@ -4298,13 +4298,21 @@ export type SandboxConfig_Deserialize = {
 	max_file_mb?: number,
 	/**  Keep each run's working folder afterwards, to help track down problems. */
 	keep_workdirs?: boolean,
-	/**  Not used yet (it arrives in a later version). The container image scripts run in with Docker. */
+	/**  Most memory, in megabytes, one script may use on this computer. */
+	memory_mb?: number,
+	/**  Most processes one script may run at once on this computer. */
+	max_processes?: number,
+	/**  Largest file, in megabytes, a script may write. */
+	max_file_size_mb?: number,
+	/**  Run scripts as a plain process when they can't be contained (bubblewrap missing or not allowed to start). Such a script can read your files and reach the internet. */
+	allow_uncontained?: boolean,
+	/**  The container image scripts run in with Docker. */
 	docker_image?: string,
-	/**  Not used yet (it arrives in a later version). Memory limit, in megabytes, for a script in Docker. */
+	/**  Memory limit, in megabytes, for a script in Docker. */
 	docker_memory_mb?: number,
-	/**  Not used yet (it arrives in a later version). How many processor cores a script in Docker may use. */
+	/**  How many processor cores a script in Docker may use. */
 	docker_cpus?: number | null,
-	/**  Not used yet (it arrives in a later version). Let scripts in Docker reach the internet; when off they can only use Sentient's tools. */
+	/**  Let scripts in Docker reach the internet; when off they can only use Sentient's tools. */
 	allow_network_in_docker?: boolean,
 };
 
@@ -4328,13 +4336,21 @@ export type SandboxConfig_Serialize = {
 	max_file_mb: number,
 	/**  Keep each run's working folder afterwards, to help track down problems. */
 	keep_workdirs: boolean,
-	/**  Not used yet (it arrives in a later version). The container image scripts run in with Docker. */
+	/**  Most memory, in megabytes, one script may use on this computer. */
+	memory_mb: number,
+	/**  Most processes one script may run at once on this computer. */
+	max_processes: number,
+	/**  Largest file, in megabytes, a script may write. */
+	max_file_size_mb: number,
+	/**  Run scripts as a plain process when they can't be contained (bubblewrap missing or not allowed to start). Such a script can read your files and reach the internet. */
+	allow_uncontained: boolean,
+	/**  The container image scripts run in with Docker. */
 	docker_image: string,
-	/**  Not used yet (it arrives in a later version). Memory limit, in megabytes, for a script in Docker. */
+	/**  Memory limit, in megabytes, for a script in Docker. */
 	docker_memory_mb: number,
-	/**  Not used yet (it arrives in a later version). How many processor cores a script in Docker may use. */
+	/**  How many processor cores a script in Docker may use. */
 	docker_cpus: number | null,
-	/**  Not used yet (it arrives in a later version). Let scripts in Docker reach the internet; when off they can only use Sentient's tools. */
+	/**  Let scripts in Docker reach the internet; when off they can only use Sentient's tools. */
 	allow_network_in_docker: boolean,
 };
 
@@ -4388,6 +4404,16 @@ export type SandboxStatus_Deserialize = {
 	docker_available: boolean,
 	/**  The Python scripts run with, e.g. `3.12.1`; `null` when none was found. */
 	python_version?: string | null,
+	/**
+	 *  Whether a script runs contained now (bubblewrap or Docker): away from the person's files,
+	 *  Sentient's home and the network.
+	 */
+	contained: boolean,
+	/**
+	 *  One plain sentence when scripts can't run contained here (what to install or turn on),
+	 *  or run uncontained; `null` when all is well.
+	 */
+	note?: string | null,
 };
 
 /**  `GET /api/sandbox/status`. */
@@ -4398,6 +4424,16 @@ export type SandboxStatus_Serialize = {
 	docker_available: boolean,
 	/**  The Python scripts run with, e.g. `3.12.1`; `null` when none was found. */
 	python_version: string | null,
+	/**
+	 *  Whether a script runs contained now (bubblewrap or Docker): away from the person's files,
+	 *  Sentient's home and the network.
+	 */
+	contained: boolean,
+	/**
+	 *  One plain sentence when scripts can't run contained here (what to install or turn on),
+	 *  or run uncontained; `null` when all is well.
+	 */
+	note: string | null,
 };
 
 /**  `POST /api/models/presets`. */

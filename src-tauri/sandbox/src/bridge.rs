@@ -1,6 +1,7 @@
-//! The loopback endpoint one script run reaches Sentient's tools through: `127.0.0.1` on a free
-//! port, for this run only, behind a one-time token compared in constant time (anything else
-//! gets 403). Each call goes to [`Agent::run_script_call`], which decides it with the settings
+//! The endpoint one script run reaches Sentient's tools through ([`Door`]: a Unix socket in the
+//! run's folder, request files for a container, or `127.0.0.1` on a free port where there are
+//! no Unix sockets), for this run only, behind a one-time token compared in constant time
+//! (anything else gets 403). Each call goes to [`Agent::run_script_call`], which decides it with the settings
 //! as they are at that moment; this side only counts calls against `sandbox.max_tool_calls`
 //! and keeps what the script reported (its `result(...)` and its error).
 
@@ -101,8 +102,25 @@ impl Bridge {
     }
 }
 
+/// How a run's script reaches its bridge.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Door {
+    /// `127.0.0.1` on a free port (systems without Unix sockets).
+    Loopback,
+    /// A Unix socket at this path in the run's folder: it works without a network, so a
+    /// contained script (with none) reaches it, and nothing else on the computer can connect
+    /// without reaching into the folder.
+    Socket(std::path::PathBuf),
+    /// Request files in this folder of the run's folder (a container, which shares only the
+    /// folder).
+    Files(std::path::PathBuf),
+}
+
 /// The endpoint while it serves; [`Endpoint::close`] ends it.
 pub struct Endpoint {
+    /// For the script, once its folder is mapped: `http://127.0.0.1:<port>`, or the socket's
+    /// or the request folder's path outside.
+    pub door: Door,
     pub url: String,
     stop: CancellationToken,
     server: tokio::task::JoinHandle<()>,
@@ -116,11 +134,8 @@ impl Endpoint {
     }
 }
 
-/// Serves `bridge` on `127.0.0.1:<free port>`.
-pub async fn serve(bridge: Arc<Bridge>) -> std::io::Result<Endpoint> {
-    let listener = tokio::net::TcpListener::bind((std::net::Ipv4Addr::LOCALHOST, 0)).await?;
-    let url = format!("http://{}", listener.local_addr()?);
-    let app = Router::new()
+fn router(bridge: Arc<Bridge>) -> Router {
+    Router::new()
         .route("/call", post(call))
         .route("/available", get(available))
         .route("/result", post(set_result))
@@ -130,16 +145,58 @@ pub async fn serve(bridge: Arc<Bridge>) -> std::io::Result<Endpoint> {
             bridge.clone(),
             require_token,
         ))
-        .with_state(bridge);
+        .with_state(bridge)
+}
+
+/// Serves `bridge` through `door`.
+pub async fn serve(bridge: Arc<Bridge>, door: Door) -> std::io::Result<Endpoint> {
+    let app = router(bridge);
     let stop = CancellationToken::new();
     let stopped = stop.clone();
-    let server = tokio::spawn(async move {
-        let serving = axum::serve(listener, app).with_graceful_shutdown(stopped.cancelled_owned());
-        if let Err(error) = serving.await {
-            tracing::warn!(%error, "a script's tool endpoint stopped with an error");
+    let (url, server) = match &door {
+        Door::Loopback => {
+            let listener =
+                tokio::net::TcpListener::bind((std::net::Ipv4Addr::LOCALHOST, 0)).await?;
+            let url = format!("http://{}", listener.local_addr()?);
+            let server = tokio::spawn(async move {
+                let serving =
+                    axum::serve(listener, app).with_graceful_shutdown(stopped.cancelled_owned());
+                if let Err(error) = serving.await {
+                    tracing::warn!(%error, "a script's tool endpoint stopped with an error");
+                }
+            });
+            (url, server)
         }
-    });
-    Ok(Endpoint { url, stop, server })
+        #[cfg(unix)]
+        Door::Socket(path) => {
+            let listener = tokio::net::UnixListener::bind(path)?;
+            let server = tokio::spawn(async move {
+                let serving =
+                    axum::serve(listener, app).with_graceful_shutdown(stopped.cancelled_owned());
+                if let Err(error) = serving.await {
+                    tracing::warn!(%error, "a script's tool socket stopped with an error");
+                }
+            });
+            (path.display().to_string(), server)
+        }
+        #[cfg(not(unix))]
+        Door::Socket(_) => {
+            return Err(std::io::Error::other(
+                "Unix sockets aren't available on this system",
+            ));
+        }
+        Door::Files(folder) => {
+            std::fs::create_dir_all(folder)?;
+            let server = tokio::spawn(crate::request_files::serve(folder.clone(), app, stopped));
+            (folder.display().to_string(), server)
+        }
+    };
+    Ok(Endpoint {
+        door,
+        url,
+        stop,
+        server,
+    })
 }
 
 /// Every request, before its body is read: the run's token or 403.

@@ -1,19 +1,23 @@
 //! Code execution (contract section 11): short Python scripts the assistant writes, each run in
-//! a process of its own ([`process`]) in a folder of its own, calling Sentient's tools through
-//! a loopback endpoint with a one-time token ([`bridge`]), where every call is decided by the
-//! agent as a script's call (`sentient_agent::script_calls`). Output is streamed and capped
-//! ([`output`]), files the script writes are kept ([`files`]), and [`tools`] is the
-//! `execute_code` tool. [`SandboxService`] is the service; it holds only the agent.
-//!
-//! Only the process backend exists; a `docker` setting answers with a plain sentence.
+//! a process of its own ([`process`]) in a folder of its own: on Linux inside bubblewrap
+//! ([`containment`]: no home, no network, only its own processes), or in a container
+//! ([`docker`]). A script calls Sentient's tools through an endpoint of its run with a one-time
+//! token ([`bridge`]: a Unix socket in its folder, or [`request_files`] for a container), where
+//! every call is decided by the agent as a script's call (`sentient_agent::script_calls`).
+//! Output is streamed and capped ([`output`]), files the script writes are kept ([`files`]),
+//! and [`tools`] is the `execute_code` tool. [`SandboxService`] is the service; it holds only
+//! the agent.
 
 pub mod bridge;
+pub mod containment;
+pub mod docker;
 pub mod error;
 pub mod files;
 pub mod model;
 pub mod output;
 pub mod process;
 pub mod python;
+pub mod request_files;
 pub mod service;
 pub mod tools;
 

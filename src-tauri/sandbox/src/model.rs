@@ -59,6 +59,12 @@ pub struct SandboxStatus {
     pub docker_available: bool,
     /// The Python scripts run with, e.g. `3.12.1`; `null` when none was found.
     pub python_version: Option<String>,
+    /// Whether a script runs contained now (bubblewrap or Docker): away from the person's files,
+    /// Sentient's home and the network.
+    pub contained: bool,
+    /// One plain sentence when scripts can't run contained here (what to install or turn on),
+    /// or run uncontained; `null` when all is well.
+    pub note: Option<String>,
 }
 
 /// `POST /api/sandbox/run`.

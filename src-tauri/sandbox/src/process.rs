@@ -4,7 +4,6 @@
 //! `PYTHON*` variables, the working folder not on the path) in its own folder, with only the
 //! environment it needs: never the engine's, which may hold API keys.
 
-use std::path::PathBuf;
 use std::process::Stdio;
 use std::time::Duration;
 
@@ -17,26 +16,39 @@ use sentient_agent::tools::ProgressKind;
 use crate::OutputFn;
 use crate::output::Capture;
 
-/// Puts the runner's folder on the path and hands it the script.
-const BOOTSTRAP: &str = "import sys; sys.path.insert(0, sys.argv[1]); import sentient_tools; sys.exit(sentient_tools._main(sys.argv[2]))";
+/// Puts the runner's folder on the path and hands it the script and its limits.
+pub const BOOTSTRAP: &str = "import sys; sys.path.insert(0, sys.argv[1]); import sentient_tools; sys.exit(sentient_tools._main(sys.argv[2], sys.argv[3:]))";
 /// After the process is gone, how long its output may still take to drain (a grandchild that
 /// left the group could hold the pipes open).
 const DRAIN_LIMIT: Duration = Duration::from_secs(2);
 
 /// What one process run needs.
 pub struct Launch {
-    pub python: PathBuf,
-    /// The working folder (the script's current folder, HOME and TMPDIR).
-    pub workdir: PathBuf,
-    /// Where `sentient_tools.py` is.
-    pub lib_dir: PathBuf,
-    pub script: PathBuf,
-    /// The variables besides PATH, HOME, TMPDIR and LANG (the endpoint and its token).
-    pub env: Vec<(String, String)>,
+    /// The program with its arguments, environment and folder set (Python itself, bubblewrap
+    /// around it, or `docker run`); its input, output and process group are set here.
+    pub command: tokio::process::Command,
     pub timeout: Duration,
     pub cancel: CancellationToken,
     pub on_output: Option<OutputFn>,
     pub max_chars: usize,
+}
+
+/// Python's arguments after the program: isolated, no bytecode files, unbuffered, the
+/// bootstrap, the runner's folder, the script and its limits (`memory=<bytes>` and the like,
+/// which the runner sets before the script runs).
+pub fn python_args(
+    lib_dir: &std::path::Path,
+    script: &std::path::Path,
+    limits: &[String],
+) -> Vec<std::ffi::OsString> {
+    let mut args: Vec<std::ffi::OsString> = ["-I", "-B", "-u", "-c", BOOTSTRAP]
+        .iter()
+        .map(Into::into)
+        .collect();
+    args.push(lib_dir.into());
+    args.push(script.into());
+    args.extend(limits.iter().map(Into::into));
+    args
 }
 
 /// How the process ended.
@@ -59,15 +71,8 @@ pub struct Finished {
 /// Starts the script and waits until it ends, is timed out or is cancelled; then the whole
 /// group is killed, so nothing it started outlives the run.
 pub async fn run(launch: Launch) -> std::io::Result<Finished> {
-    let mut command = tokio::process::Command::new(&launch.python);
+    let mut command = launch.command;
     command
-        .args(["-I", "-B", "-u", "-c", BOOTSTRAP])
-        .arg(&launch.lib_dir)
-        .arg(&launch.script)
-        .current_dir(&launch.workdir)
-        .env_clear()
-        .envs(base_env(&launch.workdir))
-        .envs(launch.env.iter().map(|(k, v)| (k.as_str(), v.as_str())))
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -125,8 +130,9 @@ pub async fn run(launch: Launch) -> std::io::Result<Finished> {
     })
 }
 
-/// PATH, HOME, TMPDIR and LANG: enough to run, nothing secret.
-fn base_env(workdir: &std::path::Path) -> Vec<(String, std::ffi::OsString)> {
+/// PATH, HOME, TMPDIR and LANG: enough to run, nothing secret. `workdir` is the run's folder
+/// as the script sees it.
+pub fn base_env(workdir: &std::path::Path) -> Vec<(String, std::ffi::OsString)> {
     let mut env = vec![
         ("HOME".to_owned(), workdir.as_os_str().to_owned()),
         ("TMPDIR".to_owned(), workdir.as_os_str().to_owned()),

@@ -17,11 +17,22 @@ pub struct Python {
     pub path: PathBuf,
     /// E.g. `3.12.1`.
     pub version: String,
+    /// Where its standard library is (`sys.base_prefix`), which a contained script must see.
+    pub prefix: PathBuf,
 }
 
 /// The first program called `name` (or `name.exe` on Windows) in the PATH's folders.
 pub fn on_path(name: &str) -> Option<PathBuf> {
-    let path = std::env::var_os("PATH")?;
+    on_path_in(name, None)
+}
+
+/// The first program called `name` in the folders of `path` (a PATH value; the engine's PATH
+/// when `None`).
+pub fn on_path_in(name: &str, path: Option<&std::ffi::OsStr>) -> Option<PathBuf> {
+    let path = match path {
+        Some(path) => path.to_owned(),
+        None => std::env::var_os("PATH")?,
+    };
     std::env::split_paths(&path).find_map(|dir| {
         let names = if cfg!(windows) {
             vec![format!("{name}.exe"), name.to_owned()]
@@ -66,7 +77,7 @@ pub async fn find() -> Option<Python> {
             .args([
                 "-I",
                 "-c",
-                "import sys; print(sys.executable); print('%d.%d.%d' % sys.version_info[:3]); print(sys.version_info[0])",
+                "import sys; print(sys.executable); print('%d.%d.%d' % sys.version_info[:3]); print(sys.version_info[0]); print(sys.base_prefix)",
             ])
             .stdin(Stdio::null())
             .stderr(Stdio::null())
@@ -80,16 +91,21 @@ pub async fn find() -> Option<Python> {
         }
         let text = String::from_utf8_lossy(&out.stdout);
         let mut lines = text.lines().map(str::trim);
-        let (executable, version, major) = (lines.next(), lines.next(), lines.next());
+        let (executable, version, major, prefix) =
+            (lines.next(), lines.next(), lines.next(), lines.next());
         if major != Some("3") {
             continue;
         }
         let path = executable
             .filter(|p| !p.is_empty())
             .map_or_else(|| found.clone(), PathBuf::from);
+        // The file itself, not a link to it: a contained script sees the system's folders and
+        // Python's own, not a folder of links (a PATH entry, a virtual environment).
+        let path = std::fs::canonicalize(&path).unwrap_or(path);
         return Some(Python {
             path,
             version: version.unwrap_or_default().to_owned(),
+            prefix: prefix.map(PathBuf::from).unwrap_or_default(),
         });
     }
     None
@@ -97,7 +113,7 @@ pub async fn find() -> Option<Python> {
 
 /// Whether `docker info` succeeds within a few seconds.
 pub async fn docker_available() -> bool {
-    let Some(docker) = on_path("docker") else {
+    let Some(docker) = on_path(crate::docker::PROGRAM) else {
         return false;
     };
     let status = tokio::process::Command::new(docker)

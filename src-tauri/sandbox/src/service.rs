@@ -16,7 +16,9 @@ use sentient_agent::Agent;
 use sentient_agent::script_calls::{ScriptPolicy, ScriptRun};
 use sentient_core::config::{SandboxBackend, SandboxConfig};
 
-use crate::bridge::{self, Bridge, ScriptFailure};
+use crate::bridge::{self, Bridge, Door, ScriptFailure};
+use crate::containment::{self, Containment};
+use crate::docker;
 use crate::model::{RunRequest, SandboxResult, SandboxStatus, ScriptBackend};
 use crate::process::{self, Ending, Launch};
 use crate::python::{self, Python};
@@ -62,6 +64,34 @@ struct Inner {
     /// Set once the folders left by runs of an earlier session (a crash, a kill) were removed;
     /// the first runs wait for it, so it never touches a folder of this session.
     swept: tokio::sync::OnceCell<()>,
+    /// bubblewrap, once it started (looked for again while it can't).
+    containment: Mutex<Option<Containment>>,
+    /// Whether `docker info` answered, and when it was asked (asked again after a while).
+    docker: Mutex<Option<(Instant, bool)>>,
+}
+
+/// How long `docker info`'s answer is trusted.
+const DOCKER_ANSWER_KEPT: Duration = Duration::from_secs(30);
+/// The longest path a Unix socket can have (`sun_path`), with room to spare.
+const MOST_SOCKET_PATH: usize = 100;
+
+/// Where and how one run's script runs.
+enum Plan {
+    /// Inside bubblewrap (the program's path).
+    Contained(std::path::PathBuf),
+    /// A plain process with a clean environment (other systems, or the person's choice).
+    Uncontained,
+    /// In a container (the `docker` program's path).
+    Docker(std::path::PathBuf),
+}
+
+impl Plan {
+    fn backend(&self) -> ScriptBackend {
+        match self {
+            Self::Docker(_) => ScriptBackend::Docker,
+            Self::Contained(_) | Self::Uncontained => ScriptBackend::Process,
+        }
+    }
 }
 
 /// Code execution; cheap to clone.
@@ -91,7 +121,6 @@ impl SandboxHandle {
 
 const TURNED_OFF: &str =
     "Code execution is turned off, so the script was not run. Turn it on in Settings > Scripts.";
-const NO_DOCKER: &str = "Running scripts in Docker isn't available in this version of Sentient, so the script was not run. Choose Auto or Process in Settings > Scripts.";
 const NO_PYTHON: &str = "Python 3 isn't installed on this computer (python3 was not found), so the script could not run. Install Python 3 and try again.";
 const STOPPED: &str = "Sentient is stopped (Stop everything), so the script was not run. Resume Sentient and try again.";
 const CANCELLED: &str = "The script was stopped before it finished.";
@@ -105,6 +134,8 @@ impl SandboxService {
                 slots: Mutex::new((wanted, Arc::new(Semaphore::new(wanted as usize)))),
                 python: Mutex::new(None),
                 swept: tokio::sync::OnceCell::new(),
+                containment: Mutex::new(None),
+                docker: Mutex::new(None),
             }),
         }
     }
@@ -123,10 +154,13 @@ impl SandboxService {
         self.agent().config().current().sandbox.clone()
     }
 
-    /// Whether anything of the sandbox ran yet: Python looked for, an earlier session's
-    /// folders swept. Start-up does neither; the first script or status does.
+    /// Whether anything of the sandbox ran yet: Python, bubblewrap or Docker looked for, an
+    /// earlier session's folders swept. Start-up does none of it; the first script or status does.
     pub fn has_started(&self) -> bool {
-        self.inner.swept.initialized() || self.inner.python.lock_unpoisoned().is_some()
+        self.inner.swept.initialized()
+            || self.inner.python.lock_unpoisoned().is_some()
+            || self.inner.containment.lock_unpoisoned().is_some()
+            || self.inner.docker.lock_unpoisoned().is_some()
     }
 
     /// `sandbox.enabled` as it is now.
@@ -138,12 +172,26 @@ impl SandboxService {
     /// answers and which Python runs scripts.
     pub async fn status(&self) -> SandboxStatus {
         let settings = self.settings();
-        let (python, docker_available) = tokio::join!(self.python(), python::docker_available());
+        let (python, docker_available, containment) =
+            tokio::join!(self.python(), self.docker_answers(), self.containment());
+        let plan = self.plan(&settings).await;
+        let backend = match &plan {
+            Ok(plan) => plan.backend(),
+            Err(_) if settings.backend == SandboxBackend::Docker => ScriptBackend::Docker,
+            Err(_) => ScriptBackend::Process,
+        };
+        let note = match (&plan, backend) {
+            (Err(refusal), ScriptBackend::Docker) => Some(refusal.clone()),
+            (_, ScriptBackend::Docker) => None,
+            _ => containment.note(settings.allow_uncontained),
+        };
         SandboxStatus {
             enabled: settings.enabled,
-            backend: backend_for(settings.backend),
+            backend,
             docker_available,
             python_version: python.map(|p| p.version),
+            contained: matches!(plan, Ok(Plan::Contained(_) | Plan::Docker(_))),
+            note,
         }
     }
 
@@ -196,30 +244,39 @@ impl SandboxService {
     ) -> SandboxResult {
         let started = Instant::now();
         let settings = self.settings();
-        let backend = backend_for(settings.backend);
-        let refused = |error: &str| SandboxResult {
+        let refused = |backend: ScriptBackend, error: &str| SandboxResult {
             duration_ms: elapsed_ms(started),
             ..SandboxResult::refused(backend, error)
         };
+        let wanted = match settings.backend {
+            SandboxBackend::Docker => ScriptBackend::Docker,
+            SandboxBackend::Auto | SandboxBackend::Process => ScriptBackend::Process,
+        };
         if !settings.enabled {
-            return refused(TURNED_OFF);
-        }
-        if backend == ScriptBackend::Docker {
-            return refused(NO_DOCKER);
+            return refused(wanted, TURNED_OFF);
         }
         if self.agent().stop().is_stopped() {
-            return refused(STOPPED);
+            return refused(wanted, STOPPED);
         }
-        let Some(python) = self.python().await else {
-            return refused(NO_PYTHON);
+        let plan = match self.plan(&settings).await {
+            Ok(plan) => plan,
+            Err(refusal) => return refused(wanted, &refusal),
+        };
+        let backend = plan.backend();
+        let python = match plan {
+            Plan::Docker(_) => None,
+            _ => match self.python().await {
+                Some(python) => Some(python),
+                None => return refused(backend, NO_PYTHON),
+            },
         };
         let slots = self.slots(settings.max_concurrent_runs.max(1));
         let _place = tokio::select! {
             place = slots.acquire_owned() => match place {
                 Ok(place) => place,
-                Err(_) => return refused(CANCELLED),
+                Err(_) => return refused(backend, CANCELLED),
             },
-            () = cancel.cancelled() => return refused(CANCELLED),
+            () = cancel.cancelled() => return refused(backend, CANCELLED),
         };
 
         let sandbox_root = self.agent().home().root().join("sandbox");
@@ -238,7 +295,14 @@ impl SandboxService {
         let workdir = sandbox_root.join(&run_id);
         let outcome = self
             .run_in(
-                &run_id, &workdir, &python, &code, &options, &settings, &cancel,
+                &run_id,
+                &workdir,
+                &plan,
+                python.as_ref(),
+                &code,
+                &options,
+                &settings,
+                &cancel,
             )
             .await;
         let files_created = {
@@ -307,7 +371,8 @@ impl SandboxService {
         &self,
         run_id: &str,
         workdir: &std::path::Path,
-        python: &Python,
+        plan: &Plan,
+        python: Option<&Python>,
         code: &str,
         options: &RunOptions,
         settings: &SandboxConfig,
@@ -341,27 +406,36 @@ impl SandboxService {
             },
             settings.max_tool_calls,
         ));
-        let endpoint = bridge::serve(bridge.clone()).await?;
+        let endpoint = bridge::serve(bridge.clone(), door_for(plan, &lib_dir)).await?;
         let timeout_s = options.timeout_s.unwrap_or(settings.timeout_s).max(1);
-        tracing::info!(run_id, timeout_s, "script starting");
+        tracing::info!(run_id, timeout_s, backend = ?plan.backend(), "script starting");
+        let container = format!("sentient-script-{}", run_id.to_ascii_lowercase());
+        let command = command_for(
+            plan,
+            python,
+            workdir,
+            &lib_dir,
+            &script,
+            &endpoint,
+            bridge.token(),
+            settings,
+            &container,
+        );
         let finished = process::run(Launch {
-            python: python.path.clone(),
-            workdir: workdir.to_owned(),
-            lib_dir,
-            script,
-            env: vec![
-                ("SENTIENT_TOOLS_URL".to_owned(), endpoint.url.clone()),
-                ("SENTIENT_TOOLS_TOKEN".to_owned(), bridge.token().to_owned()),
-            ],
+            command,
             timeout: Duration::from_secs(u64::from(timeout_s)),
             cancel: cancel.clone(),
             on_output: options.on_output.clone(),
             max_chars: settings.max_output_chars as usize,
         })
         .await;
+        if let (Plan::Docker(program), Ok(done)) = (plan, &finished)
+            && !matches!(done.ending, Ending::Exited(_))
+        {
+            docker::kill(program, &container).await;
+        }
         endpoint.close();
         let finished = finished?;
-
         let error = match finished.ending {
             Ending::TimedOut => Some(timeout_message(timeout_s)),
             Ending::Cancelled => Some(CANCELLED.to_owned()),
@@ -384,7 +458,7 @@ impl SandboxService {
         };
         Ok(SandboxResult {
             ok,
-            backend: ScriptBackend::Process,
+            backend: plan.backend(),
             stdout: finished.stdout,
             stderr: finished.stderr,
             result,
@@ -405,6 +479,61 @@ impl SandboxService {
         Some(found)
     }
 
+    /// Whether scripts can be contained here; bubblewrap once it started, else looked for again.
+    async fn containment(&self) -> Containment {
+        let known = self.inner.containment.lock_unpoisoned().clone();
+        if let Some(known @ (Containment::Bubblewrap(_) | Containment::NotThisSystem)) = known {
+            return known;
+        }
+        let found = containment::check(None).await;
+        *self.inner.containment.lock_unpoisoned() = Some(found.clone());
+        found
+    }
+
+    /// Whether `docker info` answers (asked at most every 30 s).
+    async fn docker_answers(&self) -> bool {
+        if let Some((asked, answered)) = *self.inner.docker.lock_unpoisoned()
+            && asked.elapsed() < DOCKER_ANSWER_KEPT
+        {
+            return answered;
+        }
+        let answered = python::docker_available().await;
+        *self.inner.docker.lock_unpoisoned() = Some((Instant::now(), answered));
+        answered
+    }
+
+    /// Where the next script runs, or why it can't run at all: Docker when chosen (or, with
+    /// Auto, when it answers); otherwise inside bubblewrap, or as a plain process where this
+    /// system has nothing to contain it with or the person allowed it.
+    async fn plan(&self, settings: &SandboxConfig) -> Result<Plan, String> {
+        let docker = || python::on_path(docker::PROGRAM);
+        match settings.backend {
+            SandboxBackend::Docker => {
+                let Some(program) = docker() else {
+                    return Err(docker::NOT_INSTALLED.to_owned());
+                };
+                if !self.docker_answers().await {
+                    return Err(docker::NOT_RUNNING.to_owned());
+                }
+                return Ok(Plan::Docker(program));
+            }
+            SandboxBackend::Auto => {
+                if let Some(program) = docker()
+                    && self.docker_answers().await
+                {
+                    return Ok(Plan::Docker(program));
+                }
+            }
+            SandboxBackend::Process => {}
+        }
+        match self.containment().await {
+            Containment::Bubblewrap(program) => Ok(Plan::Contained(program)),
+            Containment::NotThisSystem => Ok(Plan::Uncontained),
+            _ if settings.allow_uncontained => Ok(Plan::Uncontained),
+            other => Err(other.refusal().unwrap_or_default()),
+        }
+    }
+
     fn slots(&self, wanted: u32) -> Arc<Semaphore> {
         let mut slots = self.inner.slots.lock_unpoisoned();
         if slots.0 != wanted {
@@ -415,12 +544,101 @@ impl SandboxService {
     }
 }
 
-/// The backend a run uses for the setting: `auto` is the process backend in this version.
-fn backend_for(setting: SandboxBackend) -> ScriptBackend {
-    match setting {
-        SandboxBackend::Docker => ScriptBackend::Docker,
-        SandboxBackend::Auto | SandboxBackend::Process => ScriptBackend::Process,
+/// How the script reaches its tools: a container shares only its folder (request files); a
+/// socket in the run's folder elsewhere, unless its path is too long for one.
+fn door_for(plan: &Plan, lib_dir: &std::path::Path) -> Door {
+    let socket = lib_dir.join("tools.sock");
+    match plan {
+        Plan::Docker(_) => Door::Files(lib_dir.join("requests")),
+        _ if cfg!(not(unix)) => Door::Loopback,
+        _ if socket.as_os_str().len() > MOST_SOCKET_PATH => Door::Files(lib_dir.join("requests")),
+        _ => Door::Socket(socket),
     }
+}
+
+/// The command for `plan`: Python alone, inside bubblewrap, or in a container; each with a
+/// clean environment and the endpoint as the script sees it.
+#[allow(clippy::too_many_arguments)]
+fn command_for(
+    plan: &Plan,
+    python: Option<&Python>,
+    workdir: &std::path::Path,
+    lib_dir: &std::path::Path,
+    script: &std::path::Path,
+    endpoint: &bridge::Endpoint,
+    token: &str,
+    settings: &SandboxConfig,
+    container: &str,
+) -> tokio::process::Command {
+    const MB: u64 = 1024 * 1024;
+    let seen = |path: &std::path::Path| match plan {
+        Plan::Uncontained => path.to_owned(),
+        _ => containment::inside(workdir, path),
+    };
+    let url = match &endpoint.door {
+        Door::Loopback => endpoint.url.clone(),
+        Door::Socket(path) => format!("unix:{}", seen(path).display()),
+        Door::Files(path) => format!("files:{}", seen(path).display()),
+    };
+    let home = seen(workdir);
+    let mut env = process::base_env(&home);
+    env.push(("SENTIENT_TOOLS_URL".to_owned(), url.into()));
+    env.push(("SENTIENT_TOOLS_TOKEN".to_owned(), token.into()));
+    let memory = format!("memory={}", u64::from(settings.memory_mb) * MB);
+    let file = format!("file={}", u64::from(settings.max_file_size_mb) * MB);
+    let python_path = python.map(|p| p.path.clone()).unwrap_or_default();
+    let mut command = match plan {
+        Plan::Contained(bwrap) => {
+            let mut command = tokio::process::Command::new(bwrap);
+            command.args(containment::args(&containment::Jail {
+                workdir,
+                python_prefix: python.map(|p| p.prefix.as_path()),
+            }));
+            command.arg(&python_path);
+            // Processes are counted inside the sandbox's own user namespace only.
+            let processes = format!("processes={}", settings.max_processes);
+            command.args(process::python_args(
+                &seen(lib_dir),
+                &seen(script),
+                &[memory, processes, file],
+            ));
+            command
+        }
+        Plan::Uncontained => {
+            let mut command = tokio::process::Command::new(&python_path);
+            // Outside a namespace a process limit would count every process of the person's.
+            let limits = if cfg!(unix) {
+                vec![memory, file]
+            } else {
+                Vec::new()
+            };
+            command.args(process::python_args(lib_dir, script, &limits));
+            command
+        }
+        Plan::Docker(program) => {
+            // The image's own PATH finds its Python.
+            let inside: Vec<_> = env.into_iter().filter(|(name, _)| name != "PATH").collect();
+            let mut command = tokio::process::Command::new(program);
+            command.args(docker::args(&docker::Container {
+                name: container,
+                image: &settings.docker_image,
+                workdir,
+                memory_mb: settings.docker_memory_mb,
+                cpus: settings.docker_cpus,
+                max_processes: settings.max_processes,
+                network: settings.allow_network_in_docker,
+                user: docker::owner_of(workdir),
+                env: &inside,
+            }));
+            command.args(process::python_args(&seen(lib_dir), &seen(script), &[file]));
+            // Docker's own client keeps Sentient's environment (DOCKER_HOST and the like);
+            // the container gets only `env`.
+            command.current_dir(workdir);
+            return command;
+        }
+    };
+    command.current_dir(workdir).env_clear().envs(env);
+    command
 }
 
 fn elapsed_ms(since: Instant) -> u32 {
@@ -497,6 +715,5 @@ mod tests {
             timeout_message(1),
             "The script was still running after 1 second, so it was stopped."
         );
-        assert_eq!(backend_for(SandboxBackend::Auto), ScriptBackend::Process);
     }
 }

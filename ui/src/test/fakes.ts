@@ -1038,7 +1038,9 @@ export function fakeApi(initial: Bootstrap) {
       browser.profiles = browser.profiles.filter((p) => p.name !== name);
       return browserList();
     }),
-    sandboxStatus: vi.fn(async (): Promise<SandboxStatus> => ({ enabled: true, backend: 'process', docker_available: false, python_version: '3.11.7' })),
+    sandboxStatus: vi.fn(
+      async (): Promise<SandboxStatus> => ({ enabled: true, backend: 'process', docker_available: false, python_version: '3.11.7', contained: true, note: null }),
+    ),
     runScript: vi.fn(async (code: string): Promise<SandboxResult> => ({
       ok: true,
       backend: 'process',

@@ -103,17 +103,33 @@ function ScriptStatusLine() {
   const status = useSandboxStatus();
   if (status.isPending) return <p className="settings-status" aria-busy="true">Checking whether scripts can run here…</p>;
   if (status.isError) return <p className="settings-status" role="alert">{status.error.detail}</p>;
-  const { enabled, python_version: python } = status.data;
-  if (!python)
+  const { enabled, python_version: python, backend, contained, note } = status.data;
+  const checkAgain = (
+    <button type="button" className="btn" onClick={() => void status.refetch()} disabled={status.isFetching}>
+      {status.isFetching ? 'Checking…' : 'Check again'}
+    </button>
+  );
+  if (backend === 'process' && !python)
     return (
       <p className="settings-status" role="alert" data-testid="scripts-status">
         Python 3 isn't installed on this computer, so scripts can't run. Install it (on Debian or Ubuntu: <code>sudo apt install python3</code>), then
-        come back here.
+        come back here. {checkAgain}
       </p>
     );
+  if (note)
+    // What to install or turn on, said by the engine; the command is the part after the colon.
+    return (
+      <p className="settings-status" role={contained ? undefined : 'alert'} data-testid="scripts-status">
+        {note} {checkAgain}
+      </p>
+    );
+  const where =
+    backend === 'docker'
+      ? 'Scripts run in a Docker container with only their own folder.'
+      : `Scripts run with Python ${python} inside bubblewrap: they see only their own folder, none of your files, and have no network.`;
   return (
     <p className="settings-status" data-testid="scripts-status">
-      {enabled ? `Scripts run with Python ${python} in a separate process on this computer.` : `Scripts are off. Python ${python} is ready when you turn them on.`}
+      {enabled ? where : `Scripts are off. ${where.replace('Scripts run', 'When on, scripts run')}`}
     </p>
   );
 }
@@ -146,6 +162,30 @@ export function ScriptSettings() {
         title="Output and files"
         intro="What a script leaves behind: files it saves go to your files folder under outputs/."
         testId="scripts-output-form"
+      />
+      <SchemaForm
+        section={['sandbox']}
+        fields={[
+          { key: 'memory_mb', title: 'Most memory one script may use', unit: 'MB' },
+          { key: 'max_processes', title: 'Most processes one script may run', unit: 'processes' },
+          { key: 'max_file_size_mb', title: 'Largest file a script may write', unit: 'MB' },
+          { key: 'allow_uncontained', title: "Run scripts uncontained when they can't be contained" },
+        ]}
+        title="Containment"
+        intro="On this computer scripts run inside bubblewrap: the system read-only, their own folder the only place they can write, no home folder and no network. Running them uncontained lets a script read your files and reach the internet."
+        testId="scripts-containment-form"
+      />
+      <SchemaForm
+        section={['sandbox']}
+        fields={[
+          { key: 'docker_image', title: 'Container image' },
+          { key: 'docker_memory_mb', title: 'Memory for a script in Docker', unit: 'MB' },
+          { key: 'docker_cpus', title: 'Processor cores for a script in Docker', unit: 'cores' },
+          { key: 'allow_network_in_docker', title: 'Let scripts in Docker reach the internet' },
+        ]}
+        title="Docker"
+        intro="Used when Where scripts run is Docker, or Auto and Docker is running."
+        testId="scripts-docker-form"
       />
     </>
   );

@@ -1,7 +1,7 @@
 // Settings' tabs: the tabs made from settings sections show only when the schema has the section
 // and doesn't hide it; the Chats, Tasks, Approvals & safety and Scripts tabs are forms generated
 // from the schema, and Webhooks shows its limits from it too.
-import { screen, within } from '@testing-library/react';
+import { screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { afterEach, describe, expect, it } from 'vitest';
 import { App } from '../../App';
@@ -79,9 +79,11 @@ describe('Settings tabs', () => {
     expect(engine.api.patchConfig).toHaveBeenCalledWith({ tools: { approvals: { mode: 'always' } } });
   });
 
-  it('Scripts is a form from the schema: limits in their units, and the Docker settings that do nothing yet left out', async () => {
+  it('Scripts is a form from the schema: limits in their units, containment and Docker', async () => {
     const engine = open('#/settings/scripts');
-    expect((await screen.findByTestId('scripts-status')).textContent).toBe('Scripts run with Python 3.11.7 in a separate process on this computer.');
+    expect((await screen.findByTestId('scripts-status')).textContent).toBe(
+      'Scripts run with Python 3.11.7 inside bubblewrap: they see only their own folder, none of your files, and have no network.',
+    );
     const timeout = await screen.findByRole('spinbutton', { name: 'Stop a script after' });
     expect(timeout).toHaveAccessibleDescription('A script is stopped after running this many seconds.');
     await userEvent.clear(timeout);
@@ -94,15 +96,40 @@ describe('Settings tabs', () => {
     await userEvent.click(screen.getByRole('switch', { name: 'Let the assistant write and run short Python scripts' }));
     expect(engine.api.patchConfig).toHaveBeenLastCalledWith({ sandbox: { enabled: false } });
     expect(screen.getByRole('spinbutton', { name: 'Largest file saved' })).toBeInTheDocument();
-    // Docker is a later version's: only the choices that work are offered.
     const where = screen.getByRole('combobox', { name: 'Where scripts run' });
-    expect(within(where).getAllByRole('option').map((o) => o.getAttribute('value'))).toEqual(['auto', 'process']);
-    expect(screen.queryByText(/Docker/)).toBeNull();
+    expect(within(where).getAllByRole('option').map((o) => o.getAttribute('value'))).toEqual(['auto', 'process', 'docker']);
+    const uncontained = screen.getByRole('switch', { name: "Run scripts uncontained when they can't be contained" });
+    expect(uncontained).toHaveAccessibleDescription(/can read your files and reach the internet/);
+    await userEvent.click(uncontained);
+    expect(engine.api.patchConfig).toHaveBeenLastCalledWith({ sandbox: { allow_uncontained: true } });
+    expect(screen.getByRole('spinbutton', { name: 'Memory for a script in Docker' })).toBeInTheDocument();
+    expect(screen.getByRole('spinbutton', { name: 'Most processes one script may run' })).toBeInTheDocument();
+  });
+
+  it('Scripts says what to install when they cannot be contained, and checks again', async () => {
+    const note =
+      "bubblewrap isn't installed, so scripts can't be kept away from your files and the network. Install it: sudo apt install bubblewrap. Until then scripts don't run.";
+    const engine = open('#/settings/scripts', CONFIG_SCHEMA, (engine) =>
+      engine.api.sandboxStatus.mockResolvedValue({ enabled: true, backend: 'process', docker_available: false, python_version: '3.11.7', contained: false, note }),
+    );
+    const line = await screen.findByTestId('scripts-status');
+    expect(line).toHaveAttribute('role', 'alert');
+    expect(line.textContent).toContain(note);
+    const calls = engine.api.sandboxStatus.mock.calls.length;
+    await userEvent.click(within(line).getByRole('button', { name: 'Check again' }));
+    await waitFor(() => expect(engine.api.sandboxStatus.mock.calls.length).toBeGreaterThan(calls));
   });
 
   it('Scripts says how to get Python when this computer has none', async () => {
     open('#/settings/scripts', CONFIG_SCHEMA, (engine) =>
-      engine.api.sandboxStatus.mockResolvedValue({ enabled: true, backend: 'process', docker_available: false, python_version: null }),
+      engine.api.sandboxStatus.mockResolvedValue({
+        enabled: true,
+        backend: 'process',
+        docker_available: false,
+        python_version: null,
+        contained: true,
+        note: null,
+      }),
     );
     expect((await screen.findByTestId('scripts-status')).textContent).toContain('sudo apt install python3');
   });

@@ -8,12 +8,12 @@ use super::*;
 )]
 #[serde(rename_all = "snake_case")]
 pub enum SandboxBackend {
-    /// The best this computer has: today a separate process in its own folder.
+    /// Docker when it is running, otherwise a contained process on this computer.
     #[default]
     Auto,
-    /// A separate process on this computer in its own folder.
+    /// A process on this computer, contained: it sees only its own folder and the system, and has no network.
     Process,
-    /// Not used yet (it arrives in a later version). A Docker container.
+    /// A Docker container.
     Docker,
 }
 
@@ -45,15 +45,26 @@ pub struct SandboxConfig {
     pub max_file_mb: u32,
     /// Keep each run's working folder afterwards, to help track down problems.
     pub keep_workdirs: bool,
-    /// Not used yet (it arrives in a later version). The container image scripts run in with Docker.
+    /// Most memory, in megabytes, one script may use on this computer.
+    #[schemars(range(min = 64, max = 65_536))]
+    pub memory_mb: u32,
+    /// Most processes one script may run at once on this computer.
+    #[schemars(range(min = 4, max = 4096))]
+    pub max_processes: u32,
+    /// Largest file, in megabytes, a script may write.
+    #[schemars(range(min = 1, max = 65_536))]
+    pub max_file_size_mb: u32,
+    /// Run scripts as a plain process when they can't be contained (bubblewrap missing or not allowed to start). Such a script can read your files and reach the internet.
+    pub allow_uncontained: bool,
+    /// The container image scripts run in with Docker.
     pub docker_image: String,
-    /// Not used yet (it arrives in a later version). Memory limit, in megabytes, for a script in Docker.
+    /// Memory limit, in megabytes, for a script in Docker.
     #[schemars(range(min = 64, max = 65_536))]
     pub docker_memory_mb: u32,
-    /// Not used yet (it arrives in a later version). How many processor cores a script in Docker may use.
+    /// How many processor cores a script in Docker may use.
     #[schemars(range(min = 0.1, max = 64.0))]
     pub docker_cpus: f64,
-    /// Not used yet (it arrives in a later version). Let scripts in Docker reach the internet; when off they can only use Sentient's tools.
+    /// Let scripts in Docker reach the internet; when off they can only use Sentient's tools.
     pub allow_network_in_docker: bool,
 }
 
@@ -69,6 +80,10 @@ impl Default for SandboxConfig {
             max_files: 50,
             max_file_mb: 25,
             keep_workdirs: false,
+            memory_mb: 1024,
+            max_processes: 64,
+            max_file_size_mb: 512,
+            allow_uncontained: false,
             docker_image: "python:3.12-slim".to_owned(),
             docker_memory_mb: 512,
             docker_cpus: 1.0,
