@@ -88,6 +88,8 @@ pub fn builder<R: tauri::Runtime>() -> Builder<R> {
             commands::hooks::delete_hook,
             commands::sandbox::sandbox_status,
             commands::sandbox::run_script,
+            commands::terminal::terminal_status,
+            commands::terminal::terminal_stop,
             commands::browser::browser_status,
             commands::browser::open_browser,
             commands::browser::close_browser,

@@ -17,3 +17,4 @@ pub mod sandbox;
 pub mod sessions;
 pub mod stop;
 pub mod tasks;
+pub mod terminal;

@@ -45,5 +45,6 @@ mod task_scheduler;
 mod task_swarm;
 mod task_triggers;
 mod tasks;
+mod terminal;
 mod tools;
 mod window_calls;

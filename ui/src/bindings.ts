@@ -136,6 +136,8 @@ export const commands = {
 	deleteHook: (id: string) => typedError<OkReply, ApiError>(__TAURI_INVOKE("delete_hook", { id })),
 	sandboxStatus: () => typedError<SandboxStatus_Serialize, ApiError>(__TAURI_INVOKE("sandbox_status")),
 	runScript: (body: RunRequest) => typedError<SandboxResult_Serialize, ApiError>(__TAURI_INVOKE("run_script", { body })),
+	terminalStatus: () => typedError<TerminalStatus_Serialize, ApiError>(__TAURI_INVOKE("terminal_status")),
+	terminalStop: (body: StopRequest) => typedError<StopAnswer, ApiError>(__TAURI_INVOKE("terminal_stop", { body })),
 	browserStatus: () => typedError<BrowserStatus_Serialize, ApiError>(__TAURI_INVOKE("browser_status")),
 	openBrowser: (body: OpenRequest_Deserialize) => typedError<BrowserStatus_Serialize, ApiError>(__TAURI_INVOKE("open_browser", { body })),
 	closeBrowser: () => typedError<BrowserStatus_Serialize, ApiError>(__TAURI_INVOKE("close_browser")),
@@ -1066,7 +1068,7 @@ export type Config_Deserialize = {
 	nodes?: NodesConfig_Deserialize,
 	/**  Not used yet (it arrives in a later version). Telegram, Discord and WhatsApp chats with Sentient. */
 	channels?: ChannelsConfig_Deserialize,
-	/**  Not used yet (it arrives in a later version). Commands the assistant may run on this computer. */
+	/**  Commands the assistant may run on this computer. */
 	terminal?: TerminalConfig_Deserialize,
 	/**  The local connection the Sentient window and your scripts use to reach the engine. */
 	gateway?: GatewayConfig_Deserialize,
@@ -1112,7 +1114,7 @@ export type Config_Serialize = {
 	nodes: NodesConfig_Serialize,
 	/**  Not used yet (it arrives in a later version). Telegram, Discord and WhatsApp chats with Sentient. */
 	channels: ChannelsConfig_Serialize,
-	/**  Not used yet (it arrives in a later version). Commands the assistant may run on this computer. */
+	/**  Commands the assistant may run on this computer. */
 	terminal: TerminalConfig_Serialize,
 	/**  The local connection the Sentient window and your scripts use to reach the engine. */
 	gateway: GatewayConfig_Serialize,
@@ -4263,6 +4265,18 @@ export type Run_Serialize = {
 	brief_updated: boolean,
 };
 
+/**  A command running now. */
+export type RunningCommand = {
+	/**  This run's id (unique per command). */
+	id: string,
+	/**  The tool call that started it. */
+	call_id: string,
+	command: string,
+	cwd: string,
+	/**  RFC 3339. */
+	started_at: string,
+};
+
 /**  Where the recommended model would run. */
 export type RunsOn = "graphics" | "processor" | "unknown";
 
@@ -4672,6 +4686,17 @@ export type SkillsConfig_Serialize = {
 /**  Whether a steer was queued for the running reply (false: no reply was running). */
 export type SteerAck = {
 	queued: boolean,
+};
+
+/**  Whether a command was running under that id and is being stopped. */
+export type StopAnswer = {
+	stopped: boolean,
+};
+
+/**  `POST /api/terminal/stop`. */
+export type StopRequest = {
+	/**  A run's id or the tool call's id. */
+	id: string,
 };
 
 /**  `POST /api/stop-all`'s answer: the state plus how many running jobs were cancelled. */
@@ -5224,6 +5249,37 @@ export type TerminalConfig_Serialize = {
 	timeout_s: number,
 	/**  Most characters of a command's output shown to the assistant, for its output and its errors each. */
 	max_output_chars: number,
+};
+
+/**  `GET /api/terminal/status`. */
+export type TerminalStatus = TerminalStatus_Serialize | TerminalStatus_Deserialize;
+
+/**  `GET /api/terminal/status`. */
+export type TerminalStatus_Deserialize = {
+	enabled: boolean,
+	/**  `pwsh`, `powershell`, `bash`, `zsh` or `sh`; null when none was found. */
+	shell?: string | null,
+	shell_path?: string | null,
+	allowed_folders: string[],
+	/**  Where a command without a folder would start; null when none can. */
+	default_folder?: string | null,
+	/**  What is never run, whatever the settings say. */
+	blocked: string[],
+	running: RunningCommand[],
+};
+
+/**  `GET /api/terminal/status`. */
+export type TerminalStatus_Serialize = {
+	enabled: boolean,
+	/**  `pwsh`, `powershell`, `bash`, `zsh` or `sh`; null when none was found. */
+	shell: string | null,
+	shell_path: string | null,
+	allowed_folders: string[],
+	/**  Where a command without a folder would start; null when none can. */
+	default_folder: string | null,
+	/**  What is never run, whatever the settings say. */
+	blocked: string[],
+	running: RunningCommand[],
 };
 
 export type TestRequest = TestRequest_Serialize | TestRequest_Deserialize;

@@ -31,6 +31,7 @@ pub use sentient_llm::system;
 pub use sentient_memory as memory;
 pub use sentient_node as node;
 pub use sentient_sandbox as sandbox;
+pub use sentient_terminal as terminal;
 
 use sentient_core::sync::MutexExt;
 use std::net::{Ipv4Addr, SocketAddr};
@@ -160,6 +161,7 @@ struct Inner {
     hooks: hooks::HookService,
     integrations: sentient_integrations::IntegrationService,
     sandbox: sentient_sandbox::SandboxService,
+    terminal: Arc<sentient_terminal::TerminalService>,
     browser: sentient_browser::BrowserService,
     devices: Arc<Devices>,
     /// The LAN door: the TLS listener for devices and its mDNS announcement.
@@ -340,6 +342,14 @@ impl Services {
         {
             tracing::error!(%error, "the code app could not be registered");
         }
+        // Commands on this computer: the tool holds only a weak handle, like the code app's.
+        let terminal = Arc::new(sentient_terminal::TerminalService::new(agent.clone()));
+        if let Err(error) = agent
+            .tools()
+            .register(sentient_terminal::tools::plugin(&terminal))
+        {
+            tracing::error!(%error, "the terminal app could not be registered");
+        }
         let devices = Arc::new(Devices::new(
             store.clone(),
             clock.clone(),
@@ -384,6 +394,7 @@ impl Services {
                 hooks,
                 integrations,
                 sandbox,
+                terminal,
                 browser,
                 devices,
                 lan: gateway::lan_runtime::LanRuntime::new(home_tls),
@@ -567,13 +578,17 @@ impl Services {
     pub fn integrations(&self) -> &sentient_integrations::IntegrationService {
         &self.inner.integrations
     }
-    /// Code execution: scripts and the `execute_code` tool.
+    /// The browser: profiles, pages and the `browser` app.
     pub fn browser(&self) -> &sentient_browser::BrowserService {
         &self.inner.browser
     }
-
+    /// Code execution: scripts and the `execute_code` tool.
     pub fn sandbox(&self) -> &sentient_sandbox::SandboxService {
         &self.inner.sandbox
+    }
+    /// Commands on this computer: `terminal_run`, what runs now, and stopping it.
+    pub fn terminal(&self) -> &sentient_terminal::TerminalService {
+        &self.inner.terminal
     }
     /// Webhooks: the hooks and their calls.
     pub fn hooks(&self) -> &hooks::HookService {

@@ -77,6 +77,8 @@ import type {
   SearchHit,
   SecretInfo,
   SecretStore,
+  StopAnswer,
+  StopRequest,
   StoreChanged,
   StoreStatus,
   Session,
@@ -87,6 +89,7 @@ import type {
   Task,
   TaskPatch,
   TaskPreview,
+  TerminalStatus,
   TestRequest,
   TestResult,
   TopicCount,
@@ -465,6 +468,12 @@ export const CALLS = {
     http: POST('/api/sandbox/run', { code }),
     tauri: () => commands.runScript({ code }),
   }),
+
+  // Commands on this computer (contract section 18).
+  /** Whether commands may run, the shell, the allowed folders, what is never run and what runs now. */
+  terminalStatus: (): Doors<TerminalStatus> => ({ http: GET('/api/terminal/status'), tauri: () => commands.terminalStatus() }),
+  /** Stops a running command by its run id or its tool call's id. */
+  terminalStop: (body: StopRequest): Doors<StopAnswer> => ({ http: POST('/api/terminal/stop', body), tauri: () => commands.terminalStop(body) }),
 
   // The browser (contract section 12).
   /** Whether the assistant can use a browser, which one, and what is open. */

@@ -61,6 +61,7 @@ export const queryKeys = {
   mcpServers: ['integrations', 'mcp'] as const,
   privacyFilters: (id: string) => ['integrations', 'privacy-filters', id] as const,
   sandboxStatus: ['sandbox', 'status'] as const,
+  terminalStatus: ['terminal', 'status'] as const,
   /** The browser's status (`browser.updated` keeps it current). */
   browserStatus: ['browser', 'status'] as const,
   /** The newest picture of the browser's page (`browser.frame`). */

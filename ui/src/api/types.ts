@@ -65,6 +65,9 @@ import type {
   LanStatus_Serialize,
   SandboxStatus_Serialize,
   SandboxResult_Serialize,
+  TerminalStatus_Serialize,
+  StopAnswer as StopAnswer_Serialize,
+  StopRequest as StopRequest_Deserialize,
   BrowserStatus_Serialize,
   NeedsYou_Serialize,
   PersonInput_Deserialize,
@@ -254,6 +257,12 @@ export type LanStatus = LanStatus_Serialize;
 export type SandboxStatus = SandboxStatus_Serialize;
 /** A script run (contract section 11): what it printed, returned and saved, or why it failed. */
 export type SandboxResult = SandboxResult_Serialize;
+/** `GET /api/terminal/status` (contract section 18): whether commands may run, where, and what runs now. */
+export type TerminalStatus = TerminalStatus_Serialize;
+/** `POST /api/terminal/stop`: a run's id or its tool call's id. */
+export type StopRequest = StopRequest_Deserialize;
+/** Whether a command was running under that id and is being stopped. */
+export type StopAnswer = StopAnswer_Serialize;
 /** `GET /api/browser/status` (contract section 12): whether the assistant can use a browser and what is open. */
 export type BrowserStatus = BrowserStatus_Serialize;
 /** A browser page waiting for the person (a password, a code, a CAPTCHA): the status's `needs_you`. */

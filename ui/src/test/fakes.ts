@@ -57,6 +57,9 @@ import type {
   LanStatus,
   SandboxResult,
   SandboxStatus,
+  StopAnswer,
+  StopRequest,
+  TerminalStatus,
   BrowserStatus,
   BrowserProfiles,
   BrowserProfileChange,
@@ -1038,6 +1041,18 @@ export function fakeApi(initial: Bootstrap) {
       browser.profiles = browser.profiles.filter((p) => p.name !== name);
       return browserList();
     }),
+    terminalStatus: vi.fn(
+      async (): Promise<TerminalStatus> => ({
+        enabled: false,
+        shell: 'bash',
+        shell_path: '/bin/bash',
+        allowed_folders: [],
+        default_folder: null,
+        blocked: ['formatting or wiping disks', 'shutting down, restarting or signing out'],
+        running: [],
+      }),
+    ),
+    terminalStop: vi.fn(async (_body: StopRequest): Promise<StopAnswer> => ({ stopped: true })),
     sandboxStatus: vi.fn(
       async (): Promise<SandboxStatus> => ({ enabled: true, backend: 'process', docker_available: false, python_version: '3.11.7', contained: true, note: null }),
     ),

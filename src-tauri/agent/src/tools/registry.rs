@@ -204,8 +204,8 @@ impl ToolRegistry {
             .collect()
     }
 
-    /// Every app with its non-internal tools, for `GET /api/tools`. Apps with only internal
-    /// tools are left out.
+    /// Every app with its non-internal tools that are listed now, for `GET /api/tools`. Apps
+    /// with no such tool are left out.
     pub fn catalog(&self) -> Vec<PluginInfo> {
         self.read()
             .plugins
@@ -214,6 +214,7 @@ impl ToolRegistry {
                 let tools: Vec<ToolInfo> = p
                     .tools
                     .iter()
+                    .filter(|t| t.listed())
                     .map(|t| t.def())
                     .filter(|d| !d.internal)
                     .map(|d| ToolInfo {

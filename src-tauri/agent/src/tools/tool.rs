@@ -364,6 +364,12 @@ pub trait Tool: Send + Sync {
         None
     }
 
+    /// Whether `GET /api/tools` lists this tool now: a tool of an area that is turned off (the
+    /// terminal) is neither offered nor listed.
+    fn listed(&self) -> bool {
+        true
+    }
+
     /// Whether the model may be offered this tool right now (device tools need an online
     /// device that can do what they do).
     fn available(&self) -> bool {

@@ -126,7 +126,7 @@ pub struct Config {
     pub nodes: NodesConfig,
     /// Not used yet (it arrives in a later version). Telegram, Discord and WhatsApp chats with Sentient.
     pub channels: ChannelsConfig,
-    /// Not used yet (it arrives in a later version). Commands the assistant may run on this computer.
+    /// Commands the assistant may run on this computer.
     pub terminal: TerminalConfig,
     /// The local connection the Sentient window and your scripts use to reach the engine.
     pub gateway: GatewayConfig,

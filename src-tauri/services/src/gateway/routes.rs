@@ -20,6 +20,7 @@ pub mod sandbox;
 pub mod secrets;
 pub mod sessions;
 pub mod stop;
+pub mod terminal;
 pub mod tools;
 
 use utoipa_axum::router::OpenApiRouter;
@@ -51,5 +52,6 @@ pub fn protected() -> OpenApiRouter<Services> {
         .merge(memory::routes())
         .merge(integrations::routes())
         .merge(sandbox::routes())
+        .merge(terminal::routes())
         .merge(browser::routes())
 }

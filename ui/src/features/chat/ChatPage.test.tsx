@@ -127,6 +127,34 @@ describe('Chat page', () => {
     expect(screen.queryByTestId('tool-frame')).toBeNull();
   });
 
+  it('a command running on this computer has Stop, which stops it by its call and goes with the result', async () => {
+    const { engine } = setup();
+    await screen.findByText('No chats yet — say hello below.');
+    await send('Run the tests');
+    const turn = engine.lastTurn();
+    act(() => {
+      turn.emit({ type: 'session', client_id: turn.body.client_id });
+      turn.emit({ type: 'tool_call', call_id: 'call_7', name: 'terminal_run', arguments: { command: 'npm test' } });
+      turn.emit({ type: 'tool_progress', call_id: 'call_7', name: 'terminal_run', kind: 'stdout', text: 'running 12 tests' });
+    });
+    const card = screen.getByTestId('tool-card');
+    expect(within(card).getByLabelText('Progress')).toHaveTextContent('running 12 tests');
+    await userEvent.click(within(card).getByRole('button', { name: 'Stop' }));
+    expect(engine.api.terminalStop).toHaveBeenCalledWith({ id: 'call_7' });
+    expect(within(card).getByRole('button', { name: 'Stopping…' })).toBeDisabled();
+    act(() => {
+      turn.emit({
+        type: 'tool_result',
+        call_id: 'call_7',
+        name: 'terminal_run',
+        result: { ok: false, command: 'npm test', stopped: true, error: 'The command was stopped before it finished.' },
+        is_error: false,
+        duration_ms: 900,
+      });
+    });
+    expect(screen.queryByTestId('command-stop')).toBeNull();
+  });
+
   it('shows a needs-you card for a page step only the person may do, with Open browser and the live view', async () => {
     const { engine } = setup();
     const waiting = {

@@ -6,6 +6,7 @@
 import type { ApprovalDecision } from '../../api';
 import { NeedsYouCard } from '../browser';
 import { ApprovalCard } from './ApprovalCard';
+import { CommandStop, TERMINAL_TOOL } from './CommandStop';
 import { OutputPicture, pictureOf } from './OutputPicture';
 import { ReadableValue } from './ReadableValue';
 import { SCRIPT_TOOL, ScriptCard } from './ScriptCard';
@@ -94,6 +95,7 @@ export function ToolCard({
         // The browser's page as it is now, while the tool runs.
         <img className="tool-frame" src={tool.frame} alt="The page the assistant is using" data-testid="tool-frame" />
       ) : null}
+      {tool.name === TERMINAL_TOOL && tool.result === undefined && !waiting && !tool.declined ? <CommandStop callId={tool.call_id} /> : null}
       {tool.progress.length > 0 ? (
         <pre className="tool-progress" aria-label="Progress">
           {tool.progress.join('\n')}

@@ -34,6 +34,7 @@ describe('Settings tabs', () => {
       'Tasks',
       'Approvals & safety',
       'Scripts',
+      'Terminal',
       'Browser',
       'Webhooks',
       'Devices',

@@ -15,6 +15,7 @@ import { BrowserSettings } from './browser/BrowserSettings';
 import { AboutYou } from './AboutYou';
 import { SchemaForm } from './form/SchemaForm';
 import { ChatSettings, SafetySettings, ScriptSettings, TaskSettings } from './SectionForms';
+import { TerminalSettings } from './terminal/TerminalSettings';
 import { SETTINGS_TABS, useSettingsTab } from './tabs';
 import './settings.css';
 
@@ -50,6 +51,8 @@ export function SettingsPage({ bootstrap }: { bootstrap: Bootstrap }) {
         <SafetySettings />
       ) : shown === 'scripts' ? (
         <ScriptSettings />
+      ) : shown === 'terminal' ? (
+        <TerminalSettings />
       ) : shown === 'browser' ? (
         <BrowserSettings />
       ) : shown === 'webhooks' ? (

@@ -10,6 +10,7 @@ export const SETTINGS_TABS = [
   { id: 'tasks', label: 'Tasks', href: '#/settings/tasks', section: 'tasks' },
   { id: 'safety', label: 'Approvals & safety', href: '#/settings/safety', section: 'tools' },
   { id: 'scripts', label: 'Scripts', href: '#/settings/scripts', section: 'sandbox' },
+  { id: 'terminal', label: 'Terminal', href: '#/settings/terminal', section: 'terminal' },
   { id: 'browser', label: 'Browser', href: '#/settings/browser', section: 'browser' },
   { id: 'webhooks', label: 'Webhooks', href: '#/settings/webhooks' },
   { id: 'devices', label: 'Devices', href: '#/settings/devices', section: 'nodes' },
