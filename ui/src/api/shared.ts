@@ -42,6 +42,7 @@ export function usePatchConfig() {
       if (config) qc.setQueryData(queryKeys.config, config);
       await qc.invalidateQueries({ queryKey: queryKeys.bootstrap });
       await qc.invalidateQueries({ queryKey: queryKeys.sandboxStatus });
+      await qc.invalidateQueries({ queryKey: queryKeys.terminalStatus });
     },
   });
 }
