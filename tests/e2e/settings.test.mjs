@@ -31,7 +31,7 @@ after(() =>
   }),
 );
 
-const TABS = ['General', 'Models', 'Chats', 'Tasks', 'Approvals & safety', 'Scripts', 'Browser', 'Webhooks', 'Devices'];
+const TABS = ['General', 'Models', 'Chats', 'Tasks', 'Approvals & safety', 'Scripts', 'Terminal', 'Browser', 'Webhooks', 'Devices'];
 
 async function openSettings(path) {
   await page.goto(`${ready.web_url}`);
