@@ -153,6 +153,47 @@ describe('Chat page', () => {
       });
     });
     expect(screen.queryByTestId('command-stop')).toBeNull();
+    expect(within(screen.getByTestId('tool-card')).getByTestId('tool-result')).toHaveTextContent('The command was stopped before it finished.');
+  });
+
+  it("shows a command's result as a terminal would: how it ended, where, and its output as text", async () => {
+    const { engine } = setup();
+    await screen.findByText('No chats yet — say hello below.');
+    await send('What changed?');
+    const turn = engine.lastTurn();
+    act(() => {
+      turn.emit({ type: 'session', client_id: turn.body.client_id });
+      turn.emit({ type: 'tool_call', call_id: 'call_8', name: 'terminal_run', arguments: { command: 'git status' } });
+      turn.emit({
+        type: 'tool_result',
+        call_id: 'call_8',
+        name: 'terminal_run',
+        result: {
+          ok: false,
+          command: 'git status',
+          cwd: '/home/me/site',
+          shell: 'bash',
+          exit_code: 1,
+          stdout: 'On branch main\n',
+          stderr: 'warning: x\n',
+          timed_out: false,
+          stopped: false,
+          duration_ms: 30,
+          output_file: 'outputs/terminal-r1.txt',
+          error: null,
+        },
+        is_error: false,
+        duration_ms: 30,
+      });
+    });
+    const card = screen.getByTestId('tool-card');
+    await userEvent.click(within(card).getByText(/^Used /));
+    const result = within(card).getByTestId('tool-result');
+    expect(result).toHaveTextContent('Finished with exit code 1.');
+    expect(result).toHaveTextContent('In /home/me/site with bash');
+    expect(within(result).getByLabelText('Output').textContent).toBe('On branch main\n');
+    expect(within(result).getByLabelText('Errors').textContent).toBe('warning: x\n');
+    expect(result).toHaveTextContent('The whole output is in your files, at outputs/terminal-r1.txt.');
   });
 
   it('shows a needs-you card for a page step only the person may do, with Open browser and the live view', async () => {

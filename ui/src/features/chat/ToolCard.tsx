@@ -6,6 +6,7 @@
 import type { ApprovalDecision } from '../../api';
 import { NeedsYouCard } from '../browser';
 import { ApprovalCard } from './ApprovalCard';
+import { CommandResult } from './CommandResult';
 import { CommandStop, TERMINAL_TOOL } from './CommandStop';
 import { OutputPicture, pictureOf } from './OutputPicture';
 import { ReadableValue } from './ReadableValue';
@@ -73,7 +74,7 @@ export function ToolCard({
         ) : null}
         <div className="tool-section" data-testid="tool-result">
           <h4>What it found</h4>
-          <ReadableValue value={tool.result} />
+          {tool.name === TERMINAL_TOOL ? <CommandResult result={tool.result} /> : <ReadableValue value={tool.result} />}
         </div>
       </details>
     );
@@ -116,7 +117,7 @@ export function ToolCard({
         ) : (
           <div className="tool-section" data-testid="tool-result">
             <h4>What it found</h4>
-            <ReadableValue value={tool.result} />
+            {tool.name === TERMINAL_TOOL ? <CommandResult result={tool.result} /> : <ReadableValue value={tool.result} />}
           </div>
         )
       ) : null}
