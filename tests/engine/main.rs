@@ -32,6 +32,7 @@ mod memory_tools;
 mod models;
 mod notifications;
 mod presets;
+mod processes;
 mod sandbox;
 mod secrets;
 mod sessions;

@@ -475,7 +475,9 @@ async fn a_timeout_kills_the_whole_process_tree() -> Result<()> {
     assert!(r.stdout.contains("forked"), "{r:?}");
     assert!(started.elapsed() < WAIT, "{:?}", started.elapsed());
     eventually("no process of the script left", || async {
-        Ok(alive_with(&marker).is_empty().then_some(()))
+        Ok(crate::processes::alive_with(&marker)
+            .is_empty()
+            .then_some(()))
     })
     .await?;
     t.stop().await;
@@ -604,29 +606,6 @@ result({"env": sorted(os.environ), "url": url, "wrong_token": wrong,
     }
     t.stop().await;
     Ok(())
-}
-
-/// Processes anywhere on this computer whose command line holds `marker`.
-#[cfg(target_os = "linux")]
-fn alive_with(marker: &str) -> Vec<String> {
-    let mut alive = Vec::new();
-    for entry in std::fs::read_dir("/proc").into_iter().flatten().flatten() {
-        let Ok(line) = std::fs::read(entry.path().join("cmdline")) else {
-            continue;
-        };
-        let line = String::from_utf8_lossy(&line).replace('\0', " ");
-        let zombie = std::fs::read_to_string(entry.path().join("stat"))
-            .ok()
-            .and_then(|s| {
-                s.rfind(')')
-                    .map(|i| s[i + 1..].trim_start().starts_with('Z'))
-            })
-            .unwrap_or(true);
-        if line.contains(marker) && !zombie {
-            alive.push(line);
-        }
-    }
-    alive
 }
 
 /// The bar a person holds containment to: a script can't read their home, list Sentient's

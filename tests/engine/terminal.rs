@@ -251,29 +251,6 @@ async fn long_output_keeps_its_start_and_end_and_is_saved_whole() -> Result<()> 
     Ok(())
 }
 
-/// Processes anywhere on this computer whose command line holds `marker`.
-#[cfg(target_os = "linux")]
-fn alive_with(marker: &str) -> Vec<String> {
-    let mut alive = Vec::new();
-    for entry in std::fs::read_dir("/proc").into_iter().flatten().flatten() {
-        let Ok(line) = std::fs::read(entry.path().join("cmdline")) else {
-            continue;
-        };
-        let line = String::from_utf8_lossy(&line).replace('\0', " ");
-        let zombie = std::fs::read_to_string(entry.path().join("stat"))
-            .ok()
-            .and_then(|s| {
-                s.rfind(')')
-                    .map(|i| s[i + 1..].trim_start().starts_with('Z'))
-            })
-            .unwrap_or(true);
-        if line.contains(marker) && !zombie {
-            alive.push(line);
-        }
-    }
-    alive
-}
-
 /// A command that leaves a `setsid` child (out of its process group) and waits.
 fn leaves_a_child(marker: &str) -> String {
     format!("setsid sleep {marker} & sleep {marker}")
@@ -297,7 +274,9 @@ async fn a_timeout_stop_and_stop_everything_kill_the_tree_and_a_child_that_left_
         )
     );
     eventually("nothing of the timed-out command left", || async {
-        Ok(alive_with(&marker).is_empty().then_some(()))
+        Ok(crate::processes::alive_with(&marker)
+            .is_empty()
+            .then_some(()))
     })
     .await?;
 
@@ -326,7 +305,7 @@ async fn a_timeout_stop_and_stop_everything_kill_the_tree_and_a_child_that_left_
         })
         .await?;
         eventually("its child started", || async {
-            Ok((alive_with(&marker).len() >= 2).then_some(()))
+            Ok((crate::processes::alive_with(&marker).len() >= 2).then_some(()))
         })
         .await?;
         if *how == "by id" {
@@ -346,7 +325,9 @@ async fn a_timeout_stop_and_stop_everything_kill_the_tree_and_a_child_that_left_
             Some("The command was stopped before it finished.")
         );
         eventually("nothing of the stopped command left", || async {
-            Ok(alive_with(&marker).is_empty().then_some(()))
+            Ok(crate::processes::alive_with(&marker)
+                .is_empty()
+                .then_some(()))
         })
         .await?;
         if *how == "everything" {
