@@ -11,7 +11,6 @@ use tokio_util::sync::CancellationToken;
 
 use sentient_e2e::TestEngine;
 use sentient_e2e::sentient_engine::agent::approvals::Origin;
-use sentient_e2e::sentient_engine::terminal::service::Asker;
 
 const RUNS: usize = 50;
 
@@ -41,9 +40,7 @@ async fn main() -> Result<()> {
             .run(
                 "true",
                 None,
-                Asker {
-                    origin: Origin::Chat,
-                },
+                Origin::Chat,
                 "bench",
                 &CancellationToken::new(),
                 None,

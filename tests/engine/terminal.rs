@@ -10,7 +10,6 @@ use tokio_util::sync::CancellationToken;
 
 use sentient_e2e::sentient_engine::agent::approvals::Origin;
 use sentient_e2e::sentient_engine::terminal::TerminalResult;
-use sentient_e2e::sentient_engine::terminal::service::Asker;
 use sentient_e2e::{TestEngine, WAIT, eventually};
 use sentient_model_server::Reply;
 
@@ -48,7 +47,7 @@ async fn run_as(t: &TestEngine, command: &str, origin: Origin) -> TerminalResult
         .run(
             command,
             None,
-            Asker { origin },
+            origin,
             "call-1",
             &CancellationToken::new(),
             None,
@@ -193,9 +192,7 @@ async fn runs_nobody_can_be_asked_in_run_only_listed_commands_and_unprompted_wor
         .run(
             "ls",
             Some("/"),
-            Asker {
-                origin: Origin::Task,
-            },
+            Origin::Task,
             "c",
             &CancellationToken::new(),
             None,
@@ -290,9 +287,7 @@ async fn a_timeout_stop_and_stop_everything_kill_the_tree_and_a_child_that_left_
                 .run(
                     &command,
                     None,
-                    Asker {
-                        origin: Origin::Chat,
-                    },
+                    Origin::Chat,
                     "call-stop",
                     &CancellationToken::new(),
                     None,

@@ -13,6 +13,7 @@ pub mod error;
 pub mod files;
 pub mod home;
 pub mod logging;
+pub mod programs;
 pub mod secret_file;
 pub mod secrets;
 pub mod seen;

@@ -158,26 +158,15 @@ pub async fn serve(bridge: Arc<Bridge>, door: Door) -> std::io::Result<Endpoint>
             let listener =
                 tokio::net::TcpListener::bind((std::net::Ipv4Addr::LOCALHOST, 0)).await?;
             let url = format!("http://{}", listener.local_addr()?);
-            let server = tokio::spawn(async move {
-                let serving =
-                    axum::serve(listener, app).with_graceful_shutdown(stopped.cancelled_owned());
-                if let Err(error) = serving.await {
-                    tracing::warn!(%error, "a script's tool endpoint stopped with an error");
-                }
-            });
-            (url, server)
+            (url, spawn_serving(listener, app, stopped))
         }
         #[cfg(unix)]
         Door::Socket(path) => {
             let listener = tokio::net::UnixListener::bind(path)?;
-            let server = tokio::spawn(async move {
-                let serving =
-                    axum::serve(listener, app).with_graceful_shutdown(stopped.cancelled_owned());
-                if let Err(error) = serving.await {
-                    tracing::warn!(%error, "a script's tool socket stopped with an error");
-                }
-            });
-            (path.display().to_string(), server)
+            (
+                path.display().to_string(),
+                spawn_serving(listener, app, stopped),
+            )
         }
         #[cfg(not(unix))]
         Door::Socket(_) => {
@@ -196,6 +185,24 @@ pub async fn serve(bridge: Arc<Bridge>, door: Door) -> std::io::Result<Endpoint>
         url,
         stop,
         server,
+    })
+}
+
+/// Serves `app` on `listener` (loopback TCP or a Unix socket) until `stop`.
+fn spawn_serving<L>(
+    listener: L,
+    app: Router,
+    stop: CancellationToken,
+) -> tokio::task::JoinHandle<()>
+where
+    L: axum::serve::Listener,
+    L::Addr: std::fmt::Debug,
+{
+    tokio::spawn(async move {
+        let serving = axum::serve(listener, app).with_graceful_shutdown(stop.cancelled_owned());
+        if let Err(error) = serving.await {
+            tracing::warn!(%error, "a script's tool endpoint stopped with an error");
+        }
     })
 }
 

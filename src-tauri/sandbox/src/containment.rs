@@ -92,7 +92,7 @@ pub async fn check(path: Option<&OsStr>) -> Containment {
     if !cfg!(target_os = "linux") {
         return Containment::NotThisSystem;
     }
-    let Some(program) = crate::python::on_path_in(PROGRAM, path) else {
+    let Some(program) = sentient_core::programs::on_path_in(PROGRAM, path) else {
         return Containment::NotInstalled;
     };
     let probe = tokio::process::Command::new(&program)

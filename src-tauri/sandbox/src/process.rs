@@ -13,6 +13,8 @@ use tokio_util::sync::CancellationToken;
 
 use sentient_agent::tools::ProgressKind;
 
+use sentient_core::programs::ChildOutput;
+
 use crate::OutputFn;
 use crate::output::Capture;
 
@@ -96,8 +98,14 @@ pub async fn run(launch: Launch) -> std::io::Result<Finished> {
             stop_reading.clone(),
         ))
     };
-    let out = reader(stdout.map(Pipe::Out), ProgressKind::Stdout);
-    let err = reader(stderr.map(Pipe::Err), ProgressKind::Stderr);
+    let out = reader(
+        stdout.map(|p| Box::new(p) as ChildOutput),
+        ProgressKind::Stdout,
+    );
+    let err = reader(
+        stderr.map(|p| Box::new(p) as ChildOutput),
+        ProgressKind::Stderr,
+    );
 
     let ending = tokio::select! {
         status = child.wait() => Ending::Exited(status?.code()),
@@ -161,24 +169,9 @@ pub fn base_env(workdir: &std::path::Path) -> Vec<(String, std::ffi::OsString)> 
     env
 }
 
-/// Either of the child's output pipes.
-enum Pipe {
-    Out(tokio::process::ChildStdout),
-    Err(tokio::process::ChildStderr),
-}
-
-impl Pipe {
-    async fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
-        match self {
-            Self::Out(pipe) => pipe.read(buf).await,
-            Self::Err(pipe) => pipe.read(buf).await,
-        }
-    }
-}
-
 /// Reads one stream to its end (or until `stop`), passing each kept piece on as it comes.
 async fn read(
-    stream: Option<Pipe>,
+    stream: Option<ChildOutput>,
     kind: ProgressKind,
     max_chars: usize,
     on_output: Option<OutputFn>,

@@ -2,7 +2,9 @@
 //! be a launcher (pyenv's shims are shell scripts that need the person's HOME), so the real
 //! interpreter is asked for its own path once and that is what scripts run with.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
+
+use sentient_core::programs::on_path;
 use std::process::Stdio;
 use std::time::Duration;
 
@@ -19,46 +21,6 @@ pub struct Python {
     pub version: String,
     /// Where its standard library is (`sys.base_prefix`), which a contained script must see.
     pub prefix: PathBuf,
-}
-
-/// The first program called `name` (or `name.exe` on Windows) in the PATH's folders.
-pub fn on_path(name: &str) -> Option<PathBuf> {
-    on_path_in(name, None)
-}
-
-/// The first program called `name` in the folders of `path` (a PATH value; the engine's PATH
-/// when `None`).
-pub fn on_path_in(name: &str, path: Option<&std::ffi::OsStr>) -> Option<PathBuf> {
-    let path = match path {
-        Some(path) => path.to_owned(),
-        None => std::env::var_os("PATH")?,
-    };
-    std::env::split_paths(&path).find_map(|dir| {
-        let names = if cfg!(windows) {
-            vec![format!("{name}.exe"), name.to_owned()]
-        } else {
-            vec![name.to_owned()]
-        };
-        names
-            .into_iter()
-            .map(|n| dir.join(n))
-            .find(|candidate| is_program(candidate))
-    })
-}
-
-fn is_program(path: &Path) -> bool {
-    let Ok(meta) = std::fs::metadata(path) else {
-        return false;
-    };
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::PermissionsExt;
-        meta.is_file() && meta.permissions().mode() & 0o111 != 0
-    }
-    #[cfg(not(unix))]
-    {
-        meta.is_file()
-    }
 }
 
 /// Finds Python 3: `python3` on the PATH (`python` too on Windows), asked for its real path
@@ -127,14 +89,4 @@ pub async fn docker_available() -> bool {
         tokio::time::timeout(DOCKER_LIMIT, status).await,
         Ok(Ok(s)) if s.success()
     )
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_missing_program_is_not_found() {
-        assert!(on_path("sentient-no-such-program-here").is_none());
-    }
 }

@@ -174,7 +174,10 @@ impl SandboxService {
         let settings = self.settings();
         let (python, docker_available, containment) =
             tokio::join!(self.python(), self.docker_answers(), self.containment());
-        let plan = self.plan(&settings).await;
+        let plan = match self.docker_plan(&settings).await {
+            Some(plan) => plan,
+            None => process_plan(&settings, containment.clone()),
+        };
         let backend = match &plan {
             Ok(plan) => plan.backend(),
             Err(_) if settings.backend == SandboxBackend::Docker => ScriptBackend::Docker,
@@ -506,31 +509,26 @@ impl SandboxService {
     /// Auto, when it answers); otherwise inside bubblewrap, or as a plain process where this
     /// system has nothing to contain it with or the person allowed it.
     async fn plan(&self, settings: &SandboxConfig) -> Result<Plan, String> {
-        let docker = || python::on_path(docker::PROGRAM);
-        match settings.backend {
-            SandboxBackend::Docker => {
-                let Some(program) = docker() else {
-                    return Err(docker::NOT_INSTALLED.to_owned());
-                };
-                if !self.docker_answers().await {
-                    return Err(docker::NOT_RUNNING.to_owned());
-                }
-                return Ok(Plan::Docker(program));
-            }
-            SandboxBackend::Auto => {
-                if let Some(program) = docker()
-                    && self.docker_answers().await
-                {
-                    return Ok(Plan::Docker(program));
-                }
-            }
-            SandboxBackend::Process => {}
+        match self.docker_plan(settings).await {
+            Some(plan) => plan,
+            None => process_plan(settings, self.containment().await),
         }
-        match self.containment().await {
-            Containment::Bubblewrap(program) => Ok(Plan::Contained(program)),
-            Containment::NotThisSystem => Ok(Plan::Uncontained),
-            _ if settings.allow_uncontained => Ok(Plan::Uncontained),
-            other => Err(other.refusal().unwrap_or_default()),
+    }
+
+    /// The Docker part of [`Self::plan`]: `None` when scripts run as a process.
+    async fn docker_plan(&self, settings: &SandboxConfig) -> Option<Result<Plan, String>> {
+        let docker = || sentient_core::programs::on_path(docker::PROGRAM);
+        match settings.backend {
+            SandboxBackend::Docker => Some(match docker() {
+                None => Err(docker::NOT_INSTALLED.to_owned()),
+                Some(_) if !self.docker_answers().await => Err(docker::NOT_RUNNING.to_owned()),
+                Some(program) => Ok(Plan::Docker(program)),
+            }),
+            SandboxBackend::Auto => match docker() {
+                Some(program) if self.docker_answers().await => Some(Ok(Plan::Docker(program))),
+                _ => None,
+            },
+            SandboxBackend::Process => None,
         }
     }
 
@@ -541,6 +539,17 @@ impl SandboxService {
             *slots = (wanted, Arc::new(Semaphore::new(wanted as usize)));
         }
         slots.1.clone()
+    }
+}
+
+/// The process part of a plan: inside bubblewrap, or a plain process where this system has
+/// nothing to contain it with or the person allowed it.
+fn process_plan(settings: &SandboxConfig, containment: Containment) -> Result<Plan, String> {
+    match containment {
+        Containment::Bubblewrap(program) => Ok(Plan::Contained(program)),
+        Containment::NotThisSystem => Ok(Plan::Uncontained),
+        _ if settings.allow_uncontained => Ok(Plan::Uncontained),
+        other => Err(other.refusal().unwrap_or_default()),
     }
 }
 

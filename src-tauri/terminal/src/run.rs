@@ -14,6 +14,7 @@ use tokio::io::AsyncReadExt;
 use tokio_util::sync::CancellationToken;
 
 use sentient_agent::tools::ProgressKind;
+use sentient_core::programs::ChildOutput;
 
 /// The variable that marks every process of a run.
 pub const MARKER: &str = "SENTIENT_TERMINAL_RUN";
@@ -45,7 +46,7 @@ impl Shell {
 /// zsh, else bash, zsh or sh from the PATH.
 pub fn find_shell() -> Option<Shell> {
     let named = |name: &str| {
-        on_path(name).map(|path| Shell {
+        sentient_core::programs::on_path(name).map(|path| Shell {
             name: name.to_owned(),
             path,
         })
@@ -66,18 +67,6 @@ pub fn find_shell() -> Option<Shell> {
     named("bash")
         .or_else(|| named("zsh"))
         .or_else(|| named("sh"))
-}
-
-fn on_path(name: &str) -> Option<PathBuf> {
-    let path = std::env::var_os("PATH")?;
-    std::env::split_paths(&path).find_map(|dir| {
-        let names = if cfg!(windows) {
-            vec![format!("{name}.exe")]
-        } else {
-            vec![name.to_owned()]
-        };
-        names.into_iter().map(|n| dir.join(n)).find(|p| p.is_file())
-    })
 }
 
 /// Whether a variable of this name may hold a secret: keys, tokens, passwords, credentials,
@@ -213,7 +202,7 @@ pub async fn run(cmd: Command<'_>) -> std::io::Result<Finished> {
     let stdout = child.stdout().take();
     let stderr = child.stderr().take();
     let stop_reading = CancellationToken::new();
-    let reader = |pipe: Option<Pipe>, kind| {
+    let reader = |pipe: Option<ChildOutput>, kind| {
         tokio::spawn(read(
             pipe,
             kind,
@@ -222,8 +211,14 @@ pub async fn run(cmd: Command<'_>) -> std::io::Result<Finished> {
             stop_reading.clone(),
         ))
     };
-    let out = reader(stdout.map(Pipe::Out), ProgressKind::Stdout);
-    let err = reader(stderr.map(Pipe::Err), ProgressKind::Stderr);
+    let out = reader(
+        stdout.map(|p| Box::new(p) as ChildOutput),
+        ProgressKind::Stdout,
+    );
+    let err = reader(
+        stderr.map(|p| Box::new(p) as ChildOutput),
+        ProgressKind::Stderr,
+    );
 
     let ending = tokio::select! {
         status = child.wait() => Ending::Exited(status?.code()),
@@ -290,24 +285,10 @@ pub fn sweep(run_id: &str) {
     let _ = run_id;
 }
 
-enum Pipe {
-    Out(tokio::process::ChildStdout),
-    Err(tokio::process::ChildStderr),
-}
-
-impl Pipe {
-    async fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
-        match self {
-            Self::Out(pipe) => pipe.read(buf).await,
-            Self::Err(pipe) => pipe.read(buf).await,
-        }
-    }
-}
-
 /// Reads one stream to its end: keeps up to [`MOST_SAVED_CHARS`], streams up to `max_chars`
 /// and then one note that the rest is in the result.
 async fn read(
-    pipe: Option<Pipe>,
+    pipe: Option<ChildOutput>,
     kind: ProgressKind,
     max_chars: usize,
     on_output: Option<OutputFn>,

@@ -29,12 +29,6 @@ const NO_SHELL: &str =
     "No shell was found on this computer (bash, zsh or sh), so the command could not run.";
 const STOPPED: &str = "The command was stopped before it finished.";
 
-/// One call's side of the checks: who asks, and whether the command is listed.
-#[derive(Debug, Clone, Copy)]
-pub struct Asker {
-    pub origin: Origin,
-}
-
 struct Running {
     info: RunningCommand,
     stop: CancellationToken,
@@ -83,11 +77,6 @@ impl TerminalService {
         self.settings().enabled
     }
 
-    /// Whether `command` is one of the listed ones (read, runs without asking).
-    pub fn is_listed(&self, command: &str) -> bool {
-        guard::is_listed(command, &self.settings().allowed_commands, cfg!(windows))
-    }
-
     /// The checks that don't depend on who asks (on, length, blocklist, folder): `Ok` with the
     /// folder, or the sentence. The tool's risk and its approval card use this.
     pub fn check_command(&self, command: &str, cwd: Option<&str>) -> Result<Cleared, String> {
@@ -127,16 +116,21 @@ impl TerminalService {
     /// Every check, in the contract's order: on; not work nobody asked for; the length; the
     /// blocklist; the folder; and where nobody can be asked, only listed commands unless an
     /// Allow rule or approvals off say otherwise.
-    pub fn check(&self, command: &str, cwd: Option<&str>, asker: Asker) -> Result<Cleared, String> {
+    pub fn check(
+        &self,
+        command: &str,
+        cwd: Option<&str>,
+        origin: Origin,
+    ) -> Result<Cleared, String> {
         let settings = self.settings();
         if !settings.enabled {
             return Err(TURNED_OFF.to_owned());
         }
-        if unprompted(asker.origin) {
+        if unprompted(origin) {
             return Err(UNPROMPTED.to_owned());
         }
         let cleared = self.check_rest(&settings, command, cwd)?;
-        let can_ask = matches!(asker.origin, Origin::Chat | Origin::Voice | Origin::Channel);
+        let can_ask = matches!(origin, Origin::Chat | Origin::Voice | Origin::Channel);
         if !can_ask && !cleared.listed {
             let config = self.inner.agent.config().current();
             let approvals = &config.tools.approvals;
@@ -161,12 +155,12 @@ impl TerminalService {
         &self,
         command: &str,
         cwd: Option<&str>,
-        asker: Asker,
+        origin: Origin,
         call_id: &str,
         cancel: &CancellationToken,
         on_output: Option<OutputFn>,
     ) -> TerminalResult {
-        let cleared = match self.check(command, cwd, asker) {
+        let cleared = match self.check(command, cwd, origin) {
             Ok(cleared) => cleared,
             Err(sentence) => return TerminalResult::refused(command, sentence),
         };

@@ -14,7 +14,7 @@ use sentient_agent::tools::{
     ToolOutput, parse_args,
 };
 
-use crate::service::{APP, Asker, TOOL, TerminalService};
+use crate::service::{APP, TOOL, TerminalService};
 
 #[derive(Debug, Deserialize, JsonSchema)]
 struct RunArgs {
@@ -76,7 +76,7 @@ impl Tool for TerminalRun {
                 .run(
                     &args.command,
                     args.cwd.as_deref(),
-                    Asker { origin: ctx.origin },
+                    ctx.origin,
                     &ctx.call_id,
                     &ctx.cancel,
                     Some(on_output),
