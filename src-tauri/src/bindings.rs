@@ -71,6 +71,7 @@ pub fn builder<R: tauri::Runtime>() -> Builder<R> {
             commands::tasks::decline_task,
             commands::tasks::rerun_task,
             commands::tasks::run_task_now,
+            commands::tasks::test_task_script,
             commands::tasks::archive_task,
             commands::tasks::task_chat,
             commands::tasks::answer_clarifications,

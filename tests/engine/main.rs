@@ -43,6 +43,7 @@ mod task_memory;
 mod task_planning_fence;
 mod task_questions;
 mod task_scheduler;
+mod task_scripts;
 mod task_swarm;
 mod task_triggers;
 mod tasks;

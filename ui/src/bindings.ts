@@ -112,6 +112,8 @@ export const commands = {
 	/**  A new copy of the task, planned afresh. */
 	rerunTask: (id: string) => typedError<Task_Serialize, ApiError>(__TAURI_INVOKE("rerun_task", { id })),
 	runTaskNow: (id: string) => typedError<Task_Serialize, ApiError>(__TAURI_INVOKE("run_task_now", { id })),
+	/**  Runs the task's script, or `code`, once as its check would (section 16). */
+	testTaskScript: (id: string, code: string | null) => typedError<SandboxResult_Serialize, ApiError>(__TAURI_INVOKE("test_task_script", { id, code })),
 	archiveTask: (id: string) => typedError<Task_Serialize, ApiError>(__TAURI_INVOKE("archive_task", { id })),
 	/**  A change request: the message joins the task's chat and the task is planned again. */
 	taskChat: (id: string, body: TaskChatRequest) => typedError<Task_Serialize, ApiError>(__TAURI_INVOKE("task_chat", { id, body })),
@@ -4532,6 +4534,39 @@ export type Schedule_Serialize =
 /**  Where a script ran. */
 export type ScriptBackend = "process" | "docker";
 
+/**  A change to a task's script: any of its code, condition and what it then does. */
+export type ScriptChange = ScriptChange_Serialize | ScriptChange_Deserialize;
+
+/**  A change to a task's script: any of its code, condition and what it then does. */
+export type ScriptChange_Deserialize = {
+	code?: string | null,
+	condition?: ScriptCondition | null,
+	then?: ScriptThen | null,
+};
+
+/**  A change to a task's script: any of its code, condition and what it then does. */
+export type ScriptChange_Serialize = {
+	code: string | null,
+	condition: ScriptCondition | null,
+	then: ScriptThen | null,
+};
+
+/**  When a script job acts on its check (contract section 16). */
+export type ScriptCondition = 
+/**  The value differs from the last one (the first is only the baseline). */
+"changed" | 
+/**  The script called `result({"alert": true, "message": ...})`. */
+"alert" | 
+/**  Every check that gave a value ("Report every run"). */
+"every_run";
+
+/**  What a script job does when its condition holds. */
+export type ScriptThen = 
+/**  A task notification (`script_alert`). */
+"notify" | 
+/**  A normal model run, told the value. */
+"run";
+
 /**  One search hit. */
 export type SearchHit = {
 	session_id: string,
@@ -5047,6 +5082,12 @@ export type TaskPatch_Deserialize = {
 	forget_earlier_runs?: boolean | null,
 	/**  Brief fields the person writes (field → text, or null/"" to clear); runs may not change them. */
 	brief?: { [key in string]: string | null } | null,
+	/**
+	 *  A partial script `{code?, condition?, then?}` merged into the task's (a script on a
+	 *  single task makes it a script job), or null to make a script job a normal task. Read by
+	 *  `script_jobs::merge_script`, so a wrong shape gets its own 400.
+	 */
+	script?: ScriptChange_Deserialize | null,
 };
 
 /**  `PATCH /api/tasks/{id}`: any of these fields. */
@@ -5070,6 +5111,41 @@ export type TaskPatch_Serialize = {
 	forget_earlier_runs: boolean | null,
 	/**  Brief fields the person writes (field → text, or null/"" to clear); runs may not change them. */
 	brief: { [key in string]: string | null } | null,
+	/**
+	 *  A partial script `{code?, condition?, then?}` merged into the task's (a script on a
+	 *  single task makes it a script job), or null to make a script job a normal task. Read by
+	 *  `script_jobs::merge_script`, so a wrong shape gets its own 400.
+	 */
+	script: ScriptChange_Serialize | null,
+};
+
+/**  A script job's script and what its checks found (`Task.script`). */
+export type TaskScript = TaskScript_Serialize | TaskScript_Deserialize;
+
+/**  A script job's script and what its checks found (`Task.script`). */
+export type TaskScript_Deserialize = {
+	/**  Python 3 using `from sentient_tools import tools, result` and read-only tools. */
+	code: string,
+	condition?: ScriptCondition,
+	then?: ScriptThen,
+	/**  The value of the last successful check that gave one (the baseline for `changed`). */
+	last_result?: Value | null,
+	last_run_at?: string | null,
+	/**  Why the last check failed; `null` once one succeeds again. */
+	last_error?: string | null,
+};
+
+/**  A script job's script and what its checks found (`Task.script`). */
+export type TaskScript_Serialize = {
+	/**  Python 3 using `from sentient_tools import tools, result` and read-only tools. */
+	code: string,
+	condition: ScriptCondition,
+	then: ScriptThen,
+	/**  The value of the last successful check that gave one (the baseline for `changed`). */
+	last_result: Value | null,
+	last_run_at: string | null,
+	/**  Why the last check failed; `null` once one succeeds again. */
+	last_error: string | null,
 };
 
 /**  Where a task is in its life. */
@@ -5086,7 +5162,8 @@ export type Task_Deserialize = {
 	/**  single, swarm or script. */
 	task_type: string,
 	schedule?: Schedule_Deserialize | null,
-	script?: { [key in string]: string } | null,
+	/**  The script of a script job (`task_type: "script"`), else null. */
+	script?: TaskScript_Deserialize | null,
 	plan: PlanStep[],
 	runs: Run_Deserialize[],
 	chat_history: TaskChatLine[],
@@ -5121,7 +5198,8 @@ export type Task_Serialize = {
 	/**  single, swarm or script. */
 	task_type: string,
 	schedule: Schedule_Serialize | null,
-	script: { [key in string]: string } | null,
+	/**  The script of a script job (`task_type: "script"`), else null. */
+	script: TaskScript_Serialize | null,
 	plan: PlanStep[],
 	runs: Run_Serialize[],
 	chat_history: TaskChatLine[],

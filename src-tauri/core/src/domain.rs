@@ -1,5 +1,5 @@
 //! The types that cross services and doors: tasks and runs, devices, notifications, the stop
-//! state, memory sources, rule proposals, integrations and hooks, tools as listed, the local
+//! state, memory sources, rule proposals, scripts and script jobs, integrations and hooks, tools as listed, the local
 //! model's state, and the domain events. They sit at the bottom so every crate above can name them and none of
 //! them has to know another service.
 
@@ -12,6 +12,7 @@ pub mod model_busy;
 pub mod node;
 pub mod notification;
 pub mod rules;
+pub mod script;
 pub mod stop_state;
 pub mod task;
 pub mod tool_info;

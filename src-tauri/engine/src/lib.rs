@@ -51,7 +51,12 @@ impl Engine {
 /// from it: its routes, what the apps ask of it, and its schedules and triggers to start.
 fn plug_tasks(parts: AreaParts) -> (TaskService, PluggedArea) {
     let tools = parts.agent.tools().clone();
-    let tasks = TaskService::new(parts.agent, Arc::new(parts.notifications), parts.shutdown);
+    let tasks = TaskService::new(
+        parts.agent,
+        Arc::new(parts.notifications),
+        parts.scripts,
+        parts.shutdown,
+    );
     let starting = tasks.clone();
     let area = PluggedArea {
         routes: {

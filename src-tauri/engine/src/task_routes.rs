@@ -12,12 +12,13 @@ use serde::Deserialize;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
+use sentient_core::domain::script::SandboxResult;
 use sentient_tasks::model::{ProgressUpdate, Task};
 use sentient_tasks::planner::Refinement;
 use sentient_tasks::requests::{
     ClarificationsRequest, PreviewRequest, RunAnswerRequest, TaskChatRequest,
 };
-use sentient_tasks::{NewTask, TaskPatch, TaskService};
+use sentient_tasks::{NewTask, ScriptTestRequest, TaskPatch, TaskService};
 
 pub fn routes() -> OpenApiRouter<TaskService> {
     OpenApiRouter::new()
@@ -28,6 +29,7 @@ pub fn routes() -> OpenApiRouter<TaskService> {
         .routes(routes!(decline))
         .routes(routes!(rerun))
         .routes(routes!(run_now))
+        .routes(routes!(test_script))
         .routes(routes!(archive))
         .routes(routes!(chat))
         .routes(routes!(clarifications))
@@ -147,6 +149,19 @@ pub async fn run_now(
     Path(id): Path<String>,
 ) -> Result<Json<Task>, ApiError> {
     Ok(Json(tasks.run_task_now(&id).await?))
+}
+
+/// Runs the task's script, or `code`, once as its check would, without changing what its
+/// checks found (section 16).
+#[utoipa::path(post, path = "/api/tasks/{id}/script/test", tag = "tasks", request_body = ScriptTestRequest,
+    responses((status = 200, body = SandboxResult), (status = 400, body = ErrorBody), (status = 404, body = ErrorBody),
+              (status = 409, body = ErrorBody)))]
+pub async fn test_script(
+    State(tasks): State<TaskService>,
+    Path(id): Path<String>,
+    JsonBody(body): JsonBody<ScriptTestRequest>,
+) -> Result<Json<SandboxResult>, ApiError> {
+    Ok(Json(tasks.test_script(&id, body.code).await?))
 }
 
 /// Archives the task.

@@ -1,54 +1,9 @@
 //! What crosses the doors: a script run's result, the status, and the run request.
 
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
 
-/// Where a script ran.
-#[derive(
-    Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, specta::Type, utoipa::ToSchema,
-)]
-#[serde(rename_all = "lowercase")]
-pub enum ScriptBackend {
-    Process,
-    Docker,
-}
-
-/// One script run (contract section 11, `SandboxResult`).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, specta::Type, utoipa::ToSchema)]
-pub struct SandboxResult {
-    pub ok: bool,
-    pub backend: ScriptBackend,
-    /// What the script printed, line ends as `\n`, cut at `sandbox.max_output_chars`.
-    pub stdout: String,
-    pub stderr: String,
-    /// The value given to `result(value)`; otherwise what it printed (`null` when it failed).
-    #[schema(value_type = Value)]
-    pub result: Value,
-    /// Files the script wrote, relative to the files folder (`outputs/<run_id>/chart.png`).
-    pub files_created: Vec<String>,
-    /// Tool calls that ran (refused ones are not counted).
-    pub tool_calls: u32,
-    pub duration_ms: u32,
-    /// A plain sentence when `ok` is false.
-    pub error: Option<String>,
-}
-
-impl SandboxResult {
-    /// A run that did not start, with the sentence saying why.
-    pub fn refused(backend: ScriptBackend, error: impl Into<String>) -> Self {
-        Self {
-            ok: false,
-            backend,
-            stdout: String::new(),
-            stderr: String::new(),
-            result: Value::Null,
-            files_created: Vec::new(),
-            tool_calls: 0,
-            duration_ms: 0,
-            error: Some(error.into()),
-        }
-    }
-}
+// A run's result sits with the domain types, so tasks can name it without the sandbox.
+pub use sentient_core::domain::script::{SandboxResult, ScriptBackend};
 
 /// `GET /api/sandbox/status`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, specta::Type, utoipa::ToSchema)]

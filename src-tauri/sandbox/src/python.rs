@@ -90,3 +90,39 @@ pub async fn docker_available() -> bool {
         Ok(Ok(s)) if s.success()
     )
 }
+
+/// Compiles the script read from stdin without running it; prints `{line, message}` when it
+/// does not compile, nothing when it does.
+const COMPILE_CHECK: &str = "import json, sys\nsource = sys.stdin.buffer.read().decode('utf-8', 'replace')\ntry:\n    compile(source, 'script', 'exec', dont_inherit=True)\nexcept SyntaxError as error:\n    print(json.dumps({'line': error.lineno, 'message': error.msg or 'invalid syntax'}))\nexcept ValueError as error:\n    print(json.dumps({'line': None, 'message': str(error)}))\n";
+
+/// Why `code` does not compile, as `(line, message)`; `None` when it compiles, or when Python
+/// could not be asked (the script's own run then says what is wrong).
+pub async fn syntax_error(python: &Python, code: &str) -> Option<(Option<u32>, String)> {
+    use tokio::io::AsyncWriteExt;
+    let mut child = tokio::process::Command::new(&python.path)
+        .args(["-I", "-c", COMPILE_CHECK])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .kill_on_drop(true)
+        .spawn()
+        .ok()?;
+    let mut stdin = child.stdin.take()?;
+    let source = code.to_owned();
+    let writing = tokio::spawn(async move {
+        let _ = stdin.write_all(source.as_bytes()).await;
+    });
+    let out = tokio::time::timeout(ASK_LIMIT, child.wait_with_output())
+        .await
+        .ok()?
+        .ok()?;
+    let _ = writing.await;
+    let text = String::from_utf8_lossy(&out.stdout);
+    let report: serde_json::Value = serde_json::from_str(text.trim()).ok()?;
+    let line = report["line"].as_u64().and_then(|l| u32::try_from(l).ok());
+    let message = report["message"]
+        .as_str()
+        .unwrap_or("invalid syntax")
+        .to_owned();
+    Some((line, message))
+}

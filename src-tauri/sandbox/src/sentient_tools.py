@@ -190,6 +190,19 @@ def _limit(limits):
         resource.setrlimit(kinds[name], (int(value), int(value)))
 
 
+def _trigger_event(path):
+    """The event that started a triggered script job (``trigger_event.json`` beside the
+    script), or None."""
+    import json
+    import os
+
+    event = os.path.join(os.path.dirname(path), "trigger_event.json")
+    if not os.path.exists(event):
+        return None
+    with open(event, encoding="utf-8") as file:
+        return json.load(file)
+
+
 def _main(path, limits=()):
     """Runs the script at ``path``: checked whole before anything runs, then executed with
     ``tools`` and ``result`` already in its globals. Errors go to Sentient with their line."""
@@ -222,6 +235,7 @@ def _main(path, limits=()):
         "result": result,
         "ToolError": ToolError,
         "ToolRefused": ToolRefused,
+        "trigger_event": _trigger_event(path),
     }
     try:
         exec(code, scope)

@@ -41,6 +41,8 @@ pub struct RunOptions {
     pub cancel: CancellationToken,
     /// Outside content the calling run already read (its mark), which the script inherits.
     pub mark: Option<String>,
+    /// The event that started a triggered script job: the script's `trigger_event` variable.
+    pub trigger_event: Option<Value>,
 }
 
 impl std::fmt::Debug for RunOptions {
@@ -51,6 +53,7 @@ impl std::fmt::Debug for RunOptions {
             .field("allowed_tools", &self.allowed_tools)
             .field("read_only", &self.read_only)
             .field("mark", &self.mark)
+            .field("trigger_event", &self.trigger_event.is_some())
             .finish_non_exhaustive()
     }
 }
@@ -124,6 +127,9 @@ const TURNED_OFF: &str =
 const NO_PYTHON: &str = "Python 3 isn't installed on this computer (python3 was not found), so the script could not run. Install Python 3 and try again.";
 const STOPPED: &str = "Sentient is stopped (Stop everything), so the script was not run. Resume Sentient and try again.";
 const CANCELLED: &str = "The script was stopped before it finished.";
+/// The triggering event of a script job, beside the script (the runner reads it).
+const TRIGGER_EVENT_FILE: &str = "trigger_event.json";
+const UNAVAILABLE: &str = "Code execution is unavailable right now, so the script was not run.";
 
 impl SandboxService {
     pub fn new(agent: Agent) -> Self {
@@ -209,6 +215,17 @@ impl SandboxService {
             ..RunOptions::default()
         };
         Ok(self.run(&request.code, options).await)
+    }
+
+    /// Why `code` does not compile, as a plain sentence with its line; `None` when it compiles
+    /// (or when no Python is here to ask: running it then says so).
+    pub async fn compile_error(&self, code: &str) -> Option<String> {
+        if code.trim().is_empty() {
+            return Some("The script is empty.".to_owned());
+        }
+        let python = self.python().await?;
+        let (line, message) = python::syntax_error(&python, code).await?;
+        Some(syntax_sentence(line, &message))
     }
 
     /// Runs one script to its end and says how it went. Never fails: a script that could not
@@ -385,9 +402,14 @@ impl SandboxService {
         let script = lib_dir.join("script.py");
         {
             let (lib_dir, script, code) = (lib_dir.clone(), script.clone(), code.to_owned());
+            // Beside the script rather than prepended to it, so its line numbers stay its own.
+            let trigger_event = options.trigger_event.as_ref().map(Value::to_string);
             tokio::task::spawn_blocking(move || {
                 std::fs::create_dir_all(&lib_dir)?;
                 std::fs::write(lib_dir.join("sentient_tools.py"), SENTIENT_TOOLS_PY)?;
+                if let Some(event) = trigger_event {
+                    std::fs::write(lib_dir.join(TRIGGER_EVENT_FILE), event)?;
+                }
                 std::fs::write(&script, code)
             })
             .await
@@ -654,6 +676,42 @@ fn elapsed_ms(since: Instant) -> u32 {
     u32::try_from(since.elapsed().as_millis()).unwrap_or(u32::MAX)
 }
 
+/// A syntax error as a sentence, with its line when known.
+fn syntax_sentence(line: Option<u32>, message: &str) -> String {
+    let message = message.trim().trim_end_matches('.');
+    match line {
+        Some(line) => format!("The script has a syntax error on line {line}: {message}."),
+        None => format!("The script has a syntax error: {message}."),
+    }
+}
+
+/// A script job's check, for tasks: read-only tools, the event that started it as
+/// `trigger_event`. Through the weak handle, so tasks never keep the sandbox alive.
+#[async_trait::async_trait]
+impl sentient_core::domain::script::ScriptRunner for SandboxHandle {
+    async fn compile_error(&self, code: &str) -> Option<String> {
+        self.upgrade()?.compile_error(code).await
+    }
+
+    async fn check(
+        &self,
+        code: &str,
+        trigger_event: Option<Value>,
+        cancel: CancellationToken,
+    ) -> SandboxResult {
+        let Some(service) = self.upgrade() else {
+            return SandboxResult::refused(ScriptBackend::Process, UNAVAILABLE);
+        };
+        let options = RunOptions {
+            read_only: true,
+            cancel,
+            trigger_event,
+            ..RunOptions::default()
+        };
+        service.run(code, options).await
+    }
+}
+
 fn timeout_message(seconds: u32) -> String {
     let unit = if seconds == 1 { "second" } else { "seconds" };
     format!("The script was still running after {seconds} {unit}, so it was stopped.")
@@ -664,10 +722,7 @@ fn timeout_message(seconds: u32) -> String {
 fn failure_message(failure: &ScriptFailure) -> String {
     let message = failure.message.trim().trim_end_matches('.');
     match (failure.kind.as_str(), failure.line) {
-        ("syntax", Some(line)) => {
-            format!("The script has a syntax error on line {line}: {message}. Nothing was run.")
-        }
-        ("syntax", None) => format!("The script has a syntax error: {message}. Nothing was run."),
+        ("syntax", line) => format!("{} Nothing was run.", syntax_sentence(line, message)),
         ("runtime", Some(line)) if !failure.code.is_empty() => format!(
             "The script failed on line {line} ({}): {message}.",
             failure.code

@@ -119,6 +119,8 @@ pub struct AreaParts {
     pub agent: Agent,
     pub notifications: NotificationService,
     pub shutdown: CancellationToken,
+    /// Script jobs' checks and compile checks, through the sandbox.
+    pub scripts: Arc<dyn sentient_core::domain::script::ScriptRunner>,
 }
 
 /// What a plugged-in area brings back: its routes (behind the token, with their own state), what
@@ -258,10 +260,13 @@ impl Services {
             clock: clock.clone(),
         });
         let notifications = NotificationService::new(store.clone(), clock.clone(), bus.clone());
+        // Scripts call tools through the agent; tasks and the code app hold only weak handles.
+        let sandbox = sentient_sandbox::SandboxService::new(agent.clone());
         let (plugged, area) = plug(AreaParts {
             agent: agent.clone(),
             notifications: notifications.clone(),
             shutdown: shutdown.clone(),
+            scripts: Arc::new(sandbox.handle()),
         });
         timings.step("agent, notifications, tasks");
         let memory = sentient_memory::MemoryService::new(sentient_memory::MemoryParts {
@@ -334,8 +339,6 @@ impl Services {
         {
             tracing::error!(%error, "the browser app could not be registered");
         }
-        // Scripts call tools through the agent; the tool holds only a weak handle.
-        let sandbox = sentient_sandbox::SandboxService::new(agent.clone());
         if let Err(error) = agent
             .tools()
             .register(sentient_sandbox::tools::plugin(sandbox.handle()))

@@ -1,9 +1,10 @@
 //! Tasks from the window: the list, a preview, create, change, approve or decline a plan, run,
-//! cancel, archive, delete, the task's own chat and the planner's questions; the same service
+//! cancel, archive, delete, test a script job's script, the task's own chat and the planner's questions; the same service
 //! calls as `/api/tasks` (contract section 4).
 
 use sentient_engine::Engine;
 use sentient_engine::OkReply;
+use sentient_engine::domain::script::SandboxResult;
 use sentient_engine::error::ApiError;
 use sentient_engine::tasks::model::{ProgressUpdate, Task};
 use sentient_engine::tasks::planner::Refinement;
@@ -105,6 +106,21 @@ pub async fn run_task_now(engine: State<'_, Engine>, id: String) -> Result<Task,
     engine
         .tasks()
         .run_task_now(&id)
+        .await
+        .map_err(ApiError::from)
+}
+
+/// Runs the task's script, or `code`, once as its check would (section 16).
+#[tauri::command]
+#[specta::specta]
+pub async fn test_task_script(
+    engine: State<'_, Engine>,
+    id: String,
+    code: Option<String>,
+) -> Result<SandboxResult, ApiError> {
+    engine
+        .tasks()
+        .test_script(&id, code)
         .await
         .map_err(ApiError::from)
 }

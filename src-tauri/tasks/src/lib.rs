@@ -4,7 +4,7 @@
 //! `planner` turns a prompt into a name, schedule and plan; `executor` carries a run through the
 //! one agent loop (`fixed_run` and `swarm` for one-call and swarm tasks) and `run_end` ends it;
 //! `questions` asks the person and `answers` carries on; `scheduler` and `triggers` start runs
-//! that are due. The store keeps tasks and runs.
+//! that are due, and `script_jobs` runs the watch checks that need no model. The store keeps tasks and runs.
 
 pub mod answers;
 pub mod brief;
@@ -27,6 +27,7 @@ pub mod run_text;
 pub mod schedule;
 pub mod schedule_words;
 pub mod scheduler;
+pub mod script_jobs;
 pub mod service;
 pub mod store;
 pub mod swarm;
@@ -37,7 +38,8 @@ pub mod triggers;
 pub use error::TaskError;
 pub use parts::Tasks;
 pub use requests::{
-    NO_SCRIPT_TASKS, NewTask, PRIORITIES, ScheduleInput, TaskPatch, check_deliver_to,
+    NewTask, PRIORITIES, ScheduleInput, ScriptChange, ScriptTestRequest, TaskPatch,
+    check_deliver_to,
 };
 /// The Task and Run objects, which sit with the other domain types at the bottom.
 pub use sentient_core::domain::task as model;

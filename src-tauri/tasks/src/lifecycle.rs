@@ -6,6 +6,7 @@ use std::sync::Arc;
 
 use sentient_agent::Agent;
 use sentient_core::domain::notification::Notifier;
+use sentient_core::domain::script::{SandboxResult, ScriptRunner};
 use serde_json::{Map, Value, json};
 use tokio_util::sync::CancellationToken;
 
@@ -13,10 +14,9 @@ use crate::executor::{Executor, RunStart};
 use crate::fixed_call::ApprovedCall;
 use crate::model::{self, PlanStep, RunStatus, Schedule, Task, TaskChatLine, TaskStatus};
 use crate::planner::{Planner, Refinement};
-use crate::requests::{
-    NO_SCRIPT_TASKS, NewTask, PRIORITIES, TaskPatch, check_deliver_to, provisional_name,
-};
+use crate::requests::{NewTask, PRIORITIES, TaskPatch, check_deliver_to, provisional_name};
 use crate::run_end::RunEnds;
+use crate::script_jobs::{ScriptJobs, check_compiles, merge_script};
 use crate::service::TaskService;
 use crate::store::{TaskRecord, TaskStoreError};
 use crate::task_row::{go_live, new_task_row, next_due};
@@ -26,8 +26,13 @@ use sentient_core::bus::DomainEvent;
 impl TaskService {
     /// The service, with the task apps (tasks, notes between runs, the brief, conversation
     /// search) registered on the agent's registry.
-    pub fn new(agent: Agent, notifier: Arc<dyn Notifier>, shutdown: CancellationToken) -> Self {
-        let service = Self::assemble(agent, notifier, shutdown);
+    pub fn new(
+        agent: Agent,
+        notifier: Arc<dyn Notifier>,
+        scripts: Arc<dyn ScriptRunner>,
+        shutdown: CancellationToken,
+    ) -> Self {
+        let service = Self::assemble(agent, notifier, scripts, shutdown);
         for plugin in crate::tools::plugins(&service.handle()) {
             if let Err(error) = service.parts().tools().register(plugin) {
                 tracing::error!(%error, "a task app could not be registered");
@@ -111,9 +116,17 @@ impl TaskService {
 
     /// `PATCH /api/tasks/{id}`.
     pub async fn patch_task(&self, task_id: &str, patch: TaskPatch) -> Result<Task, TaskError> {
-        if patch.script.is_some() {
-            return Err(TaskError::invalid(NO_SCRIPT_TASKS));
-        }
+        // A partial script merged into the task's own, checked before anything is written.
+        let script = match &patch.script {
+            None => None,
+            Some(None) => Some(None),
+            Some(Some(change)) => {
+                let current = self.parts().get_task(task_id).await?.script;
+                let merged = merge_script(current.as_ref(), change)?;
+                check_compiles(self.parts(), &merged.code).await?;
+                Some(Some(merged))
+            }
+        };
         if let Some(priority) = patch.priority
             && !PRIORITIES.contains(&priority)
         {
@@ -201,6 +214,15 @@ impl TaskService {
             if let Some(deliver_to) = deliver_to {
                 task.deliver_to = deliver_to;
             }
+            if let Some(script) = script {
+                task.task_type = match script {
+                    Some(_) => "script",
+                    None if task.task_type == "script" => "single",
+                    None => task.task_type.as_str(),
+                }
+                .to_owned();
+                task.script = script;
+            }
             if let Some(notes) = notepad {
                 // The person's own words: no outside content in them.
                 task.notepad = notes;
@@ -217,10 +239,14 @@ impl TaskService {
             }
             Ok(())
         };
+        let script_gone = matches!(patch.script, Some(None));
         if settles_planning {
             self.parts().person_changes_task(task_id, change).await?;
         } else {
             self.parts().change_task(task_id, change).await?;
+        }
+        if script_gone {
+            ScriptJobs::new(self.parts()).cancel_checks(task_id);
         }
         // A run that started before the person's edit or Clear can no longer write the notes.
         if person_wrote_notes {
@@ -247,6 +273,7 @@ impl TaskService {
         }
         // Planning ends once the row is gone, so whatever it writes on its way out finds nothing.
         self.parts().tasks().cancel(task_id);
+        ScriptJobs::new(self.parts()).cancel_checks(task_id);
         // The feed keeps what happened, but says the task is gone and offers nothing for it.
         self.parts().notifier().task_deleted(task_id).await;
         self.parts().bus().publish(DomainEvent::TaskDeleted {
@@ -257,6 +284,15 @@ impl TaskService {
 
     /// `POST /api/tasks/{id}/approve`.
     pub async fn approve_task(&self, task_id: &str) -> Result<Task, TaskError> {
+        // A script job's code must compile before it may run on its own.
+        if let Some(script) = self.parts().get_task(task_id).await?.script
+            && let Err(problem) = check_compiles(self.parts(), &script.code).await
+        {
+            return Err(TaskError::conflict(format!(
+                "{} Fix the script before approving.",
+                problem.message()
+            )));
+        }
         self.parts()
             .person_changes_task(task_id, |record, now| {
                 let task = &mut record.task;
@@ -376,6 +412,18 @@ impl TaskService {
                 "This task is already running or waiting for your answer.",
             ));
         }
+        // Run now on a script job is a check now.
+        if task.script.is_some() {
+            if ScriptJobs::new(self.parts()).is_checking(task_id) {
+                return Err(TaskError::conflict(
+                    "This task is already checking; wait for the check to finish.",
+                ));
+            }
+            ScriptJobs::new(self.parts())
+                .start_check(task_id, None, true)
+                .await?;
+            return self.parts().get_task(task_id).await;
+        }
         let start = RunStart {
             by_person: true,
             ..RunStart::default()
@@ -384,6 +432,61 @@ impl TaskService {
             .start_run_from(task_id, start)
             .await?;
         self.parts().get_task(task_id).await
+    }
+
+    /// The assistant gave a script job new code (`update_task`): with
+    /// `tasks.require_plan_approval` it waits for the person's approval again, with the feed told.
+    pub async fn script_needs_approval(&self, task_id: &str) -> Result<Task, TaskError> {
+        if !self.parts().config().current().tasks.require_plan_approval {
+            return self.parts().get_task(task_id).await;
+        }
+        let (task, _) = self
+            .parts()
+            .person_changes_task(task_id, |record, _| {
+                record.task.status = TaskStatus::ApprovalPending;
+                record.task.next_execution_at = None;
+                Ok(record.task.clone())
+            })
+            .await?;
+        ScriptJobs::new(self.parts()).cancel_checks(task_id);
+        let message = crate::notify::plan_summary(&task.description, &task.plan);
+        self.parts()
+            .notify_task(
+                &task,
+                "approval_needed",
+                format!("{} needs your approval", task.name),
+                message,
+                Map::new(),
+            )
+            .await;
+        self.parts().get_task(task_id).await
+    }
+
+    /// `POST /api/tasks/{id}/script/test`: the task's script, or `code`, run once as a check
+    /// would run it, without touching what its checks found.
+    pub async fn test_script(
+        &self,
+        task_id: &str,
+        code: Option<String>,
+    ) -> Result<SandboxResult, TaskError> {
+        let task = self.parts().get_task(task_id).await?;
+        let code = match code.filter(|c| !c.trim().is_empty()) {
+            Some(code) => code,
+            None => match task.script {
+                Some(script) => script.code,
+                None => {
+                    return Err(TaskError::conflict(
+                        "This task has no script to test. Send the code to test with the request.",
+                    ));
+                }
+            },
+        };
+        check_compiles(self.parts(), &code).await?;
+        Ok(self
+            .parts()
+            .scripts()
+            .check(&code, None, CancellationToken::new())
+            .await)
     }
 
     /// `POST /api/tasks/{id}/runs/{run_id}/cancel`.

@@ -2,7 +2,7 @@
 //! questions, triggers): the agent (the loop, the prompt, the tools, the clock, the settings,
 //! Stop everything), the tasks' own state and store, the feed through the narrow [`Notifier`],
 //! and the engine's shutdown token, with the writes every part makes (a task changed, a progress
-//! line). It never reaches the service, so nothing below the service can call back up into it.
+//! line), and the sandbox through the narrow [`ScriptRunner`]. It never reaches the service, so nothing below the service can call back up into it.
 
 use sentient_core::sync::MutexExt;
 use std::collections::{HashMap, HashSet};
@@ -15,6 +15,7 @@ use sentient_core::bus::{DomainEvent, EventBus};
 use sentient_core::clock::SharedClock;
 use sentient_core::config::ConfigService;
 use sentient_core::domain::notification::{NewNotification, Notification, Notifier};
+use sentient_core::domain::script::ScriptRunner;
 use sentient_core::stop::StopService;
 use sentient_llm::LlmService;
 use tokio_util::sync::CancellationToken;
@@ -76,6 +77,26 @@ impl Tasks {
         }
     }
 
+    /// A fresh number for a job's key (a script check's).
+    pub(crate) fn next_number(&self) -> u64 {
+        self.next_job
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+    }
+
+    /// Whether any job whose key starts with `prefix` is running here.
+    pub(crate) fn is_running_under(&self, prefix: &str) -> bool {
+        self.running().keys().any(|k| k.starts_with(prefix))
+    }
+
+    /// Cancels every job whose key starts with `prefix`.
+    pub(crate) fn cancel_under(&self, prefix: &str) {
+        for (key, (_, token)) in self.running().iter() {
+            if key.starts_with(prefix) {
+                token.cancel();
+            }
+        }
+    }
+
     /// Whether a run (or a task's planning) is running in this process.
     pub fn is_running(&self, key: &str) -> bool {
         self.running().contains_key(key)
@@ -104,6 +125,7 @@ struct PartsInner {
     agent: Agent,
     tasks: Tasks,
     notifier: Arc<dyn Notifier>,
+    scripts: Arc<dyn ScriptRunner>,
     shutdown: CancellationToken,
 }
 
@@ -123,6 +145,7 @@ impl TaskParts {
     pub(crate) fn new(
         agent: Agent,
         notifier: Arc<dyn Notifier>,
+        scripts: Arc<dyn ScriptRunner>,
         shutdown: CancellationToken,
     ) -> Self {
         let tasks = Tasks::new(agent.store().clone());
@@ -131,6 +154,7 @@ impl TaskParts {
                 agent,
                 tasks,
                 notifier,
+                scripts,
                 shutdown,
             }),
         }
@@ -274,6 +298,11 @@ impl TaskParts {
     /// Puts a notification in the feed.
     pub async fn notify(&self, new: NewNotification) -> Result<Notification, TaskError> {
         Ok(self.inner.notifier.notify(new).await?)
+    }
+
+    /// The sandbox, for script jobs' checks and compile checks.
+    pub(crate) fn scripts(&self) -> &dyn ScriptRunner {
+        self.inner.scripts.as_ref()
     }
 
     /// The feed, for settling a task's notifications once the person answered them.

@@ -14,6 +14,7 @@ use crate::notify::{plan_summary, questions_summary};
 use crate::parts::TaskParts;
 use crate::store::{TaskRecord, TaskWrite};
 use crate::task_row::go_live;
+use sentient_core::domain::script::{ScriptCondition, ScriptThen, TaskScript};
 use sentient_llm::queue::JobKind;
 use sentient_llm::{CallOptions, ChatRequest, Message, ModelRole};
 
@@ -35,6 +36,13 @@ pub struct Refinement {
 pub enum Planned {
     Steps(Vec<PlanStep>),
     Questions(Vec<String>),
+    /// A watch: a script job with its steps (one describing the script when the planner gave
+    /// none) and the schedule the planner asked for, if any.
+    Watch {
+        steps: Vec<PlanStep>,
+        script: TaskScript,
+        schedule: Option<Value>,
+    },
 }
 
 const WRONG_SHAPE: &str = "The planner model answered in the wrong shape. Try again, or pick another planner model in Settings > Models.";
@@ -82,8 +90,45 @@ pub fn read_refinement(
     })
 }
 
-/// Reads the planning JSON: plan steps, or questions.
+/// The step a watch's plan shows when the planner gave none.
+fn watch_step(script: &TaskScript) -> PlanStep {
+    let does = match (script.condition, script.then) {
+        (ScriptCondition::Alert, ScriptThen::Notify) => "tell you when it raises an alert",
+        (ScriptCondition::Changed, ScriptThen::Notify) => "tell you when what it finds changes",
+        (ScriptCondition::EveryRun, ScriptThen::Notify) => "tell you what it finds each time",
+        (_, ScriptThen::Run) => "work on what it finds when it matters",
+    };
+    PlanStep {
+        tool: "execute_code".to_owned(),
+        description: format!("Check with a short script, without the model, and {does}."),
+    }
+}
+
+/// Reads the planning JSON: plan steps, questions, or a watch (a `script` beside the plan).
 pub fn read_plan(value: &Value) -> Result<Planned, TaskError> {
+    if let Some(script) = value.get("script").filter(|s| s.is_object()) {
+        let code = script
+            .get("code")
+            .and_then(Value::as_str)
+            .unwrap_or_default();
+        if !code.trim().is_empty() {
+            let text = |key: &str| script.get(key).and_then(Value::as_str).unwrap_or_default();
+            let script = TaskScript::new(
+                code.to_owned(),
+                ScriptCondition::parse(text("condition")).unwrap_or_default(),
+                ScriptThen::parse(text("then")).unwrap_or_default(),
+            );
+            let steps = match read_steps(value) {
+                steps if steps.is_empty() => vec![watch_step(&script)],
+                steps => steps,
+            };
+            return Ok(Planned::Watch {
+                steps,
+                script,
+                schedule: value.get("schedule").filter(|s| !s.is_null()).cloned(),
+            });
+        }
+    }
     let questions: Vec<String> = value
         .get("clarifying_questions")
         .and_then(Value::as_array)
@@ -99,7 +144,16 @@ pub fn read_plan(value: &Value) -> Result<Planned, TaskError> {
     if !questions.is_empty() {
         return Ok(Planned::Questions(questions));
     }
-    let steps: Vec<PlanStep> = value
+    let steps = read_steps(value);
+    if steps.is_empty() {
+        return Err(wrong_shape());
+    }
+    Ok(Planned::Steps(steps))
+}
+
+/// The reply's plan steps that have a description.
+fn read_steps(value: &Value) -> Vec<PlanStep> {
+    value
         .get("plan")
         .and_then(Value::as_array)
         .map(|list| {
@@ -118,11 +172,7 @@ pub fn read_plan(value: &Value) -> Result<Planned, TaskError> {
                 })
                 .collect()
         })
-        .unwrap_or_default();
-    if steps.is_empty() {
-        return Err(wrong_shape());
-    }
-    Ok(Planned::Steps(steps))
+        .unwrap_or_default()
 }
 
 /// Refinement and planning, as a job that writes only while the task is at the generation it
@@ -254,7 +304,14 @@ Reply with JSON only: {{\"name\": \"at most six words\", \"description\": \"one 
 Reply with JSON only: {{\"plan\": [{{\"tool\": \"tool name\", \"description\": \"what this step does\"}}]}} with one \
 to eight steps, each naming one of the tools above (or \"none\" for a step that only needs thinking). Only when \
 something essential is missing and can't sensibly be assumed, reply {{\"clarifying_questions\": [\"question\"]}} \
-instead (at most three short questions).",
+instead (at most three short questions).\n\n\
+When the person wants something watched (\"tell me when...\", \"check every hour whether...\"), add a script \
+that checks it without you: {{\"plan\": [...], \"script\": {{\"code\": \"...\", \"condition\": \"alert\", \"then\": \"notify\"}}, \
+\"schedule\": {{\"type\": \"recurring\", \"frequency\": \"interval\", \"interval_minutes\": 60}}}}. The code is Python 3 that \
+starts with `from sentient_tools import tools, result`, calls only tools that look things up (for example \
+tools.web_fetch(url=...)) with keyword arguments, and calls result({{\"alert\": True, \"message\": \"...\"}}) when the \
+person should hear about it. condition is \"alert\" (act on that result), \"changed\" (act when the result differs \
+from the last one) or \"every_run\"; then is \"notify\" (tell the person) or \"run\" (you work on it).",
             tools.join("\n")
         );
         let mut user = format!(
@@ -280,8 +337,35 @@ instead (at most three short questions).",
             user.push_str("\n\nChanges the person asked for since (they win over the above):\n");
             user.push_str(&changes.join("\n"));
         }
-        let value = self.planner_json(system, user, cancel).await?;
-        read_plan(&value)
+        let value = self
+            .planner_json(system.clone(), user.clone(), cancel)
+            .await?;
+        let planned = read_plan(&value)?;
+        let Some(problem) = self.script_problem(&planned).await else {
+            return Ok(planned);
+        };
+        // One chance to fix a script that does not compile.
+        let again = format!(
+            "{user}\n\nYour last answer was:\n{value}\n\nIts script does not compile: {problem} \
+Reply with the whole JSON again, with the script fixed."
+        );
+        let value = self.planner_json(system, again, cancel).await?;
+        let planned = read_plan(&value)?;
+        match self.script_problem(&planned).await {
+            None => Ok(planned),
+            Some(problem) => Err(TaskError::BadModelAnswer(format!(
+                "The planner wrote a script for this watch that doesn't compile, even after one more try ({}). Try again, or describe what to watch in other words.",
+                problem.trim_end_matches('.')
+            ))),
+        }
+    }
+
+    /// Why a watch's script does not compile, if it is a watch and does not.
+    async fn script_problem(&self, planned: &Planned) -> Option<String> {
+        match planned {
+            Planned::Watch { script, .. } => self.parts.scripts().compile_error(&script.code).await,
+            _ => None,
+        }
     }
 
     /// Plans a task in the background (refining it first when `refine`), as a job that Stop
@@ -392,6 +476,7 @@ instead (at most three short questions).",
             self.parts.announce_task(task_id).await;
         }
         let planned = self.plan_task(task_id, cancel).await?;
+        let timezone = self.parts.user_timezone();
         let require_approval = self.parts.config().current().tasks.require_plan_approval;
         let replanned = !refine;
         // The write and its notification under one hold of the lock: a person's approval
@@ -413,6 +498,40 @@ instead (at most three short questions).",
                             })
                             .collect();
                         task.status = TaskStatus::ClarificationPending;
+                    }
+                    Planned::Watch {
+                        steps,
+                        script,
+                        schedule,
+                    } => {
+                        task.plan = steps;
+                        task.task_type = "script".to_owned();
+                        task.script = Some(script);
+                        if let Some(raw) = schedule {
+                            match schedule::parse_schedule(&raw, &timezone) {
+                                Ok(s) => task.schedule = Some(s),
+                                Err(error) => {
+                                    tracing::info!(%error, "the planner's watch schedule was not usable");
+                                }
+                            }
+                        }
+                        // A watch checks again and again: "now" becomes every hour.
+                        if matches!(task.schedule, None | Some(Schedule::Once { run_at: None, .. })) {
+                            task.schedule = Some(Schedule::Recurring {
+                                frequency: crate::model::Frequency::Interval,
+                                days: Vec::new(),
+                                time: None,
+                                interval_minutes: Some(60),
+                                timezone: timezone.clone(),
+                                catch_up: None,
+                            });
+                        }
+                        if require_approval {
+                            task.status = TaskStatus::ApprovalPending;
+                            task.next_execution_at = None;
+                        } else {
+                            go_live(task, now);
+                        }
                     }
                     Planned::Steps(steps) => {
                         task.plan = steps;
@@ -497,6 +616,44 @@ mod tests {
         .expect("refined");
         assert_eq!(r.schedule, None);
         assert_eq!(r.description, "p");
+    }
+
+    #[test]
+    fn a_script_beside_the_plan_makes_a_watch_with_a_step_that_describes_it() {
+        let planned = read_plan(&json!({
+            "script": {"code": "print(1)", "condition": "alert", "then": "sometimes"},
+            "schedule": {"type": "recurring", "frequency": "interval", "interval_minutes": 30}
+        }))
+        .expect("a watch");
+        let Planned::Watch {
+            steps,
+            script,
+            schedule,
+        } = planned
+        else {
+            panic!("not a watch: {planned:?}");
+        };
+        assert_eq!(script.code, "print(1)");
+        assert_eq!(script.condition, ScriptCondition::Alert);
+        assert_eq!(script.then, ScriptThen::Notify, "an unknown then is notify");
+        assert_eq!(steps.len(), 1);
+        assert_eq!(steps[0].tool, "execute_code");
+        assert!(
+            steps[0]
+                .description
+                .contains("tell you when it raises an alert")
+        );
+        assert_eq!(
+            schedule.and_then(|s| s["interval_minutes"].as_u64()),
+            Some(30)
+        );
+        // A script without code is no watch: the plan decides.
+        assert!(matches!(
+            read_plan(
+                &json!({"plan": [{"tool": "x", "description": "Do it"}], "script": {"code": " "}})
+            ),
+            Ok(Planned::Steps(_))
+        ));
     }
 
     #[test]

@@ -102,10 +102,11 @@ pub struct TaskPatch {
     #[schema(value_type = Option<Object>)]
     #[specta(type = Option<std::collections::BTreeMap<String, Option<String>>>)]
     pub brief: Option<serde_json::Map<String, Value>>,
-    /// A script for a script task (contract section 4). Script tasks are not built yet: any value
-    /// is refused with a 400 that says so (not a 422 for an unknown field).
-    #[schema(value_type = Option<Object>)]
-    #[specta(skip)]
+    /// A partial script `{code?, condition?, then?}` merged into the task's (a script on a
+    /// single task makes it a script job), or null to make a script job a normal task. Read by
+    /// `script_jobs::merge_script`, so a wrong shape gets its own 400.
+    #[schema(value_type = Option<ScriptChange>)]
+    #[specta(type = Option<ScriptChange>)]
     #[serde(default, deserialize_with = "present")]
     pub script: Option<Option<Value>>,
 }
@@ -148,9 +149,23 @@ pub enum ScheduleInput {
     },
 }
 
-/// What `PATCH /api/tasks/{id}` says to a script until script tasks exist.
-pub const NO_SCRIPT_TASKS: &str =
-    "Script tasks are not available yet. Describe what the task should do in its prompt instead.";
+/// A change to a task's script: any of its code, condition and what it then does.
+#[derive(Debug, Clone, Deserialize, Serialize, specta::Type, utoipa::ToSchema)]
+pub struct ScriptChange {
+    #[serde(default)]
+    pub code: Option<String>,
+    #[serde(default)]
+    pub condition: Option<sentient_core::domain::script::ScriptCondition>,
+    #[serde(default)]
+    pub then: Option<sentient_core::domain::script::ScriptThen>,
+}
+
+/// `POST /api/tasks/{id}/script/test`: code to try instead of the task's own script.
+#[derive(Debug, Clone, Default, Deserialize, Serialize, specta::Type, utoipa::ToSchema)]
+pub struct ScriptTestRequest {
+    #[serde(default)]
+    pub code: Option<String>,
+}
 
 /// Priorities a task can have: 0 (low) to 2 (high).
 pub const PRIORITIES: std::ops::RangeInclusive<i32> = 0..=2;

@@ -28,6 +28,7 @@ use crate::executor::Executor;
 use crate::parts::TaskParts;
 use crate::planner::Planner;
 use crate::run_end::RunEnds;
+use crate::script_jobs::ScriptJobs;
 use sentient_core::bus::DomainEvent;
 use sentient_core::domain::notification::NewNotification;
 
@@ -226,6 +227,21 @@ impl Scheduler {
     /// what was left unfinished before it returns, so call it before the gateway serves.
     pub async fn start_scheduler(&self) {
         self.note_left_at_start().await;
+        // No check runs yet, so a script job still `processing` was cut off by the last exit.
+        let now = self.parts.clock().now();
+        match self
+            .parts
+            .tasks()
+            .store()
+            .settle_interrupted_checks(now)
+            .await
+        {
+            Ok(ids) if !ids.is_empty() => {
+                tracing::info!(?ids, "script jobs whose check a restart cut off are back");
+            }
+            Ok(_) => {}
+            Err(error) => tracing::warn!(%error, "could not settle interrupted script checks"),
+        }
         let engine = self.clone();
         tokio::spawn(async move { engine.recover_interrupted_work().await });
         let engine = self.clone();
@@ -362,11 +378,37 @@ impl Scheduler {
             };
             // A recurring task still busy with an earlier run (or waiting for an answer)
             // waits for its next time.
-            let busy = recurring && store.has_live_run(&id).await?;
+            let script_job = task.task_type == "script" && task.script.is_some();
+            let busy = recurring
+                && if script_job {
+                    ScriptJobs::new(&self.parts).is_checking(&id)
+                } else {
+                    store.has_live_run(&id).await?
+                };
             if decision == CatchUpDecision::Skip || busy {
                 memory.deferred.remove(&id);
                 if self.skip_due(item, &schedule, now).await? && !busy {
                     report.entry(why).or_default().1.push(listed);
+                }
+                continue;
+            }
+            let next = if recurring {
+                schedule::next_run(&schedule, now)
+            } else {
+                None
+            };
+            // A script job's check is no run: it takes no run slot and leaves no run row.
+            if script_job {
+                memory.deferred.remove(&id);
+                let claimed = {
+                    let _one_at_a_time = self.parts.tasks().changes.lock().await;
+                    store.claim_to_check(item, next, now).await?
+                };
+                if claimed {
+                    ScriptJobs::new(&self.parts).launch_check(&id, None);
+                    if decision == CatchUpDecision::RunNow {
+                        report.entry(why).or_default().0.push(listed);
+                    }
                 }
                 continue;
             }
@@ -378,11 +420,6 @@ impl Scheduler {
                 });
                 continue;
             }
-            let next = if recurring {
-                schedule::next_run(&schedule, now)
-            } else {
-                None
-            };
             let run = RunRecord::start(&id, task.plan.clone(), None, None, Vec::new(), now);
             let claim = {
                 let _one_at_a_time = self.parts.tasks().changes.lock().await;

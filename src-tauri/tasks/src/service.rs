@@ -6,6 +6,7 @@
 //!
 //! [`TaskRun`]: crate::executor::TaskRun
 
+use sentient_core::domain::script::ScriptRunner;
 use std::sync::{Arc, Weak};
 
 use chrono::{DateTime, Utc};
@@ -58,11 +59,12 @@ impl TaskService {
     pub(crate) fn assemble(
         agent: Agent,
         notifier: Arc<dyn Notifier>,
+        scripts: Arc<dyn ScriptRunner>,
         shutdown: CancellationToken,
     ) -> Self {
         Self {
             inner: Arc::new(Inner {
-                parts: TaskParts::new(agent, notifier, shutdown),
+                parts: TaskParts::new(agent, notifier, scripts, shutdown),
                 scheduler: Arc::new(SchedulerState::default()),
             }),
         }

@@ -869,6 +869,54 @@ impl TaskStore {
         .await?;
         Ok(done.rows_affected() == 1)
     }
+    /// Claims a due script job for a check (no run row: a check is not a run): it moves to
+    /// `next` and shows `processing`. Only while it still holds the due time read.
+    pub async fn claim_to_check(
+        &self,
+        due: &DueTask,
+        next: Option<DateTime<Utc>>,
+        now: DateTime<Utc>,
+    ) -> Result<bool, TaskStoreError> {
+        let done = sqlx::query(
+            "UPDATE tasks SET next_execution_at = ?, status = 'processing', last_execution_at = ?,
+                              error = NULL, updated_at = ?
+             WHERE id = ? AND next_execution_at = ? AND enabled = 1 AND status IN ('pending', 'active')",
+        )
+        .bind(stamp(next))
+        .bind(stamp_at(now))
+        .bind(stamp_at(now))
+        .bind(&due.record.task.task_id)
+        .bind(&due.stamp)
+        .execute(self.store.pool())
+        .await?;
+        Ok(done.rows_affected() == 1)
+    }
+
+    /// Script jobs left `processing` by a check a restart interrupted (no run of theirs is
+    /// live) go back: repeating and triggered ones to `active`, a one-off one to `pending`,
+    /// due now, so its check runs again. Returns their ids.
+    pub async fn settle_interrupted_checks(
+        &self,
+        now: DateTime<Utc>,
+    ) -> Result<Vec<String>, TaskStoreError> {
+        let ids: Vec<(String,)> = sqlx::query_as(
+            "UPDATE tasks SET
+                 status = CASE WHEN json_extract(schedule, '$.type') IN ('recurring', 'triggered')
+                               THEN 'active' ELSE 'pending' END,
+                 next_execution_at = CASE WHEN json_extract(schedule, '$.type') IN ('recurring', 'triggered')
+                               THEN next_execution_at ELSE COALESCE(next_execution_at, ?) END,
+                 updated_at = ?
+             WHERE task_type = 'script' AND status = 'processing'
+               AND NOT EXISTS (SELECT 1 FROM task_runs r WHERE r.task_id = tasks.id
+                               AND r.status IN ('processing', 'waiting_for_user'))
+             RETURNING id",
+        )
+        .bind(stamp_at(now))
+        .bind(stamp_at(now))
+        .fetch_all(self.store.pool())
+        .await?;
+        Ok(ids.into_iter().map(|(id,)| id).collect())
+    }
 }
 
 /// Notes between runs, as the task and run rows keep them: the version every edit or Clear by

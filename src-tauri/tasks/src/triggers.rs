@@ -26,6 +26,7 @@ use crate::TaskError;
 use crate::executor::Executor;
 use crate::executor::RunStart;
 use crate::parts::TaskParts;
+use crate::script_jobs::ScriptJobs;
 use sentient_core::bus::DomainEvent;
 
 /// The task statuses that take events.
@@ -241,6 +242,16 @@ impl Triggers {
                     if claimed.rows_affected() == 0 {
                         continue;
                     }
+                }
+                // A script job checks the event with its script instead of starting a run.
+                if task.task_type == "script" && task.script.is_some() {
+                    if let Err(error) = ScriptJobs::new(&self.parts)
+                        .start_check(&task_id, Some(item.clone()), false)
+                        .await
+                    {
+                        tracing::warn!(error = %error.message(), task_id, "could not start a triggered script check");
+                    }
+                    continue;
                 }
                 match Executor::new(&self.parts)
                     .start_run_from(

@@ -460,6 +460,12 @@ export const CALLS = {
     tauri: () => commands.deleteHook(id),
   }),
 
+  /** Runs a script job's script, or `code`, once as its check would; what its checks found stays as it is. */
+  testTaskScript: (id: string, code: string | null): Doors<SandboxResult> => ({
+    http: POST(`/api/tasks/${enc(id)}/script/test`, code === null ? {} : { code }),
+    tauri: () => commands.testTaskScript(id, code),
+  }),
+
   // Scripts (contract section 11).
   /** Whether scripts can run here: on or off, the backend, Docker, and which Python. */
   sandboxStatus: (): Doors<SandboxStatus> => ({ http: GET('/api/sandbox/status'), tauri: () => commands.sandboxStatus() }),

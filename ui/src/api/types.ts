@@ -65,6 +65,7 @@ import type {
   LanStatus_Serialize,
   SandboxStatus_Serialize,
   SandboxResult_Serialize,
+  TaskScript_Serialize,
   TerminalStatus_Serialize,
   StopAnswer as StopAnswer_Serialize,
   StopRequest as StopRequest_Deserialize,
@@ -257,6 +258,10 @@ export type LanStatus = LanStatus_Serialize;
 export type SandboxStatus = SandboxStatus_Serialize;
 /** A script run (contract section 11): what it printed, returned and saved, or why it failed. */
 export type SandboxResult = SandboxResult_Serialize;
+/** A script job's script and what its checks found (`Task.script`, contract section 16). */
+export type TaskScript = TaskScript_Serialize;
+/** When a script job acts: changed, alert or every_run. */
+export type { ScriptCondition, ScriptThen } from '../bindings';
 /** `GET /api/terminal/status` (contract section 18): whether commands may run, where, and what runs now. */
 export type TerminalStatus = TerminalStatus_Serialize;
 /** `POST /api/terminal/stop`: a run's id or its tool call's id. */

@@ -459,6 +459,33 @@ export function makeTask(overrides: Partial<Task> & { task_id: string }): Task {
   };
 }
 
+/** The engine's compile check, in the fake: code that says SYNTAX does not compile. */
+function checkCompiles(code: string) {
+  if (code.includes('SYNTAX')) throw new ApiError(400, 'The script has a syntax error on line 1: invalid syntax.');
+}
+
+/** The engine's merge of a partial script: new code or condition starts afresh; null makes a normal task. */
+function mergeScript(task: Task, change: TaskPatch['script']): Partial<Task> {
+  if (change === null || change === undefined) return { script: null, task_type: 'single' };
+  const current = task.script;
+  const code = change.code ?? current?.code;
+  if (!code) throw new ApiError(400, 'A script job needs its code.');
+  checkCompiles(code);
+  const condition = change.condition ?? current?.condition ?? 'changed';
+  const fresh = !current || code !== current.code || condition !== current.condition;
+  return {
+    task_type: 'script',
+    script: {
+      code,
+      condition,
+      then: change.then ?? current?.then ?? 'notify',
+      last_result: fresh ? null : current.last_result,
+      last_run_at: fresh ? null : current.last_run_at,
+      last_error: fresh ? null : current.last_error,
+    },
+  };
+}
+
 /** The engine's check of a notepad edit: trimmed, "" clears, 400 over the default limit. */
 function checkNotepad(text: string | null): string | null {
   const trimmed = (text ?? '').trim();
@@ -894,7 +921,7 @@ export function fakeApi(initial: Bootstrap) {
     }),
     patchTask: vi.fn(async (id: string, patch: TaskPatch) =>
       changeTask(id, (t) => {
-        const { schedule, deliver_to, notepad, forget_earlier_runs: _forget, brief, ...rest } = patch;
+        const { schedule, deliver_to, notepad, forget_earlier_runs: _forget, brief, script, ...rest } = patch;
         const kept = Object.fromEntries(Object.entries(rest).filter(([, v]) => v !== undefined)) as Partial<Task>;
         return {
           ...t,
@@ -904,6 +931,7 @@ export function fakeApi(initial: Bootstrap) {
           ...(patch.enabled === false ? { next_execution_at: null } : {}),
           ...(notepad !== undefined ? { notepad: checkNotepad(notepad), notepad_untrusted: null } : {}),
           ...(brief ? { brief: applyBrief(t.brief, brief) } : {}),
+          ...(script !== undefined ? mergeScript(t, script) : {}),
         };
       }),
     ),
@@ -1053,6 +1081,22 @@ export function fakeApi(initial: Bootstrap) {
       }),
     ),
     terminalStop: vi.fn(async (_body: StopRequest): Promise<StopAnswer> => ({ stopped: true })),
+    testTaskScript: vi.fn(async (id: string, code: string | null): Promise<SandboxResult> => {
+      const script = code ?? findTask(id).script?.code;
+      if (script === undefined) throw new ApiError(409, 'This task has no script to test. Send the code to test with the request.');
+      checkCompiles(script);
+      return {
+        ok: true,
+        backend: 'process',
+        stdout: 'In stock\n',
+        stderr: '',
+        result: 'In stock',
+        files_created: [],
+        tool_calls: 1,
+        duration_ms: 80,
+        error: null,
+      };
+    }),
     sandboxStatus: vi.fn(
       async (): Promise<SandboxStatus> => ({ enabled: true, backend: 'process', docker_available: false, python_version: '3.11.7', contained: true, note: null }),
     ),

@@ -504,9 +504,8 @@ pub struct Task {
     /// single, swarm or script.
     pub task_type: String,
     pub schedule: Option<Schedule>,
-    #[schema(value_type = Option<Object>)]
-    #[specta(type = Option<std::collections::BTreeMap<String, String>>)]
-    pub script: Option<Value>,
+    /// The script of a script job (`task_type: "script"`), else null.
+    pub script: Option<super::script::TaskScript>,
     pub plan: Vec<PlanStep>,
     pub runs: Vec<Run>,
     pub chat_history: Vec<TaskChatLine>,

@@ -42,7 +42,7 @@ pub fn plugin(tasks: TaskHandle) -> Plugin {
             &tasks,
             Kind::Update,
             "update_task",
-            "Change a task's name, description, schedule, or pause/resume it (enabled).",
+            "Change a task's name, description, schedule, or pause/resume it (enabled); for a script job also its script_code, script_condition (changed, alert, every_run) and script_then (notify, run). New code waits for the person's approval again.",
             Risk::Write,
         )),
         Arc::new(TasksTool::new::<ChangeArgs>(
@@ -101,6 +101,15 @@ pub struct UpdateArgs {
     /// A schedule object, e.g. {"type": "recurring", "frequency": "weekly", "days": ["Monday"], "time": "09:00"}.
     #[serde(default)]
     pub schedule: Option<Value>,
+    /// A script job's new Python code (`from sentient_tools import tools, result`, look-up tools only).
+    #[serde(default)]
+    pub script_code: Option<String>,
+    /// When a script job acts: "changed", "alert" or "every_run".
+    #[serde(default)]
+    pub script_condition: Option<String>,
+    /// What a script job then does: "notify" or "run".
+    #[serde(default)]
+    pub script_then: Option<String>,
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -231,18 +240,48 @@ async fn run(kind: Kind, engine: &TaskService, args: Value) -> Result<ToolOutput
         }
         Kind::Update => {
             let args: UpdateArgs = parse_args(args)?;
+            let mut script = serde_json::Map::new();
+            for (key, value) in [
+                ("code", &args.script_code),
+                ("condition", &args.script_condition),
+                ("then", &args.script_then),
+            ] {
+                if let Some(value) = value {
+                    script.insert(key.to_owned(), json!(value));
+                }
+            }
+            let code_before = match &args.script_code {
+                Some(_) => engine
+                    .get_task(&args.task_id)
+                    .await
+                    .map_err(failed)?
+                    .script
+                    .map(|s| s.code),
+                None => None,
+            };
             let patch = TaskPatch {
                 name: args.name,
                 description: args.description,
                 enabled: args.enabled,
                 schedule: args.schedule,
+                script: (!script.is_empty()).then_some(Some(Value::Object(script))),
                 ..TaskPatch::default()
             };
-            let task = engine
+            let mut task = engine
                 .patch_task(&args.task_id, patch)
                 .await
                 .map_err(failed)?;
-            ToolOutput::json(summary(&task))
+            // Code the assistant wrote runs on its own only once the person approved it.
+            let new_code = task.script.as_ref().map(|s| &s.code);
+            if args.script_code.is_some() && new_code != code_before.as_ref() {
+                task = engine
+                    .script_needs_approval(&args.task_id)
+                    .await
+                    .map_err(failed)?;
+            }
+            let mut view = summary(&task);
+            view["script"] = json!(task.script);
+            ToolOutput::json(view)
         }
         Kind::Change => {
             let args: ChangeArgs = parse_args(args)?;

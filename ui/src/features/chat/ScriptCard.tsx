@@ -62,7 +62,8 @@ function refusalText(value: unknown): string {
   return typeof value === 'string' ? value : JSON.stringify(value);
 }
 
-function ScriptOutcome({ run }: { run: ScriptResult }) {
+/** What a script run printed, returned and saved, or why it failed (also a task script's Test). */
+export function ScriptOutcome({ run }: { run: ScriptResult }) {
   // Without result(), the printed text is the result; it is shown once.
   const returned = run.result !== null && run.result !== run.stdout;
   return (

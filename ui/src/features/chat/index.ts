@@ -5,5 +5,7 @@ export { ChatListIcon } from './ChatListIcon';
 export { ChatPage } from './ChatPage';
 export { toolLabel } from './conversation';
 export { Markdown } from './Markdown';
+export { ReadableValue } from './ReadableValue';
+export { ScriptOutcome, type ScriptResult } from './ScriptCard';
 export { setChatsPanel, useChatsPanel } from './openChat';
 export { SessionList } from './SessionList';

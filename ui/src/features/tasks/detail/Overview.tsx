@@ -1,6 +1,6 @@
-// What the task is: its description, any failure, the planner's questions, the plan, when it
-// runs, the notes its runs keep for each other, its brief, which model and where its results go,
-// and its own chat for changes.
+// What the task is: its description, any failure, the planner's questions, the plan, a script
+// job's script, when it runs, the notes its runs keep for each other, its brief, which model and
+// where its results go, and its own chat for changes.
 import type { Task } from '../../../api';
 import type { useTaskAction } from '../queries';
 import { BriefCard } from './BriefCard';
@@ -8,6 +8,7 @@ import { Clarifications } from './Clarifications';
 import { NotesBetweenRuns } from './NotesBetweenRuns';
 import { PlanCard } from './PlanCard';
 import { ScheduleEditor } from './ScheduleEditor';
+import { ScriptJobCard } from './ScriptJobCard';
 import { TaskChat } from './TaskChat';
 import { TaskSettings } from './TaskSettings';
 import { ErrorActions } from '../../../components/ErrorActions';
@@ -46,6 +47,7 @@ export function Overview({
       ) : null}
       {task.status === 'clarification_pending' ? <Clarifications task={task} action={action} /> : null}
       <PlanCard task={task} action={action} />
+      <ScriptJobCard task={task} action={action} />
       <ScheduleEditor task={task} action={action} />
       <NotesBetweenRuns task={task} />
       <BriefCard task={task} />
