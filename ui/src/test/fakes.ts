@@ -948,7 +948,12 @@ export function fakeApi(initial: Bootstrap) {
       return copy;
     }),
     runTaskNow: vi.fn(async (id: string) =>
-      changeTask(id, (t) => ({ ...t, status: 'processing', runs: [...t.runs, makeRun({ run_id: `r${t.runs.length + 1}`, plan: t.plan })] })),
+      // A script job's Run now is a check: no run.
+      changeTask(id, (t) =>
+        t.script
+          ? { ...t, status: 'processing' }
+          : { ...t, status: 'processing', runs: [...t.runs, makeRun({ run_id: `r${t.runs.length + 1}`, plan: t.plan })] },
+      ),
     ),
     archiveTask: vi.fn(async (id: string) => changeTask(id, (t) => ({ ...t, status: 'archived' }))),
     taskChat: vi.fn(async (id: string, message: string) =>

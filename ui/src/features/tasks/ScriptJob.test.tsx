@@ -110,6 +110,18 @@ describe('The Script card', () => {
     expect(engine.api.testTaskScript).toHaveBeenLastCalledWith('s1', 'x = SYNTAX');
   });
 
+  it('calls Run now "Check now" and keeps the Script card in view after it', async () => {
+    const engine = setup([watch({}, { plan: [{ tool: 'execute_code', description: 'Check the page with a short script' }] })]);
+    const card = await scriptCard();
+    const detail = screen.getByTestId('task-detail');
+    await userEvent.click(within(detail).getByRole('button', { name: 'Check now' }));
+    await waitFor(() => expect(engine.api.runTaskNow).toHaveBeenCalledWith('s1'));
+    expect(card).toBeInTheDocument();
+    expect(within(detail).getByRole('tab', { name: 'Overview' })).toHaveAttribute('aria-selected', 'true');
+    await userEvent.click(within(detail).getByRole('tab', { name: 'Runs (0)' }));
+    expect(detail).toHaveTextContent('Its checks run without the model and show on the Script card');
+  });
+
   it('is not on a normal task', async () => {
     setup([makeTask({ task_id: 'n1', name: 'Kettle back in stock', status: 'active' })]);
     await userEvent.click(await screen.findByRole('button', { name: /Kettle back in stock/ }));

@@ -49,8 +49,14 @@ export function TaskActions({
   return (
     <div className="task-actions">
       {runnable ? (
-        <button type="button" className="btn btn-primary" disabled={busy} onClick={() => action.mutate({ kind: 'run-now' }, { onSuccess: onRan })}>
-          Run now
+        <button
+          type="button"
+          className="btn btn-primary"
+          disabled={busy}
+          // A script job's Run now is a check, whose outcome shows on its Script card, not a run.
+          onClick={() => action.mutate({ kind: 'run-now' }, { onSuccess: task.script ? undefined : onRan })}
+        >
+          {task.script ? 'Check now' : 'Run now'}
         </button>
       ) : null}
       {!task.enabled ? (

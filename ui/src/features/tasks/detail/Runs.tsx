@@ -8,6 +8,14 @@ type Action = ReturnType<typeof useTaskAction>;
 
 export function Runs({ task, action, highlight = null }: { task: Task; action: Action; highlight?: string | null }) {
   if (task.runs.length === 0) {
+    if (task.script) {
+      return (
+        <p className="muted">
+          No runs yet. Its checks run without the model and show on the Script card in Overview; a run appears here only when a check hands
+          its finding to the assistant.
+        </p>
+      );
+    }
     return <p className="muted">No runs yet. Once the plan is approved it runs on its schedule, or choose Run now.</p>;
   }
   const newestFirst = [...task.runs].reverse();
