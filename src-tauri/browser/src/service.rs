@@ -566,9 +566,12 @@ mod open {
             Some(FramesDuring(tokio::spawn(async move {
                 loop {
                     tokio::time::sleep(FRAME_EVERY).await;
+                    let asked = Instant::now();
                     let Some(frame) = crate::session::frame_of(&page, Some(size)).await else {
+                        tracing::debug!(ms = asked.elapsed().as_millis() as u64, "no live picture this time");
                         continue;
                     };
+                    tracing::debug!(ms = asked.elapsed().as_millis() as u64, "a live picture");
                     if let Ok(mut clock) = service.inner.frames.lock() {
                         clock.last = Some(Instant::now());
                     }

@@ -34,6 +34,10 @@ const ACTION_TIMEOUT: Duration = Duration::from_secs(30);
 pub(crate) const WINDOW_SIZE: (f64, f64) = (1280.0, 900.0);
 /// How long the page may take to say its size: it says nothing while a navigation is on its way.
 const SIZE_WAIT: Duration = Duration::from_secs(2);
+/// How long the first tab of a launched browser may take to settle on a blank page.
+const SETTLE_WAIT: Duration = Duration::from_secs(5);
+/// How long one picture of a page may take.
+const FRAME_WAIT: Duration = Duration::from_secs(3);
 
 /// An open profile.
 pub struct Session {
@@ -106,6 +110,15 @@ impl Session {
         let mut session = Self::around(profile, Some(engine), false, browser, handler);
         session.visible = !launch.headless;
         let page = session.adopt_first_tab().await?;
+        // The first tab may still be on its way to its start page. A navigation that cuts that
+        // short leaves a tab that never drew anything, and pictures of it never come back (the
+        // live view stays empty), so it first settles on a page of its own.
+        if tokio::time::timeout(SETTLE_WAIT, page.goto("about:blank"))
+            .await
+            .is_err()
+        {
+            tracing::info!("the browser's first tab took long to settle");
+        }
         session.follow(page).await;
         session
             .watch_downloads(downloads, Some(launch.download_staging))
@@ -740,7 +753,11 @@ pub(crate) async fn frame_of(
             scale: (1024.0 / width).min(1.0),
         })
         .build();
-    let shot = timed(page.execute(params)).await.ok()?.ok()?;
+    // A picture that takes longer is no use to a live view; the next one is asked for instead.
+    let shot = tokio::time::timeout(FRAME_WAIT, page.execute(params))
+        .await
+        .ok()?
+        .ok()?;
     // CDP sends the picture as base64 already.
     let encoded: &str = shot.data.as_ref();
     let image = format!("data:image/jpeg;base64,{encoded}");
