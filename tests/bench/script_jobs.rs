@@ -6,7 +6,7 @@
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, ensure};
-use serde_json::{Value, json};
+use serde_json::json;
 
 use sentient_e2e::sentient_engine::bus::DomainEvent;
 use sentient_e2e::sentient_engine::tasks::model::{DeliverTo, PlanStep, Task, TaskStatus};
@@ -117,7 +117,7 @@ async fn main() -> Result<()> {
         times.push(started.elapsed());
         let script = task.script.context("the script")?;
         ensure!(script.last_error.is_none(), "{script:?}");
-        ensure!(script.last_result == Value::from("Price 40"), "{script:?}");
+        ensure!(script.last_result == "Price 40", "{script:?}");
     }
     let slowest = times.iter().max().copied().unwrap_or_default();
     println!(

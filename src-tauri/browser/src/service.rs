@@ -568,7 +568,10 @@ mod open {
                     tokio::time::sleep(FRAME_EVERY).await;
                     let asked = Instant::now();
                     let Some(frame) = crate::session::frame_of(&page, Some(size)).await else {
-                        tracing::debug!(ms = asked.elapsed().as_millis() as u64, "no live picture this time");
+                        tracing::debug!(
+                            ms = asked.elapsed().as_millis() as u64,
+                            "no live picture this time"
+                        );
                         continue;
                     };
                     tracing::debug!(ms = asked.elapsed().as_millis() as u64, "a live picture");
