@@ -365,10 +365,12 @@ async fn bad_task_fields_answer_400_and_change_nothing() -> Result<()> {
     assert_eq!(status, 400, "{body}");
     assert_eq!(
         body["detail"],
-        "Script tasks are not available yet. Describe what the task should do in its prompt instead."
+        "script is an object with code, condition and then, or null."
     );
     let (_, after) = t.client.get(&format!("/api/tasks/{id}")).await?;
     assert_eq!(after["priority"], before);
+    assert_eq!(after["script"], Value::Null, "a wrong script changes nothing");
+    assert_eq!(after["task_type"], "single");
     let (status, _) = t
         .client
         .patch(&format!("/api/tasks/{id}"), json!({"priority": 2}))
