@@ -369,7 +369,11 @@ async fn bad_task_fields_answer_400_and_change_nothing() -> Result<()> {
     );
     let (_, after) = t.client.get(&format!("/api/tasks/{id}")).await?;
     assert_eq!(after["priority"], before);
-    assert_eq!(after["script"], Value::Null, "a wrong script changes nothing");
+    assert_eq!(
+        after["script"],
+        Value::Null,
+        "a wrong script changes nothing"
+    );
     assert_eq!(after["task_type"], "single");
     let (status, _) = t
         .client

@@ -665,6 +665,18 @@ async fn stop_everything_ends_a_check_without_a_verdict() -> Result<()> {
     assert_eq!(task["status"], "processing");
     let (status, _) = t.client.post(&format!("{path}/run-now"), json!({})).await?;
     assert_eq!(status, 409, "one check at a time");
+    // Stopped while its script runs: the run's folder is there.
+    let runs = t.engine.services().home().root().join("sandbox");
+    eventually("the check's script running", || async {
+        let running = std::fs::read_dir(&runs)
+            .map(|d| {
+                d.flatten()
+                    .any(|e| e.path().join(".sentient/script.py").is_file())
+            })
+            .unwrap_or(false);
+        Ok(running.then_some(()))
+    })
+    .await?;
     let (status, _) = t
         .client
         .post("/api/stop-all", json!({"source": "desktop"}))
@@ -676,5 +688,91 @@ async fn stop_everything_ends_a_check_without_a_verdict() -> Result<()> {
     assert!(events_of(&t, &job, "script_failed").await?.is_empty());
     let (status, _) = t.client.post("/api/resume", json!({})).await?;
     assert_eq!(status, 200);
+    Ok(())
+}
+
+#[tokio::test]
+async fn update_task_changes_a_script_and_new_code_waits_for_approval_again() -> Result<()> {
+    let (_page, url) = Page::serve("Price 40").await?;
+    let server = ScriptedModel::start().await;
+    let clock = ManualClock::new(at("2026-12-07T09:00:00Z"));
+    let t = engine(&server, &clock).await?;
+    let job = approved_job(
+        &t,
+        &server,
+        "Kettle price",
+        json!({"type": "recurring", "frequency": "interval", "interval_minutes": 60}),
+        json!({"code": read_page(&url), "condition": "changed", "then": "notify"}),
+    )
+    .await?;
+    check_due(&t, &clock, &job).await?;
+    let call = |name: &'static str, args: Value| {
+        let engine = t.engine.clone();
+        async move {
+            let ctx = engine.services().agent().tool_ctx("call_1");
+            engine
+                .services()
+                .tools()
+                .invoke(name, args, &ctx, 16_000)
+                .await
+        }
+    };
+    let read = call("get_task_status", json!({"task_id": job})).await;
+    assert_eq!(
+        read.value["script"]["last_result"], "Price 40",
+        "{}",
+        read.content
+    );
+
+    // What follows changes at once and keeps the findings; the job stays live.
+    let then = call("update_task", json!({"task_id": job, "script_then": "run"})).await;
+    assert!(!then.is_error, "{}", then.content);
+    assert_eq!(then.value["script"]["then"], "run");
+    assert_eq!(then.value["status"], "active");
+    let wrong = call(
+        "update_task",
+        json!({"task_id": job, "script_condition": "often"}),
+    )
+    .await;
+    assert!(
+        wrong.is_error && wrong.content.contains("not a script condition"),
+        "{}",
+        wrong.content
+    );
+    let broken = call(
+        "update_task",
+        json!({"task_id": job, "script_code": "print("}),
+    )
+    .await;
+    assert!(
+        broken.is_error && broken.content.contains("syntax error"),
+        "{}",
+        broken.content
+    );
+
+    // New code from the assistant waits for the person's approval again.
+    let before = events_of(&t, &job, "approval_needed").await?.len();
+    let code = call(
+        "update_task",
+        json!({"task_id": job, "script_code": "print('Price 41')"}),
+    )
+    .await;
+    assert!(!code.is_error, "{}", code.content);
+    assert_eq!(code.value["status"], "approval_pending", "{}", code.content);
+    assert_eq!(
+        code.value["script"]["last_result"],
+        Value::Null,
+        "new code starts afresh"
+    );
+    let (_, task) = t.client.get(&format!("/api/tasks/{job}")).await?;
+    assert_eq!(
+        task["next_execution_at"],
+        Value::Null,
+        "it does not run meanwhile"
+    );
+    assert_eq!(
+        events_of(&t, &job, "approval_needed").await?.len(),
+        before + 1
+    );
     Ok(())
 }
