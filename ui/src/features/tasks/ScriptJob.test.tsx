@@ -122,6 +122,15 @@ describe('The Script card', () => {
     expect(detail).toHaveTextContent('Its checks run without the model and show on the Script card');
   });
 
+  it('leaves out the notes between runs for a watch that only tells, but keeps them when the assistant works on it', async () => {
+    setup([watch(), watch({ then: 'run' }, { task_id: 's2', name: 'Kettle deals' })]);
+    const card = await scriptCard();
+    expect(within(screen.getByTestId('task-detail')).queryByTestId('notes-card')).toBeNull();
+    expect(card).toBeInTheDocument();
+    await userEvent.click(await screen.findByRole('button', { name: /Kettle deals/ }));
+    await waitFor(() => expect(within(screen.getByTestId('task-detail')).getByTestId('notes-card')).toBeInTheDocument());
+  });
+
   it('is not on a normal task', async () => {
     setup([makeTask({ task_id: 'n1', name: 'Kettle back in stock', status: 'active' })]);
     await userEvent.click(await screen.findByRole('button', { name: /Kettle back in stock/ }));

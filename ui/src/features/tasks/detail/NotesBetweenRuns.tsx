@@ -26,7 +26,8 @@ export function NotesBetweenRuns({ task }: { task: Task }) {
   // The notes as they were when editing began, to tell when a run changes them meanwhile.
   const [base, setBase] = useState<string | null>(null);
 
-  if (task.schedule?.type !== 'recurring') return null;
+  // A watch that only tells the person never runs the model, so it keeps no notes.
+  if (task.schedule?.type !== 'recurring' || task.script?.then === 'notify') return null;
   const notes = task.notepad?.trim() ? task.notepad : null;
   const length = noteLength(draft);
   const over = length > limit;
