@@ -59,14 +59,17 @@ async fn serve(services: Services, socket: WebSocket) {
     let (chat_tx, mut chat_rx) = tokio::sync::mpsc::unbounded_channel::<ChatEvent>();
     loop {
         tokio::select! {
+            // Shutdown first: once it began, what the areas publish while they close (the
+            // browser's last status) is not sent, and the client hears the engine go away.
+            biased;
+            () = shutdown.cancelled() => {
+                let _ = close(&mut sink, CLOSE_GOING_AWAY, "Sentient is shutting down.").await;
+                break;
+            }
             Some(chat_event) = chat_rx.recv() => {
                 if send(&mut sink, chat_event.to_value().to_string()).await.is_err() {
                     break;
                 }
-            }
-            () = shutdown.cancelled() => {
-                let _ = close(&mut sink, CLOSE_GOING_AWAY, "Sentient is shutting down.").await;
-                break;
             }
             message = incoming.next() => match message {
                 Some(Ok(Message::Text(text))) => {
