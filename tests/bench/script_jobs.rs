@@ -9,7 +9,7 @@ use anyhow::{Context, Result, ensure};
 use serde_json::json;
 
 use sentient_e2e::sentient_engine::bus::DomainEvent;
-use sentient_e2e::sentient_engine::tasks::model::{DeliverTo, PlanStep, Task, TaskStatus};
+use sentient_e2e::sentient_engine::tasks::model::{PlanStep, TaskStatus};
 use sentient_e2e::sentient_engine::tasks::store::TaskRecord;
 use sentient_e2e::{TestEngine, serve_on_loopback};
 
@@ -26,40 +26,19 @@ async fn task(t: &TestEngine) -> Result<String> {
     let schedule = serde_json::from_value(
         json!({"type": "recurring", "frequency": "interval", "interval_minutes": 60, "timezone": "UTC"}),
     )?;
-    let task = Task {
-        task_id: "bench-watch".to_owned(),
-        name: "Kettle price".to_owned(),
-        description: "Tell me when the kettle's price changes.".to_owned(),
-        status: TaskStatus::Active,
-        priority: 1,
-        assignee: "ai".into(),
-        task_type: "single".into(),
-        schedule: Some(schedule),
-        script: None,
-        plan: vec![PlanStep {
-            tool: "execute_code".into(),
-            description: "Check the page with a short script".into(),
-        }],
-        runs: Vec::new(),
-        chat_history: Vec::new(),
-        clarifying_questions: Vec::new(),
-        swarm_details: None,
-        enabled: true,
-        model: None,
-        browser_profile: None,
-        deliver_to: DeliverTo::DEFAULT,
-        original_context: [("source".to_owned(), json!("manual_creation"))]
-            .into_iter()
-            .collect(),
-        error: None,
-        next_execution_at: None,
-        last_execution_at: None,
-        created_at: now,
-        updated_at: now,
-        notepad: None,
-        notepad_untrusted: None,
-        brief: None,
-    };
+    let mut task = sentient_e2e::task_row(
+        "bench-watch".to_owned(),
+        "Kettle price",
+        Some(schedule),
+        TaskStatus::Active,
+        None,
+        now,
+    );
+    task.description = "Tell me when the kettle's price changes.".to_owned();
+    task.plan = vec![PlanStep {
+        tool: "execute_code".into(),
+        description: "Check the page with a short script".into(),
+    }];
     let id = task.task_id.clone();
     t.engine
         .tasks()

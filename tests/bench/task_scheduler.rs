@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 use anyhow::{Context, Result, ensure};
 use chrono::{DateTime, Utc};
 use sentient_e2e::TestEngine;
-use sentient_e2e::sentient_engine::tasks::model::{DeliverTo, PlanStep, Task, TaskStatus};
+use sentient_e2e::sentient_engine::tasks::model::TaskStatus;
 use sentient_e2e::sentient_engine::tasks::schedule::parse_schedule;
 use sentient_e2e::sentient_engine::tasks::store::TaskRecord;
 use sentient_model_server::ScriptedModel;
@@ -42,42 +42,18 @@ fn recurring(t: &TestEngine, i: usize, next: DateTime<Utc>) -> Result<TaskRecord
         "UTC",
     )
     .map_err(|e| anyhow::anyhow!("{e}"))?;
+    let mut task = sentient_e2e::task_row(
+        format!("bench-{i:05}"),
+        &format!("Task {i}"),
+        Some(schedule),
+        TaskStatus::Active,
+        Some(next),
+        now,
+    );
+    task.description = "A benchmark task.".into();
     Ok(TaskRecord {
         prompt: format!("Task {i}"),
-        task: Task {
-            task_id: format!("bench-{i:05}"),
-            name: format!("Task {i}"),
-            description: "A benchmark task.".into(),
-            status: TaskStatus::Active,
-            priority: 1,
-            assignee: "ai".into(),
-            task_type: "single".into(),
-            schedule: Some(schedule),
-            script: None,
-            plan: vec![PlanStep {
-                tool: "time_now".into(),
-                description: "Check the time".into(),
-            }],
-            runs: Vec::new(),
-            chat_history: Vec::new(),
-            clarifying_questions: Vec::new(),
-            swarm_details: None,
-            enabled: true,
-            model: None,
-            browser_profile: None,
-            deliver_to: DeliverTo::DEFAULT,
-            original_context: [("source".to_owned(), json!("manual_creation"))]
-                .into_iter()
-                .collect(),
-            error: None,
-            next_execution_at: Some(next),
-            last_execution_at: None,
-            created_at: now,
-            updated_at: now,
-            notepad: None,
-            notepad_untrusted: None,
-            brief: None,
-        },
+        task,
     })
 }
 

@@ -10,7 +10,7 @@ use std::time::Duration;
 use anyhow::{Context, Result, ensure};
 use chrono::{DateTime, Utc};
 use sentient_e2e::sentient_engine::clock::{ManualClock, SharedClock};
-use sentient_e2e::sentient_engine::tasks::model::{DeliverTo, PlanStep, Task, TaskStatus};
+use sentient_e2e::sentient_engine::tasks::model::TaskStatus;
 use sentient_e2e::sentient_engine::tasks::schedule::parse_schedule;
 use sentient_e2e::sentient_engine::tasks::store::TaskRecord;
 use sentient_e2e::{ServedEngine, TestEngine, wait_chats, wait_task};
@@ -83,45 +83,13 @@ pub(crate) async fn insert(
         .map(|s| parse_schedule(&s, "UTC"))
         .transpose()
         .map_err(|e| anyhow::anyhow!("{e}"))?;
-    let task = Task {
-        task_id: format!(
-            "{}-{}",
-            name.to_lowercase()
-                .replace(|c: char| !c.is_ascii_alphanumeric(), "-"),
-            rand_suffix()
-        ),
-        name: name.to_owned(),
-        description: format!("{name}, please."),
-        status,
-        priority: 1,
-        assignee: "ai".into(),
-        task_type: "single".into(),
-        schedule,
-        script: None,
-        plan: vec![PlanStep {
-            tool: "time_now".into(),
-            description: "Check the time".into(),
-        }],
-        runs: Vec::new(),
-        chat_history: Vec::new(),
-        clarifying_questions: Vec::new(),
-        swarm_details: None,
-        enabled: true,
-        model: None,
-        browser_profile: None,
-        deliver_to: DeliverTo::DEFAULT,
-        original_context: [("source".to_owned(), json!("manual_creation"))]
-            .into_iter()
-            .collect(),
-        error: None,
-        next_execution_at: next,
-        last_execution_at: None,
-        created_at: now,
-        updated_at: now,
-        notepad: None,
-        notepad_untrusted: None,
-        brief: None,
-    };
+    let task_id = format!(
+        "{}-{}",
+        name.to_lowercase()
+            .replace(|c: char| !c.is_ascii_alphanumeric(), "-"),
+        rand_suffix()
+    );
+    let task = sentient_e2e::task_row(task_id, name, schedule, status, next, now);
     let id = task.task_id.clone();
     t.engine
         .tasks()

@@ -149,6 +149,42 @@ async fn check_due(t: &TestEngine, clock: &ManualClock, id: &str) -> Result<Valu
     .await
 }
 
+/// An engine with an hourly "Kettle price" watch (`changed`, `notify`) on a page that says
+/// "Price 40", approved and checked once.
+struct PriceWatch {
+    _page: Page,
+    url: String,
+    _server: ScriptedModel,
+    clock: ManualClock,
+    t: TestEngine,
+    job: String,
+}
+
+async fn price_watch() -> Result<PriceWatch> {
+    let (page, url) = Page::serve("Price 40").await?;
+    let server = ScriptedModel::start().await;
+    let clock = ManualClock::new(at("2026-12-07T09:00:00Z"));
+    let t = engine(&server, &clock).await?;
+    let job = approved_job(
+        &t,
+        &server,
+        "Kettle price",
+        json!({"type": "recurring", "frequency": "interval", "interval_minutes": 60}),
+        json!({"code": read_page(&url), "condition": "changed", "then": "notify"}),
+    )
+    .await?;
+    let task = check_due(&t, &clock, &job).await?;
+    assert_eq!(task["script"]["last_result"], "Price 40");
+    Ok(PriceWatch {
+        _page: page,
+        url,
+        _server: server,
+        clock,
+        t,
+        job,
+    })
+}
+
 /// The task's notifications, oldest first: (event, title, message, payload).
 async fn feed(t: &TestEngine, id: &str) -> Result<Vec<(String, String, String, Value)>> {
     let (_, list) = t.client.get("/api/notifications").await?;
@@ -538,20 +574,9 @@ async fn the_planner_gets_one_repair_and_approve_refuses_code_that_does_not_comp
 
 #[tokio::test]
 async fn patch_merges_a_partial_script_and_script_test_leaves_the_findings_alone() -> Result<()> {
-    let (_page, url) = Page::serve("Price 40").await?;
-    let server = ScriptedModel::start().await;
-    let clock = ManualClock::new(at("2026-12-07T09:00:00Z"));
-    let t = engine(&server, &clock).await?;
-    let job = approved_job(
-        &t,
-        &server,
-        "Kettle price",
-        json!({"type": "recurring", "frequency": "interval", "interval_minutes": 60}),
-        json!({"code": read_page(&url), "condition": "changed", "then": "notify"}),
-    )
-    .await?;
-    let task = check_due(&t, &clock, &job).await?;
-    assert_eq!(task["script"]["last_result"], "Price 40");
+    let PriceWatch {
+        url, clock, t, job, ..
+    } = price_watch().await?;
     let path = format!("/api/tasks/{job}");
 
     // `then` alone keeps what the checks found; a condition starts afresh.
@@ -693,19 +718,7 @@ async fn stop_everything_ends_a_check_without_a_verdict() -> Result<()> {
 
 #[tokio::test]
 async fn update_task_changes_a_script_and_new_code_waits_for_approval_again() -> Result<()> {
-    let (_page, url) = Page::serve("Price 40").await?;
-    let server = ScriptedModel::start().await;
-    let clock = ManualClock::new(at("2026-12-07T09:00:00Z"));
-    let t = engine(&server, &clock).await?;
-    let job = approved_job(
-        &t,
-        &server,
-        "Kettle price",
-        json!({"type": "recurring", "frequency": "interval", "interval_minutes": 60}),
-        json!({"code": read_page(&url), "condition": "changed", "then": "notify"}),
-    )
-    .await?;
-    check_due(&t, &clock, &job).await?;
+    let PriceWatch { t, job, .. } = price_watch().await?;
     let call = |name: &'static str, args: Value| {
         let engine = t.engine.clone();
         async move {

@@ -553,3 +553,51 @@ pub async fn everything_over_http() -> Result<(tokio::process::Child, String)> {
     .await?;
     Ok((child, format!("http://127.0.0.1:{port}/mcp")))
 }
+
+/// A live task's row for saving straight into the store (tests and benches that need many tasks,
+/// or one without planning): `name`, `schedule`, `status` and `next_execution_at` as given, one
+/// plan step `time_now`, everything else as a new task has it.
+pub fn task_row(
+    task_id: String,
+    name: &str,
+    schedule: Option<sentient_engine::tasks::model::Schedule>,
+    status: sentient_engine::tasks::model::TaskStatus,
+    next: Option<chrono::DateTime<chrono::Utc>>,
+    now: chrono::DateTime<chrono::Utc>,
+) -> sentient_engine::tasks::model::Task {
+    use sentient_engine::tasks::model::{DeliverTo, PlanStep, Task};
+    Task {
+        task_id,
+        name: name.to_owned(),
+        description: format!("{name}, please."),
+        status,
+        priority: 1,
+        assignee: "ai".into(),
+        task_type: "single".into(),
+        schedule,
+        script: None,
+        plan: vec![PlanStep {
+            tool: "time_now".into(),
+            description: "Check the time".into(),
+        }],
+        runs: Vec::new(),
+        chat_history: Vec::new(),
+        clarifying_questions: Vec::new(),
+        swarm_details: None,
+        enabled: true,
+        model: None,
+        browser_profile: None,
+        deliver_to: DeliverTo::DEFAULT,
+        original_context: [("source".to_owned(), serde_json::json!("manual_creation"))]
+            .into_iter()
+            .collect(),
+        error: None,
+        next_execution_at: next,
+        last_execution_at: None,
+        created_at: now,
+        updated_at: now,
+        notepad: None,
+        notepad_untrusted: None,
+        brief: None,
+    }
+}
