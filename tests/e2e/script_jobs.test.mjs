@@ -92,9 +92,11 @@ describe('Script jobs in the browser', () => {
     await found.getByText('The blue kettle is in stock.').waitFor({ timeout: 30_000 });
     task = await api('GET', `/api/tasks/${task.task_id}`);
     assert.deepEqual(task.runs, [], 'a check is no run');
-    const feed = await api('GET', '/api/notifications');
+    // The alert is sent just after the check writes what it found.
+    const feed = await eventually('the alert in the feed', () => api('GET', '/api/notifications'), (f) =>
+      f.notifications.some((n) => n.payload?.event === 'script_alert'),
+    );
     const alert = feed.notifications.find((n) => n.payload?.event === 'script_alert');
-    assert.ok(alert, `the alert is in the feed: ${JSON.stringify(feed.notifications.map((n) => n.payload))}`);
     assert.equal(alert.title, 'Kettle back in stock');
     assert.equal(alert.message, 'The blue kettle is in stock.');
   });

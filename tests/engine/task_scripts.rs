@@ -216,6 +216,22 @@ async fn events_of(t: &TestEngine, id: &str, event: &str) -> Result<Vec<Value>> 
         .collect())
 }
 
+/// Waits until the task's feed holds `n` notifications of `event` (they are sent just after the
+/// check writes what it found), and fails if there are more.
+async fn expect_events(t: &TestEngine, id: &str, event: &str, n: usize) -> Result<Vec<Value>> {
+    let found = eventually(&format!("{n} {event} notifications"), || async {
+        let found = events_of(t, id, event).await?;
+        Ok((found.len() >= n).then_some(found))
+    })
+    .await?;
+    ensure!(
+        found.len() == n,
+        "{} {event} notifications, not {n}: {found:#?}",
+        found.len()
+    );
+    Ok(found)
+}
+
 #[tokio::test]
 async fn tell_me_when_the_page_says_in_stock_alerts_once_with_no_model_call_per_check() -> Result<()>
 {
@@ -251,12 +267,8 @@ async fn tell_me_when_the_page_says_in_stock_alerts_once_with_no_model_call_per_
     );
     assert_eq!(task["schedule"]["frequency"], "interval", "{task:#}");
     assert_eq!(task["schedule"]["interval_minutes"], 60);
-    let approval = events_of(&t, &id, "approval_needed").await?;
-    assert_eq!(
-        approval.len(),
-        1,
-        "the watch waits for approval like a plan"
-    );
+    // The watch waits for approval like a plan.
+    expect_events(&t, &id, "approval_needed", 1).await?;
 
     t.client
         .post(&format!("/api/tasks/{id}/approve"), json!({}))
@@ -330,8 +342,7 @@ async fn changed_and_every_run_act_on_their_values_and_failures_are_told_once_ea
     page.set("Price 35");
     let task = check_due(&t, &clock, &changed).await?;
     assert_eq!(task["script"]["last_result"], "Price 35");
-    let alerts = events_of(&t, &changed, "script_alert").await?;
-    assert_eq!(alerts.len(), 1, "{alerts:#?}");
+    let alerts = expect_events(&t, &changed, "script_alert", 1).await?;
     assert_eq!(alerts[0]["result"], "Price 35");
     let notes = feed(&t, &changed).await?;
     assert!(
@@ -352,15 +363,15 @@ async fn changed_and_every_run_act_on_their_values_and_failures_are_told_once_ea
         .to_owned();
     assert!(why.contains("line"), "the error names the line: {why}");
     check_due(&t, &clock, &changed).await?;
-    assert_eq!(events_of(&t, &changed, "script_failed").await?.len(), 1);
+    expect_events(&t, &changed, "script_failed", 1).await?;
     page.fail(false);
     let task = check_due(&t, &clock, &changed).await?;
     assert_eq!(task["script"]["last_error"], Value::Null);
-    assert_eq!(events_of(&t, &changed, "script_recovered").await?.len(), 1);
+    expect_events(&t, &changed, "script_recovered", 1).await?;
     check_due(&t, &clock, &changed).await?;
-    assert_eq!(events_of(&t, &changed, "script_recovered").await?.len(), 1);
-    assert_eq!(events_of(&t, &changed, "script_failed").await?.len(), 1);
-    assert_eq!(events_of(&t, &changed, "script_alert").await?.len(), 1);
+    expect_events(&t, &changed, "script_recovered", 1).await?;
+    expect_events(&t, &changed, "script_failed", 1).await?;
+    expect_events(&t, &changed, "script_alert", 1).await?;
 
     // Every run reports the same value each time; empty output stays quiet.
     let every = approved_job(
@@ -373,8 +384,7 @@ async fn changed_and_every_run_act_on_their_values_and_failures_are_told_once_ea
     .await?;
     check_due(&t, &clock, &every).await?;
     check_due(&t, &clock, &every).await?;
-    let reports = events_of(&t, &every, "script_alert").await?;
-    assert_eq!(reports.len(), 2, "{reports:#?}");
+    expect_events(&t, &every, "script_alert", 2).await?;
     let notes = feed(&t, &every).await?;
     assert!(
         notes
@@ -391,7 +401,7 @@ async fn changed_and_every_run_act_on_their_values_and_failures_are_told_once_ea
         .await?;
     assert_eq!(status, 200);
     check_due(&t, &clock, &every).await?;
-    assert_eq!(events_of(&t, &every, "script_alert").await?.len(), 2);
+    expect_events(&t, &every, "script_alert", 2).await?;
     Ok(())
 }
 
@@ -456,7 +466,7 @@ async fn then_run_starts_a_model_run_told_the_value_and_a_webhook_job_reads_its_
     })
     .await?;
     assert_eq!(task["runs"], json!([]));
-    assert_eq!(events_of(&t, &hooked, "script_alert").await?.len(), 1);
+    expect_events(&t, &hooked, "script_alert", 1).await?;
     assert_eq!(server.requests_to("/api/chat").len(), calls);
     Ok(())
 }
@@ -523,7 +533,7 @@ async fn the_planner_gets_one_repair_and_approve_refuses_code_that_does_not_comp
         "{error}"
     );
     assert!(error.contains("line 1"), "{error}");
-    assert_eq!(events_of(&t, &broken, "planning_failed").await?.len(), 1);
+    expect_events(&t, &broken, "planning_failed", 1).await?;
 
     // Approve answers 409 for code that does not compile (written while no check could run).
     let (status, _) = t
@@ -783,9 +793,6 @@ async fn update_task_changes_a_script_and_new_code_waits_for_approval_again() ->
         Value::Null,
         "it does not run meanwhile"
     );
-    assert_eq!(
-        events_of(&t, &job, "approval_needed").await?.len(),
-        before + 1
-    );
+    expect_events(&t, &job, "approval_needed", before + 1).await?;
     Ok(())
 }
