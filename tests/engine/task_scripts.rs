@@ -77,12 +77,14 @@ fn at(text: &str) -> DateTime<Utc> {
         .with_timezone(&Utc)
 }
 
-/// An engine on a clock the test moves, its models the scripted server, tasks waiting for
-/// approval.
-async fn engine(server: &ScriptedModel, clock: &ManualClock) -> Result<TestEngine> {
+/// An engine on a clock the test moves (09:00 UTC), its models a new scripted server, tasks
+/// waiting for approval.
+async fn engine() -> Result<(ScriptedModel, ManualClock, TestEngine)> {
+    let server = ScriptedModel::start().await;
+    let clock = ManualClock::new(at("2026-12-07T09:00:00Z"));
     let shared: SharedClock = Arc::new(clock.clone());
     let t = TestEngine::start_with_clock(shared).await?;
-    sentient_e2e::point_models_at(&t, server).await?;
+    sentient_e2e::point_models_at(&t, &server).await?;
     let (status, body) = t
         .client
         .patch(
@@ -93,7 +95,7 @@ async fn engine(server: &ScriptedModel, clock: &ManualClock) -> Result<TestEngin
         )
         .await?;
     ensure!(status == 200, "{body}");
-    Ok(t)
+    Ok((server, clock, t))
 }
 
 /// The planner's two answers for a watch: the refinement, then the plan with its script.
@@ -162,9 +164,7 @@ struct PriceWatch {
 
 async fn price_watch() -> Result<PriceWatch> {
     let (page, url) = Page::serve("Price 40").await?;
-    let server = ScriptedModel::start().await;
-    let clock = ManualClock::new(at("2026-12-07T09:00:00Z"));
-    let t = engine(&server, &clock).await?;
+    let (server, clock, t) = engine().await?;
     let job = approved_job(
         &t,
         &server,
@@ -236,9 +236,7 @@ async fn expect_events(t: &TestEngine, id: &str, event: &str, n: usize) -> Resul
 async fn tell_me_when_the_page_says_in_stock_alerts_once_with_no_model_call_per_check() -> Result<()>
 {
     let (page, url) = Page::serve("Out of stock").await?;
-    let server = ScriptedModel::start().await;
-    let clock = ManualClock::new(at("2026-12-07T09:00:00Z"));
-    let t = engine(&server, &clock).await?;
+    let (server, clock, t) = engine().await?;
     // The planner leaves the schedule to "now": a watch then checks every hour.
     plan_watch(
         &server,
@@ -321,9 +319,7 @@ async fn tell_me_when_the_page_says_in_stock_alerts_once_with_no_model_call_per_
 async fn changed_and_every_run_act_on_their_values_and_failures_are_told_once_each_way()
 -> Result<()> {
     let (page, url) = Page::serve("Price 40").await?;
-    let server = ScriptedModel::start().await;
-    let clock = ManualClock::new(at("2026-12-07T09:00:00Z"));
-    let t = engine(&server, &clock).await?;
+    let (server, clock, t) = engine().await?;
     let every_30 = json!({"type": "recurring", "frequency": "interval", "interval_minutes": 30});
     let changed = approved_job(
         &t,
@@ -409,9 +405,7 @@ async fn changed_and_every_run_act_on_their_values_and_failures_are_told_once_ea
 async fn then_run_starts_a_model_run_told_the_value_and_a_webhook_job_reads_its_event() -> Result<()>
 {
     let (_page, url) = Page::serve("Price 40").await?;
-    let server = ScriptedModel::start().await;
-    let clock = ManualClock::new(at("2026-12-07T09:00:00Z"));
-    let t = engine(&server, &clock).await?;
+    let (server, clock, t) = engine().await?;
     let job = approved_job(
         &t,
         &server,
@@ -474,9 +468,7 @@ async fn then_run_starts_a_model_run_told_the_value_and_a_webhook_job_reads_its_
 #[tokio::test]
 async fn the_planner_gets_one_repair_and_approve_refuses_code_that_does_not_compile() -> Result<()>
 {
-    let server = ScriptedModel::start().await;
-    let clock = ManualClock::new(at("2026-12-07T09:00:00Z"));
-    let t = engine(&server, &clock).await?;
+    let (server, _clock, t) = engine().await?;
     let watch = |code: &str| json!({"code": code, "condition": "changed", "then": "notify"});
     // Broken, then fixed: the task waits with the fixed code.
     server.push(Reply::text(
@@ -683,9 +675,7 @@ async fn patch_merges_a_partial_script_and_script_test_leaves_the_findings_alone
 
 #[tokio::test]
 async fn stop_everything_ends_a_check_without_a_verdict() -> Result<()> {
-    let server = ScriptedModel::start().await;
-    let clock = ManualClock::new(at("2026-12-07T09:00:00Z"));
-    let t = engine(&server, &clock).await?;
+    let (server, _clock, t) = engine().await?;
     let job = approved_job(
         &t,
         &server,

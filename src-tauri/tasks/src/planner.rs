@@ -14,7 +14,7 @@ use crate::notify::{plan_summary, questions_summary};
 use crate::parts::TaskParts;
 use crate::store::{TaskRecord, TaskWrite};
 use crate::task_row::go_live;
-use sentient_core::domain::script::{ScriptCondition, ScriptThen, TaskScript};
+use sentient_core::domain::script::{ScriptCondition, ScriptThen, TaskScript, by_name};
 use sentient_llm::queue::JobKind;
 use sentient_llm::{CallOptions, ChatRequest, Message, ModelRole};
 
@@ -115,8 +115,8 @@ pub fn read_plan(value: &Value) -> Result<Planned, TaskError> {
             let text = |key: &str| script.get(key).and_then(Value::as_str).unwrap_or_default();
             let script = TaskScript::new(
                 code.to_owned(),
-                ScriptCondition::parse(text("condition")).unwrap_or_default(),
-                ScriptThen::parse(text("then")).unwrap_or_default(),
+                by_name::<ScriptCondition>(text("condition")).unwrap_or_default(),
+                by_name::<ScriptThen>(text("then")).unwrap_or_default(),
             );
             let steps = match read_steps(value) {
                 steps if steps.is_empty() => vec![watch_step(&script)],

@@ -10,7 +10,9 @@ use crate::TaskError;
 use crate::executor::{Executor, RunStart};
 use crate::model::{Schedule, Task, TaskStatus};
 use crate::parts::TaskParts;
-use sentient_core::domain::script::{SandboxResult, ScriptCondition, ScriptThen, TaskScript};
+use sentient_core::domain::script::{
+    SandboxResult, ScriptCondition, ScriptThen, TaskScript, by_name,
+};
 
 /// Longest alert message taken from a check's output.
 const MESSAGE_CHARS: usize = 3000;
@@ -377,7 +379,7 @@ pub fn merge_script(current: Option<&TaskScript>, change: &Value) -> Result<Task
     };
     let code = text("code")?;
     let condition = match text("condition")? {
-        Some(c) => Some(ScriptCondition::parse(c).ok_or_else(|| {
+        Some(c) => Some(by_name::<ScriptCondition>(c).ok_or_else(|| {
             TaskError::invalid(format!(
                 "\"{c}\" is not a script condition: use changed, alert or every_run."
             ))
@@ -385,7 +387,7 @@ pub fn merge_script(current: Option<&TaskScript>, change: &Value) -> Result<Task
         None => None,
     };
     let then = match text("then")? {
-        Some(t) => Some(ScriptThen::parse(t).ok_or_else(|| {
+        Some(t) => Some(by_name::<ScriptThen>(t).ok_or_else(|| {
             TaskError::invalid(format!(
                 "\"{t}\" is not what a script job does: use notify or run."
             ))

@@ -78,17 +78,6 @@ pub enum ScriptCondition {
     EveryRun,
 }
 
-impl ScriptCondition {
-    pub fn parse(text: &str) -> Option<Self> {
-        match text {
-            "changed" => Some(Self::Changed),
-            "alert" => Some(Self::Alert),
-            "every_run" => Some(Self::EveryRun),
-            _ => None,
-        }
-    }
-}
-
 /// What a script job does when its condition holds.
 #[derive(
     Debug,
@@ -111,14 +100,9 @@ pub enum ScriptThen {
     Run,
 }
 
-impl ScriptThen {
-    pub fn parse(text: &str) -> Option<Self> {
-        match text {
-            "notify" => Some(Self::Notify),
-            "run" => Some(Self::Run),
-            _ => None,
-        }
-    }
+/// A condition or a then by its wire name (`"every_run"`, `"notify"`): the names serde gives them.
+pub fn by_name<T: serde::de::DeserializeOwned>(name: &str) -> Option<T> {
+    serde_json::from_value(Value::String(name.to_owned())).ok()
 }
 
 /// A script job's script and what its checks found (`Task.script`).
