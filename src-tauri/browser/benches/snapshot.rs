@@ -81,6 +81,48 @@ fn tree_pss_mb(pid: u32) -> f64 {
     total_kb as f64 / 1024.0
 }
 
+/// PSS and its anonymous part per process of the tree below `pid`, named by Chromium's
+/// `--type` (the browser process has none), in MB.
+fn tree_breakdown(pid: u32) -> Vec<(String, f64, f64)> {
+    let mut rows = Vec::new();
+    let mut stack = vec![pid];
+    while let Some(parent) = stack.pop() {
+        let children = std::fs::read_to_string(format!("/proc/{parent}/task/{parent}/children"))
+            .unwrap_or_default();
+        for child in children
+            .split_whitespace()
+            .filter_map(|c| c.parse::<u32>().ok())
+        {
+            let rollup =
+                std::fs::read_to_string(format!("/proc/{child}/smaps_rollup")).unwrap_or_default();
+            let field = |name: &str| {
+                rollup
+                    .lines()
+                    .find(|l| l.starts_with(name))
+                    .and_then(|l| l.split_whitespace().nth(1))
+                    .and_then(|v| v.parse::<f64>().ok())
+                    .unwrap_or(0.0)
+                    / 1024.0
+            };
+            let cmdline = std::fs::read_to_string(format!("/proc/{child}/cmdline"))
+                .unwrap_or_default()
+                .replace('\0', " ");
+            let kind = cmdline
+                .split(' ')
+                .find_map(|a| a.strip_prefix("--type="))
+                .unwrap_or("browser");
+            let sub = cmdline
+                .split(' ')
+                .find_map(|a| a.strip_prefix("--utility-sub-type="))
+                .map(|s| format!(" ({s})"))
+                .unwrap_or_default();
+            rows.push((format!("{kind}{sub}"), field("Pss:"), field("Pss_Anon:")));
+            stack.push(child);
+        }
+    }
+    rows
+}
+
 async fn service() -> (BrowserService, tempfile::TempDir) {
     let home_dir = tempfile::tempdir().expect("home");
     let home = Home::at(home_dir.path());
@@ -147,6 +189,11 @@ async fn main() {
         }
         tokio::time::sleep(Duration::from_secs(2)).await;
         memory.push(tree_pss_mb(std::process::id()));
+        if memory.len() == 1 {
+            for (kind, pss, anon) in tree_breakdown(std::process::id()) {
+                println!("  {kind}: {pss:.0} MB PSS, {anon:.0} MB of it anonymous");
+            }
+        }
         service.close().await;
         let closed = Instant::now();
         while tree_pss_mb(std::process::id()) > 0.0 && closed.elapsed() < Duration::from_secs(5) {

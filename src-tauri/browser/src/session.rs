@@ -88,11 +88,35 @@ impl Session {
             .window_size(WINDOW_SIZE.0 as u32, WINDOW_SIZE.1 as u32)
             .viewport(None)
             .launch_timeout(Duration::from_secs(20))
+            // chromiumoxide adds the leading dashes itself: a flag written with them reached
+            // Chromium as `----flag` and was ignored.
             // Site storage (where many sites keep a sign-in) is written within a second.
-            .arg("--enable-aggressive-domstorage-flushing")
-            .arg("--no-first-run")
-            .arg("--no-default-browser-check");
-        if !launch.headless {
+            .arg("enable-aggressive-domstorage-flushing")
+            .arg("no-first-run")
+            .arg("no-default-browser-check")
+            // The omnibox drop-downs are web pages in renderers of their own, loaded ahead even in
+            // a hidden browser (about 60 MB); without them Chromium draws its native drop-down.
+            .arg((
+                "disable-features",
+                &[
+                    "WebUIOmniboxPopup",
+                    "WebUIOmniboxAimPopup",
+                    "WebUIOmniboxFullPopup",
+                    "SpareRendererForSitePerProcess",
+                ][..],
+            ))
+            // The network service in the browser's own process, one process fewer (about 16 MB).
+            // chromiumoxide asks for `NetworkServiceInProcess`, a name Chromium no longer reads.
+            .arg(("enable-features", &["NetworkServiceInProcess2"][..]))
+            // Pages' scripts kept small over fast, as on low-memory phones (about 5 MB less).
+            .arg(("js-flags", "--optimize-for-size"));
+        if launch.headless {
+            // A hidden browser composites in software: no emulated GPU (SwiftShader) in the GPU
+            // process, about 14 MB less; pages that need WebGL fall back or show nothing.
+            builder = builder
+                .arg("disable-gpu")
+                .arg("disable-software-rasterizer");
+        } else {
             builder = builder.with_head();
         }
         if running_as_root() {

@@ -1,7 +1,8 @@
 //! The browser tools against Debian's chromium on pages served on loopback: the snapshot's
 //! lines, typing, picking and clicking, the fields it never types into, the purchase and
 //! confirm rules, new tabs, a redirect to a blocked site, CAPTCHAs, extract and screenshots.
-//! One browser serves the whole walk (each launch costs about a second).
+//! One browser serves the whole walk (each launch costs about a second). Also: the launch flags
+//! and the processes a hidden browser starts, which set its memory.
 #![cfg(feature = "browser")]
 
 use std::sync::Arc;
@@ -1212,6 +1213,141 @@ async fn a_slow_page_shows_live_while_it_opens() {
         frames
             .iter()
             .all(|f| f.starts_with("data:image/jpeg;base64,"))
+    );
+    walk.service.close().await;
+    server.abort();
+}
+
+/// The processes under `root` (itself first), read from /proc.
+#[cfg(target_os = "linux")]
+fn process_tree(root: u32) -> Vec<(u32, Vec<String>)> {
+    let mut parents = Vec::new();
+    for entry in std::fs::read_dir("/proc").expect("proc").flatten() {
+        let Ok(pid) = entry.file_name().to_string_lossy().parse::<u32>() else {
+            continue;
+        };
+        let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
+            continue;
+        };
+        // The parent is the second field after the command name's closing bracket.
+        let after_name = &stat[stat.rfind(')').map_or(0, |i| i + 2)..];
+        if let Some(ppid) = after_name
+            .split(' ')
+            .nth(1)
+            .and_then(|p| p.parse::<u32>().ok())
+        {
+            parents.push((pid, ppid));
+        }
+    }
+    let mut tree = vec![root];
+    let mut next = 0;
+    while next < tree.len() {
+        let parent = tree[next];
+        tree.extend(
+            parents
+                .iter()
+                .filter(|(_, p)| *p == parent)
+                .map(|(c, _)| *c),
+        );
+        next += 1;
+    }
+    tree.into_iter()
+        .map(|pid| {
+            let cmdline = std::fs::read(format!("/proc/{pid}/cmdline")).unwrap_or_default();
+            // Chromium's child processes rewrite their command line as one spaced string.
+            let args = cmdline
+                .split(|b| *b == 0)
+                .filter(|a| !a.is_empty())
+                .flat_map(|a| {
+                    String::from_utf8_lossy(a)
+                        .split(' ')
+                        .map(str::to_owned)
+                        .collect::<Vec<_>>()
+                })
+                .collect();
+            (pid, args)
+        })
+        .collect()
+}
+
+#[cfg(target_os = "linux")]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_hidden_browser_starts_lean_one_renderer_and_no_omnibox_pages() {
+    let (base, server) = serve_files().await;
+    let (mut walk, home_dir) = walk_with(json!({"browser": {}})).await;
+    walk.call("browser_open", json!({"url": format!("{base}/files")}))
+        .await
+        .expect("open");
+    let profile_dir = home_dir
+        .path()
+        .join("browser")
+        .join("profiles")
+        .join("default");
+    let data_dir_arg = format!("--user-data-dir={}", profile_dir.display());
+    // The browser process: the one given our profile folder and no process type.
+    let browser = std::fs::read_dir("/proc")
+        .expect("proc")
+        .flatten()
+        .filter_map(|e| e.file_name().to_string_lossy().parse::<u32>().ok())
+        .find(|pid| {
+            let tree = process_tree(*pid);
+            let args = &tree[0].1;
+            args.contains(&data_dir_arg) && !args.iter().any(|a| a.starts_with("--type="))
+        })
+        .expect("the browser's process");
+    let tree = process_tree(browser);
+    let args = &tree[0].1;
+    assert!(
+        args.iter()
+            .any(|a| a == "--enable-aggressive-domstorage-flushing"),
+        "{args:?}"
+    );
+    assert!(!args.iter().any(|a| a.starts_with("----")), "{args:?}");
+    let disabled = args
+        .iter()
+        .find_map(|a| a.strip_prefix("--disable-features="))
+        .expect("disabled features");
+    for feature in [
+        "WebUIOmniboxPopup",
+        "WebUIOmniboxAimPopup",
+        "SpareRendererForSitePerProcess",
+        "TranslateUI",
+    ] {
+        assert!(disabled.split(',').any(|f| f == feature), "{disabled}");
+    }
+    let enabled = args
+        .iter()
+        .find_map(|a| a.strip_prefix("--enable-features="))
+        .expect("enabled features");
+    assert!(
+        enabled.split(',').any(|f| f == "NetworkServiceInProcess2"),
+        "{enabled}"
+    );
+    for flag in [
+        "--disable-gpu",
+        "--disable-software-rasterizer",
+        "--js-flags=--optimize-for-size",
+    ] {
+        assert!(args.iter().any(|a| a == flag), "{flag} in {args:?}");
+    }
+    // The network service runs inside the browser, and only the page's renderer is started
+    // (no omnibox pages, no spare).
+    let kinds: Vec<String> = tree
+        .iter()
+        .filter_map(|(_, a)| {
+            let kind = a.iter().find_map(|x| x.strip_prefix("--type="))?;
+            let sub = a
+                .iter()
+                .find_map(|x| x.strip_prefix("--utility-sub-type="))
+                .unwrap_or("");
+            Some(format!("{kind}{sub}"))
+        })
+        .collect();
+    assert!(!kinds.iter().any(|k| k.contains("network")), "{kinds:?}");
+    assert_eq!(
+        kinds.iter().filter(|k| *k == "renderer").count(),
+        1,
+        "{kinds:?}"
     );
     walk.service.close().await;
     server.abort();
