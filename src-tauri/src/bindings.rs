@@ -91,6 +91,8 @@ pub fn builder<R: tauri::Runtime>() -> Builder<R> {
             commands::sandbox::run_script,
             commands::terminal::terminal_status,
             commands::terminal::terminal_stop,
+            commands::subagents::list_subagents,
+            commands::subagents::cancel_subagent,
             commands::browser::browser_status,
             commands::browser::open_browser,
             commands::browser::close_browser,

@@ -16,5 +16,6 @@ pub mod rules;
 pub mod sandbox;
 pub mod sessions;
 pub mod stop;
+pub mod subagents;
 pub mod tasks;
 pub mod terminal;

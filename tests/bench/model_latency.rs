@@ -153,6 +153,7 @@ async fn main() -> anyhow::Result<()> {
             scope: None,
             repeat_nudge: true,
             browser_profile: Default::default(),
+            tools_given: None,
         };
         let started = Instant::now();
         let result = t

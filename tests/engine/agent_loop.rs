@@ -74,6 +74,7 @@ async fn run(
         scope: None,
         repeat_nudge: origin == Origin::Chat,
         browser_profile: Default::default(),
+        tools_given: None,
     };
     let result = t
         .engine
@@ -146,11 +147,11 @@ async fn tools_run_round_after_round_until_the_model_answers() -> Result<()> {
                 .is_some_and(|c| c.contains("Asia/Kolkata"))
     }));
     // time, files, web (6 tools), the tasks app (5), memory (7), the built-in weather (2),
-    // maps (3), news (2) and charts (1), the browser (13) and execute_code; the scoped run
-    // tools are not offered.
+    // maps (3), news (2) and charts (1), the browser (13), execute_code and the helpers (2); the
+    // scoped run tools are not offered.
     assert_eq!(
         sent[0].body["tools"].as_array().map(Vec::len),
-        Some(40),
+        Some(42),
         "every built-in tool that isn't scoped is offered"
     );
     // What the run adds: assistant, tool, assistant, tool, assistant.

@@ -22,6 +22,7 @@ const LAYERS: &[(&str, u8)] = &[
     ("sentient-sandbox", 3),
     ("sentient-browser", 3),
     ("sentient-terminal", 3),
+    ("sentient-subagents", 3),
     ("sentient-services", 4),
     ("sentient-engine", 5),
     ("sentient-desktop", 6),

@@ -37,6 +37,7 @@ mod sandbox;
 mod secrets;
 mod sessions;
 mod stop;
+mod subagents;
 mod task_feed;
 mod task_fixed_call;
 mod task_memory;

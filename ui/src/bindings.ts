@@ -140,6 +140,8 @@ export const commands = {
 	runScript: (body: RunRequest) => typedError<SandboxResult_Serialize, ApiError>(__TAURI_INVOKE("run_script", { body })),
 	terminalStatus: () => typedError<TerminalStatus_Serialize, ApiError>(__TAURI_INVOKE("terminal_status")),
 	terminalStop: (body: StopRequest) => typedError<StopAnswer, ApiError>(__TAURI_INVOKE("terminal_stop", { body })),
+	listSubagents: (sessionId: string) => typedError<Subagent_Serialize[], ApiError>(__TAURI_INVOKE("list_subagents", { sessionId })),
+	cancelSubagent: (id: string) => typedError<Subagent_Serialize, ApiError>(__TAURI_INVOKE("cancel_subagent", { id })),
 	browserStatus: () => typedError<BrowserStatus_Serialize, ApiError>(__TAURI_INVOKE("browser_status")),
 	openBrowser: (body: OpenRequest_Deserialize) => typedError<BrowserStatus_Serialize, ApiError>(__TAURI_INVOKE("open_browser", { body })),
 	closeBrowser: () => typedError<BrowserStatus_Serialize, ApiError>(__TAURI_INVOKE("close_browser")),
@@ -749,7 +751,9 @@ export type ChatEvent_Deserialize =
 /**  A running tool's progress. */
 { type: "tool_progress"; session_id: string; turn_id: string; call_id: string; name: string; kind: ProgressKind; text: string; 
 /**  The picture of a `frame` progress (`data:image/jpeg;base64,...`). */
-image?: string | null } | { type: "tool_result"; session_id: string; turn_id: string; call_id: string; name: string; result: Value; is_error: boolean; duration_ms: number } | 
+image?: string | null; 
+/**  Structured details: a helper's `{subagent_id, message}` (kind `subagent`). */
+data?: { [key in string]: string } | null } | { type: "tool_result"; session_id: string; turn_id: string; call_id: string; name: string; result: Value; is_error: boolean; duration_ms: number } | 
 /**  A call waits for the person's OK (answered with `approval`). */
 { type: "approval_request"; session_id: string; turn_id: string; approval_id: string; call_id: string; name: string; arguments: Value; 
 /**  read, write, send or exec. */
@@ -782,7 +786,9 @@ export type ChatEvent_Serialize =
 /**  A running tool's progress. */
 { type: "tool_progress"; session_id: string; turn_id: string; call_id: string; name: string; kind: ProgressKind; text: string; 
 /**  The picture of a `frame` progress (`data:image/jpeg;base64,...`). */
-image?: string } | { type: "tool_result"; session_id: string; turn_id: string; call_id: string; name: string; result: Value; is_error: boolean; duration_ms: number } | 
+image?: string; 
+/**  Structured details: a helper's `{subagent_id, message}` (kind `subagent`). */
+data?: { [key in string]: string } } | { type: "tool_result"; session_id: string; turn_id: string; call_id: string; name: string; result: Value; is_error: boolean; duration_ms: number } | 
 /**  A call waits for the person's OK (answered with `approval`). */
 { type: "approval_request"; session_id: string; turn_id: string; approval_id: string; call_id: string; name: string; arguments: Value; 
 /**  read, write, send or exec. */
@@ -1359,7 +1365,22 @@ export type DomainEvent_Deserialize =
 /**  The browser started or stopped, or its tabs, address or title changed (section 12). */
 { type: "browser.updated"; data: BrowserStatus_Deserialize } | 
 /**  A picture of the page after the assistant acted in it, at most one a second. */
-{ type: "browser.frame"; data: BrowserFrame };
+{ type: "browser.frame"; data: BrowserFrame } | 
+/**  A helper started, ended or was cancelled (section 10); without its log. */
+{ type: "subagent.updated"; data: Subagent_Deserialize } | 
+/**  A chat turn ended (for services that learn from turns: the user model, skills). */
+{ type: "chat.turn_completed"; data: {
+	session_id: string,
+	turn_id: string,
+	/**  Tool calls the turn ran. */
+	tool_calls: number,
+	/**  Of those, calls that answered with an error. */
+	tool_errors: number,
+	/**  Skills the turn read (empty until skills exist, section 8). */
+	skills_viewed: string[],
+	user_text: string,
+	reply: string,
+} };
 
 /**  Domain events: dotted `type`, payload in `data` (contract section 1). */
 export type DomainEvent_Serialize = 
@@ -1464,7 +1485,22 @@ export type DomainEvent_Serialize =
 /**  The browser started or stopped, or its tabs, address or title changed (section 12). */
 { type: "browser.updated"; data: BrowserStatus_Serialize } | 
 /**  A picture of the page after the assistant acted in it, at most one a second. */
-{ type: "browser.frame"; data: BrowserFrame };
+{ type: "browser.frame"; data: BrowserFrame } | 
+/**  A helper started, ended or was cancelled (section 10); without its log. */
+{ type: "subagent.updated"; data: Subagent_Serialize } | 
+/**  A chat turn ended (for services that learn from turns: the user model, skills). */
+{ type: "chat.turn_completed"; data: {
+	session_id: string,
+	turn_id: string,
+	/**  Tool calls the turn ran. */
+	tool_calls: number,
+	/**  Of those, calls that answered with an error. */
+	tool_errors: number,
+	/**  Skills the turn read (empty until skills exist, section 8). */
+	skills_viewed: string[],
+	user_text: string,
+	reply: string,
+} };
 
 /**  The nightly clean-up of memories. */
 export type DreamingConfig = DreamingConfig_Serialize | DreamingConfig_Deserialize;
@@ -3673,7 +3709,9 @@ export type ProgressKind = "stdout" | "stderr" | "status" |
  *  A picture of what the tool is looking at (the browser's page); the update's text is a
  *  `data:image/jpeg;base64,...` address, which a chat event carries as `image`.
  */
-"frame";
+"frame" | 
+/**  A helper's step, with `{subagent_id, message}` in the update's data. */
+"subagent";
 
 /**  What a progress line says. */
 export type ProgressMessage = ProgressMessage_Serialize | ProgressMessage_Deserialize;
@@ -4850,6 +4888,9 @@ export type SttProvider =
 /**  ElevenLabs' online speech recognition, which needs a key. */
 "elevenlabs";
 
+/**  One helper: its goal, where it stands, what it found and what it did. */
+export type Subagent = Subagent_Serialize | Subagent_Deserialize;
+
 /**  Which model role a helper uses. */
 export type SubagentRole = 
 /**  The model that carries out long tasks. */
@@ -4858,6 +4899,51 @@ export type SubagentRole =
 "primary" | 
 /**  The quick model for small jobs. */
 "fast";
+
+/**  Where a helper stands. */
+export type SubagentStatus = "running" | "completed" | "error" | "cancelled";
+
+/**  One helper: its goal, where it stands, what it found and what it did. */
+export type Subagent_Deserialize = {
+	subagent_id: string,
+	/**  The chat that started it (null for a helper started outside a chat). */
+	session_id?: string | null,
+	/**  The `delegate_task` / `delegate_tasks` call that started it. */
+	parent_call_id: string,
+	goal: string,
+	status: SubagentStatus,
+	/**  It works on while the chat goes on; its summary joins the chat when it ends. */
+	background: boolean,
+	summary?: string | null,
+	error?: string | null,
+	/**  Tool calls it ran. */
+	tool_calls: number,
+	started_at: string,
+	finished_at?: string | null,
+	/**  Its log (left out of `subagent.updated`). */
+	events?: ProgressUpdate_Deserialize[] | null,
+};
+
+/**  One helper: its goal, where it stands, what it found and what it did. */
+export type Subagent_Serialize = {
+	subagent_id: string,
+	/**  The chat that started it (null for a helper started outside a chat). */
+	session_id: string | null,
+	/**  The `delegate_task` / `delegate_tasks` call that started it. */
+	parent_call_id: string,
+	goal: string,
+	status: SubagentStatus,
+	/**  It works on while the chat goes on; its summary joins the chat when it ends. */
+	background: boolean,
+	summary: string | null,
+	error: string | null,
+	/**  Tool calls it ran. */
+	tool_calls: number,
+	started_at: string,
+	finished_at: string | null,
+	/**  Its log (left out of `subagent.updated`). */
+	events?: ProgressUpdate_Serialize[],
+};
 
 /**  Helpers the assistant can start to work on parts of a job alongside the chat. */
 export type SubagentsConfig = SubagentsConfig_Serialize | SubagentsConfig_Deserialize;

@@ -20,8 +20,10 @@ use crate::Agent;
 use crate::chat_events::ChatEvent;
 use crate::chat_memory::{FinishedTurn, PromptMemory, merge_sources};
 pub use crate::chat_state::ChatState;
+use sentient_core::domain::DomainEvent;
 use sentient_core::error::ApiError;
 use sentient_llm::queue::JobKind;
+use sentient_llm::types::Speaker;
 use sentient_llm::{CallOptions, ChatRequest, Message, ModelRole, Reasoning, ToolCall};
 
 /// `chat.send` (and `POST /api/chat`): omit `session_id` for a new chat; `attachments` are file
@@ -206,6 +208,20 @@ fn last_tool_result(added: &[Message]) -> Option<String> {
         })
         .unwrap_or_else(|| last.content.clone());
     Some(readable.trim().chars().take(400).collect())
+}
+
+/// How many tool calls a turn's added messages ran, and how many of their results were errors.
+fn tool_counts(added: &[Message]) -> (u32, u32) {
+    let results = added.iter().filter(|m| m.role == Speaker::Tool);
+    let (mut calls, mut errors) = (0u32, 0u32);
+    for m in results {
+        calls += 1;
+        let failed = serde_json::from_str::<Value>(&m.content)
+            .ok()
+            .is_some_and(|v| v.get("error").is_some());
+        errors += u32::from(failed);
+    }
+    (calls, errors)
 }
 
 fn stored_message(message: &Message, thinking: Option<String>) -> NewMessage {
@@ -530,6 +546,7 @@ impl Agent {
             scope: None,
             repeat_nudge: true,
             browser_profile: Default::default(),
+            tools_given: None,
         };
         let mut partial = String::new();
         let mut thinking = String::new();
@@ -652,6 +669,16 @@ impl Agent {
         if result.cancelled() {
             return Vec::new();
         }
+        let (tool_calls, tool_errors) = tool_counts(&result.added);
+        self.bus().publish(DomainEvent::ChatTurnCompleted {
+            session_id: sid.clone(),
+            turn_id: turn_id.clone(),
+            tool_calls,
+            tool_errors,
+            skills_viewed: Vec::new(),
+            user_text: send.text.clone(),
+            reply: content.clone(),
+        });
         // A question answered again was already read for memories the first time.
         if let Some(memory) = self.chat_memory().filter(|_| again.is_none()) {
             memory.after_turn(FinishedTurn {

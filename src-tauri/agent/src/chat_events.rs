@@ -48,6 +48,10 @@ pub enum ChatEvent {
         /// The picture of a `frame` progress (`data:image/jpeg;base64,...`).
         #[serde(skip_serializing_if = "Option::is_none")]
         image: Option<String>,
+        /// Structured details: a helper's `{subagent_id, message}` (kind `subagent`).
+        #[serde(skip_serializing_if = "Option::is_none")]
+        #[specta(type = Option<std::collections::BTreeMap<String, String>>)]
+        data: Option<serde_json::Value>,
     },
     ToolResult {
         session_id: String,
@@ -215,6 +219,7 @@ impl ChatEvent {
                     kind: update.kind,
                     text,
                     image,
+                    data: update.data,
                 }
             }
             LoopEvent::ApprovalRequest(_) => return None,

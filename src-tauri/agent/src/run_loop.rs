@@ -104,6 +104,9 @@ pub struct LoopInput<'a> {
     pub repeat_nudge: bool,
     /// The run's browser profile, shared by its calls (a task run starts with the task's).
     pub browser_profile: crate::tools::RunBrowserProfile,
+    /// The only tools this run may use, by tool name or app id (a helper given `tools`);
+    /// `None` for every tool the run may be offered.
+    pub tools_given: Option<Vec<String>>,
 }
 
 /// Where steer messages for a running reply wait until the next round takes them.
@@ -217,6 +220,9 @@ impl RepeatBreaker {
         })
     }
 }
+
+/// The helpers' app: never offered to a helper (no nesting).
+pub const SUBAGENTS_APP: &str = "subagents";
 
 const REPEAT_NUDGE: &str = "You have made the same tool call several times with the same arguments and got the same result. Do not call it again: answer now with what you have, or say plainly what is missing.";
 
@@ -365,7 +371,11 @@ impl Agent {
         let scoped: Vec<&str> = input.scoped_apps.iter().map(String::as_str).collect();
         let request = ChatRequest {
             messages: messages.to_vec(),
-            tools: self.offered_tools(&settings, &scoped, input.origin),
+            tools: self
+                .offered_tools(&settings, &scoped, input.origin)
+                .into_iter()
+                .filter(|spec| self.not_given(&spec.name, input).is_none())
+                .collect(),
             ..Default::default()
         };
         let scope = input.scope.clone();
@@ -413,6 +423,18 @@ impl Agent {
     ) -> Result<(), LoopEnd> {
         let mut index = 0;
         while index < planned.len() {
+            // A tool this run was not given does not run (a helper's narrowed list, nesting).
+            if let Some(error) = self.not_given(&planned[index].call.name, input) {
+                let p = &planned[index];
+                index += 1;
+                on_event(LoopEvent::ToolCall {
+                    call_id: p.call.id.clone(),
+                    name: p.call.name.clone(),
+                    arguments: p.call.arguments.clone(),
+                });
+                state.answer_call(p, json!({"error": error}), on_event);
+                continue;
+            }
             // Read right before the calls run: a rule saved or answered while an earlier
             // call waited applies to this one.
             let settings = ApprovalSettings::from_config(&self.config().current());
@@ -431,6 +453,7 @@ impl Agent {
             // Consecutive reads that need nobody's OK run side by side; results keep their order.
             let mut batch = Vec::new();
             while index < planned.len()
+                && self.not_given(&planned[index].call.name, input).is_none()
                 && planned[index].proposed.risk == ApprovalRisk::Read
                 && settings.decide(&planned[index].proposed, &context) == Decision::Run
             {
@@ -563,6 +586,24 @@ impl Agent {
                 settings.is_offered(&spec.name, &plugin, approval_risk(risk), varies, origin)
             })
             .collect()
+    }
+
+    /// Why `tool` may not run in this run, if it may not: helpers never start helpers, and a
+    /// helper given `tools` uses only those (by tool name or app id).
+    fn not_given(&self, tool: &str, input: &LoopInput<'_>) -> Option<String> {
+        let app = self.tools().plugin_of(tool).unwrap_or_default();
+        if input.origin == Origin::Subagent && app == SUBAGENTS_APP {
+            return Some(format!(
+                "Helpers can't start other helpers, so {tool} was not done. Do this part yourself, or say in your summary what is left."
+            ));
+        }
+        let given = input.tools_given.as_ref()?;
+        (!given.iter().any(|g| g == tool || *g == app)).then(|| {
+            format!(
+                "{tool} isn't one of the tools this helper was given ({}), so it was not done.",
+                given.join(", ")
+            )
+        })
     }
 
     /// Each app's display name by its id, for the approvals' wording.

@@ -14,6 +14,8 @@ pub enum ProgressKind {
     /// A picture of what the tool is looking at (the browser's page); the update's text is a
     /// `data:image/jpeg;base64,...` address, which a chat event carries as `image`.
     Frame,
+    /// A helper's step, with `{subagent_id, message}` in the update's data.
+    Subagent,
 }
 
 /// What a reply had in mind; it lives in core because task runs carry it too.

@@ -582,6 +582,7 @@ mod open {
                         progress(sentient_agent::tools::ProgressUpdate {
                             kind: ProgressKind::Frame,
                             text: frame.image.clone(),
+                            data: None,
                         });
                     }
                     service.inner.bus.publish(DomainEvent::BrowserFrame(frame));

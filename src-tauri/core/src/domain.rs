@@ -14,6 +14,7 @@ pub mod notification;
 pub mod rules;
 pub mod script;
 pub mod stop_state;
+pub mod subagent;
 pub mod task;
 pub mod tool_info;
 
@@ -26,4 +27,5 @@ pub use node::Node;
 pub use notification::{NewNotification, Notification};
 pub use rules::{RuleProposal, RuleValue};
 pub use stop_state::StopState;
+pub use subagent::{Subagent, SubagentStatus};
 pub use tool_info::{Risk, ToolInfo};

@@ -55,7 +55,11 @@ impl Tool for ExecuteCode {
             let options = RunOptions {
                 session_id: ctx.session_id.clone(),
                 on_output: Some(Arc::new(move |kind: ProgressKind, text: String| {
-                    progress(ProgressUpdate { kind, text });
+                    progress(ProgressUpdate {
+                        kind,
+                        text,
+                        data: None,
+                    });
                 })),
                 cancel: ctx.cancel.clone(),
                 mark: ctx.mark.clone(),

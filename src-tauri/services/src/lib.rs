@@ -31,6 +31,7 @@ pub use sentient_llm::system;
 pub use sentient_memory as memory;
 pub use sentient_node as node;
 pub use sentient_sandbox as sandbox;
+pub use sentient_subagents as subagents;
 pub use sentient_terminal as terminal;
 
 use sentient_core::sync::MutexExt;
@@ -164,6 +165,7 @@ struct Inner {
     integrations: sentient_integrations::IntegrationService,
     sandbox: sentient_sandbox::SandboxService,
     terminal: Arc<sentient_terminal::TerminalService>,
+    subagents: Arc<sentient_subagents::SubagentService>,
     browser: sentient_browser::BrowserService,
     devices: Arc<Devices>,
     /// The LAN door: the TLS listener for devices and its mDNS announcement.
@@ -353,6 +355,22 @@ impl Services {
         {
             tracing::error!(%error, "the terminal app could not be registered");
         }
+        // Helpers: the tools hold only a weak handle, like the terminal's.
+        let subagents = Arc::new(sentient_subagents::SubagentService::new(
+            agent.clone(),
+            Arc::new(notifications.clone()),
+        ));
+        if let Err(error) = agent
+            .tools()
+            .register(sentient_subagents::tools::plugin(&subagents))
+        {
+            tracing::error!(%error, "the helpers app could not be registered");
+        }
+        {
+            // Off the start's path: a write only when an earlier start left one running.
+            let subagents = subagents.clone();
+            tokio::spawn(async move { subagents.settle_interrupted().await });
+        }
         let devices = Arc::new(Devices::new(
             store.clone(),
             clock.clone(),
@@ -398,6 +416,7 @@ impl Services {
                 integrations,
                 sandbox,
                 terminal,
+                subagents,
                 browser,
                 devices,
                 lan: gateway::lan_runtime::LanRuntime::new(home_tls),
@@ -589,6 +608,11 @@ impl Services {
     pub fn sandbox(&self) -> &sentient_sandbox::SandboxService {
         &self.inner.sandbox
     }
+    /// Helpers: `delegate_task`, what runs now, and cancelling one.
+    pub fn subagents(&self) -> &sentient_subagents::SubagentService {
+        &self.inner.subagents
+    }
+
     /// Commands on this computer: `terminal_run`, what runs now, and stopping it.
     pub fn terminal(&self) -> &sentient_terminal::TerminalService {
         &self.inner.terminal

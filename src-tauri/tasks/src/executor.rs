@@ -473,6 +473,7 @@ impl Executor {
                 scope: Some(run.scope.clone()),
                 repeat_nudge: false,
                 browser_profile: browser_profile.clone(),
+                tools_given: None,
             };
             let lines = run.lines.clone();
             let (engine, ids) = (self.clone(), (task_id.to_owned(), run_id.to_owned()));

@@ -517,6 +517,7 @@ one per step."
             scope: Some(budget.clone() as Arc<dyn RunScope>),
             repeat_nudge: false,
             browser_profile: Default::default(),
+            tools_given: None,
         };
         let mut lines: Vec<ProgressMessage> = Vec::new();
         let result = self

@@ -70,7 +70,11 @@ impl Tool for TerminalRun {
             })?;
             let progress = ctx.progress.clone();
             let on_output = Arc::new(move |kind: ProgressKind, text: String| {
-                progress(ProgressUpdate { kind, text });
+                progress(ProgressUpdate {
+                    kind,
+                    text,
+                    data: None,
+                });
             });
             let result = service
                 .run(

@@ -90,6 +90,7 @@ import type {
   TaskPatch,
   TaskPreview,
   TerminalStatus,
+  Subagent,
   TestRequest,
   TestResult,
   TopicCount,
@@ -480,6 +481,18 @@ export const CALLS = {
   terminalStatus: (): Doors<TerminalStatus> => ({ http: GET('/api/terminal/status'), tauri: () => commands.terminalStatus() }),
   /** Stops a running command by its run id or its tool call's id. */
   terminalStop: (body: StopRequest): Doors<StopAnswer> => ({ http: POST('/api/terminal/stop', body), tauri: () => commands.terminalStop(body) }),
+
+  // Helpers (contract section 10).
+  /** A chat's helpers, newest first, each with its log. */
+  listSubagents: (sessionId: string): Doors<Subagent[]> => ({
+    http: GET(`/api/sessions/${encodeURIComponent(sessionId)}/subagents`),
+    tauri: () => commands.listSubagents(sessionId),
+  }),
+  /** Stops a running helper; one that already ended comes back as it is. */
+  cancelSubagent: (id: string): Doors<Subagent> => ({
+    http: POST(`/api/subagents/${encodeURIComponent(id)}/cancel`, {}),
+    tauri: () => commands.cancelSubagent(id),
+  }),
 
   // The browser (contract section 12).
   /** Whether the assistant can use a browser, which one, and what is open. */

@@ -38,6 +38,8 @@ const COVERAGE: Record<DomainEventType, Coverage> = {
   'memory.updated': 'cache',
   'browser.updated': 'cache',
   'browser.frame': 'cache',
+  'subagent.updated': 'cache',
+  'chat.turn_completed': 'ignored',
 };
 
 type DataOf<K extends DomainEventType> = Extract<DomainEvent, { type: K }>['data'];
@@ -98,6 +100,28 @@ const SAMPLES: { [K in DomainEventType]: DataOf<K> } = {
     needs_you: null,
   },
   'browser.frame': { url: 'https://example.com/', title: 'Example', image: 'data:image/jpeg;base64,/9j/' },
+  'subagent.updated': {
+    subagent_id: 'h1',
+    session_id: 's1',
+    parent_call_id: 'call_1',
+    goal: 'Compare train times',
+    status: 'completed',
+    background: true,
+    summary: 'The 07:10 is fastest.',
+    error: null,
+    tool_calls: 2,
+    started_at: '2030-05-04T10:00:00Z',
+    finished_at: '2030-05-04T10:01:00Z',
+  },
+  'chat.turn_completed': {
+    session_id: 's1',
+    turn_id: 't1',
+    tool_calls: 1,
+    tool_errors: 0,
+    skills_viewed: [],
+    user_text: 'Hi',
+    reply: 'Hello',
+  },
 };
 
 const TYPES = Object.keys(COVERAGE) as DomainEventType[];
@@ -117,6 +141,8 @@ function seededClient() {
   qc.setQueryData(queryKeys.modelBusy, IDLE);
   qc.setQueryData(queryKeys.sessions, [makeSession({ id: 's1', title: 'New chat' })]);
   qc.setQueryData(queryKeys.ruleProposals('s1'), [makeProposal({ id: 'rp1', session_id: 's1' })]);
+  qc.setQueryData(queryKeys.subagents('s1'), []);
+  qc.setQueryData(queryKeys.messages('s1'), []);
   qc.setQueryData(queryKeys.tasks, [task]);
   qc.setQueryData(queryKeys.task('a'), task);
   qc.setQueryData(queryKeys.runEvents('a', 'r1'), []);

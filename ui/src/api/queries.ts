@@ -45,6 +45,7 @@ export const queryKeys = {
   sessionSearch: (q: string) => ['sessions', 'search', q] as const,
   // Kept apart from ['sessions', ...] so refreshing the list never refetches an open transcript.
   messages: (sessionId: string) => ['chat-messages', sessionId] as const,
+  subagents: (sessionId: string) => ['chat-subagents', sessionId] as const,
   ruleProposals: (sessionId: string) => ['rule-proposals', sessionId] as const,
   tasks: ['tasks', 'list'] as const,
   task: (taskId: string) => ['tasks', 'detail', taskId] as const,
@@ -327,6 +328,19 @@ function applyDomainEvent(qc: QueryClient, ev: DomainEvent): boolean {
       return true;
     case 'browser.frame':
       qc.setQueryData(queryKeys.browserFrame, ev.data);
+      return true;
+    case 'subagent.updated': {
+      const helper = ev.data as { session_id?: unknown; background?: unknown; status?: unknown } | null;
+      if (typeof helper?.session_id !== 'string') return true;
+      void qc.invalidateQueries({ queryKey: queryKeys.subagents(helper.session_id) });
+      // A background helper's summary joined its chat as a message.
+      if (helper.background === true && helper.status !== 'running') {
+        void qc.invalidateQueries({ queryKey: queryKeys.messages(helper.session_id) });
+      }
+      return true;
+    }
+    case 'chat.turn_completed':
+      // For services that learn from turns; the window has the turn from its own events.
       return true;
     default:
       // A variant added in Rust is a compile error here until it has a case above.

@@ -67,6 +67,7 @@ import type {
   SandboxResult_Serialize,
   TaskScript_Serialize,
   TerminalStatus_Serialize,
+  Subagent_Serialize,
   StopAnswer as StopAnswer_Serialize,
   StopRequest as StopRequest_Deserialize,
   BrowserStatus_Serialize,
@@ -268,6 +269,8 @@ export type TerminalStatus = TerminalStatus_Serialize;
 export type StopRequest = StopRequest_Deserialize;
 /** Whether a command was running under that id and is being stopped. */
 export type StopAnswer = StopAnswer_Serialize;
+/** A helper the assistant started from a chat (contract section 10), with its log. */
+export type Subagent = Subagent_Serialize;
 /** `GET /api/browser/status` (contract section 12): whether the assistant can use a browser and what is open. */
 export type BrowserStatus = BrowserStatus_Serialize;
 /** A browser page waiting for the person (a password, a code, a CAPTCHA): the status's `needs_you`. */

@@ -59,6 +59,7 @@ import type {
   SandboxStatus,
   StopAnswer,
   StopRequest,
+  Subagent,
   TerminalStatus,
   BrowserStatus,
   BrowserProfiles,
@@ -526,6 +527,23 @@ function applyBrief(current: Task['brief'], changes: Record<string, string | nul
 
 // ------------------------------------------------------------------------------ notifications
 
+export function makeSubagent(overrides: Partial<Subagent> & { subagent_id: string }): Subagent {
+  return {
+    session_id: 's1',
+    parent_call_id: 'call_1',
+    goal: 'Compare train times',
+    status: 'running',
+    background: true,
+    summary: null,
+    error: null,
+    tool_calls: 0,
+    started_at: '2030-05-04T10:00:00Z',
+    finished_at: null,
+    events: [],
+    ...overrides,
+  };
+}
+
 export function makeNotification(overrides: Partial<Notification> & { id: string }): Notification {
   return {
     kind: 'info',
@@ -694,6 +712,7 @@ export function fakeApi(initial: Bootstrap) {
     profiles: browser.profiles.map((p) => ({ ...p })),
   });
   let memories: Memory[] = [];
+  let helpers: Subagent[] = [];
   let held: ReviewItem[] = [];
   let summaries: Summary[] = [];
   let workspace: MemoryWorkspace = { soul: '', user: '', memory: '', today: '', yesterday: '' };
@@ -1086,6 +1105,13 @@ export function fakeApi(initial: Bootstrap) {
       }),
     ),
     terminalStop: vi.fn(async (_body: StopRequest): Promise<StopAnswer> => ({ stopped: true })),
+    listSubagents: vi.fn(async (sessionId: string): Promise<Subagent[]> => helpers.filter((h) => h.session_id === sessionId)),
+    cancelSubagent: vi.fn(async (id: string): Promise<Subagent> => {
+      const helper = helpers.find((h) => h.subagent_id === id);
+      if (!helper) throw new ApiError(404, `There is no helper with the id ${id}.`);
+      if (helper.status === 'running') Object.assign(helper, { status: 'cancelled', error: 'Stopped.', finished_at: '2030-05-04T10:02:00Z' });
+      return helper;
+    }),
     testTaskScript: vi.fn(async (id: string, code: string | null): Promise<SandboxResult> => {
       const script = code ?? findTask(id).script?.code;
       if (script === undefined) throw new ApiError(409, 'This task has no script to test. Send the code to test with the request.');
@@ -1275,6 +1301,9 @@ export function fakeApi(initial: Bootstrap) {
     },
     setMemories(list: Memory[]) {
       memories = list;
+    },
+    setHelpers(list: Subagent[]) {
+      helpers = list;
     },
     setHeld(list: ReviewItem[]) {
       held = list;

@@ -259,7 +259,14 @@ impl ToolRegistry {
                     Value::String(s) => s.clone(),
                     other => other.to_string(),
                 };
-                let (content, saved_to) = cut(ctx, text, limit).await;
+                // A tool that can shorten its own long result is read in that form.
+                let shortened = (text.chars().count() > limit)
+                    .then(|| tool.shorten(&output.value))
+                    .flatten();
+                let (content, saved_to) = match shortened {
+                    Some(short) => shorten(ctx, text, &short, limit).await,
+                    None => cut(ctx, text, limit).await,
+                };
                 // A row the cut reached was not read in full, so it does not count.
                 let memory_sources = output
                     .memory_sources
@@ -331,15 +338,11 @@ pub fn saved_result_name(call_id: &str) -> String {
     format!("tool-{safe}.txt")
 }
 
-/// Cuts `text` to `limit` characters, saving the whole text first. Returns what the model reads.
-async fn cut(ctx: &ToolCtx, text: String, limit: usize) -> (String, Option<std::path::PathBuf>) {
-    let total = text.chars().count();
-    if total <= limit {
-        return (text, None);
-    }
+/// Saves a long result whole under `files/outputs/tool-<call_id>.txt`; the file's name, or
+/// `None` when it could not be saved.
+async fn save_whole(ctx: &ToolCtx, text: String) -> Option<(String, std::path::PathBuf)> {
     let name = saved_result_name(&ctx.call_id);
     let path = ctx.home.outputs().join(&name);
-    let head: String = text.chars().take(limit).collect();
     let saving = {
         let path = path.clone();
         tokio::task::spawn_blocking(move || {
@@ -350,30 +353,70 @@ async fn cut(ctx: &ToolCtx, text: String, limit: usize) -> (String, Option<std::
         })
         .await
     };
-    match saving {
-        Ok(Ok(())) => (
-            format!(
-                "{head}\n\n[Result cut: this is only the first {limit} of {total} characters. \
-                 The full result is saved as files/outputs/{name}.]"
-            ),
-            Some(path),
-        ),
-        outcome => {
-            let cause = match outcome {
-                Ok(Err(e)) => e.to_string(),
-                Err(e) => e.to_string(),
-                Ok(Ok(())) => String::new(),
-            };
-            tracing::warn!(error = %cause, path = %path.display(), "a long tool result could not be saved");
-            (
-                format!(
-                    "{head}\n\n[Result cut: this is only the first {limit} of {total} characters. \
-                     The full result could not be saved.]"
-                ),
-                None,
-            )
-        }
+    let cause = match saving {
+        Ok(Ok(())) => return Some((name, path)),
+        Ok(Err(e)) => e.to_string(),
+        Err(e) => e.to_string(),
+    };
+    tracing::warn!(error = %cause, path = %path.display(), "a long tool result could not be saved");
+    None
+}
+
+/// Where the whole result went, for the model's note.
+fn saved_note(saved: &Option<(String, std::path::PathBuf)>) -> String {
+    match saved {
+        Some((name, _)) => format!("The full result is saved as files/outputs/{name}."),
+        None => "The full result could not be saved.".to_owned(),
     }
+}
+
+/// Cuts `text` to `limit` characters, saving the whole text first. Returns what the model reads.
+async fn cut(ctx: &ToolCtx, text: String, limit: usize) -> (String, Option<std::path::PathBuf>) {
+    let total = text.chars().count();
+    if total <= limit {
+        return (text, None);
+    }
+    let head: String = text.chars().take(limit).collect();
+    let saved = save_whole(ctx, text).await;
+    (
+        format!(
+            "{head}\n\n[Result cut: this is only the first {limit} of {total} characters. {}]",
+            saved_note(&saved)
+        ),
+        saved.map(|(_, path)| path),
+    )
+}
+
+/// The tool's shorter version of a long result, saving the whole one first; still cut at
+/// `limit` when the shorter one is long too.
+async fn shorten(
+    ctx: &ToolCtx,
+    text: String,
+    short: &Value,
+    limit: usize,
+) -> (String, Option<std::path::PathBuf>) {
+    let total = text.chars().count();
+    let short = match short {
+        Value::String(s) => s.clone(),
+        other => other.to_string(),
+    };
+    let saved = save_whole(ctx, text).await;
+    let short_total = short.chars().count();
+    let body = if short_total > limit {
+        let head: String = short.chars().take(limit).collect();
+        format!(
+            "{head}\n\n[Result cut: this is only the first {limit} of {short_total} characters of the shortened result.]"
+        )
+    } else {
+        short
+    };
+    (
+        format!(
+            "{body}\n\n[Result shortened from {total} characters to its main parts. {}]",
+            saved_note(&saved)
+        ),
+        saved.map(|(_, path)| path),
+    )
 }
 
 #[cfg(test)]
@@ -611,6 +654,85 @@ mod tests {
             result.content,
             "abcdéabcdéab\n\n[Result cut: this is only the first 12 of 50 characters. \
              The full result is saved as files/outputs/tool-call____9.txt.]"
+        );
+    }
+
+    /// Echo that keeps only the first word of a long result.
+    struct FirstWord(ToolDef);
+
+    impl Tool for FirstWord {
+        fn def(&self) -> &ToolDef {
+            &self.0
+        }
+        fn call<'a>(
+            &'a self,
+            args: Value,
+            _ctx: &'a ToolCtx,
+        ) -> BoxFuture<'a, Result<ToolOutput, ToolError>> {
+            Box::pin(async move {
+                let args: EchoArgs = parse_args(args)?;
+                Ok(ToolOutput::text(
+                    args.text.repeat(args.times.unwrap_or(1) as usize),
+                ))
+            })
+        }
+        fn shorten(&self, result: &Value) -> Option<Value> {
+            let text = result.as_str()?;
+            Some(json!(text.split(' ').next().unwrap_or_default()))
+        }
+    }
+
+    #[tokio::test]
+    async fn a_tool_that_shortens_its_long_result_is_read_shortened_and_saved_whole() {
+        let dir = tempfile::tempdir().expect("dir");
+        let registry = ToolRegistry::new();
+        registry
+            .register(plugin(
+                "words",
+                false,
+                vec![Arc::new(FirstWord(ToolDef::new::<EchoArgs>(
+                    "first_word",
+                    "Echo, shortened.",
+                    Risk::Read,
+                )))],
+            ))
+            .expect("register");
+        let ctx = ctx(&dir, "w1");
+        // Short enough: read as it is.
+        let fits = registry
+            .invoke("first_word", json!({"text": "one two"}), &ctx, 100)
+            .await;
+        assert_eq!(fits.content, "one two");
+        let long = registry
+            .invoke(
+                "first_word",
+                json!({"text": "alpha beta ", "times": 10}),
+                &ctx,
+                20,
+            )
+            .await;
+        assert_eq!(
+            long.content,
+            "alpha\n\n[Result shortened from 110 characters to its main parts. \
+             The full result is saved as files/outputs/tool-w1.txt.]"
+        );
+        let whole = std::fs::read_to_string(long.saved_to.expect("saved")).expect("read");
+        assert_eq!(whole, "alpha beta ".repeat(10));
+        // The tool_result event still carries the whole value.
+        assert_eq!(long.value, json!("alpha beta ".repeat(10)));
+        // A shortened result still longer than the limit is cut too.
+        let cut = registry
+            .invoke(
+                "first_word",
+                json!({"text": "abcdefghijklmnop ", "times": 3}),
+                &ctx,
+                5,
+            )
+            .await;
+        assert!(
+            cut.content.starts_with("abcde\n\n[Result cut: this is only the first 5 of 16 characters of the shortened result.]"),
+            "{}",
+            cut.content
         );
     }
 

@@ -172,6 +172,10 @@ pub enum ToolError {
 pub struct ProgressUpdate {
     pub kind: ProgressKind,
     pub text: String,
+    /// Structured details (a helper's `{subagent_id, message}`), sent as the event's `data`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[specta(type = Option<std::collections::BTreeMap<String, String>>)]
+    pub data: Option<serde_json::Value>,
 }
 
 /// Where progress reports go; outside a chat turn it drops them.
@@ -243,6 +247,10 @@ pub trait RunScope: Send + Sync {
     }
     /// The run remembers earlier runs and may keep notes (`task_notepad`).
     fn keeps_notes(&self) -> bool {
+        false
+    }
+    /// The run is a helper's (a subagent's): it may not start helpers of its own.
+    fn is_helper(&self) -> bool {
         false
     }
 }
@@ -325,6 +333,16 @@ impl ToolCtx {
         (self.progress)(ProgressUpdate {
             kind,
             text: text.into(),
+            data: None,
+        });
+    }
+
+    /// Sends a progress report with structured details (the event's `data`).
+    pub fn progress_data(&self, kind: ProgressKind, text: impl Into<String>, data: Value) {
+        (self.progress)(ProgressUpdate {
+            kind,
+            text: text.into(),
+            data: Some(data),
         });
     }
 }
@@ -374,6 +392,12 @@ pub trait Tool: Send + Sync {
     /// device that can do what they do).
     fn available(&self) -> bool {
         true
+    }
+
+    /// A shorter version of a result too long for the run's limit, keeping its main parts
+    /// (`shorten_fn`); `None` lets the result be cut at the limit as it is.
+    fn shorten(&self, _result: &Value) -> Option<Value> {
+        None
     }
 
     /// The web addresses this call loads (`url_fn`).

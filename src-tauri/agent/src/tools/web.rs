@@ -639,11 +639,13 @@ mod tests {
             [
                 crate::tools::ProgressUpdate {
                     kind: ProgressKind::Status,
-                    text: "Reading 127.0.0.1".to_owned()
+                    text: "Reading 127.0.0.1".to_owned(),
+                    data: None,
                 },
                 crate::tools::ProgressUpdate {
                     kind: ProgressKind::Status,
-                    text: "Searching the web for sea otters".to_owned()
+                    text: "Searching the web for sea otters".to_owned(),
+                    data: None,
                 },
             ]
         );

@@ -12,6 +12,7 @@ use super::node::Node;
 use super::notification::Notification;
 use super::rules::RuleProposal;
 use super::stop_state::StopState;
+use super::subagent::Subagent;
 use super::task::{ProgressUpdate, Task};
 
 /// Domain events: dotted `type`, payload in `data` (contract section 1).
@@ -128,6 +129,23 @@ pub enum DomainEvent {
     /// A picture of the page after the assistant acted in it, at most one a second.
     #[serde(rename = "browser.frame")]
     BrowserFrame(BrowserFrame),
+    /// A helper started, ended or was cancelled (section 10); without its log.
+    #[serde(rename = "subagent.updated")]
+    SubagentUpdated(Box<Subagent>),
+    /// A chat turn ended (for services that learn from turns: the user model, skills).
+    #[serde(rename = "chat.turn_completed")]
+    ChatTurnCompleted {
+        session_id: String,
+        turn_id: String,
+        /// Tool calls the turn ran.
+        tool_calls: u32,
+        /// Of those, calls that answered with an error.
+        tool_errors: u32,
+        /// Skills the turn read (empty until skills exist, section 8).
+        skills_viewed: Vec<String>,
+        user_text: String,
+        reply: String,
+    },
 }
 
 impl DomainEvent {
@@ -157,6 +175,8 @@ impl DomainEvent {
             Self::NodeEvent { .. } => "node.event",
             Self::BrowserUpdated(_) => "browser.updated",
             Self::BrowserFrame(_) => "browser.frame",
+            Self::SubagentUpdated(_) => "subagent.updated",
+            Self::ChatTurnCompleted { .. } => "chat.turn_completed",
         }
     }
 }

@@ -20,6 +20,7 @@ pub mod sandbox;
 pub mod secrets;
 pub mod sessions;
 pub mod stop;
+pub mod subagents;
 pub mod terminal;
 pub mod tools;
 
@@ -53,5 +54,6 @@ pub fn protected() -> OpenApiRouter<Services> {
         .merge(integrations::routes())
         .merge(sandbox::routes())
         .merge(terminal::routes())
+        .merge(subagents::routes())
         .merge(browser::routes())
 }

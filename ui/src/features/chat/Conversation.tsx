@@ -17,6 +17,7 @@ import { ContextMeter } from './ContextMeter';
 import { fromRows, isRunning, reduce, type Item, type UserItem } from './conversation';
 import { modelAnswered } from '../onboarding';
 import { MessageView } from './MessageView';
+import { Helpers } from './Helpers';
 import { RuleProposalCard } from './RuleProposalCard';
 
 export function Conversation({
@@ -157,6 +158,7 @@ export function Conversation({
         {(proposals.data ?? []).map((p) => (
           <RuleProposalCard key={p.id} proposal={p} />
         ))}
+        <Helpers sessionId={conv.sessionId} />
       </div>
       <ContextMeter usage={conv.usage} />
       <Composer running={running} disabled={loading} onSend={send} onStop={stop} lastMessage={lastSent} />
