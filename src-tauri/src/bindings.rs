@@ -24,6 +24,8 @@ pub fn builder<R: tauri::Runtime>() -> Builder<R> {
             commands::models::local_models,
             commands::models::set_local_address,
             commands::models::test_model,
+            commands::models::check_provider_key,
+            commands::models::model_catalog,
             commands::models::test_embedding,
             commands::models::get_roles,
             commands::models::set_roles,

@@ -10,6 +10,7 @@ mod chat_rules;
 mod checkup;
 mod child;
 mod config;
+mod connect;
 mod devices;
 mod docs;
 mod email_imap;

@@ -23,6 +23,8 @@ export const commands = {
 	/**  Ollama's or LM Studio's address, saved once something answers there as that server. */
 	setLocalAddress: (body: LocalAddress_Deserialize) => typedError<LocalServer_Serialize, ApiError>(__TAURI_INVOKE("set_local_address", { body })),
 	testModel: (body: TestRequest_Deserialize) => typedError<TestResult_Serialize, ApiError>(__TAURI_INVOKE("test_model", { body })),
+	checkProviderKey: (provider: string) => typedError<KeyCheck_Serialize, ApiError>(__TAURI_INVOKE("check_provider_key", { provider })),
+	modelCatalog: (provider: string) => typedError<CatalogModel_Serialize[], ApiError>(__TAURI_INVOKE("model_catalog", { provider })),
 	testEmbedding: (body: EmbeddingTestRequest) => typedError<EmbeddingTestResult_Serialize, ApiError>(__TAURI_INVOKE("test_embedding", { body })),
 	getRoles: () => typedError<Roles_Serialize, ApiError>(__TAURI_INVOKE("get_roles")),
 	/**  The roles named in `roles` (null = use the main model); the others keep their model. */
@@ -595,6 +597,33 @@ export type BrowserStatus_Serialize = {
 /**  Whether a running reply was asked to stop (false: none was running). */
 export type CancelAck = {
 	cancelled: boolean,
+};
+
+/**  One model a provider offers. */
+export type CatalogModel = CatalogModel_Serialize | CatalogModel_Deserialize;
+
+/**  One model a provider offers. */
+export type CatalogModel_Deserialize = {
+	/**  The full model string, e.g. `openrouter/meta-llama/llama-4-maverick:free`. */
+	id: string,
+	label: string,
+	/**  It costs nothing to use. */
+	free: boolean,
+	/**  It can call tools. */
+	tools: boolean,
+	context_length?: number | null,
+};
+
+/**  One model a provider offers. */
+export type CatalogModel_Serialize = {
+	/**  The full model string, e.g. `openrouter/meta-llama/llama-4-maverick:free`. */
+	id: string,
+	label: string,
+	/**  It costs nothing to use. */
+	free: boolean,
+	/**  It can call tools. */
+	tools: boolean,
+	context_length: number | null,
 };
 
 /**  What a missed scheduled run does (section 4, "Missed runs"); absent means auto. */
@@ -2135,6 +2164,23 @@ export type JobKind =
 "task" | "suggestions" | 
 /**  Memory notes after a reply, compression, the user model, dreams. */
 "memory" | "skills" | "titles" | "background";
+
+/**  `POST /api/models/connect/{provider}/check`: `{ok: true, detail}` or `{ok: false, error}`. */
+export type KeyCheck = KeyCheck_Serialize | KeyCheck_Deserialize;
+
+/**  `POST /api/models/connect/{provider}/check`: `{ok: true, detail}` or `{ok: false, error}`. */
+export type KeyCheck_Deserialize = {
+	ok: boolean,
+	detail?: string | null,
+	error?: string | null,
+};
+
+/**  `POST /api/models/connect/{provider}/check`: `{ok: true, detail}` or `{ok: false, error}`. */
+export type KeyCheck_Serialize = {
+	ok: boolean,
+	detail?: string,
+	error?: string,
+};
 
 /**  Whether this computer's keychain can be used right now. */
 export type KeychainState = "available" | 

@@ -3,6 +3,7 @@
 //! [`LlmService`]. Also what this computer can run (`system`: memory, graphics, the recommended
 //! local model).
 
+pub mod catalog;
 pub mod error;
 pub mod formats;
 pub mod http;

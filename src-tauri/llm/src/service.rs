@@ -308,6 +308,16 @@ impl LlmService {
         self.inner.keys.api_key(provider).await.is_some()
     }
 
+    /// The saved key for a cloud provider (the keychain, else its environment variable).
+    pub async fn api_key(&self, provider: &str) -> Option<String> {
+        self.inner.keys.api_key(provider).await
+    }
+
+    /// The shared HTTP client (built on first use).
+    pub fn http(&self) -> reqwest::Client {
+        self.inner.http.get().clone()
+    }
+
     /// The role's settings applied to `req`.
     fn with_role_settings(
         &self,

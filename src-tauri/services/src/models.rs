@@ -175,6 +175,8 @@ impl From<ModelError> for ApiError {
 pub struct ModelService {
     config: ConfigService,
     llm: crate::llm::LlmService,
+    /// Key checks and the providers' model lists (section 3, "Connecting plans").
+    catalogs: std::sync::Arc<crate::llm::catalog::ProviderCatalogs>,
     hardware: std::sync::Arc<HardwareCache>,
     store: Store,
     stop: StopService,
@@ -192,6 +194,7 @@ impl ModelService {
     ) -> Self {
         Self {
             config,
+            catalogs: std::sync::Arc::new(crate::llm::catalog::ProviderCatalogs::new(llm.clone())),
             llm,
             hardware,
             store,
@@ -216,6 +219,19 @@ impl ModelService {
     }
     fn shutdown_token(&self) -> CancellationToken {
         self.shutdown.clone()
+    }
+
+    /// `POST /api/models/connect/{provider}/check`: `None` for a provider without a check.
+    pub async fn check_key(&self, provider: &str) -> Option<crate::llm::catalog::KeyCheck> {
+        self.catalogs.check(provider).await
+    }
+
+    /// `GET /api/models/catalog/{provider}`.
+    pub async fn catalog(
+        &self,
+        provider: &str,
+    ) -> Result<Vec<crate::llm::catalog::CatalogModel>, crate::llm::catalog::CatalogError> {
+        self.catalogs.catalog(provider).await
     }
 }
 

@@ -291,3 +291,35 @@ pub async fn model_checkup(
     }
     Ok(())
 }
+
+#[tauri::command]
+#[specta::specta]
+pub async fn check_provider_key(
+    engine: State<'_, Engine>,
+    provider: String,
+) -> Result<sentient_engine::llm::catalog::KeyCheck, ApiError> {
+    engine
+        .services()
+        .models()
+        .check_key(&provider)
+        .await
+        .ok_or_else(|| ApiError::not_found(format!("Sentient can't check keys for {provider}.")))
+}
+
+#[tauri::command]
+#[specta::specta]
+pub async fn model_catalog(
+    engine: State<'_, Engine>,
+    provider: String,
+) -> Result<Vec<sentient_engine::llm::catalog::CatalogModel>, ApiError> {
+    use sentient_engine::llm::catalog::CatalogError;
+    engine
+        .services()
+        .models()
+        .catalog(&provider)
+        .await
+        .map_err(|error| match error {
+            CatalogError::Unknown(_) => ApiError::not_found(error.to_string()),
+            CatalogError::Unavailable(_) => ApiError::new(502, error.to_string()),
+        })
+}

@@ -91,6 +91,8 @@ import type {
   TaskPreview,
   TerminalStatus,
   Subagent,
+  KeyCheck,
+  CatalogModel,
   TestRequest,
   TestResult,
   TopicCount,
@@ -250,6 +252,16 @@ export const CALLS = {
   deleteSecret: (name: string): Doors<OkReply> => ({
     http: DELETE(`/api/secrets/${enc(name)}`),
     tauri: () => commands.deleteSecret(name),
+  }),
+  /** Checks a saved key with a request that spends nothing (anthropic, openrouter, nous, chatgpt). */
+  checkProviderKey: (provider: string): Doors<KeyCheck> => ({
+    http: POST(`/api/models/connect/${enc(provider)}/check`, {}),
+    tauri: () => commands.checkProviderKey(provider),
+  }),
+  /** A provider's models, for picking one (kept 10 minutes by the engine). */
+  modelCatalog: (provider: string): Doors<CatalogModel[]> => ({
+    http: GET(`/api/models/catalog/${enc(provider)}`),
+    tauri: () => commands.modelCatalog(provider),
   }),
   /** Where keys are kept (keychain or private file) and whether the keychain works now. */
   secretsStore: (): Doors<StoreStatus> => ({ http: GET('/api/secrets/store'), tauri: () => commands.secretsStore() }),

@@ -68,6 +68,8 @@ import type {
   TaskScript_Serialize,
   TerminalStatus_Serialize,
   Subagent_Serialize,
+  KeyCheck_Serialize,
+  CatalogModel_Serialize,
   StopAnswer as StopAnswer_Serialize,
   StopRequest as StopRequest_Deserialize,
   BrowserStatus_Serialize,
@@ -271,6 +273,10 @@ export type StopRequest = StopRequest_Deserialize;
 export type StopAnswer = StopAnswer_Serialize;
 /** A helper the assistant started from a chat (contract section 10), with its log. */
 export type Subagent = Subagent_Serialize;
+/** `POST /api/models/connect/{provider}/check`: `{ok, detail}` or `{ok: false, error}`. */
+export type KeyCheck = KeyCheck_Serialize;
+/** One model of a provider's list (`GET /api/models/catalog/{provider}`). */
+export type CatalogModel = CatalogModel_Serialize;
 /** `GET /api/browser/status` (contract section 12): whether the assistant can use a browser and what is open. */
 export type BrowserStatus = BrowserStatus_Serialize;
 /** A browser page waiting for the person (a password, a code, a CAPTCHA): the status's `needs_you`. */

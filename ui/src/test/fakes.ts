@@ -60,6 +60,8 @@ import type {
   StopAnswer,
   StopRequest,
   Subagent,
+  KeyCheck,
+  CatalogModel,
   TerminalStatus,
   BrowserStatus,
   BrowserProfiles,
@@ -825,6 +827,12 @@ export function fakeApi(initial: Bootstrap) {
     ),
     listSecrets: vi.fn(async () => SECRETS),
     setSecret: vi.fn(async () => ({ ok: true })),
+    checkProviderKey: vi.fn(async (provider: string): Promise<KeyCheck> =>
+      provider === 'openrouter' ? { ok: true, detail: 'Your OpenRouter key works, with $4.50 of its limit left.' } : { ok: false, error: `No ${provider} key is saved yet. Paste one in Settings > Models first.` },
+    ),
+    modelCatalog: vi.fn(async (provider: string): Promise<CatalogModel[]> => [
+      { id: `${provider}/a-model`, label: 'A model', free: false, tools: true, context_length: 128000 },
+    ]),
     deleteSecret: vi.fn(async () => ({ ok: true })),
     secretsStore: vi.fn(async () => KEYCHAIN_STORE),
     chooseSecretsStore: vi.fn(async (_store: SecretStore) => ({ moved: 0, status: KEYCHAIN_STORE })),

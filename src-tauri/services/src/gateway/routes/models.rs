@@ -4,7 +4,7 @@ use std::collections::BTreeMap;
 
 use axum::Json;
 use axum::body::Body;
-use axum::extract::{Query, State};
+use axum::extract::{Path, Query, State};
 use axum::http::header::CONTENT_TYPE;
 use axum::response::{IntoResponse, Response};
 use futures::StreamExt;
@@ -15,6 +15,7 @@ use utoipa_axum::routes;
 use crate::Services;
 use crate::error::ApiError;
 use crate::gateway::body::JsonBody;
+use crate::llm::catalog::{CatalogError, CatalogModel, KeyCheck};
 use crate::llm::queue::ModelBusy;
 use crate::llm::usage::UsageReport;
 use crate::models::local::LocalAddress;
@@ -30,6 +31,8 @@ pub fn routes() -> OpenApiRouter<Services> {
         .routes(routes!(local))
         .routes(routes!(local_address))
         .routes(routes!(test))
+        .routes(routes!(check_key))
+        .routes(routes!(catalog))
         .routes(routes!(test_embedding))
         .routes(routes!(busy))
         .routes(routes!(put_roles))
@@ -70,6 +73,38 @@ pub async fn test(
     JsonBody(body): JsonBody<TestRequest>,
 ) -> Result<Json<TestResult>, ApiError> {
     Ok(Json(services.models().test_model(body).await?))
+}
+
+/// Checks a provider's saved key with a request that spends nothing (anthropic, openrouter,
+/// nous, chatgpt): `{ok: true, detail}` or `{ok: false, error}`.
+#[utoipa::path(post, path = "/api/models/connect/{provider}/check", tag = "models",
+    responses((status = 200, body = KeyCheck), (status = 404, body = crate::error::ErrorBody)))]
+pub async fn check_key(
+    State(services): State<Services>,
+    Path(provider): Path<String>,
+) -> Result<Json<KeyCheck>, ApiError> {
+    services
+        .models()
+        .check_key(&provider)
+        .await
+        .map(Json)
+        .ok_or_else(|| ApiError::not_found(format!("Sentient can't check keys for {provider}.")))
+}
+
+/// A provider's models (openrouter, nous, anthropic, chatgpt), kept for 10 minutes; 502 when
+/// the list can't be read (no key, refused, unreachable).
+#[utoipa::path(get, path = "/api/models/catalog/{provider}", tag = "models",
+    responses((status = 200, body = Vec<CatalogModel>), (status = 404, body = crate::error::ErrorBody),
+              (status = 502, body = crate::error::ErrorBody)))]
+pub async fn catalog(
+    State(services): State<Services>,
+    Path(provider): Path<String>,
+) -> Result<Json<Vec<CatalogModel>>, ApiError> {
+    match services.models().catalog(&provider).await {
+        Ok(list) => Ok(Json(list)),
+        Err(error @ CatalogError::Unknown(_)) => Err(ApiError::not_found(error.to_string())),
+        Err(error @ CatalogError::Unavailable(_)) => Err(ApiError::new(502, error.to_string())),
+    }
 }
 
 /// One embedding call, reporting the vector size.

@@ -5,9 +5,14 @@
 //
 // With `chosenOnly` (the top of Settings > Models) it shows only the providers the person has
 // chosen: one a job uses or one with a key, plus any added with "Add another provider". A fix
-// elsewhere ("Add a key") reveals and focuses a provider's field through `revealKeyField`.
+// elsewhere ("Add a key") reveals and focuses a provider's field through `revealKeyField`. A saved
+// Anthropic, OpenRouter or Nous key has Check key: one request that spends nothing.
 import { useEffect, useId, useRef, useState } from 'react';
-import type { ProviderView, SecretInfo } from '../../../api';
+import { useMutation } from '@tanstack/react-query';
+import type { KeyCheck, ProviderView, SecretInfo } from '../../../api';
+import { useApi } from '../../../api/context';
+import type { ApiError } from '../../../api/errors';
+import { rejectAsApiError } from '../../../api/queries';
 import { useDeleteSecret, useModelProviders, useRoles, useSecrets, useSetSecret } from './queries';
 import { ErrorNotice, Loading } from '../../../components/Page';
 import { REVEAL_KEY_EVENT, keyFieldId } from './keys';
@@ -130,6 +135,31 @@ function keyState(provider: ProviderView, secret: SecretInfo | undefined): strin
   return 'Key saved';
 }
 
+/** Providers whose saved key can be checked without spending anything. */
+const CHECKABLE = ['anthropic', 'openrouter', 'nous'];
+
+/** Check: one free request with the saved key, and what it said. */
+function KeyCheckButton({ provider }: { provider: ProviderView }) {
+  const api = useApi();
+  const check = useMutation<KeyCheck, ApiError, void>({
+    mutationFn: () => api.checkProviderKey(provider.id).catch(rejectAsApiError),
+  });
+  const answer = check.data;
+  return (
+    <div className="key-check" data-testid={`key-check-${provider.id}`}>
+      <button type="button" className="btn btn-quiet" onClick={() => check.mutate()} disabled={check.isPending}>
+        {check.isPending ? 'Checking…' : 'Check key'}
+      </button>
+      {answer ? (
+        <p role="status" className={answer.ok ? 'muted' : 'tool-error'}>
+          {answer.ok ? answer.detail : answer.error}
+        </p>
+      ) : null}
+      <ErrorNotice error={check.error} prefix="Couldn't check the key." />
+    </div>
+  );
+}
+
 function ProviderKey({ provider, secret }: { provider: ProviderView; secret: SecretInfo | undefined }) {
   const [value, setValue] = useState('');
   const save = useSetSecret();
@@ -198,6 +228,7 @@ function ProviderKey({ provider, secret }: { provider: ProviderView; secret: Sec
           </div>
         </div>
       )}
+      {set && CHECKABLE.includes(provider.id) ? <KeyCheckButton provider={provider} /> : null}
       {provider.docs_url && !set ? (
         <p className="field-help">
           Get a key at{' '}

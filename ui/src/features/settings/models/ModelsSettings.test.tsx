@@ -390,6 +390,19 @@ describe('Settings > Models: keys', () => {
     await waitFor(() => expect(engine.api.listSecrets).toHaveBeenCalledTimes(2));
   });
 
+  it('checks a saved key and says what the provider answered', async () => {
+    const engine = setup();
+    engine.api.checkProviderKey.mockResolvedValueOnce({ ok: false, error: "Anthropic didn't accept this key. Copy it again from your Anthropic account and save it." });
+    renderWithApi(<ModelsSettings />, engine.api);
+    const anthropic = await screen.findByTestId('key-anthropic');
+    await userEvent.click(within(anthropic).getByRole('button', { name: 'Check key' }));
+    expect(engine.api.checkProviderKey).toHaveBeenCalledWith('anthropic');
+    expect(await within(anthropic).findByRole('status')).toHaveTextContent("Anthropic didn't accept this key.");
+    // A provider without a key, or without a check, has no button.
+    await addProvider('OpenAI');
+    expect(within(screen.getByTestId('key-openai')).queryByRole('button', { name: 'Check key' })).toBeNull();
+  });
+
   it('removes a saved key', async () => {
     const engine = setup();
     renderWithApi(<ModelsSettings />, engine.api);
