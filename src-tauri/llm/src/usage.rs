@@ -36,6 +36,50 @@ pub fn price(model: &str) -> Option<Price> {
     prices().get(model).copied()
 }
 
+/// Tokens and dollars spent on cloud models by a run that has limits (a swarm's helpers, a
+/// subagent); models on this computer don't count, and an unknown price adds nothing.
+#[derive(Debug, Default)]
+pub struct CloudSpend {
+    tokens: std::sync::atomic::AtomicU64,
+    /// Micro-dollars, so it can be added to without a lock.
+    micro_dollars: std::sync::atomic::AtomicU64,
+}
+
+impl CloudSpend {
+    /// Counts one model call.
+    pub fn add(&self, model: &str, usage: &crate::types::Usage) {
+        use std::sync::atomic::Ordering;
+        if crate::model_ref::is_local(model) {
+            return;
+        }
+        let tokens = u64::from(usage.prompt_tokens) + u64::from(usage.completion_tokens);
+        self.tokens.fetch_add(tokens, Ordering::SeqCst);
+        let dollars =
+            cost(model, false, usage.prompt_tokens, usage.completion_tokens).unwrap_or(0.0);
+        self.micro_dollars
+            .fetch_add((dollars * 1_000_000.0).round() as u64, Ordering::SeqCst);
+    }
+
+    pub fn tokens(&self) -> u64 {
+        self.tokens.load(std::sync::atomic::Ordering::SeqCst)
+    }
+
+    pub fn dollars(&self) -> f64 {
+        self.micro_dollars.load(std::sync::atomic::Ordering::SeqCst) as f64 / 1_000_000.0
+    }
+
+    /// Which limit is used up (`tokens`, `cost_usd`), if one is; 0 means no limit.
+    pub fn limit_reached(&self, max_tokens: u64, max_dollars: f64) -> Option<String> {
+        if max_tokens > 0 && self.tokens() >= max_tokens {
+            Some("tokens".to_owned())
+        } else if max_dollars > 0.0 && self.dollars() >= max_dollars {
+            Some("cost_usd".to_owned())
+        } else {
+            None
+        }
+    }
+}
+
 /// What a call cost in dollars: 0 for local models, `None` when the price is unknown.
 pub fn cost(model: &str, local: bool, prompt_tokens: u32, completion_tokens: u32) -> Option<f64> {
     if local {

@@ -3,7 +3,7 @@
 //! helper leaves behind (a message in its chat and a notification).
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -108,44 +108,18 @@ impl std::fmt::Debug for SubagentService {
 /// the mark that it is a helper (so it can't start helpers).
 #[derive(Debug)]
 struct HelperScope {
-    tokens: AtomicU64,
-    /// Micro-dollars.
-    cost: AtomicU64,
+    spent: sentient_llm::usage::CloudSpend,
     max_tokens: u64,
     max_cost: f64,
 }
 
-impl HelperScope {
-    fn used_tokens(&self) -> u64 {
-        self.tokens.load(Ordering::SeqCst)
-    }
-    fn used_cost(&self) -> f64 {
-        self.cost.load(Ordering::SeqCst) as f64 / 1_000_000.0
-    }
-}
-
 impl RunScope for HelperScope {
     fn before_call(&self) -> Option<String> {
-        if self.max_tokens > 0 && self.used_tokens() >= self.max_tokens {
-            Some("tokens".to_owned())
-        } else if self.max_cost > 0.0 && self.used_cost() >= self.max_cost {
-            Some("cost_usd".to_owned())
-        } else {
-            None
-        }
+        self.spent.limit_reached(self.max_tokens, self.max_cost)
     }
 
     fn after_call(&self, model: &str, usage: &Usage) {
-        if sentient_llm::model_ref::is_local(model) {
-            return;
-        }
-        let tokens = u64::from(usage.prompt_tokens) + u64::from(usage.completion_tokens);
-        self.tokens.fetch_add(tokens, Ordering::SeqCst);
-        let dollars =
-            sentient_llm::usage::cost(model, false, usage.prompt_tokens, usage.completion_tokens)
-                .unwrap_or(0.0);
-        self.cost
-            .fetch_add((dollars * 1_000_000.0).round() as u64, Ordering::SeqCst);
+        self.spent.add(model, usage);
     }
 
     fn is_helper(&self) -> bool {
@@ -179,10 +153,11 @@ fn kickoff(goal: &str, context: &str) -> String {
 }
 
 /// The plain sentence for a helper's ending that is not a summary; `None` when it answered.
+/// `spent` is what the helper used on cloud models: (tokens, dollars).
 fn ending_error(
     result: &LoopResult,
     config: &SubagentsConfig,
-    scope: &HelperScope,
+    spent: (u64, f64),
     timed_out: bool,
 ) -> Option<String> {
     if timed_out {
@@ -202,11 +177,11 @@ fn ending_error(
         )),
         LoopEnd::Budget { limit: Some(limit) } if limit == "cost_usd" => Some(format!(
             "Stopped after spending ${:.2} without finishing.",
-            scope.used_cost()
+            spent.1
         )),
         LoopEnd::Budget { .. } => Some(format!(
             "Stopped after using {} tokens without finishing.",
-            grouped(scope.used_tokens())
+            grouped(spent.0)
         )),
         LoopEnd::Repeat { tool, .. } => Some(format!(
             "Stopped because it kept making the same {tool} call with the same result."
@@ -375,8 +350,7 @@ impl SubagentService {
         let agent = &self.inner.agent;
         let token = job.token().clone();
         let scope = Arc::new(HelperScope {
-            tokens: AtomicU64::new(0),
-            cost: AtomicU64::new(0),
+            spent: Default::default(),
             max_tokens: u64::from(config.max_tokens),
             max_cost: config.max_cost_usd,
         });
@@ -511,7 +485,12 @@ impl SubagentService {
         if result.cancelled() && !timed_out {
             helper.status = SubagentStatus::Cancelled;
             helper.error = Some("Stopped.".to_owned());
-        } else if let Some(error) = ending_error(&result, &config, &scope, timed_out) {
+        } else if let Some(error) = ending_error(
+            &result,
+            &config,
+            (scope.spent.tokens(), scope.spent.dollars()),
+            timed_out,
+        ) {
             helper.status = SubagentStatus::Error;
             helper.error = Some(error);
             let partial = result.text.trim();
@@ -676,15 +655,6 @@ mod tests {
         assert_eq!(grouped(1_000_600), "1,000,600");
     }
 
-    fn scope(tokens: u64, micro_dollars: u64) -> HelperScope {
-        HelperScope {
-            tokens: AtomicU64::new(tokens),
-            cost: AtomicU64::new(micro_dollars),
-            max_tokens: 1_000_000,
-            max_cost: 2.0,
-        }
-    }
-
     fn ended(end: LoopEnd, text: &str) -> LoopResult {
         LoopResult {
             end,
@@ -696,11 +666,10 @@ mod tests {
     #[test]
     fn each_limit_ends_a_helper_with_its_plain_sentence() {
         let config = SubagentsConfig::default();
-        let idle = scope(0, 0);
         let cases = [
             (
                 ended(LoopEnd::Budget { limit: None }, ""),
-                scope(0, 0),
+                (0, 0.0),
                 false,
                 "Stopped after 24 steps without finishing.",
             ),
@@ -711,7 +680,7 @@ mod tests {
                     },
                     "",
                 ),
-                scope(1_000_600, 0),
+                (1_000_600, 0.0),
                 false,
                 "Stopped after using 1,000,600 tokens without finishing.",
             ),
@@ -722,26 +691,26 @@ mod tests {
                     },
                     "",
                 ),
-                scope(0, 2_030_000),
+                (0, 2.03),
                 false,
                 "Stopped after spending $2.03 without finishing.",
             ),
             (
                 ended(LoopEnd::Cancelled, ""),
-                scope(0, 0),
+                (0, 0.0),
                 true,
                 "Stopped after 20 minutes without finishing.",
             ),
             (
                 ended(LoopEnd::Answered, "  "),
-                scope(0, 0),
+                (0, 0.0),
                 false,
                 "Finished without a summary.",
             ),
         ];
-        for (result, scope, timed_out, sentence) in cases {
+        for (result, spent, timed_out, sentence) in cases {
             assert_eq!(
-                ending_error(&result, &config, &scope, timed_out).as_deref(),
+                ending_error(&result, &config, spent, timed_out).as_deref(),
                 Some(sentence)
             );
         }
@@ -749,7 +718,7 @@ mod tests {
             ending_error(
                 &ended(LoopEnd::Answered, "Found it."),
                 &config,
-                &idle,
+                (0, 0.0),
                 false
             ),
             None
@@ -758,7 +727,11 @@ mod tests {
 
     #[test]
     fn a_scope_counts_cloud_use_only_and_says_which_limit_ran_out() {
-        let scope = scope(0, 0);
+        let scope = HelperScope {
+            spent: Default::default(),
+            max_tokens: 1_000_000,
+            max_cost: 2.0,
+        };
         scope.after_call(
             "ollama/qwen3:8b",
             &Usage {

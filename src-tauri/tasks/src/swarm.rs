@@ -12,7 +12,7 @@
 
 use std::collections::BTreeSet;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use futures::StreamExt;
@@ -194,9 +194,7 @@ pub struct WorkerOutcome {
 /// helper goes at most one call past it). Models that run on this computer don't count.
 #[derive(Debug)]
 struct Budget {
-    tokens: AtomicU64,
-    /// Micro-dollars.
-    cost: AtomicU64,
+    spent: sentient_llm::usage::CloudSpend,
     max_tokens: u64,
     max_cost: f64,
 }
@@ -204,8 +202,7 @@ struct Budget {
 impl Budget {
     fn new(max_tokens: u32, max_cost: f64) -> Self {
         Self {
-            tokens: AtomicU64::new(0),
-            cost: AtomicU64::new(0),
+            spent: sentient_llm::usage::CloudSpend::default(),
             max_tokens: u64::from(max_tokens),
             max_cost,
         }
@@ -228,28 +225,11 @@ impl Budget {
 
 impl RunScope for Budget {
     fn before_call(&self) -> Option<String> {
-        let tokens = self.tokens.load(Ordering::SeqCst);
-        let cost = self.cost.load(Ordering::SeqCst) as f64 / 1_000_000.0;
-        if self.max_tokens > 0 && tokens >= self.max_tokens {
-            Some("tokens".to_owned())
-        } else if self.max_cost > 0.0 && cost >= self.max_cost {
-            Some("cost_usd".to_owned())
-        } else {
-            None
-        }
+        self.spent.limit_reached(self.max_tokens, self.max_cost)
     }
 
     fn after_call(&self, model: &str, usage: &Usage) {
-        if sentient_llm::model_ref::is_local(model) {
-            return;
-        }
-        let tokens = u64::from(usage.prompt_tokens) + u64::from(usage.completion_tokens);
-        self.tokens.fetch_add(tokens, Ordering::SeqCst);
-        let dollars =
-            sentient_llm::usage::cost(model, false, usage.prompt_tokens, usage.completion_tokens)
-                .unwrap_or(0.0);
-        self.cost
-            .fetch_add((dollars * 1_000_000.0).round() as u64, Ordering::SeqCst);
+        self.spent.add(model, usage);
     }
 }
 
