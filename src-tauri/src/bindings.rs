@@ -26,6 +26,8 @@ pub fn builder<R: tauri::Runtime>() -> Builder<R> {
             commands::models::test_model,
             commands::models::check_provider_key,
             commands::models::model_catalog,
+            commands::models::connect_openrouter,
+            commands::models::openrouter_sign_in_status,
             commands::models::test_embedding,
             commands::models::get_roles,
             commands::models::set_roles,

@@ -215,3 +215,163 @@ async fn model_lists_are_read_cached_and_read_again_after_a_key_change() -> Resu
     t.stop().await;
     Ok(())
 }
+
+/// OpenRouter's key exchange: the code `good-code` with the verifier whose S256 challenge the
+/// sign-in page was given gives a key, once.
+async fn openrouter_sign_in_stand_in(challenge: Arc<std::sync::Mutex<String>>) -> Result<String> {
+    let app = Router::new().route(
+        "/api/v1/auth/keys",
+        axum::routing::post(move |Json(body): Json<Value>| {
+            let challenge = challenge.clone();
+            async move {
+                let verifier = body["code_verifier"].as_str().unwrap_or_default();
+                let expected = challenge.lock().map(|c| c.clone()).unwrap_or_default();
+                let ok = body["code"] == "good-code"
+                    && body["code_challenge_method"] == "S256"
+                    && sentient_e2e::sentient_engine::integrations::oauth::challenge_of(verifier)
+                        == expected;
+                if !ok {
+                    return (
+                        StatusCode::FORBIDDEN,
+                        Json(json!({"error": {"message": "Invalid code"}})),
+                    )
+                        .into_response();
+                }
+                Json(json!({"key": "sk-or-v1-from-sign-in", "user_id": "user_1"})).into_response()
+            }
+        }),
+    );
+    serve_on_loopback(app, "").await
+}
+
+fn query_of(url: &str, name: &str) -> Option<String> {
+    reqwest::Url::parse(url)
+        .ok()?
+        .query_pairs()
+        .find(|(k, _)| k == name)
+        .map(|(_, v)| v.into_owned())
+}
+
+#[tokio::test]
+async fn openrouter_connects_by_signing_in_and_a_forged_or_reused_state_stores_nothing()
+-> Result<()> {
+    let challenge = Arc::new(std::sync::Mutex::new(String::new()));
+    let keys = openrouter_sign_in_stand_in(challenge.clone()).await?;
+    let t =
+        TestEngine::start_with_endpoints(sentient_e2e::sentient_engine::integrations::Endpoints {
+            openrouter_auth: format!("{keys}/auth"),
+            openrouter_keys: format!("{keys}/api/v1/auth/keys"),
+            ..Default::default()
+        })
+        .await?;
+    let (status, started) = t
+        .client
+        .post("/api/models/connect/openrouter", json!({}))
+        .await?;
+    assert_eq!(status, 200, "{started}");
+    let auth_url = started["auth_url"].as_str().unwrap_or_default().to_owned();
+    let state = started["state"].as_str().unwrap_or_default().to_owned();
+    assert!(auth_url.starts_with(&format!("{keys}/auth?")), "{auth_url}");
+    assert_eq!(
+        query_of(&auth_url, "code_challenge_method").as_deref(),
+        Some("S256")
+    );
+    let callback = query_of(&auth_url, "callback_url").unwrap_or_default();
+    assert!(callback.starts_with("http://127.0.0.1:"), "{callback}");
+    assert_eq!(
+        query_of(&callback, "state").as_deref(),
+        Some(state.as_str())
+    );
+    *challenge.lock().expect("lock") = query_of(&auth_url, "code_challenge").unwrap_or_default();
+    let (_, waiting) = t
+        .client
+        .get(&format!("/api/models/connect/openrouter/{state}"))
+        .await?;
+    assert_eq!(waiting, json!({"status": "waiting", "error": null}));
+
+    // A forged state is refused and stores nothing.
+    let browser = reqwest::Client::builder().no_proxy().build()?;
+    let port_base = callback.split("?").next().unwrap_or_default().to_owned();
+    let forged = browser
+        .get(format!("{port_base}?state=forged&code=good-code"))
+        .send()
+        .await?;
+    assert_eq!(forged.status(), 400);
+    let (_, secrets) = t.client.get("/api/secrets").await?;
+    let openrouter_set = |secrets: &Value| {
+        secrets
+            .as_array()
+            .and_then(|s| s.iter().find(|e| e["name"] == "openrouter"))
+            .map(|e| e["set"] == true)
+            .unwrap_or(false)
+    };
+    assert!(!openrouter_set(&secrets));
+
+    // The browser comes back to the callback OpenRouter was given, with the code added.
+    let back = browser
+        .get(format!("{callback}&code=good-code"))
+        .send()
+        .await?;
+    assert_eq!(back.status(), 200);
+    assert!(back.text().await?.contains("You're connected"));
+    let (_, done) = t
+        .client
+        .get(&format!("/api/models/connect/openrouter/{state}"))
+        .await?;
+    assert_eq!(done, json!({"status": "connected", "error": null}));
+    let (_, secrets) = t.client.get("/api/secrets").await?;
+    assert!(openrouter_set(&secrets), "{secrets}");
+    // The same state again is refused.
+    let again = browser
+        .get(format!("{callback}&code=good-code"))
+        .send()
+        .await?;
+    assert_eq!(again.status(), 400);
+
+    // A code OpenRouter refuses ends the sign-in failed, with a sentence.
+    t.client.delete("/api/secrets/openrouter").await?;
+    let (_, second) = t
+        .client
+        .post("/api/models/connect/openrouter", json!({}))
+        .await?;
+    let second_state = second["state"].as_str().unwrap_or_default().to_owned();
+    let second_callback = query_of(
+        second["auth_url"].as_str().unwrap_or_default(),
+        "callback_url",
+    )
+    .unwrap_or_default();
+    *challenge.lock().expect("lock") = query_of(
+        second["auth_url"].as_str().unwrap_or_default(),
+        "code_challenge",
+    )
+    .unwrap_or_default();
+    let refused = browser
+        .get(format!("{second_callback}&code=stolen-code"))
+        .send()
+        .await?;
+    assert_eq!(refused.status(), 400);
+    let (_, failed) = t
+        .client
+        .get(&format!("/api/models/connect/openrouter/{second_state}"))
+        .await?;
+    assert_eq!(failed["status"], "failed");
+    assert!(
+        failed["error"]
+            .as_str()
+            .is_some_and(|e| e.contains("OpenRouter didn't accept the sign-in")),
+        "{failed}"
+    );
+    let (_, secrets) = t.client.get("/api/secrets").await?;
+    assert!(!openrouter_set(&secrets));
+    // An unknown sign-in is a 404; OpenRouter's key check still answers at its own address.
+    let (status, _) = t.client.get("/api/models/connect/openrouter/nope").await?;
+    assert_eq!(status, 404);
+    let (status, check) = t
+        .client
+        .post("/api/models/connect/openrouter/check", json!({}))
+        .await?;
+    assert_eq!(status, 200, "{check}");
+    assert_eq!(check["ok"], false);
+    t.stop().await;
+    Ok(())
+}

@@ -25,6 +25,8 @@ export const commands = {
 	testModel: (body: TestRequest_Deserialize) => typedError<TestResult_Serialize, ApiError>(__TAURI_INVOKE("test_model", { body })),
 	checkProviderKey: (provider: string) => typedError<KeyCheck_Serialize, ApiError>(__TAURI_INVOKE("check_provider_key", { provider })),
 	modelCatalog: (provider: string) => typedError<CatalogModel_Serialize[], ApiError>(__TAURI_INVOKE("model_catalog", { provider })),
+	connectOpenrouter: () => typedError<ConnectStart, ApiError>(__TAURI_INVOKE("connect_openrouter")),
+	openrouterSignInStatus: (state: string) => typedError<ConnectStatus_Serialize, ApiError>(__TAURI_INVOKE("openrouter_sign_in_status", { state })),
 	testEmbedding: (body: EmbeddingTestRequest) => typedError<EmbeddingTestResult_Serialize, ApiError>(__TAURI_INVOKE("test_embedding", { body })),
 	getRoles: () => typedError<Roles_Serialize, ApiError>(__TAURI_INVOKE("get_roles")),
 	/**  The roles named in `roles` (null = use the main model); the others keep their model. */
@@ -1165,6 +1167,36 @@ export type ConnectAnswer_Deserialize = Integration_Deserialize | { auth_url: st
 
 /**  What a connect answers: the Integration (keys and manual setups), or where to sign in. */
 export type ConnectAnswer_Serialize = Integration_Serialize | { auth_url: string; state: string; user_code?: string };
+
+/**  `POST /api/models/connect/openrouter`: where to send the person, and the sign-in's id. */
+export type ConnectStart = {
+	auth_url: string,
+	state: string,
+};
+
+/**
+ *  A sign-in's progress: `waiting` (for the browser), `exchanging` (the code for a key),
+ *  `connected` or `failed` with a plain `error`.
+ */
+export type ConnectStatus = ConnectStatus_Serialize | ConnectStatus_Deserialize;
+
+/**
+ *  A sign-in's progress: `waiting` (for the browser), `exchanging` (the code for a key),
+ *  `connected` or `failed` with a plain `error`.
+ */
+export type ConnectStatus_Deserialize = {
+	status: string,
+	error?: string | null,
+};
+
+/**
+ *  A sign-in's progress: `waiting` (for the browser), `exchanging` (the code for a key),
+ *  `connected` or `failed` with a plain `error`.
+ */
+export type ConnectStatus_Serialize = {
+	status: string,
+	error: string | null,
+};
 
 /**  `PUT /api/memories/{id}` and `PUT /api/memories/workspace/{name}`. */
 export type ContentRequest = {

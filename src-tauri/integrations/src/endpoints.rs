@@ -50,6 +50,10 @@ pub struct Endpoints {
     pub mail_autoconfig: Vec<String>,
     /// How long one request of a built-in app may take, in milliseconds (tests shorten it).
     pub builtin_timeout_ms: u64,
+    /// OpenRouter's sign-in page for apps (PKCE).
+    pub openrouter_auth: String,
+    /// Where OpenRouter swaps a sign-in's code for a key.
+    pub openrouter_keys: String,
 }
 
 impl Default for Endpoints {
@@ -78,6 +82,8 @@ impl Default for Endpoints {
                 "https://{domain}/.well-known/autoconfig/mail/config-v1.1.xml".to_owned(),
             ],
             builtin_timeout_ms: 10_000,
+            openrouter_auth: "https://openrouter.ai/auth".to_owned(),
+            openrouter_keys: "https://openrouter.ai/api/v1/auth/keys".to_owned(),
         }
     }
 }

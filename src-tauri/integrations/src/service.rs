@@ -94,6 +94,9 @@ struct Inner {
     feeds: Arc<Feeds>,
     #[cfg(feature = "google")]
     oauth: OAuthListener,
+    /// Who finishes sign-ins to model plans (`plan:` apps, section 3): the models service.
+    #[cfg(feature = "google")]
+    plan_sign_ins: Mutex<Option<Weak<dyn SignIns>>>,
     polls: Polls,
     builtins: Arc<Builtins>,
 }
@@ -183,6 +186,8 @@ impl IntegrationService {
                 imap,
                 #[cfg(feature = "google")]
                 oauth,
+                #[cfg(feature = "google")]
+                plan_sign_ins: Mutex::default(),
                 apps,
                 bus,
                 tools,
@@ -195,6 +200,29 @@ impl IntegrationService {
         let service = Self { inner };
         service.register_app_tools();
         Ok(service)
+    }
+
+    /// Starts a sign-in to a model plan (`app` is `plan:<provider>:<id>`) on the shared loopback
+    /// listener: the callback address with the sign-in's `state` in it (OpenRouter hands the
+    /// code back to that address as it was given), the `state`, and the PKCE pair.
+    #[cfg(feature = "google")]
+    pub async fn begin_plan_sign_in(
+        &self,
+        app: &str,
+    ) -> Result<(String, String, crate::oauth::Pkce), IntegrationError> {
+        let redirect = self.inner.oauth.redirect_uri().await?;
+        let pkce = crate::oauth::Pkce::new();
+        let state = self
+            .inner
+            .oauth
+            .begin(app, pkce.verifier.clone(), redirect.clone());
+        Ok((format!("{redirect}?state={state}"), state, pkce))
+    }
+
+    /// Who finishes the `plan:` sign-ins (the models service, which outlives this).
+    #[cfg(feature = "google")]
+    pub fn set_plan_sign_ins(&self, handler: Weak<dyn SignIns>) {
+        *self.inner.plan_sign_ins.lock_unpoisoned() = Some(handler);
     }
 
     /// The apps' narrow handle.
@@ -695,6 +723,13 @@ impl Inner {
     }
 }
 
+#[cfg(feature = "google")]
+impl Inner {
+    fn plan_handler(&self) -> Option<Arc<dyn SignIns>> {
+        self.plan_sign_ins.lock_unpoisoned().as_ref()?.upgrade()
+    }
+}
+
 /// The browser's return, for every app that signs in through the loopback listener.
 #[cfg(any(feature = "google", feature = "mcp"))]
 impl SignIns for Inner {
@@ -704,6 +739,13 @@ impl SignIns for Inner {
         code: &'a str,
     ) -> BoxFuture<'a, Result<(), IntegrationError>> {
         Box::pin(async move {
+            #[cfg(feature = "google")]
+            if pending.app.starts_with("plan:") {
+                return match self.plan_handler() {
+                    Some(handler) => handler.finish(pending, code).await,
+                    None => Err(IntegrationError::UnknownApp(pending.app.clone())),
+                };
+            }
             #[cfg(feature = "mcp")]
             if let Some(server) = pending.app.strip_prefix("mcp:") {
                 return self.mcp.finish_sign_in(server, pending, code).await;
@@ -724,6 +766,13 @@ impl SignIns for Inner {
 
     fn cancelled<'a>(&'a self, app: &'a str) -> BoxFuture<'a, ()> {
         Box::pin(async move {
+            #[cfg(feature = "google")]
+            if app.starts_with("plan:") {
+                if let Some(handler) = self.plan_handler() {
+                    handler.cancelled(app).await;
+                }
+                return;
+            }
             #[cfg(feature = "mcp")]
             if let Some(server) = app.strip_prefix("mcp:") {
                 self.mcp
@@ -737,6 +786,13 @@ impl SignIns for Inner {
 
     fn failed<'a>(&'a self, app: &'a str, text: &'a str) -> BoxFuture<'a, ()> {
         Box::pin(async move {
+            #[cfg(feature = "google")]
+            if app.starts_with("plan:") {
+                if let Some(handler) = self.plan_handler() {
+                    handler.failed(app, text).await;
+                }
+                return;
+            }
             #[cfg(feature = "mcp")]
             if let Some(server) = app.strip_prefix("mcp:") {
                 self.mcp.sign_in_failed(server, text).await;

@@ -166,6 +166,8 @@ struct Inner {
     sandbox: sentient_sandbox::SandboxService,
     terminal: Arc<sentient_terminal::TerminalService>,
     subagents: Arc<sentient_subagents::SubagentService>,
+    /// Sign-ins to model plans (OpenRouter), finished through the apps' loopback listener.
+    plan_sign_ins: Arc<models::connect::PlanSignIns>,
     browser: sentient_browser::BrowserService,
     devices: Arc<Devices>,
     /// The LAN door: the TLS listener for devices and its mDNS announcement.
@@ -326,6 +328,8 @@ impl Services {
         )
         .await
         .map_err(|e| StartError::Integrations(e.to_string()))?;
+        let plan_sign_ins =
+            models::connect::PlanSignIns::start(integrations.clone(), secrets.clone());
         timings.step("models, hooks, apps");
         // The browser starts on its first call; here only its app is listed.
         let browser = sentient_browser::BrowserService::new(sentient_browser::BrowserParts {
@@ -417,6 +421,7 @@ impl Services {
                 sandbox,
                 terminal,
                 subagents,
+                plan_sign_ins,
                 browser,
                 devices,
                 lan: gateway::lan_runtime::LanRuntime::new(home_tls),
@@ -608,6 +613,11 @@ impl Services {
     pub fn sandbox(&self) -> &sentient_sandbox::SandboxService {
         &self.inner.sandbox
     }
+    /// Sign-ins to model plans (section 3, "Connecting plans").
+    pub fn plan_sign_ins(&self) -> &models::connect::PlanSignIns {
+        &self.inner.plan_sign_ins
+    }
+
     /// Helpers: `delegate_task`, what runs now, and cancelling one.
     pub fn subagents(&self) -> &sentient_subagents::SubagentService {
         &self.inner.subagents

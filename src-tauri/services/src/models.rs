@@ -2,6 +2,7 @@
 //! locally, a test call per model, roles and fallbacks, and Ollama downloads.
 
 pub mod checkup;
+pub mod connect;
 pub mod local;
 pub mod presets;
 

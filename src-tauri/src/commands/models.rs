@@ -323,3 +323,29 @@ pub async fn model_catalog(
             CatalogError::Unavailable(_) => ApiError::new(502, error.to_string()),
         })
 }
+
+#[tauri::command]
+#[specta::specta]
+pub async fn connect_openrouter(
+    engine: State<'_, Engine>,
+) -> Result<sentient_engine::models::connect::ConnectStart, ApiError> {
+    engine
+        .services()
+        .plan_sign_ins()
+        .start_openrouter()
+        .await
+        .map_err(|e| ApiError::conflict(e.to_string()))
+}
+
+#[tauri::command]
+#[specta::specta]
+pub async fn openrouter_sign_in_status(
+    engine: State<'_, Engine>,
+    state: String,
+) -> Result<sentient_engine::models::connect::ConnectStatus, ApiError> {
+    engine
+        .services()
+        .plan_sign_ins()
+        .status(&state)
+        .ok_or_else(|| ApiError::not_found("There is no OpenRouter sign-in with that id."))
+}

@@ -93,6 +93,8 @@ import type {
   Subagent,
   KeyCheck,
   CatalogModel,
+  ConnectStart,
+  ConnectStatus,
   TestRequest,
   TestResult,
   TopicCount,
@@ -257,6 +259,16 @@ export const CALLS = {
   checkProviderKey: (provider: string): Doors<KeyCheck> => ({
     http: POST(`/api/models/connect/${enc(provider)}/check`, {}),
     tauri: () => commands.checkProviderKey(provider),
+  }),
+  /** Starts connecting OpenRouter by signing in: the page to open and the sign-in's id. */
+  connectOpenrouter: (): Doors<ConnectStart> => ({
+    http: POST('/api/models/connect/openrouter', {}),
+    tauri: () => commands.connectOpenrouter(),
+  }),
+  /** How far that sign-in got. */
+  openrouterSignInStatus: (state: string): Doors<ConnectStatus> => ({
+    http: GET(`/api/models/connect/openrouter/${enc(state)}`),
+    tauri: () => commands.openrouterSignInStatus(state),
   }),
   /** A provider's models, for picking one (kept 10 minutes by the engine). */
   modelCatalog: (provider: string): Doors<CatalogModel[]> => ({

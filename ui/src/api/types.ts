@@ -69,6 +69,8 @@ import type {
   TerminalStatus_Serialize,
   Subagent_Serialize,
   KeyCheck_Serialize,
+  ConnectStart,
+  ConnectStatus_Serialize,
   CatalogModel_Serialize,
   StopAnswer as StopAnswer_Serialize,
   StopRequest as StopRequest_Deserialize,
@@ -277,6 +279,10 @@ export type Subagent = Subagent_Serialize;
 export type KeyCheck = KeyCheck_Serialize;
 /** One model of a provider's list (`GET /api/models/catalog/{provider}`). */
 export type CatalogModel = CatalogModel_Serialize;
+/** `POST /api/models/connect/openrouter`: the sign-in page and the sign-in's id. */
+export type { ConnectStart };
+/** How far a plan sign-in got: waiting, exchanging, connected or failed. */
+export type ConnectStatus = ConnectStatus_Serialize;
 /** `GET /api/browser/status` (contract section 12): whether the assistant can use a browser and what is open. */
 export type BrowserStatus = BrowserStatus_Serialize;
 /** A browser page waiting for the person (a password, a code, a CAPTCHA): the status's `needs_you`. */

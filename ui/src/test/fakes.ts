@@ -62,6 +62,8 @@ import type {
   Subagent,
   KeyCheck,
   CatalogModel,
+  ConnectStart,
+  ConnectStatus,
   TerminalStatus,
   BrowserStatus,
   BrowserProfiles,
@@ -830,6 +832,8 @@ export function fakeApi(initial: Bootstrap) {
     checkProviderKey: vi.fn(async (provider: string): Promise<KeyCheck> =>
       provider === 'openrouter' ? { ok: true, detail: 'Your OpenRouter key works, with $4.50 of its limit left.' } : { ok: false, error: `No ${provider} key is saved yet. Paste one in Settings > Models first.` },
     ),
+    connectOpenrouter: vi.fn(async (): Promise<ConnectStart> => ({ auth_url: 'https://openrouter.ai/auth?code_challenge=x', state: 'st1' })),
+    openrouterSignInStatus: vi.fn(async (_state: string): Promise<ConnectStatus> => ({ status: 'connected', error: null })),
     modelCatalog: vi.fn(async (provider: string): Promise<CatalogModel[]> => [
       { id: `${provider}/a-model`, label: 'A model', free: false, tools: true, context_length: 128000 },
     ]),

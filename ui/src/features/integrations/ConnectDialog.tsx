@@ -12,7 +12,7 @@ import { ErrorNotice } from '../../components/Page';
 import { KeyStoreChoice } from '../settings';
 import { CopyButton } from '../../components/CopyButton';
 import { Dialog } from './Dialog';
-import { openExternal } from './open';
+import { openExternal } from '../../components/openExternal';
 import { SimpleMarkdown } from './SimpleMarkdown';
 import { Switch } from './Switch';
 import { READ_ONLY_HELP } from './words';

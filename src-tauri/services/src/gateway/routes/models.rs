@@ -31,6 +31,9 @@ pub fn routes() -> OpenApiRouter<Services> {
         .routes(routes!(local))
         .routes(routes!(local_address))
         .routes(routes!(test))
+        .routes(routes!(connect_openrouter))
+        .routes(routes!(openrouter_status))
+        .routes(routes!(check_openrouter_key))
         .routes(routes!(check_key))
         .routes(routes!(catalog))
         .routes(routes!(test_embedding))
@@ -89,6 +92,44 @@ pub async fn check_key(
         .await
         .map(Json)
         .ok_or_else(|| ApiError::not_found(format!("Sentient can't check keys for {provider}.")))
+}
+
+/// Starts connecting OpenRouter by signing in: the page to open in the browser, and the
+/// sign-in's `state`.
+#[utoipa::path(post, path = "/api/models/connect/openrouter", tag = "models",
+    responses((status = 200, body = crate::models::connect::ConnectStart), (status = 409, body = crate::error::ErrorBody)))]
+pub async fn connect_openrouter(
+    State(services): State<Services>,
+) -> Result<Json<crate::models::connect::ConnectStart>, ApiError> {
+    services
+        .plan_sign_ins()
+        .start_openrouter()
+        .await
+        .map(Json)
+        .map_err(|e| ApiError::conflict(e.to_string()))
+}
+
+/// How far an OpenRouter sign-in got: waiting, exchanging, connected or failed.
+#[utoipa::path(get, path = "/api/models/connect/openrouter/{state}", tag = "models",
+    responses((status = 200, body = crate::models::connect::ConnectStatus), (status = 404, body = crate::error::ErrorBody)))]
+pub async fn openrouter_status(
+    State(services): State<Services>,
+    Path(state): Path<String>,
+) -> Result<Json<crate::models::connect::ConnectStatus>, ApiError> {
+    services
+        .plan_sign_ins()
+        .status(&state)
+        .map(Json)
+        .ok_or_else(|| ApiError::not_found("There is no OpenRouter sign-in with that id."))
+}
+
+/// OpenRouter's key check, named on its own so it is not read as a sign-in's id.
+#[utoipa::path(post, path = "/api/models/connect/openrouter/check", tag = "models",
+    responses((status = 200, body = KeyCheck)))]
+pub async fn check_openrouter_key(
+    State(services): State<Services>,
+) -> Result<Json<KeyCheck>, ApiError> {
+    check_key(State(services), Path("openrouter".to_owned())).await
 }
 
 /// A provider's models (openrouter, nous, anthropic, chatgpt), kept for 10 minutes; 502 when

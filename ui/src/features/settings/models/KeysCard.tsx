@@ -8,11 +8,12 @@
 // elsewhere ("Add a key") reveals and focuses a provider's field through `revealKeyField`. A saved
 // Anthropic, OpenRouter or Nous key has Check key: one request that spends nothing.
 import { useEffect, useId, useRef, useState } from 'react';
-import { useMutation } from '@tanstack/react-query';
-import type { KeyCheck, ProviderView, SecretInfo } from '../../../api';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import type { ConnectStart, ConnectStatus, KeyCheck, ProviderView, SecretInfo } from '../../../api';
+import { openExternal } from '../../../components/openExternal';
 import { useApi } from '../../../api/context';
 import type { ApiError } from '../../../api/errors';
-import { rejectAsApiError } from '../../../api/queries';
+import { queryKeys, rejectAsApiError } from '../../../api/queries';
 import { useDeleteSecret, useModelProviders, useRoles, useSecrets, useSetSecret } from './queries';
 import { ErrorNotice, Loading } from '../../../components/Page';
 import { REVEAL_KEY_EVENT, keyFieldId } from './keys';
@@ -160,6 +161,55 @@ function KeyCheckButton({ provider }: { provider: ProviderView }) {
   );
 }
 
+const SIGN_IN_SAYS: Record<string, string> = {
+  waiting: 'Waiting for you to finish in the browser…',
+  exchanging: 'Getting your key from OpenRouter…',
+  connected: 'Connected. Your OpenRouter key is saved.',
+};
+
+/** Connect OpenRouter by signing in: the sign-in page opens, and its progress shows here. */
+function OpenRouterSignIn() {
+  const api = useApi();
+  const qc = useQueryClient();
+  const start = useMutation<ConnectStart, ApiError, void>({
+    mutationFn: () => api.connectOpenrouter().catch(rejectAsApiError),
+    onSuccess: (started) => openExternal(started.auth_url),
+  });
+  const state = start.data?.state ?? null;
+  const progress = useQuery<ConnectStatus, ApiError>({
+    queryKey: ['openrouter-sign-in', state],
+    queryFn: () => api.openrouterSignInStatus(state ?? '').catch(rejectAsApiError),
+    enabled: state !== null,
+    refetchInterval: (query) => (['connected', 'failed'].includes(query.state.data?.status ?? '') ? false : 1500),
+  });
+  const status = progress.data;
+  useEffect(() => {
+    if (status?.status === 'connected') void qc.invalidateQueries({ queryKey: queryKeys.secrets });
+  }, [status?.status, qc]);
+  return (
+    <div className="key-sign-in" data-testid="openrouter-sign-in">
+      <button type="button" className="btn" onClick={() => start.mutate()} disabled={start.isPending}>
+        {start.isPending ? 'Opening…' : 'Connect by signing in to OpenRouter'}
+      </button>
+      {start.data && status?.status !== 'connected' ? (
+        <p className="field-help">
+          If no page opened,{' '}
+          <a href={start.data.auth_url} target="_blank" rel="noreferrer noopener">
+            open the OpenRouter sign-in
+          </a>
+          .
+        </p>
+      ) : null}
+      {status ? (
+        <p role="status" className={status.status === 'failed' ? 'tool-error' : 'muted'}>
+          {status.status === 'failed' ? status.error : SIGN_IN_SAYS[status.status]}
+        </p>
+      ) : null}
+      <ErrorNotice error={start.error} prefix="Couldn't start the sign-in." />
+    </div>
+  );
+}
+
 function ProviderKey({ provider, secret }: { provider: ProviderView; secret: SecretInfo | undefined }) {
   const [value, setValue] = useState('');
   const save = useSetSecret();
@@ -228,6 +278,7 @@ function ProviderKey({ provider, secret }: { provider: ProviderView; secret: Sec
           </div>
         </div>
       )}
+      {provider.id === 'openrouter' && !set ? <OpenRouterSignIn /> : null}
       {set && CHECKABLE.includes(provider.id) ? <KeyCheckButton provider={provider} /> : null}
       {provider.docs_url && !set ? (
         <p className="field-help">

@@ -1,6 +1,6 @@
 import { act, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { App } from '../../../App';
 import { ApiError } from '../../../api';
 import { fakeApi, LOCAL_MODELS, makeBootstrap, makeHardware, PROVIDERS, ROLES } from '../../../test/fakes';
@@ -401,6 +401,26 @@ describe('Settings > Models: keys', () => {
     // A provider without a key, or without a check, has no button.
     await addProvider('OpenAI');
     expect(within(screen.getByTestId('key-openai')).queryByRole('button', { name: 'Check key' })).toBeNull();
+  });
+
+  it('connects OpenRouter by signing in and follows the sign-in until it is connected', async () => {
+    const engine = setup();
+    const openrouter = { ...PROVIDERS[3], id: 'openrouter', label: 'OpenRouter', key_set: false, docs_url: 'https://openrouter.ai/keys', suggested: [] };
+    engine.api.modelProviders.mockResolvedValue([...PROVIDERS, openrouter]);
+    const opened = vi.spyOn(window, 'open').mockImplementation(() => null);
+    engine.api.openrouterSignInStatus
+      .mockResolvedValueOnce({ status: 'waiting', error: null })
+      .mockResolvedValue({ status: 'connected', error: null });
+    renderWithApi(<ModelsSettings />, engine.api);
+    await addProvider('OpenRouter');
+    const card = await screen.findByTestId('key-openrouter');
+    await userEvent.click(within(card).getByRole('button', { name: 'Connect by signing in to OpenRouter' }));
+    expect(engine.api.connectOpenrouter).toHaveBeenCalled();
+    expect(opened).toHaveBeenCalledWith('https://openrouter.ai/auth?code_challenge=x', '_blank', 'noopener,noreferrer');
+    expect(await within(card).findByText('Waiting for you to finish in the browser…')).toBeInTheDocument();
+    expect(await within(card).findByText('Connected. Your OpenRouter key is saved.', {}, { timeout: 4000 })).toBeInTheDocument();
+    expect(engine.api.openrouterSignInStatus).toHaveBeenCalledWith('st1');
+    opened.mockRestore();
   });
 
   it('removes a saved key', async () => {
