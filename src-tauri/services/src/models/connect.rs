@@ -49,7 +49,6 @@ pub struct ConnectError(pub String);
 pub struct PlanSignIns {
     integrations: IntegrationService,
     secrets: SecretsService,
-    http: reqwest::Client,
     /// By the listener's app name (`plan:openrouter:<id>`): its state and progress.
     sign_ins: Mutex<HashMap<String, (String, ConnectStatus)>>,
 }
@@ -66,7 +65,6 @@ impl PlanSignIns {
         let this = Arc::new(Self {
             integrations: integrations.clone(),
             secrets,
-            http: reqwest::Client::new(),
             sign_ins: Mutex::new(HashMap::new()),
         });
         let handler: Arc<dyn SignIns> = this.clone();
@@ -117,8 +115,8 @@ impl PlanSignIns {
     /// Swaps the code for a key with the verifier only this sign-in knows.
     async fn exchange(&self, pending: &Pending, code: &str) -> Result<String, String> {
         let endpoint = self.integrations.apps().endpoints().openrouter_keys.clone();
-        let response = self
-            .http
+        // Made here, not at start: a client reads the system's certificates when it is built.
+        let response = reqwest::Client::new()
             .post(&endpoint)
             .json(&json!({"code": code, "code_verifier": pending.verifier, "code_challenge_method": "S256"}))
             .timeout(std::time::Duration::from_secs(30))
