@@ -10,24 +10,7 @@ use serde_json::{Value, json};
 use sentient_e2e::{TestEngine, WAIT, eventually};
 use sentient_model_server::{Reply, ScriptedModel};
 
-use crate::integrations::scripted;
-
-/// Sends `text` in a new chat and collects every event until its `done` (live-channel events
-/// that came meanwhile included).
-async fn chat(t: &TestEngine, text: &str) -> Result<Vec<Value>> {
-    let mut ws = t.ws().await?;
-    ws.send_json(json!({"type": "chat.send", "text": text}))
-        .await?;
-    let mut events = Vec::new();
-    loop {
-        let event = tokio::time::timeout(WAIT * 3, ws.next_json()).await??;
-        let done = event["type"] == "done";
-        events.push(event);
-        if done {
-            return Ok(events);
-        }
-    }
-}
+use crate::integrations::{chat, scripted, tool_result};
 
 fn of_type<'a>(events: &'a [Value], kind: &str) -> Vec<&'a Value> {
     events.iter().filter(|e| e["type"] == kind).collect()
@@ -74,11 +57,7 @@ async fn a_foreground_helper_reports_its_summary_files_and_steps() -> Result<()>
     let events = chat(&t, "Make me a packing list").await?;
     let session = session_of(&events)?;
 
-    let results = of_type(&events, "tool_result");
-    let delegated = results
-        .iter()
-        .find(|e| e["name"] == "delegate_task")
-        .context("the delegate_task result")?;
+    let delegated = tool_result(&events, "delegate_task")?;
     let result = &delegated["result"];
     assert_eq!(result["status"], "completed", "{result}");
     assert_eq!(result["summary"], "Saved a packing list for two nights.");
@@ -164,10 +143,7 @@ async fn a_background_helpers_summary_joins_the_chat_with_a_notification() -> Re
     model.push(Reply::text("The 07:10 train is the fastest."));
     let events = chat(&t, "Find me the fastest train").await?;
     let session = session_of(&events)?;
-    let result = &of_type(&events, "tool_result")
-        .into_iter()
-        .find(|e| e["name"] == "delegate_task")
-        .context("result")?["result"];
+    let result = &tool_result(&events, "delegate_task")?["result"];
     assert_eq!(result["status"], "running", "{result}");
     let id = result["subagent_id"].as_str().context("id")?.to_owned();
 
@@ -230,10 +206,7 @@ async fn delegate_tasks_runs_every_goal_and_returns_every_summary() -> Result<()
     model.push(Reply::text("Both parts are done."));
     let events = chat(&t, "Plan my Goa trip").await?;
     let session = session_of(&events)?;
-    let result = &of_type(&events, "tool_result")
-        .into_iter()
-        .find(|e| e["name"] == "delegate_tasks")
-        .context("result")?["result"];
+    let result = &tool_result(&events, "delegate_tasks")?["result"];
     let results = result["results"].as_array().context("results")?;
     assert_eq!(results.len(), 2, "{result}");
     assert_eq!(results[0]["goal"], "Hotels in Goa");
@@ -251,10 +224,7 @@ async fn delegate_tasks_runs_every_goal_and_returns_every_summary() -> Result<()
     ));
     model.push(Reply::text("Too many."));
     let events = chat(&t, "Split it in eleven").await?;
-    let refused = &of_type(&events, "tool_result")
-        .into_iter()
-        .find(|e| e["name"] == "delegate_tasks")
-        .context("result")?["result"];
+    let refused = &tool_result(&events, "delegate_tasks")?["result"];
     assert!(
         refused["error"]
             .as_str()
@@ -355,10 +325,7 @@ async fn a_helper_that_runs_out_of_steps_ends_with_the_contracts_sentence() -> R
     model.push(Reply::tool_call("time_now", json!({})));
     model.push(Reply::text("The helper ran out of steps."));
     let events = chat(&t, "Keep checking the time").await?;
-    let result = &of_type(&events, "tool_result")
-        .into_iter()
-        .find(|e| e["name"] == "delegate_task")
-        .context("result")?["result"];
+    let result = &tool_result(&events, "delegate_task")?["result"];
     assert_eq!(result["status"], "error", "{result}");
     assert_eq!(result["error"], "Stopped after 2 steps without finishing.");
     t.stop().await;

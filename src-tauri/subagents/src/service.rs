@@ -83,6 +83,8 @@ impl From<SubagentError> for sentient_core::error::ApiError {
 struct Live {
     cancel: CancellationToken,
     events: Vec<ProgressUpdate>,
+    /// Told once the helper's ending is saved (a cancel waits for it).
+    saved: Arc<tokio::sync::Notify>,
 }
 
 struct Inner {
@@ -260,23 +262,25 @@ impl SubagentService {
     /// Stops a running helper (it ends `cancelled`); a helper that already ended is returned
     /// as it is.
     pub async fn cancel(&self, id: &str) -> Result<Subagent, SubagentError> {
-        let token = self
+        let live = self
             .inner
             .running
             .lock_unpoisoned()
             .get(id)
-            .map(|live| live.cancel.clone());
-        let Some(token) = token else {
+            .map(|live| (live.cancel.clone(), live.saved.clone()));
+        let Some((token, saved)) = live else {
             return self.get(id).await;
         };
+        // Listening before the cancel, so the helper's "saved" can't come in between.
+        let ended = saved.notified();
+        tokio::pin!(ended);
+        ended.as_mut().enable();
         token.cancel();
-        // The helper saves its ending as soon as its loop stops.
-        for _ in 0..100 {
-            let helper = self.get(id).await?;
-            if helper.status != SubagentStatus::Running {
-                return Ok(helper);
-            }
-            tokio::time::sleep(Duration::from_millis(50)).await;
+        if tokio::time::timeout(Duration::from_secs(10), ended)
+            .await
+            .is_err()
+        {
+            tracing::warn!(id, "a cancelled helper took long to save how it ended");
         }
         self.get(id).await
     }
@@ -323,6 +327,7 @@ impl SubagentService {
             Live {
                 cancel: job.token().clone(),
                 events: Vec::new(),
+                saved: Arc::new(tokio::sync::Notify::new()),
             },
         );
         self.publish(&helper);
@@ -479,7 +484,10 @@ impl SubagentService {
         timer.abort();
         let timed_out = timed_out.load(Ordering::SeqCst);
         let live = self.inner.running.lock_unpoisoned().remove(&id);
-        let mut events = live.map(|l| l.events).unwrap_or_default();
+        let (mut events, saved) = match live {
+            Some(l) => (l.events, Some(l.saved)),
+            None => (Vec::new(), None),
+        };
         helper.tool_calls = tool_calls;
         helper.finished_at = Some(self.inner.agent.clock().now());
         if result.cancelled() && !timed_out {
@@ -516,6 +524,9 @@ impl SubagentService {
             Err(error) => tracing::warn!(%error, "a helper's ending could not be saved"),
         }
         self.publish(&helper);
+        if let Some(saved) = saved {
+            saved.notify_waiters();
+        }
         if helper.background {
             self.report_background(&helper).await;
         }

@@ -658,23 +658,18 @@ mod tests {
     }
 
     /// Echo that keeps only the first word of a long result.
-    struct FirstWord(ToolDef);
+    struct FirstWord(Echo);
 
     impl Tool for FirstWord {
         fn def(&self) -> &ToolDef {
-            &self.0
+            self.0.def()
         }
         fn call<'a>(
             &'a self,
             args: Value,
-            _ctx: &'a ToolCtx,
+            ctx: &'a ToolCtx,
         ) -> BoxFuture<'a, Result<ToolOutput, ToolError>> {
-            Box::pin(async move {
-                let args: EchoArgs = parse_args(args)?;
-                Ok(ToolOutput::text(
-                    args.text.repeat(args.times.unwrap_or(1) as usize),
-                ))
-            })
+            self.0.call(args, ctx)
         }
         fn shorten(&self, result: &Value) -> Option<Value> {
             let text = result.as_str()?;
@@ -690,11 +685,11 @@ mod tests {
             .register(plugin(
                 "words",
                 false,
-                vec![Arc::new(FirstWord(ToolDef::new::<EchoArgs>(
+                vec![Arc::new(FirstWord(Echo(ToolDef::new::<EchoArgs>(
                     "first_word",
                     "Echo, shortened.",
                     Risk::Read,
-                )))],
+                ))))],
             ))
             .expect("register");
         let ctx = ctx(&dir, "w1");
